@@ -1,0 +1,15 @@
+//! # ssdlab-sim: a deterministic discrete-event SSD simulator
+//!
+//! The pipeline, in the order data flows:
+//! 1. [`config`]: a drive description (TOML/JSON, units in every field name), validated.
+//! 2. [`host`]: workloads in fio's vocabulary (closed-loop) and trace playback.
+//! 3. [`engine`]: the simulator value that owns every part and runs whole phases.
+//! 4. [`ftl`]: page-level mapping at 4KB, write points, free pools, GC, TRIM.
+//! 5. [`nand`]: dies, channels and the host link as timelines in integer ns.
+//! 6. [`stats`]: per-interval and per-phase figures, latency histograms.
+//! 7. [`check`]: the checking mode (shadow model, structural invariants).
+//!
+//! Time is `u64` nanoseconds; all randomness comes from one seed.
+
+pub mod pattern;
+pub mod trace;

@@ -1,0 +1,1 @@
+//! Storage Bench workload generators (see STORAGE_BENCH.md).

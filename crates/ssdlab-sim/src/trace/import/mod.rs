@@ -1,0 +1,1 @@
+//! Importers for public block-trace formats.

@@ -1,0 +1,65 @@
+//! Block I/O traces: the record type shared by importers, generators, statistics
+//! and playback.
+//!
+//! Pipeline: a source (an importer reading a real trace file, or a Storage Bench
+//! generator) yields [`TraceRecord`]s in issue-time order as an iterator, so a
+//! trace of hundreds of millions of I/Os streams through in flat memory;
+//! [`stats`] summarises any such stream; playback (engine) replays it against a
+//! simulated drive.
+
+pub mod generate;
+pub mod import;
+pub mod stats;
+
+use crate::pattern::DataPattern;
+
+/// What a trace record asks the drive to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceOp {
+    Read,
+    Write,
+    Trim,
+    Flush,
+}
+
+/// One I/O of a trace, normalised: byte offsets and lengths, nanoseconds since
+/// the trace's first record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceRecord {
+    /// Issue time, ns since the start of the trace (first record at 0 after import).
+    pub time_ns: u64,
+    pub op: TraceOp,
+    /// Byte offset on the drive (after device mapping / folding).
+    pub offset_bytes: u64,
+    /// Length in bytes (0 for flush).
+    pub length_bytes: u64,
+    /// Data pattern of a write (ignored for other ops).
+    pub pattern: DataPattern,
+    /// Queue depth at which the I/O was issued on the recording system (number of
+    /// outstanding I/Os including this one), or 0 if the trace does not say.
+    pub queue_depth: u16,
+    /// Response time recorded in the trace, if any (ns), else 0.
+    pub recorded_latency_ns: u64,
+}
+
+/// An error reading a trace: names the file, line, field and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    pub file: String,
+    /// 1-based line number, 0 when the error is not about one line.
+    pub line: u64,
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}

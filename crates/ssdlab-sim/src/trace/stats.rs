@@ -1,0 +1,1 @@
+//! Trace statistics (size mix, sequential share, queue depth).
