@@ -1,0 +1,1 @@
+//! Thin PyO3 binding of ssdlab-sim.
