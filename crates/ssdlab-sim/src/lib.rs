@@ -13,3 +13,21 @@
 
 pub mod pattern;
 pub mod trace;
+pub mod check;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod ftl;
+pub mod host;
+pub mod nand;
+pub mod rng;
+pub mod stats;
+
+pub use config::{DriveConfig, GcPolicy, Geometry};
+pub use engine::{PhaseResult, Progress, SimOptions, Simulator};
+pub use error::{Result, SimError};
+pub use host::Workload;
+pub use pattern::DataPattern;
+
+/// The engine's version, recorded in every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,73 @@
+//! Checking mode: a trivial model of what the drive must hold (`LBA -> newest
+//! write version`, or nothing after TRIM) fed the same operations as the FTL,
+//! and compared with it on every read and after every phase.
+
+use crate::error::{Result, SimError};
+use crate::ftl::NONE;
+
+#[derive(Clone, Debug)]
+pub struct Shadow {
+    /// Newest version written to each LBA unit; 0 = unmapped (never written or trimmed).
+    lba_ver: Vec<u64>,
+    /// Version of the data stored in each physical slot.
+    slot_ver: Vec<u64>,
+    counter: u64,
+}
+
+impl Shadow {
+    pub fn new(user_units: u64, raw_slots: u64) -> Shadow {
+        Shadow { lba_ver: vec![0; user_units as usize], slot_ver: vec![0; raw_slots as usize], counter: 0 }
+    }
+
+    pub fn write(&mut self, lba: u64, slot: u32) {
+        self.counter += 1;
+        self.lba_ver[lba as usize] = self.counter;
+        self.slot_ver[slot as usize] = self.counter;
+    }
+
+    pub fn moved(&mut self, from: u32, to: u32) {
+        self.slot_ver[to as usize] = self.slot_ver[from as usize];
+    }
+
+    pub fn trim(&mut self, lba: u64) {
+        self.lba_ver[lba as usize] = 0;
+    }
+
+    pub fn clear(&mut self) {
+        self.lba_ver.iter_mut().for_each(|v| *v = 0);
+    }
+
+    /// What a read of `lba` would return must be the newest data written to it.
+    pub fn verify_read(&self, lba: u64, slot: u32, p2l: &[u32]) -> Result<()> {
+        let want = self.lba_ver[lba as usize];
+        if want == 0 {
+            if slot != NONE {
+                return Err(SimError::integrity(format!(
+                    "LBA unit {lba} was trimmed or never written but maps to slot {slot} (stale data returned)"
+                )));
+            }
+            return Ok(());
+        }
+        if slot == NONE {
+            return Err(SimError::integrity(format!("LBA unit {lba} lost: version {want} written, now unmapped")));
+        }
+        if p2l[slot as usize] != lba as u32 {
+            return Err(SimError::integrity(format!(
+                "LBA unit {lba} maps to slot {slot}, which holds LBA unit {} (data mixed up)",
+                p2l[slot as usize]
+            )));
+        }
+        let got = self.slot_ver[slot as usize];
+        if got != want {
+            return Err(SimError::integrity(format!("LBA unit {lba}: read version {got}, newest written is {want} (stale data)")));
+        }
+        Ok(())
+    }
+
+    pub fn verify_all(&self, l2p: &[u32], p2l: &[u32]) -> Result<()> {
+        for (lba, &slot) in l2p.iter().enumerate() {
+            self.verify_read(lba as u64, slot, p2l)?;
+        }
+        Ok(())
+    }
+}

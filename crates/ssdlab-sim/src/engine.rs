@@ -1,0 +1,637 @@
+//! The simulator: an ordinary value owning a drive's every part, which runs a
+//! whole phase (a closed-loop workload, idle time, a TRIM, a secure erase) per
+//! call and keeps its state between phases. Clone it to measure many times
+//! from one preconditioned state.
+//!
+//! Command path: host queue (NCQ) -> link (command + data, half duplex) ->
+//! controller (per-command cost) -> write buffer / FTL -> NAND dies and channels.
+
+use crate::config::{memory_estimate_bytes, DriveConfig, Geometry, SECTOR_BYTES, UNIT_BYTES};
+use crate::error::{Result, SimError};
+use crate::ftl::{Ftl, FtlCounters};
+use crate::host::{unit_span, IoGen, Op, Workload};
+use crate::nand::{Calendar, Nand, NandCounters};
+use crate::pattern::DataPattern;
+use crate::stats::{Dir, PhaseStats, PERCENTILES};
+use serde_json::{json, Value};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Options for building a simulator.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub seed: u64,
+    /// Checking mode: shadow model verified on every read and after every phase.
+    pub check: bool,
+    pub memory_limit_bytes: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { seed: 1, check: false, memory_limit_bytes: crate::config::DEFAULT_MEMORY_LIMIT_BYTES }
+    }
+}
+
+/// Write data waiting in the controller until its unit is sent to a die.
+#[derive(Clone, Debug)]
+struct WriteBuffer {
+    free_bytes: u64,
+    releases: BinaryHeap<Reverse<(u64, u64)>>,
+}
+
+impl WriteBuffer {
+    /// Earliest time >= `t` at which `bytes` fit.
+    #[inline]
+    fn admit(&mut self, t: u64, bytes: u64) -> Result<u64> {
+        while let Some(&Reverse((at, b))) = self.releases.peek() {
+            if at > t {
+                break;
+            }
+            self.free_bytes += b;
+            self.releases.pop();
+        }
+        let mut t = t;
+        while self.free_bytes < bytes {
+            let Reverse((at, b)) = self
+                .releases
+                .pop()
+                .ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))?;
+            self.free_bytes += b;
+            t = t.max(at);
+        }
+        self.free_bytes -= bytes;
+        Ok(t)
+    }
+}
+
+/// What a progress callback is told.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub done_ns: u64,
+    /// Phase length in simulated ns when known (runtime), else 0.
+    pub total_ns: u64,
+    pub done_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// Everything a phase produced.
+#[derive(Clone, Debug)]
+pub struct PhaseResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub stats: PhaseStats,
+    pub ftl: FtlCounters,
+    pub nand: NandCounters,
+    pub interrupted: bool,
+    pub iodepth: u32,
+    pub pattern: Option<DataPattern>,
+    pub smart: Value,
+}
+
+fn dir_json(d: &crate::stats::DirStats, dur_ns: u64) -> Value {
+    let secs = dur_ns as f64 / 1e9;
+    let mut pct = serde_json::Map::new();
+    for p in PERCENTILES {
+        pct.insert(format!("{p:.6}"), json!(d.lat.percentile(p)));
+    }
+    json!({
+        "io_bytes": d.bytes,
+        "total_ios": d.ios,
+        "bw_bytes": if secs > 0.0 { d.bytes as f64 / secs } else { 0.0 },
+        "iops": if secs > 0.0 { d.ios as f64 / secs } else { 0.0 },
+        "clat_ns": {
+            "min": if d.lat.n > 0 { d.lat.min_ns } else { 0 },
+            "max": d.lat.max_ns,
+            "mean": d.lat.mean_ns(),
+            "percentile": pct,
+        }
+    })
+}
+
+impl PhaseResult {
+    pub fn host_bytes_written(&self) -> u64 {
+        self.ftl.host_units_written * UNIT_BYTES
+    }
+
+    /// NAND bytes programmed / host bytes written in this phase.
+    pub fn waf(&self) -> f64 {
+        let h = self.ftl.host_units_written;
+        if h == 0 {
+            0.0
+        } else {
+            self.ftl.slots_programmed as f64 / h as f64
+        }
+    }
+
+    pub fn iops(&self) -> f64 {
+        let s = self.duration_ns as f64 / 1e9;
+        if s == 0.0 {
+            0.0
+        } else {
+            (self.stats.read.ios + self.stats.write.ios + self.stats.trim.ios) as f64 / s
+        }
+    }
+
+    /// fio-shaped figures plus ours (units in every key we add).
+    pub fn to_json(&self) -> Value {
+        let d = self.duration_ns;
+        json!({
+            "jobname": self.name,
+            "kind": self.kind,
+            "start_ns": self.start_ns,
+            "duration_ns": self.duration_ns,
+            "iodepth": self.iodepth,
+            "data_pattern": self.pattern.map(|p| p.to_string()),
+            "interrupted": self.interrupted,
+            "read": dir_json(&self.stats.read, d),
+            "write": dir_json(&self.stats.write, d),
+            "trim": dir_json(&self.stats.trim, d),
+            "busy_time_ns": self.stats.busy_time_ns,
+            "read_busy_time_ns": self.stats.read_busy_time_ns,
+            "write_busy_time_ns": self.stats.write_busy_time_ns,
+            "interval_ns": self.stats.interval_ns,
+            "ssdlab": {
+                "host_bytes_written": self.host_bytes_written(),
+                "host_bytes_trimmed": self.ftl.host_units_trimmed * UNIT_BYTES,
+                "nand_bytes_programmed": self.ftl.slots_programmed * UNIT_BYTES,
+                "nand_bytes_read": self.nand.bytes_read,
+                "waf": self.waf(),
+                "gc_bytes_moved": self.ftl.gc_units_moved * UNIT_BYTES,
+                "gc_victims": self.ftl.gc_victims,
+                "fg_gc_victims": self.ftl.fg_gc_victims,
+                "bg_gc_victims": self.ftl.bg_gc_victims,
+                "block_erases": self.ftl.erases,
+                "padded_bytes": self.ftl.padded_slots * UNIT_BYTES,
+                "rmw_reads": self.ftl.rmw_reads,
+                "smart": self.smart,
+            }
+        })
+    }
+
+    /// Per-interval series as named integer columns.
+    pub fn series(&self) -> Vec<(&'static str, Vec<u64>)> {
+        let iv = &self.stats.intervals;
+        let i = self.stats.interval_ns;
+        let col = |f: fn(&crate::stats::IntervalStats) -> u64| iv.iter().map(f).collect::<Vec<u64>>();
+        vec![
+            ("time_ns", (1..=iv.len() as u64).map(|k| k * i).collect()),
+            ("read_ios", col(|x| x.read_ios)),
+            ("write_ios", col(|x| x.write_ios)),
+            ("trim_ios", col(|x| x.trim_ios)),
+            ("read_bytes", col(|x| x.read_bytes)),
+            ("write_bytes", col(|x| x.write_bytes)),
+            ("lat_p50_ns", col(|x| x.lat_p50_ns)),
+            ("lat_p99_ns", col(|x| x.lat_p99_ns)),
+            ("lat_p999_ns", col(|x| x.lat_p999_ns)),
+            ("lat_max_ns", col(|x| x.lat_max_ns)),
+        ]
+    }
+}
+
+/// An I/O in flight, ordered by completion time then submission order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct InFlight {
+    complete_ns: u64,
+    seq: u64,
+    submit_ns: u64,
+    bytes: u64,
+    dir: u8,
+}
+
+/// Outstanding-I/O tracking for busy time (overall, reads, writes).
+#[derive(Clone, Copy, Debug, Default)]
+struct Busy {
+    n: [u32; 3],
+    since: [u64; 3],
+    total: [u64; 3],
+}
+
+impl Busy {
+    #[inline]
+    fn start(&mut self, dir: usize, t: u64) {
+        for k in [0, dir] {
+            if self.n[k] == 0 {
+                self.since[k] = t;
+            }
+            self.n[k] += 1;
+        }
+    }
+    #[inline]
+    fn end(&mut self, dir: usize, t: u64) {
+        for k in [0, dir] {
+            self.n[k] -= 1;
+            if self.n[k] == 0 {
+                self.total[k] += t - self.since[k];
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    pub cfg: DriveConfig,
+    pub geometry: Geometry,
+    pub seed: u64,
+    pub check: bool,
+    pub nand: Nand,
+    pub ftl: Ftl,
+    link: Calendar,
+    ctrl_busy_ns: u64,
+    buffer: WriteBuffer,
+    /// Simulated time: every phase starts here.
+    pub now_ns: u64,
+    /// When the last I/O of the last phase completed (idle detection).
+    last_io_end_ns: u64,
+    phase_count: u64,
+    seq: u64,
+}
+
+impl Simulator {
+    pub fn new(cfg: DriveConfig, opts: &SimOptions) -> Result<Simulator> {
+        cfg.validate()?;
+        let g = cfg.geometry();
+        let need = memory_estimate_bytes(&g, opts.check);
+        if need > opts.memory_limit_bytes {
+            return Err(SimError::Memory {
+                needed_bytes: need,
+                limit_bytes: opts.memory_limit_bytes,
+                detail: format!(
+                    "{} GB raw NAND in {} slots of 4KB, {} user units{}",
+                    g.raw_bytes() / 1_000_000_000,
+                    g.raw_slots,
+                    g.user_units,
+                    if opts.check { ", checking mode" } else { "" }
+                ),
+            });
+        }
+        let mut nand = Nand::new(&cfg);
+        nand.check = opts.check;
+        let ftl = Ftl::new(&cfg, opts.check);
+        let buffer = WriteBuffer { free_bytes: cfg.controller.write_buffer_bytes, releases: BinaryHeap::new() };
+        Ok(Simulator {
+            geometry: g,
+            seed: opts.seed,
+            check: opts.check,
+            nand,
+            ftl,
+            link: Calendar::default(),
+            ctrl_busy_ns: 0,
+            buffer,
+            now_ns: 0,
+            last_io_end_ns: 0,
+            phase_count: 0,
+            seq: 0,
+            cfg,
+        })
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.cfg.drive.user_capacity_bytes
+    }
+
+    #[inline]
+    fn link_ns(&self, bytes: u64) -> u64 {
+        (bytes * 1_000_000_000).div_ceil(self.cfg.host.link_bytes_per_s)
+    }
+
+    /// Command phase common to every I/O: the command crosses the link, then the
+    /// controller processes it. Returns when the controller is done.
+    #[inline]
+    fn command(&mut self, t: u64) -> u64 {
+        let oh = self.cfg.host.command_overhead_ns;
+        let s = self.link.reserve(t, oh);
+        let t1 = s + oh;
+        let t2 = t1.max(self.ctrl_busy_ns) + self.cfg.controller.command_cost_ns;
+        self.ctrl_busy_ns = t2;
+        t2
+    }
+
+    #[inline]
+    fn drain_releases(&mut self) {
+        for r in self.ftl.releases.drain(..) {
+            self.buffer.releases.push(Reverse((r.at_ns, r.bytes)));
+        }
+    }
+
+    /// Submit one host I/O at `t`; returns its completion time.
+    fn submit(&mut self, op: Op, off: u64, len: u64, t: u64, _pattern: DataPattern) -> Result<u64> {
+        let t2 = self.command(t);
+        let (first, n) = unit_span(off, len);
+        match op {
+            Op::Write => {
+                let end = off + len;
+                let mut t_data = t2;
+                for lba in first..first + n {
+                    let u0 = lba * UNIT_BYTES;
+                    let lo = off.max(u0);
+                    let hi = end.min(u0 + UNIT_BYTES);
+                    let partial = hi - lo < UNIT_BYTES;
+                    let t_adm = self.buffer.admit(t2, UNIT_BYTES)?;
+                    let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
+                    t_data = xs + self.link_ns(hi - lo);
+                    let mut ready = t_data;
+                    if partial {
+                        ready = ready.max(self.ftl.read_for_rmw(lba, t2, &mut self.nand));
+                    }
+                    self.ftl.write_unit(lba, ready, &mut self.nand)?;
+                    if !self.ftl.releases.is_empty() {
+                        self.drain_releases();
+                    }
+                }
+                Ok(t_data)
+            }
+            Op::Read => {
+                let ready = self.ftl.read_units(first, n, t2, &mut self.nand)?;
+                let x = self.link_ns(len);
+                let xs = self.link.reserve(ready, x);
+                Ok(xs + x)
+            }
+            Op::Trim => {
+                // Only whole 4KB units can be unmapped.
+                let a = off.div_ceil(UNIT_BYTES);
+                let b = (off + len) / UNIT_BYTES;
+                if b > a {
+                    self.ftl.trim_units(a, b - a, t2);
+                }
+                Ok(t2)
+            }
+        }
+    }
+
+    fn check_range(&self, field: &str, off: u64, len: u64) -> Result<()> {
+        if off % SECTOR_BYTES != 0 || len % SECTOR_BYTES != 0 || off + len > self.capacity_bytes() {
+            return Err(SimError::workload(
+                field,
+                format!("offset {off} + length {len} must be multiples of 512 B within {} B", self.capacity_bytes()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn snapshot(&self) -> (FtlCounters, NandCounters) {
+        (self.ftl.counters, self.nand.counters)
+    }
+
+    fn finish_phase(
+        &mut self,
+        name: String,
+        kind: &'static str,
+        start: u64,
+        duration: u64,
+        stats: PhaseStats,
+        before: (FtlCounters, NandCounters),
+        interrupted: bool,
+    ) -> Result<PhaseResult> {
+        let (f0, n0) = before;
+        let f1 = self.ftl.counters;
+        let n1 = self.nand.counters;
+        let ftl = FtlCounters {
+            host_units_written: f1.host_units_written - f0.host_units_written,
+            host_units_trimmed: f1.host_units_trimmed - f0.host_units_trimmed,
+            slots_programmed: f1.slots_programmed - f0.slots_programmed,
+            gc_units_moved: f1.gc_units_moved - f0.gc_units_moved,
+            padded_slots: f1.padded_slots - f0.padded_slots,
+            rmw_reads: f1.rmw_reads - f0.rmw_reads,
+            gc_victims: f1.gc_victims - f0.gc_victims,
+            fg_gc_victims: f1.fg_gc_victims - f0.fg_gc_victims,
+            bg_gc_victims: f1.bg_gc_victims - f0.bg_gc_victims,
+            erases: f1.erases - f0.erases,
+        };
+        let nand = NandCounters {
+            page_reads: n1.page_reads - n0.page_reads,
+            bytes_read: n1.bytes_read - n0.bytes_read,
+            unit_programs: n1.unit_programs - n0.unit_programs,
+            bytes_programmed: n1.bytes_programmed - n0.bytes_programmed,
+            block_erases: n1.block_erases - n0.block_erases,
+            channel_bytes: n1.channel_bytes - n0.channel_bytes,
+        };
+        if self.check {
+            self.check_now()?;
+        }
+        self.phase_count += 1;
+        Ok(PhaseResult {
+            name,
+            kind,
+            start_ns: start,
+            duration_ns: duration,
+            stats,
+            ftl,
+            nand,
+            interrupted,
+            iodepth: 0,
+            pattern: None,
+            smart: self.smart(),
+        })
+    }
+
+    /// Verify the FTL against the shadow model and the structural invariants.
+    pub fn check_now(&self) -> Result<()> {
+        self.ftl.check_all()?;
+        if !self.nand.channels_consistent() || !self.link.is_consistent() {
+            return Err(SimError::integrity("a channel or the link has overlapping reservations"));
+        }
+        Ok(())
+    }
+
+    /// Run a closed-loop workload. `progress` is called about once per
+    /// interval of simulated time; returning false stops the phase early (the
+    /// result is then marked interrupted and holds what finished).
+    pub fn run(&mut self, w: &Workload, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
+        if w.offset_bytes + w.size_bytes > self.capacity_bytes() {
+            return Err(SimError::workload("size", "region beyond the drive's capacity"));
+        }
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut gen = IoGen::new(w, seed);
+        let mut stats = PhaseStats::new(w.interval_ns);
+        let end = w.runtime_ns.map(|r| start + r);
+        let limit_bytes = w.io_limit_bytes.unwrap_or(u64::MAX);
+        let limit_ios = w.number_ios.unwrap_or(u64::MAX);
+        let ncq = self.cfg.host.ncq_depth;
+        // Device-side NCQ slots when the host queues more than the drive takes.
+        let mut ncq_free: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
+        if w.iodepth > ncq {
+            for _ in 0..ncq {
+                ncq_free.push(Reverse(start));
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(w.iodepth as usize + 1);
+        let mut issued_bytes = 0u64;
+        let mut issued_ios = 0u64;
+        let mut busy = Busy::default();
+        let mut next_progress = start + w.interval_ns;
+        let mut interrupted = false;
+        let mut last_complete = start;
+        let mut max_complete = start;
+        let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
+
+        macro_rules! issue {
+            ($t:expr) => {{
+                let t: u64 = $t;
+                let (op, off, len) = gen.next_io();
+                let t_dev = if w.iodepth > ncq { ncq_free.pop().map(|r| r.0).unwrap_or(t).max(t) } else { t };
+                let c = self.submit(op, off, len, t_dev, w.pattern)?;
+                if w.iodepth > ncq {
+                    ncq_free.push(Reverse(c));
+                }
+                let dir = match op {
+                    Op::Read => 1u8,
+                    Op::Write => 2u8,
+                    Op::Trim => 0u8,
+                };
+                busy.start(dir as usize, t);
+                self.seq += 1;
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: len, dir }));
+                issued_bytes += len;
+                issued_ios += 1;
+                if c > max_complete {
+                    max_complete = c;
+                }
+            }};
+        }
+
+        for _ in 0..w.iodepth {
+            if issued_bytes >= limit_bytes || issued_ios >= limit_ios {
+                break;
+            }
+            issue!(start);
+        }
+        while let Some(Reverse(io)) = heap.pop() {
+            let t = io.complete_ns;
+            if let Some(e) = end {
+                if t > e {
+                    heap.push(Reverse(io));
+                    break;
+                }
+            }
+            last_complete = t;
+            busy.end(io.dir as usize, t);
+            let dir = match io.dir {
+                1 => Dir::Read,
+                2 => Dir::Write,
+                _ => Dir::Trim,
+            };
+            stats.record(dir, io.bytes, t - io.submit_ns, t - start);
+            if t >= next_progress {
+                self.nand.advance(t);
+                self.link.advance(t);
+                next_progress = t + w.interval_ns;
+                let p = Progress {
+                    done_ns: t - start,
+                    total_ns: w.runtime_ns.unwrap_or(0),
+                    done_bytes: issued_bytes,
+                    total_bytes,
+                };
+                if !progress(p) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if issued_bytes < limit_bytes && issued_ios < limit_ios {
+                issue!(t);
+            }
+        }
+        let phase_end = match end {
+            Some(e) if !interrupted => e,
+            _ => last_complete,
+        };
+        // I/Os still in flight finish in the background after the phase.
+        for Reverse(io) in heap.iter() {
+            busy.end(io.dir as usize, phase_end.min(io.complete_ns).max(io.submit_ns));
+        }
+        stats.busy_time_ns = busy.total[0];
+        stats.read_busy_time_ns = busy.total[1];
+        stats.write_busy_time_ns = busy.total[2];
+        let duration = phase_end - start;
+        stats.finish(duration);
+        self.now_ns = phase_end;
+        self.last_io_end_ns = max_complete;
+        let mut r = self.finish_phase(w.name.clone(), "workload", start, duration, stats, before, interrupted)?;
+        r.iodepth = w.iodepth;
+        r.pattern = Some(w.pattern);
+        Ok(r)
+    }
+
+    /// The drive sits idle for `duration_ns`; background GC may use the time.
+    pub fn idle(&mut self, duration_ns: u64) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let end = start + duration_ns;
+        let from = start + self.cfg.ftl.idle_gc_delay_ns;
+        self.ftl.background_gc(from, end, &mut self.nand)?;
+        self.now_ns = end;
+        let stats = PhaseStats::new(duration_ns.max(1));
+        self.finish_phase(format!("idle {}s", duration_ns as f64 / 1e9), "idle", start, duration_ns, stats, before, false)
+    }
+
+    /// TRIM a byte range (the whole drive when `len` is None), as one command
+    /// per 2 GiB range like an OS issuing a full-drive TRIM.
+    pub fn trim(&mut self, off: u64, len: Option<u64>) -> Result<PhaseResult> {
+        let len = len.unwrap_or(self.capacity_bytes() - off);
+        self.check_range("trim", off, len)?;
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let mut stats = PhaseStats::new(1_000_000_000);
+        let mut t = start;
+        let chunk = 2u64 << 30;
+        let mut o = off;
+        while o < off + len {
+            let l = chunk.min(off + len - o);
+            let c = self.submit(Op::Trim, o, l, t, DataPattern::Incompressible)?;
+            stats.record(Dir::Trim, l, c - t, c - start);
+            t = c;
+            o += l;
+        }
+        stats.busy_time_ns = t - start;
+        stats.finish(t - start);
+        self.now_ns = t;
+        self.last_io_end_ns = t;
+        self.finish_phase("trim".into(), "trim", start, t - start, stats, before, false)
+    }
+
+    /// ATA secure erase: every block erased, mapping empty.
+    pub fn secure_erase(&mut self) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns).max(self.busiest_die());
+        let done = self.ftl.secure_erase(start, &mut self.nand);
+        self.buffer = WriteBuffer { free_bytes: self.cfg.controller.write_buffer_bytes, releases: BinaryHeap::new() };
+        self.now_ns = done;
+        self.last_io_end_ns = done;
+        let stats = PhaseStats::new(1_000_000_000);
+        self.finish_phase("secure erase".into(), "secure_erase", start, done - start, stats, before, false)
+    }
+
+    /// Program partly filled units now (what a FLUSH CACHE command does).
+    pub fn flush(&mut self) {
+        let t = self.now_ns.max(self.last_io_end_ns);
+        self.ftl.flush(t, &mut self.nand);
+        self.drain_releases();
+    }
+
+    fn busiest_die(&self) -> u64 {
+        self.nand.dies.iter().map(|d| d.busy_until_ns).max().unwrap_or(0)
+    }
+
+    /// SMART-like figures: wear and lifetime writes.
+    pub fn smart(&self) -> Value {
+        let (sum, min, max) = self.ftl.erase_counts();
+        let nblocks = self.ftl.blocks.len() as f64;
+        let avg = sum as f64 / nblocks;
+        let rated = self.cfg.nand.pe_cycles_rated as f64;
+        let c = &self.ftl.counters;
+        json!({
+            "host_bytes_written": c.host_units_written * UNIT_BYTES,
+            "nand_bytes_written": c.slots_programmed * UNIT_BYTES,
+            "erase_count_avg": avg,
+            "erase_count_min": min,
+            "erase_count_max": max,
+            "pe_cycles_rated": self.cfg.nand.pe_cycles_rated,
+            "life_remaining_percent": (100.0 * (1.0 - avg / rated)).max(0.0),
+            "mapped_bytes": self.ftl.mapped_units() * UNIT_BYTES,
+            "sim_time_ns": self.now_ns,
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! One error type for the engine; each kind becomes its own Python exception.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// A drive description is wrong: which field, what value, what is allowed.
+    Config { field: String, message: String },
+    /// A workload / phase description is wrong.
+    Workload { field: String, message: String },
+    /// The simulation would need more memory than the limit allows.
+    Memory { needed_bytes: u64, limit_bytes: u64, detail: String },
+    /// The checking mode found lost, stale or mixed-up data, or a broken invariant.
+    Integrity { message: String },
+    /// A trace could not be read.
+    Trace(crate::trace::TraceError),
+    /// The drive cannot do what was asked (e.g. out of space it cannot reclaim).
+    Drive { message: String },
+}
+
+impl SimError {
+    pub fn config(field: impl Into<String>, message: impl Into<String>) -> SimError {
+        SimError::Config { field: field.into(), message: message.into() }
+    }
+    pub fn workload(field: impl Into<String>, message: impl Into<String>) -> SimError {
+        SimError::Workload { field: field.into(), message: message.into() }
+    }
+    pub fn integrity(message: impl Into<String>) -> SimError {
+        SimError::Integrity { message: message.into() }
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Config { field, message } => write!(f, "drive field '{field}': {message}"),
+            SimError::Workload { field, message } => write!(f, "workload field '{field}': {message}"),
+            SimError::Memory { needed_bytes, limit_bytes, detail } => write!(
+                f,
+                "simulating this drive needs about {:.2} GiB of RAM ({detail}), more than the limit of {:.2} GiB; raise the limit (memory_limit_bytes / --memory-limit) or simulate a smaller drive",
+                *needed_bytes as f64 / (1u64 << 30) as f64,
+                *limit_bytes as f64 / (1u64 << 30) as f64
+            ),
+            SimError::Integrity { message } => write!(f, "integrity check failed: {message}"),
+            SimError::Trace(e) => write!(f, "{e}"),
+            SimError::Drive { message } => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<crate::trace::TraceError> for SimError {
+    fn from(e: crate::trace::TraceError) -> Self {
+        SimError::Trace(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, SimError>;

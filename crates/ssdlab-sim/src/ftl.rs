@@ -1,0 +1,775 @@
+//! Flash translation layer: page-level mapping at 4KB, write points striped
+//! across dies, per-die free-block pools, garbage collection (greedy,
+//! cost-benefit, FIFO), TRIM and secure erase.
+//!
+//! Layout of physical slots (4KB each): `slot = block * slots_per_block + offset`,
+//! `block = die * blocks_per_die + local`. A block here is the multi-plane block
+//! set (one block per plane, erased together); its slots are programmed a unit
+//! (one page on every plane) at a time, in order.
+//!
+//! The FTL changes the mapping at the moment a command is processed and books
+//! the NAND work it implies on the [`Nand`] timelines; host writes therefore
+//! wait behind foreground GC booked on the same die.
+
+use crate::check::Shadow;
+use crate::config::{DriveConfig, GcPolicy, Geometry, UNIT_BYTES};
+use crate::error::{Result, SimError};
+use crate::nand::Nand;
+use std::collections::VecDeque;
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Open,
+    Sealed,
+    Victim,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Block {
+    pub valid: u32,
+    pub erase_count: u32,
+    pub state: BlockState,
+    prev: u32,
+    next: u32,
+    /// Last time its valid count changed.
+    stamp_ns: u64,
+    /// When it was sealed (filled): the age of its data, for cost-benefit.
+    sealed_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct WritePoint {
+    /// Global block id, or NONE.
+    block: u32,
+    /// Next offset to write in the block.
+    next: u32,
+    /// Latest time at which data for the unit being filled is ready.
+    ready_ns: u64,
+}
+
+impl WritePoint {
+    const EMPTY: WritePoint = WritePoint { block: NONE, next: 0, ready_ns: 0 };
+}
+
+#[derive(Clone, Debug)]
+struct DieFtl {
+    free: VecDeque<u32>,
+    host_wp: WritePoint,
+    gc_wp: WritePoint,
+    /// Sealed blocks by valid count: heads/tails of doubly linked lists,
+    /// ordered by last modification (oldest first).
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    min_hint: u32,
+    /// Sealed blocks in the order they were sealed (FIFO policy).
+    fifo: VecDeque<u32>,
+    /// Victim being cleaned and the next offset to look at.
+    victim: u32,
+    victim_next: u32,
+}
+
+/// What the FTL did, for write amplification and the SMART-like figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FtlCounters {
+    pub host_units_written: u64,
+    pub host_units_trimmed: u64,
+    /// Slots programmed (host data, GC copies and padding).
+    pub slots_programmed: u64,
+    pub gc_units_moved: u64,
+    pub padded_slots: u64,
+    pub rmw_reads: u64,
+    pub gc_victims: u64,
+    pub fg_gc_victims: u64,
+    pub bg_gc_victims: u64,
+    pub erases: u64,
+}
+
+/// A host-data unit that has been handed to a die: the buffer space it held is
+/// released at `xfer_end_ns`.
+#[derive(Clone, Copy, Debug)]
+pub struct Release {
+    pub at_ns: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ftl {
+    pub g: Geometry,
+    policy: GcPolicy,
+    gc_threshold: u32,
+    bg_gc_threshold: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    pub blocks: Vec<Block>,
+    dies: Vec<DieFtl>,
+    host_die: u32,
+    pub counters: FtlCounters,
+    pub shadow: Option<Shadow>,
+    /// Host units programmed into NAND whose buffer space is freed later.
+    pub releases: Vec<Release>,
+    spb: u32,
+    unit: u32,
+}
+
+impl Ftl {
+    pub fn new(cfg: &DriveConfig, check: bool) -> Ftl {
+        let g = cfg.geometry();
+        let spb = g.slots_per_block;
+        let nblocks = g.total_blocks() as usize;
+        let blocks = vec![
+            Block { valid: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
+            nblocks
+        ];
+        let dies = (0..g.dies)
+            .map(|d| DieFtl {
+                free: (0..g.blocks_per_die).map(|b| d * g.blocks_per_die + b).collect(),
+                host_wp: WritePoint::EMPTY,
+                gc_wp: WritePoint::EMPTY,
+                heads: vec![NONE; spb as usize + 1],
+                tails: vec![NONE; spb as usize + 1],
+                min_hint: 0,
+                fifo: VecDeque::new(),
+                victim: NONE,
+                victim_next: 0,
+            })
+            .collect();
+        Ftl {
+            policy: cfg.ftl.gc_policy,
+            gc_threshold: cfg.ftl.gc_threshold_blocks,
+            bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
+            l2p: vec![NONE; g.user_units as usize],
+            p2l: vec![NONE; g.raw_slots as usize],
+            blocks,
+            dies,
+            host_die: 0,
+            counters: FtlCounters::default(),
+            shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots)) } else { None },
+            releases: Vec::new(),
+            spb,
+            unit: g.unit_slots,
+            g,
+        }
+    }
+
+    #[inline]
+    fn die_of_block(&self, b: u32) -> u32 {
+        b / self.g.blocks_per_die
+    }
+
+    #[inline]
+    pub fn die_of_slot(&self, slot: u32) -> u32 {
+        slot / self.spb / self.g.blocks_per_die
+    }
+
+    #[inline]
+    pub fn lookup(&self, lba: u64) -> u32 {
+        self.l2p[lba as usize]
+    }
+
+    pub fn free_blocks(&self, die: u32) -> usize {
+        self.dies[die as usize].free.len()
+    }
+
+    /// Units currently mapped (valid user data).
+    pub fn mapped_units(&self) -> u64 {
+        self.blocks.iter().map(|b| b.valid as u64).sum()
+    }
+
+    // ----- bucket lists (greedy / cost-benefit victim selection) -----
+
+    #[inline]
+    fn uses_buckets(&self) -> bool {
+        self.policy != GcPolicy::Fifo
+    }
+
+    #[inline]
+    fn bucket_remove(&mut self, b: u32) {
+        let blk = self.blocks[b as usize];
+        let die = self.die_of_block(b) as usize;
+        let v = blk.valid as usize;
+        if blk.prev == NONE {
+            self.dies[die].heads[v] = blk.next;
+        } else {
+            self.blocks[blk.prev as usize].next = blk.next;
+        }
+        if blk.next == NONE {
+            self.dies[die].tails[v] = blk.prev;
+        } else {
+            self.blocks[blk.next as usize].prev = blk.prev;
+        }
+    }
+
+    #[inline]
+    fn bucket_push(&mut self, b: u32) {
+        let die = self.die_of_block(b) as usize;
+        let v = self.blocks[b as usize].valid;
+        let d = &mut self.dies[die];
+        let tail = d.tails[v as usize];
+        if v < d.min_hint {
+            d.min_hint = v;
+        }
+        d.tails[v as usize] = b;
+        if tail == NONE {
+            d.heads[v as usize] = b;
+        } else {
+            self.blocks[tail as usize].next = b;
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.prev = tail;
+        blk.next = NONE;
+    }
+
+    // ----- invalidation -----
+
+    #[inline]
+    fn invalidate(&mut self, slot: u32, now_ns: u64) {
+        self.p2l[slot as usize] = NONE;
+        let b = slot / self.spb;
+        let sealed = self.blocks[b as usize].state == BlockState::Sealed;
+        if sealed && self.uses_buckets() {
+            self.bucket_remove(b);
+            let blk = &mut self.blocks[b as usize];
+            blk.valid -= 1;
+            blk.stamp_ns = now_ns;
+            self.bucket_push(b);
+        } else {
+            let blk = &mut self.blocks[b as usize];
+            blk.valid -= 1;
+            blk.stamp_ns = now_ns;
+        }
+    }
+
+    // ----- block allocation -----
+
+    fn seal(&mut self, b: u32, now_ns: u64) {
+        self.blocks[b as usize].state = BlockState::Sealed;
+        self.blocks[b as usize].sealed_ns = now_ns;
+        if self.uses_buckets() {
+            self.bucket_push(b);
+        } else {
+            let die = self.die_of_block(b) as usize;
+            self.dies[die].fifo.push_back(b);
+        }
+    }
+
+    /// Take a free block of `die` for a write point. Foreground GC first when
+    /// the pool is at or below the threshold (host allocations only).
+    fn open_block(&mut self, die: u32, for_gc: bool, now_ns: u64, nand: &mut Nand) -> Result<u32> {
+        if !for_gc {
+            let mut guard = 0u32;
+            while self.dies[die as usize].free.len() <= self.gc_threshold as usize {
+                if !self.gc_victim_step(die, now_ns, nand, u64::MAX, true)? {
+                    break;
+                }
+                guard += 1;
+                if guard > 4 * self.g.blocks_per_die {
+                    return Err(SimError::integrity(format!("die {die}: foreground GC made no progress")));
+                }
+            }
+        }
+        let b = self.dies[die as usize].free.pop_front().ok_or_else(|| SimError::Drive {
+            message: format!(
+                "die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"
+            ),
+        })?;
+        let blk = &mut self.blocks[b as usize];
+        debug_assert_eq!(blk.state, BlockState::Free);
+        blk.state = BlockState::Open;
+        blk.valid = 0;
+        blk.stamp_ns = now_ns;
+        Ok(b)
+    }
+
+    // ----- host writes -----
+
+    /// Write one 4KB unit whose data is in the controller at `ready_ns`.
+    /// Returns the physical slot. Completed units are programmed and their
+    /// buffer release recorded in `self.releases`.
+    pub fn write_unit(&mut self, lba: u64, ready_ns: u64, nand: &mut Nand) -> Result<u32> {
+        let old = self.l2p[lba as usize];
+        if old != NONE {
+            self.invalidate(old, ready_ns);
+        }
+        let die = self.host_die;
+        let slot = self.host_slot(die, ready_ns, nand)?;
+        self.l2p[lba as usize] = slot;
+        self.p2l[slot as usize] = lba as u32;
+        self.blocks[(slot / self.spb) as usize].valid += 1;
+        self.counters.host_units_written += 1;
+        if let Some(s) = self.shadow.as_mut() {
+            s.write(lba, slot);
+        }
+        // Complete unit: program it and move to the next die.
+        let wp = &mut self.dies[die as usize].host_wp;
+        if wp.next % self.unit == 0 {
+            let t = wp.ready_ns;
+            let block = wp.block;
+            let full = wp.next == self.spb;
+            let bytes = self.unit as u64 * UNIT_BYTES;
+            let (xe, _) = nand.program(die, t, bytes);
+            self.counters.slots_programmed += self.unit as u64;
+            self.releases.push(Release { at_ns: xe, bytes });
+            self.dies[die as usize].host_wp.ready_ns = 0;
+            if full {
+                self.dies[die as usize].host_wp = WritePoint::EMPTY;
+                self.seal(block, t);
+            }
+            self.host_die += 1;
+            if self.host_die == self.g.dies {
+                self.host_die = 0;
+            }
+        }
+        Ok(slot)
+    }
+
+    #[inline]
+    fn host_slot(&mut self, die: u32, ready_ns: u64, nand: &mut Nand) -> Result<u32> {
+        if self.dies[die as usize].host_wp.block == NONE {
+            let b = self.open_block(die, false, ready_ns, nand)?;
+            self.dies[die as usize].host_wp = WritePoint { block: b, next: 0, ready_ns: 0 };
+        }
+        let wp = &mut self.dies[die as usize].host_wp;
+        let slot = wp.block * self.spb + wp.next;
+        wp.next += 1;
+        if ready_ns > wp.ready_ns {
+            wp.ready_ns = ready_ns;
+        }
+        Ok(slot)
+    }
+
+    /// Is the slot's data still in the controller (its unit not yet programmed)?
+    #[inline]
+    pub fn is_buffered(&self, slot: u32) -> bool {
+        let die = self.die_of_slot(slot) as usize;
+        let b = slot / self.spb;
+        let off = slot % self.spb;
+        let d = &self.dies[die];
+        for wp in [&d.host_wp, &d.gc_wp] {
+            if wp.block == b && off >= wp.next - wp.next % self.unit {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Program every partly filled unit now, padding it (a flush).
+    pub fn flush(&mut self, now_ns: u64, nand: &mut Nand) {
+        for die in 0..self.g.dies {
+            for gc in [false, true] {
+                let d = &mut self.dies[die as usize];
+                let wp = if gc { &mut d.gc_wp } else { &mut d.host_wp };
+                if wp.block == NONE || wp.next % self.unit == 0 {
+                    continue;
+                }
+                let pad = self.unit - wp.next % self.unit;
+                let data = (wp.next % self.unit) as u64;
+                wp.next += pad;
+                let t = wp.ready_ns.max(now_ns);
+                let block = wp.block;
+                let full = wp.next == self.spb;
+                if full {
+                    *wp = WritePoint::EMPTY;
+                }
+                let (xe, _) = nand.program(die, t, self.unit as u64 * UNIT_BYTES);
+                self.counters.slots_programmed += self.unit as u64;
+                self.counters.padded_slots += pad as u64;
+                if !gc {
+                    self.releases.push(Release { at_ns: xe, bytes: data * UNIT_BYTES });
+                }
+                if full {
+                    self.seal(block, t);
+                }
+            }
+        }
+    }
+
+    // ----- reads -----
+
+    /// Read units `lba..lba+n`; returns when all their data is in the controller.
+    /// Units in the same page unit of a die are read with one (multi-plane) read.
+    pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand) -> Result<u64> {
+        let mut ready = earliest_ns;
+        let mut cur_unit = NONE; // slot / unit of the group being gathered
+        let mut cur_slots = 0u64;
+        for l in lba..lba + n {
+            let slot = self.l2p[l as usize];
+            if let Some(s) = self.shadow.as_ref() {
+                s.verify_read(l, slot, &self.p2l)?;
+            }
+            if slot == NONE || self.is_buffered(slot) {
+                continue; // answered from the map / the buffer
+            }
+            let u = slot / self.unit;
+            if u != cur_unit {
+                if cur_unit != NONE {
+                    let die = self.die_of_slot(cur_unit * self.unit);
+                    ready = ready.max(nand.read(die, earliest_ns, cur_slots * UNIT_BYTES));
+                }
+                cur_unit = u;
+                cur_slots = 0;
+            }
+            cur_slots += 1;
+        }
+        if cur_unit != NONE {
+            let die = self.die_of_slot(cur_unit * self.unit);
+            ready = ready.max(nand.read(die, earliest_ns, cur_slots * UNIT_BYTES));
+        }
+        Ok(ready)
+    }
+
+    /// Read-modify-write of a partly written unit: read the old data first.
+    pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
+        let slot = self.l2p[lba as usize];
+        if slot == NONE || self.is_buffered(slot) {
+            return earliest_ns;
+        }
+        self.counters.rmw_reads += 1;
+        nand.read(self.die_of_slot(slot), earliest_ns, UNIT_BYTES)
+    }
+
+    // ----- TRIM and secure erase -----
+
+    pub fn trim_units(&mut self, lba: u64, n: u64, now_ns: u64) {
+        for l in lba..lba + n {
+            let slot = self.l2p[l as usize];
+            if slot != NONE {
+                self.invalidate(slot, now_ns);
+                self.l2p[l as usize] = NONE;
+                self.counters.host_units_trimmed += 1;
+            }
+            if let Some(s) = self.shadow.as_mut() {
+                s.trim(l);
+            }
+        }
+    }
+
+    /// Erase every block that is not already erased; forget the mapping.
+    /// Returns when the last die finishes.
+    pub fn secure_erase(&mut self, now_ns: u64, nand: &mut Nand) -> u64 {
+        let mut done = now_ns;
+        for b in 0..self.blocks.len() as u32 {
+            let blk = &mut self.blocks[b as usize];
+            if blk.state != BlockState::Free {
+                blk.erase_count += 1;
+                self.counters.erases += 1;
+                done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
+            }
+            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
+        }
+        self.l2p.iter_mut().for_each(|x| *x = NONE);
+        self.p2l.iter_mut().for_each(|x| *x = NONE);
+        let bpd = self.g.blocks_per_die;
+        for (d, die) in self.dies.iter_mut().enumerate() {
+            let d = d as u32;
+            // Least-worn blocks first.
+            let mut ids: Vec<u32> = (d * bpd..(d + 1) * bpd).collect();
+            ids.sort_by_key(|&b| (self.blocks[b as usize].erase_count, b));
+            die.free = ids.into();
+            die.host_wp = WritePoint::EMPTY;
+            die.gc_wp = WritePoint::EMPTY;
+            die.heads.iter_mut().for_each(|x| *x = NONE);
+            die.tails.iter_mut().for_each(|x| *x = NONE);
+            die.min_hint = 0;
+            die.fifo.clear();
+            die.victim = NONE;
+            die.victim_next = 0;
+        }
+        self.host_die = 0;
+        if let Some(s) = self.shadow.as_mut() {
+            s.clear();
+        }
+        done
+    }
+
+    // ----- garbage collection -----
+
+    fn select_victim(&mut self, die: u32, now_ns: u64) -> u32 {
+        let spb = self.spb;
+        let d = die as usize;
+        let b = match self.policy {
+            GcPolicy::Fifo => match self.dies[d].fifo.pop_front() {
+                Some(b) => b,
+                None => return NONE,
+            },
+            GcPolicy::Greedy => {
+                let mut v = self.dies[d].min_hint;
+                while v <= spb && self.dies[d].heads[v as usize] == NONE {
+                    v += 1;
+                }
+                if v > spb {
+                    return NONE;
+                }
+                self.dies[d].min_hint = v;
+                let b = self.dies[d].heads[v as usize];
+                self.bucket_remove(b);
+                b
+            }
+            GcPolicy::CostBenefit => {
+                // Within a bucket the head is the least recently modified block,
+                // so it has the best score of its bucket.
+                let mut best = NONE;
+                let (mut bn, mut bd) = (0u128, 1u128);
+                for v in 0..spb {
+                    let h = self.dies[d].heads[v as usize];
+                    if h == NONE {
+                        continue;
+                    }
+                    if v == 0 {
+                        best = h;
+                        break;
+                    }
+                    let age = (now_ns.saturating_sub(self.blocks[h as usize].sealed_ns) + 1) as u128;
+                    let num = (spb - v) as u128 * age;
+                    let den = 2 * v as u128;
+                    if best == NONE || num * bd > bn * den {
+                        best = h;
+                        bn = num;
+                        bd = den;
+                    }
+                }
+                if best == NONE {
+                    return NONE;
+                }
+                self.bucket_remove(best);
+                best
+            }
+        };
+        self.blocks[b as usize].state = BlockState::Victim;
+        b
+    }
+
+    /// Would cleaning the best victim of `die` gain space?
+    fn gc_can_gain(&self, die: u32) -> bool {
+        let d = &self.dies[die as usize];
+        if d.victim != NONE {
+            return true;
+        }
+        match self.policy {
+            // FIFO cleans in order even a fully valid block (it only moves to
+            // the tail), so it can gain if any sealed block holds invalid data.
+            GcPolicy::Fifo => d.fifo.iter().any(|&b| self.blocks[b as usize].valid < self.spb),
+            _ => (0..self.spb).any(|v| d.heads[v as usize] != NONE),
+        }
+    }
+
+    /// Clean on `die`: relocate valid data of the current victim (choosing one if
+    /// needed) into the die's GC write point, then erase it. With `whole`, runs
+    /// until a victim is erased; otherwise stops after one program unit or when
+    /// the die is booked past `until_ns`. Returns false if nothing can be gained.
+    pub fn gc_victim_step(&mut self, die: u32, now_ns: u64, nand: &mut Nand, until_ns: u64, whole: bool) -> Result<bool> {
+        let d = die as usize;
+        if self.dies[d].victim == NONE {
+            if !self.gc_can_gain(die) {
+                return Ok(false);
+            }
+            let v = self.select_victim(die, now_ns);
+            if v == NONE {
+                return Ok(false);
+            }
+            self.dies[d].victim = v;
+            self.dies[d].victim_next = 0;
+            self.counters.gc_victims += 1;
+            if whole {
+                self.counters.fg_gc_victims += 1;
+            } else {
+                self.counters.bg_gc_victims += 1;
+            }
+        }
+        let victim = self.dies[d].victim;
+        let base = victim * self.spb;
+        let mut read_unit = NONE;
+        let mut read_slots = 0u64;
+        let mut data_ready = now_ns;
+        let mut units_done = 0u32;
+        while self.dies[d].victim_next < self.spb {
+            let off = self.dies[d].victim_next;
+            self.dies[d].victim_next += 1;
+            let slot = base + off;
+            let lba = self.p2l[slot as usize];
+            if lba == NONE {
+                continue;
+            }
+            // Read the victim page unit (once per unit).
+            let u = off / self.unit;
+            if u != read_unit {
+                if read_unit != NONE {
+                    data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
+                }
+                read_unit = u;
+                read_slots = 0;
+            }
+            read_slots += 1;
+            // Destination.
+            if self.dies[d].gc_wp.block == NONE {
+                let b = self.open_block(die, true, now_ns, nand)?;
+                self.dies[d].gc_wp = WritePoint { block: b, next: 0, ready_ns: 0 };
+            }
+            let wp = self.dies[d].gc_wp;
+            let new = wp.block * self.spb + wp.next;
+            self.dies[d].gc_wp.next += 1;
+            self.p2l[slot as usize] = NONE;
+            self.blocks[victim as usize].valid -= 1;
+            self.p2l[new as usize] = lba;
+            self.l2p[lba as usize] = new;
+            self.blocks[wp.block as usize].valid += 1;
+            self.counters.gc_units_moved += 1;
+            if let Some(s) = self.shadow.as_mut() {
+                s.moved(slot, new);
+            }
+            if (wp.next + 1) % self.unit == 0 {
+                // Unit full: read what is pending, then program.
+                if read_slots > 0 {
+                    data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
+                    read_unit = NONE;
+                    read_slots = 0;
+                }
+                let t = data_ready.max(self.dies[d].gc_wp.ready_ns);
+                nand.program(die, t, self.unit as u64 * UNIT_BYTES);
+                self.counters.slots_programmed += self.unit as u64;
+                self.dies[d].gc_wp.ready_ns = 0;
+                if wp.next + 1 == self.spb {
+                    self.dies[d].gc_wp = WritePoint::EMPTY;
+                    self.seal(wp.block, now_ns);
+                }
+                units_done += 1;
+                if !whole && nand.die_busy_until(die) >= until_ns {
+                    break;
+                }
+            }
+        }
+        if read_slots > 0 {
+            data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
+            let wp = &mut self.dies[d].gc_wp;
+            wp.ready_ns = wp.ready_ns.max(data_ready);
+        }
+        let _ = units_done;
+        if self.dies[d].victim_next >= self.spb {
+            // Erase the victim and return it to the pool.
+            debug_assert_eq!(self.blocks[victim as usize].valid, 0);
+            nand.erase(die, now_ns);
+            let blk = &mut self.blocks[victim as usize];
+            blk.erase_count += 1;
+            blk.state = BlockState::Free;
+            blk.valid = 0;
+            self.counters.erases += 1;
+            self.dies[d].free.push_back(victim);
+            self.dies[d].victim = NONE;
+        }
+        Ok(true)
+    }
+
+    /// Background GC while the drive is idle in `[from_ns, until_ns)`: each die
+    /// cleans until it holds `bg_gc_threshold_blocks` free blocks or its time is up.
+    pub fn background_gc(&mut self, from_ns: u64, until_ns: u64, nand: &mut Nand) -> Result<()> {
+        if self.bg_gc_threshold == 0 || until_ns <= from_ns {
+            return Ok(());
+        }
+        for die in 0..self.g.dies {
+            loop {
+                let start = nand.die_busy_until(die).max(from_ns);
+                if start >= until_ns {
+                    break;
+                }
+                let d = &self.dies[die as usize];
+                if d.victim == NONE && d.free.len() >= self.bg_gc_threshold as usize {
+                    break;
+                }
+                if !self.gc_victim_step(die, start, nand, until_ns, false)? {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- wear -----
+
+    pub fn erase_counts(&self) -> (u64, u32, u32) {
+        let mut sum = 0u64;
+        let mut max = 0u32;
+        let mut min = u32::MAX;
+        for b in &self.blocks {
+            sum += b.erase_count as u64;
+            max = max.max(b.erase_count);
+            min = min.min(b.erase_count);
+        }
+        (sum, min, max)
+    }
+
+    // ----- checking mode -----
+
+    /// Verify the structural invariants and (in checking mode) every LBA against
+    /// the shadow model.
+    pub fn check_all(&self) -> Result<()> {
+        let spb = self.spb as usize;
+        // Valid counts equal the live reverse-map entries; every live entry maps back.
+        for (b, blk) in self.blocks.iter().enumerate() {
+            let mut live = 0u32;
+            for off in 0..spb {
+                let slot = b * spb + off;
+                let lba = self.p2l[slot];
+                if lba != NONE {
+                    live += 1;
+                    if self.l2p[lba as usize] != slot as u32 {
+                        return Err(SimError::integrity(format!(
+                            "slot {slot} claims LBA unit {lba}, which maps to {}",
+                            self.l2p[lba as usize]
+                        )));
+                    }
+                }
+            }
+            if live != blk.valid {
+                return Err(SimError::integrity(format!("block {b}: valid count {} but {live} live slots", blk.valid)));
+            }
+            if blk.state == BlockState::Free && live != 0 {
+                return Err(SimError::integrity(format!("free block {b} holds {live} live slots")));
+            }
+        }
+        // Every mapped LBA is mapped exactly once (follows from the above plus this).
+        for (lba, &slot) in self.l2p.iter().enumerate() {
+            if slot != NONE && self.p2l[slot as usize] != lba as u32 {
+                return Err(SimError::integrity(format!("LBA unit {lba} maps to slot {slot}, which holds {}", self.p2l[slot as usize])));
+            }
+        }
+        // Bucket lists hold exactly the sealed blocks, at their valid counts.
+        if self.uses_buckets() {
+            let mut seen = 0usize;
+            for (di, d) in self.dies.iter().enumerate() {
+                for v in 0..=spb {
+                    let mut b = d.heads[v];
+                    let mut prev = NONE;
+                    while b != NONE {
+                        let blk = &self.blocks[b as usize];
+                        if blk.state != BlockState::Sealed || blk.valid as usize != v || blk.prev != prev || self.die_of_block(b) as usize != di {
+                            return Err(SimError::integrity(format!("block {b} misfiled in GC bucket {v} of die {di}")));
+                        }
+                        seen += 1;
+                        prev = b;
+                        b = blk.next;
+                    }
+                    if d.tails[v] != prev {
+                        return Err(SimError::integrity(format!("bucket {v} of die {di}: tail mismatch")));
+                    }
+                }
+            }
+            let sealed = self.blocks.iter().filter(|b| b.state == BlockState::Sealed).count();
+            if seen != sealed {
+                return Err(SimError::integrity(format!("{sealed} sealed blocks but {seen} in GC buckets")));
+            }
+        }
+        for (di, d) in self.dies.iter().enumerate() {
+            for &b in &d.free {
+                if self.blocks[b as usize].state != BlockState::Free {
+                    return Err(SimError::integrity(format!("die {di}: block {b} in free pool is not free")));
+                }
+            }
+        }
+        if let Some(s) = self.shadow.as_ref() {
+            s.verify_all(&self.l2p, &self.p2l)?;
+        }
+        Ok(())
+    }
+}

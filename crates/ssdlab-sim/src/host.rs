@@ -1,0 +1,488 @@
+//! Host workloads in fio's vocabulary: what a closed-loop job asks of the drive.
+//!
+//! A [`Workload`] is parsed from plain key/value data (the CLI's flags, a job
+//! file, a Python dict): `rw`, `bs`/`bssplit`, `blockalign`, `offset`, `size`,
+//! `io_size`, `number_ios`, `runtime`, `time_based`, `iodepth`, `rwmixread`,
+//! `data` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`.
+//! Sizes take fio's suffixes (k, m, g, t: powers of 1024) or a percentage of
+//! the drive (`75%`); times take ns, us, ms, s, m, h (a bare number is seconds,
+//! as in fio).
+
+use crate::config::{SECTOR_BYTES, UNIT_BYTES};
+use crate::error::{Result, SimError};
+use crate::pattern::DataPattern;
+use crate::rng::Rng;
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mixed reads and writes (fio `readwrite` / `rw`).
+    ReadWrite,
+    RandRw,
+    Trim,
+    RandTrim,
+}
+
+impl RwMode {
+    pub fn parse(s: &str) -> Option<RwMode> {
+        Some(match s {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "readwrite" | "rw" => RwMode::ReadWrite,
+            "randrw" => RwMode::RandRw,
+            "trim" => RwMode::Trim,
+            "randtrim" => RwMode::RandTrim,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::ReadWrite => "readwrite",
+            RwMode::RandRw => "randrw",
+            RwMode::Trim => "trim",
+            RwMode::RandTrim => "randtrim",
+        }
+    }
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Trim,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    pub name: String,
+    pub rw: RwMode,
+    /// Transfer sizes and their weights (fio `bssplit`; one entry for `bs`).
+    pub sizes: Vec<(u64, u32)>,
+    pub blockalign_bytes: u64,
+    pub offset_bytes: u64,
+    /// Length of the region I/O falls in.
+    pub size_bytes: u64,
+    /// Stop after this many bytes (None: no byte limit).
+    pub io_limit_bytes: Option<u64>,
+    pub number_ios: Option<u64>,
+    pub runtime_ns: Option<u64>,
+    pub iodepth: u32,
+    pub rwmixread_percent: u32,
+    pub pattern: DataPattern,
+    pub interval_ns: u64,
+    pub randseed: Option<u64>,
+}
+
+const KEYS: &[&str] = &[
+    "name", "rw", "readwrite", "bs", "bssplit", "blockalign", "offset", "size", "io_size", "io_limit", "number_ios",
+    "runtime", "time_based", "iodepth", "rwmixread", "rwmixwrite", "data", "pattern", "refill_buffers",
+    "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "log_avg_msec", "randseed",
+];
+
+fn werr(field: &str, msg: impl Into<String>) -> SimError {
+    SimError::workload(field, msg)
+}
+
+fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Parse a size: plain bytes, or with fio's suffixes (k, m, g, t; optional
+/// "b"/"ib"; powers of 1024), or a percentage of `capacity_bytes`.
+pub fn parse_size(field: &str, v: &Value, capacity_bytes: u64) -> Result<u64> {
+    let s = as_text(v);
+    let t = s.trim().to_ascii_lowercase().replace('_', "");
+    let bad = || {
+        werr(
+            field,
+            format!("'{s}' is not a size: give bytes or a number with k, m, g or t (powers of 1024, as fio), or a percentage like 75%"),
+        )
+    };
+    if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(0.0..=100.0).contains(&pct) {
+            return Err(werr(field, format!("'{s}': a percentage must be 0..100")));
+        }
+        let bytes = (capacity_bytes as f64 * pct / 100.0) as u64;
+        return Ok(bytes / SECTOR_BYTES * SECTOR_BYTES);
+    }
+    let digits_end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, suf) = t.split_at(digits_end);
+    let mult: u64 = match suf.trim() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    if num.contains('.') {
+        let f: f64 = num.parse().map_err(|_| bad())?;
+        Ok((f * mult as f64).round() as u64)
+    } else {
+        let n: u64 = num.parse().map_err(|_| bad())?;
+        n.checked_mul(mult).ok_or_else(bad)
+    }
+}
+
+/// Parse a duration into ns: a bare number is seconds (fio's default unit).
+pub fn parse_time_ns(field: &str, v: &Value) -> Result<u64> {
+    let s = as_text(v);
+    let t = s.trim().to_ascii_lowercase();
+    let bad = || werr(field, format!("'{s}' is not a duration: use e.g. 60s, 500ms, 100us, 2m, 1h (a bare number is seconds)"));
+    let digits_end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, suf) = t.split_at(digits_end);
+    let mult: f64 = match suf.trim() {
+        "" | "s" | "sec" => 1e9,
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(bad()),
+    };
+    let f: f64 = num.parse().map_err(|_| bad())?;
+    if !(f >= 0.0) {
+        return Err(bad());
+    }
+    Ok((f * mult).round() as u64)
+}
+
+fn parse_bool(field: &str, v: &Value) -> Result<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Number(n) => Ok(n.as_u64().unwrap_or(0) != 0),
+        Value::String(s) => match s.trim() {
+            "1" | "true" | "yes" => Ok(true),
+            "0" | "false" | "no" => Ok(false),
+            _ => Err(werr(field, format!("'{s}' is not a boolean (0/1, true/false)"))),
+        },
+        _ => Err(werr(field, "expected a boolean")),
+    }
+}
+
+fn parse_u64(field: &str, v: &Value) -> Result<u64> {
+    let s = as_text(v);
+    s.trim().replace('_', "").parse::<u64>().map_err(|_| werr(field, format!("'{s}' is not a whole number")))
+}
+
+impl Workload {
+    /// Build a workload from fio-style keys; `capacity_bytes` resolves
+    /// percentages and the default region.
+    pub fn from_json(v: &Value, capacity_bytes: u64) -> Result<Workload> {
+        let obj = v.as_object().ok_or_else(|| werr("(job)", "a workload is a mapping of fio-style keys"))?;
+        for k in obj.keys() {
+            if !KEYS.contains(&k.as_str()) {
+                return Err(werr(k, format!("unknown workload key; allowed: {}", KEYS.join(", "))));
+            }
+        }
+        let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
+        let rw_text = get("rw").or(get("readwrite")).map(as_text).ok_or_else(|| {
+            werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim")
+        })?;
+        let rw = RwMode::parse(rw_text.trim()).ok_or_else(|| {
+            werr("rw", format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))
+        })?;
+        let mut sizes = Vec::new();
+        if let Some(split) = get("bssplit") {
+            let text = as_text(split);
+            for part in text.split(':').filter(|p| !p.trim().is_empty()) {
+                let (b, w) = part.split_once('/').ok_or_else(|| {
+                    werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50"))
+                })?;
+                let bytes = parse_size("bssplit", &Value::String(b.into()), capacity_bytes)?;
+                let wt: u32 = w.trim().parse().map_err(|_| werr("bssplit", format!("'{w}' is not a whole percentage")))?;
+                if wt > 0 {
+                    sizes.push((bytes, wt));
+                }
+            }
+            if sizes.is_empty() {
+                return Err(werr("bssplit", "no size has a weight above 0"));
+            }
+        } else {
+            let bs = match get("bs") {
+                Some(b) => parse_size("bs", b, capacity_bytes)?,
+                None => 4096,
+            };
+            sizes.push((bs, 1));
+        }
+        for &(b, _) in &sizes {
+            if b == 0 || b % SECTOR_BYTES != 0 || b > (64 << 20) {
+                return Err(werr(
+                    if get("bssplit").is_some() { "bssplit" } else { "bs" },
+                    format!("{b} bytes: block sizes must be multiples of 512 B from 512 B to 64 MiB"),
+                ));
+            }
+        }
+        let min_bs = sizes.iter().map(|x| x.0).min().unwrap();
+        let max_bs = sizes.iter().map(|x| x.0).max().unwrap();
+        let blockalign_bytes = match get("blockalign") {
+            Some(a) => parse_size("blockalign", a, capacity_bytes)?,
+            None => min_bs,
+        };
+        if blockalign_bytes == 0 || blockalign_bytes % SECTOR_BYTES != 0 {
+            return Err(werr("blockalign", format!("{blockalign_bytes}: must be a positive multiple of 512 B")));
+        }
+        let offset_bytes = match get("offset") {
+            Some(o) => parse_size("offset", o, capacity_bytes)?,
+            None => 0,
+        };
+        if offset_bytes % SECTOR_BYTES != 0 || offset_bytes >= capacity_bytes {
+            return Err(werr("offset", format!("{offset_bytes}: must be a multiple of 512 B below the capacity ({capacity_bytes} B)")));
+        }
+        let size_bytes = match get("size") {
+            Some(s) => parse_size("size", s, capacity_bytes)?,
+            None => capacity_bytes - offset_bytes,
+        };
+        if size_bytes == 0 || offset_bytes + size_bytes > capacity_bytes {
+            return Err(werr(
+                "size",
+                format!("offset {offset_bytes} + size {size_bytes} must be within the drive's {capacity_bytes} B (and size > 0)"),
+            ));
+        }
+        if size_bytes < max_bs {
+            return Err(werr("size", format!("{size_bytes} B is smaller than the largest block size {max_bs} B")));
+        }
+        let io_limit = match get("io_size").or(get("io_limit")) {
+            Some(s) => Some(parse_size("io_size", s, capacity_bytes)?),
+            None => None,
+        };
+        let number_ios = get("number_ios").map(|v| parse_u64("number_ios", v)).transpose()?;
+        let runtime_ns = get("runtime").map(|v| parse_time_ns("runtime", v)).transpose()?;
+        if runtime_ns == Some(0) {
+            return Err(werr("runtime", "must be longer than 0"));
+        }
+        let time_based = get("time_based").map(|v| parse_bool("time_based", v)).transpose()?;
+        // fio: without a byte/count limit a job does one pass over its region;
+        // a runtime makes it time based unless io_size says otherwise.
+        let io_limit_bytes = match (io_limit, number_ios, runtime_ns, time_based) {
+            (Some(l), _, _, _) => Some(l),
+            (None, Some(_), _, _) => None,
+            (None, None, Some(_), Some(false)) => Some(size_bytes),
+            (None, None, Some(_), _) => None,
+            (None, None, None, Some(true)) => {
+                return Err(werr("time_based", "time_based needs a runtime"));
+            }
+            (None, None, None, _) => Some(size_bytes),
+        };
+        let iodepth = match get("iodepth") {
+            Some(v) => parse_u64("iodepth", v)?,
+            None => 1,
+        };
+        if iodepth == 0 || iodepth > 256 {
+            return Err(werr("iodepth", format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)")));
+        }
+        let rwmixread_percent = match (get("rwmixread"), get("rwmixwrite")) {
+            (Some(v), _) => parse_u64("rwmixread", v)?,
+            (None, Some(v)) => 100u64.saturating_sub(parse_u64("rwmixwrite", v)?),
+            _ => 50,
+        };
+        if rwmixread_percent > 100 {
+            return Err(werr("rwmixread", format!("{rwmixread_percent}: must be 0..=100")));
+        }
+        let pattern = parse_pattern(obj)?;
+        let interval_ns = match get("log_avg_msec") {
+            Some(v) => parse_u64("log_avg_msec", v)? * 1_000_000,
+            None => 1_000_000_000,
+        };
+        if interval_ns == 0 {
+            return Err(werr("log_avg_msec", "must be at least 1 ms"));
+        }
+        let randseed = get("randseed").map(|v| parse_u64("randseed", v)).transpose()?;
+        let name = get("name").map(as_text).unwrap_or_else(|| rw.name().to_string());
+        Ok(Workload {
+            name,
+            rw,
+            sizes,
+            blockalign_bytes,
+            offset_bytes,
+            size_bytes,
+            io_limit_bytes,
+            number_ios,
+            runtime_ns,
+            iodepth: iodepth as u32,
+            rwmixread_percent: rwmixread_percent as u32,
+            pattern,
+            interval_ns,
+            randseed,
+        })
+    }
+}
+
+/// Our `data` key, or fio's buffer options, to a data pattern.
+fn parse_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
+    let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
+    if let Some(d) = get("data").or(get("pattern")) {
+        return DataPattern::parse(&as_text(d)).map_err(|m| werr("data", m));
+    }
+    if let Some(z) = get("zero_buffers") {
+        if parse_bool("zero_buffers", z)? {
+            return Ok(DataPattern::Zeros);
+        }
+    }
+    if let Some(p) = get("buffer_compress_percentage") {
+        let pct = parse_u64("buffer_compress_percentage", p)?;
+        if pct > 99 {
+            return Err(werr("buffer_compress_percentage", format!("{pct}: must be 0..=99")));
+        }
+        if pct == 0 {
+            return Ok(DataPattern::Incompressible);
+        }
+        return Ok(DataPattern::Ratio { permille: (1000 - pct * 10) as u16 });
+    }
+    let refill = get("refill_buffers").map(|v| parse_bool("refill_buffers", v)).transpose()?.unwrap_or(false);
+    let scramble = get("scramble_buffers").map(|v| parse_bool("scramble_buffers", v)).transpose()?.unwrap_or(true);
+    if !refill && !scramble {
+        return Ok(DataPattern::Repeated);
+    }
+    Ok(DataPattern::Incompressible)
+}
+
+/// Generates the I/Os of a workload, one at a time.
+#[derive(Clone, Debug)]
+pub struct IoGen {
+    rw: RwMode,
+    sizes: Vec<(u64, u32)>,
+    total_weight: u32,
+    start: u64,
+    len: u64,
+    align: u64,
+    cursor: u64,
+    mix: u32,
+    rng: Rng,
+}
+
+impl IoGen {
+    pub fn new(w: &Workload, seed: u64) -> IoGen {
+        IoGen {
+            rw: w.rw,
+            total_weight: w.sizes.iter().map(|x| x.1).sum(),
+            sizes: w.sizes.clone(),
+            start: w.offset_bytes,
+            len: w.size_bytes,
+            align: w.blockalign_bytes,
+            cursor: 0,
+            mix: w.rwmixread_percent,
+            rng: Rng::fork(w.randseed.unwrap_or(seed), "host-io"),
+        }
+    }
+
+    #[inline]
+    fn pick_size(&mut self) -> u64 {
+        if self.sizes.len() == 1 {
+            return self.sizes[0].0;
+        }
+        let mut r = self.rng.below(self.total_weight as u64) as u32;
+        for &(b, w) in &self.sizes {
+            if r < w {
+                return b;
+            }
+            r -= w;
+        }
+        self.sizes[self.sizes.len() - 1].0
+    }
+
+    /// The next I/O: operation, byte offset, length.
+    #[inline]
+    pub fn next_io(&mut self) -> (Op, u64, u64) {
+        let op = match self.rw {
+            RwMode::Read | RwMode::RandRead => Op::Read,
+            RwMode::Write | RwMode::RandWrite => Op::Write,
+            RwMode::Trim | RwMode::RandTrim => Op::Trim,
+            RwMode::ReadWrite | RwMode::RandRw => {
+                if self.rng.percent(self.mix) {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        };
+        let bs = self.pick_size();
+        let off = if self.rw.is_random() {
+            let slots = (self.len - bs) / self.align + 1;
+            self.start + self.rng.below(slots) * self.align
+        } else {
+            if self.cursor + bs > self.len {
+                self.cursor = 0;
+            }
+            let o = self.start + self.cursor;
+            self.cursor += bs;
+            o
+        };
+        (op, off, bs)
+    }
+}
+
+/// Units (4KB) touched by a byte range.
+#[inline]
+pub fn unit_span(off: u64, len: u64) -> (u64, u64) {
+    let first = off / UNIT_BYTES;
+    let last = (off + len - 1) / UNIT_BYTES;
+    (first, last - first + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const CAP: u64 = 120_000_000_000;
+
+    #[test]
+    fn fio_vocabulary() {
+        let w = Workload::from_json(&json!({"rw":"randwrite","bs":"4k","iodepth":32,"runtime":"60s","size":"8g"}), CAP).unwrap();
+        assert_eq!(w.sizes, vec![(4096, 1)]);
+        assert_eq!(w.size_bytes, 8 << 30);
+        assert_eq!(w.runtime_ns, Some(60_000_000_000));
+        assert_eq!(w.io_limit_bytes, None);
+        assert_eq!(w.pattern, DataPattern::Incompressible);
+        let w = Workload::from_json(&json!({"rw":"write","bs":"128k"}), CAP).unwrap();
+        assert_eq!(w.io_limit_bytes, Some(CAP));
+        let w = Workload::from_json(&json!({"rw":"randrw","bssplit":"4k/50:64k/50","rwmixread":70,"size":"75%","scramble_buffers":0}), CAP).unwrap();
+        assert_eq!(w.sizes.len(), 2);
+        assert_eq!(w.pattern, DataPattern::Repeated);
+        assert_eq!(w.size_bytes, 90_000_000_000);
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        let e = Workload::from_json(&json!({"rw":"randwrit"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'rw'") && e.contains("randwrite"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"write","bs":"4q"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'bs'"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"write","iodepth":0}), CAP).unwrap_err().to_string();
+        assert!(e.contains("iodepth"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"write","runtime":"5 parsecs"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("runtime"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"write","depth":3}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'depth'") && e.contains("iodepth"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"write","size":"200g"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'size'"), "{e}");
+    }
+
+    #[test]
+    fn random_offsets_stay_aligned_in_region() {
+        let w = Workload::from_json(&json!({"rw":"randread","bs":"16k","blockalign":"4k","offset":"1m","size":"1m"}), CAP).unwrap();
+        let mut g = IoGen::new(&w, 1);
+        for _ in 0..10_000 {
+            let (_, o, l) = g.next_io();
+            assert!(o >= 1 << 20 && o + l <= 2 << 20 && o % 4096 == 0);
+        }
+    }
+}

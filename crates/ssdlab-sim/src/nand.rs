@@ -1,0 +1,264 @@
+//! NAND array timing: dies, the channels they share, and calendars.
+//!
+//! Time is reserved, not stepped: an operation asks for a resource at the
+//! earliest time it could start and gets back when it really starts. A die is
+//! first-come-first-served (a die does one thing at a time, in order); a channel
+//! bus and the host link are [`Calendar`]s that fill gaps, so a transfer booked
+//! for later never blocks an earlier one that fits before it.
+
+use crate::config::{DriveConfig, UNIT_BYTES};
+use std::collections::VecDeque;
+
+/// Busy intervals of a shared bus, sorted and disjoint; touching intervals merge.
+#[derive(Clone, Debug, Default)]
+pub struct Calendar {
+    iv: VecDeque<(u64, u64)>,
+    /// Total time reserved, ns.
+    pub busy_ns: u64,
+}
+
+impl Calendar {
+    /// Forget intervals that ended before `now`: no request can start before it.
+    #[inline]
+    pub fn advance(&mut self, now_ns: u64) {
+        while let Some(&(_, e)) = self.iv.front() {
+            if e <= now_ns && self.iv.len() > 1 {
+                self.iv.pop_front();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Reserve `dur` ns starting at the earliest time >= `earliest` that is free;
+    /// returns the start.
+    #[inline]
+    pub fn reserve(&mut self, earliest: u64, dur: u64) -> u64 {
+        self.busy_ns += dur;
+        if dur == 0 {
+            return earliest;
+        }
+        // Fast path: after everything booked.
+        match self.iv.back_mut() {
+            None => {
+                self.iv.push_back((earliest, earliest + dur));
+                return earliest;
+            }
+            Some(last) => {
+                if earliest >= last.1 {
+                    if earliest == last.1 {
+                        last.1 += dur;
+                    } else {
+                        self.iv.push_back((earliest, earliest + dur));
+                    }
+                    return earliest;
+                }
+            }
+        }
+        self.reserve_slow(earliest, dur)
+    }
+
+    fn reserve_slow(&mut self, earliest: u64, dur: u64) -> u64 {
+        let mut cand = earliest;
+        let n = self.iv.len();
+        // First interval that ends after `earliest` (binary search on end).
+        let mut i = self.iv.partition_point(|&(_, e)| e <= earliest);
+        while i < n {
+            let (s, e) = self.iv[i];
+            if cand + dur <= s {
+                break;
+            }
+            if e > cand {
+                cand = e;
+            }
+            i += 1;
+        }
+        let end = cand + dur;
+        // Insert at position i (before interval i), merging with neighbours.
+        let merge_prev = i > 0 && self.iv[i - 1].1 == cand;
+        let merge_next = i < self.iv.len() && self.iv[i].0 == end;
+        match (merge_prev, merge_next) {
+            (true, true) => {
+                let e = self.iv[i].1;
+                self.iv[i - 1].1 = e;
+                self.iv.remove(i);
+            }
+            (true, false) => self.iv[i - 1].1 = end,
+            (false, true) => self.iv[i].0 = cand,
+            (false, false) => self.iv.insert(i, (cand, end)),
+        }
+        cand
+    }
+
+    /// True if the booked intervals are sorted and disjoint (checking mode).
+    pub fn is_consistent(&self) -> bool {
+        self.iv.iter().all(|&(s, e)| s < e) && self.iv.iter().zip(self.iv.iter().skip(1)).all(|(a, b)| a.1 < b.0)
+    }
+
+    /// When the last booked interval ends.
+    pub fn busy_until(&self) -> u64 {
+        self.iv.back().map(|x| x.1).unwrap_or(0)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Die {
+    pub busy_until_ns: u64,
+    /// Time spent reading / programming / erasing (array busy), ns.
+    pub read_busy_ns: u64,
+    pub prog_busy_ns: u64,
+    pub erase_busy_ns: u64,
+}
+
+/// Counters of NAND work, for write amplification, wear and power.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NandCounters {
+    pub page_reads: u64,
+    pub bytes_read: u64,
+    pub unit_programs: u64,
+    pub bytes_programmed: u64,
+    pub block_erases: u64,
+    pub channel_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Nand {
+    pub dies: Vec<Die>,
+    pub channels: Vec<Calendar>,
+    channel_of_die: Vec<u32>,
+    pub tr_ns: u64,
+    pub tprog_ns: u64,
+    pub tbers_ns: u64,
+    channel_bytes_per_s: u64,
+    pub counters: NandCounters,
+    /// Checking mode: assert that no die starts an operation before its last ends.
+    pub check: bool,
+}
+
+impl Nand {
+    pub fn new(cfg: &DriveConfig) -> Nand {
+        let g = cfg.geometry();
+        Nand {
+            dies: vec![Die::default(); g.dies as usize],
+            channels: vec![Calendar::default(); g.channels as usize],
+            channel_of_die: (0..g.dies).map(|d| g.channel_of(d)).collect(),
+            tr_ns: cfg.nand.tr_ns,
+            tprog_ns: cfg.nand.tprog_ns,
+            tbers_ns: cfg.nand.tbers_ns,
+            channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
+            counters: NandCounters::default(),
+            check: false,
+        }
+    }
+
+    #[inline]
+    pub fn xfer_ns(&self, bytes: u64) -> u64 {
+        (bytes * 1_000_000_000).div_ceil(self.channel_bytes_per_s)
+    }
+
+    pub fn advance(&mut self, now_ns: u64) {
+        for c in &mut self.channels {
+            c.advance(now_ns);
+        }
+    }
+
+    /// Read a page (all planes at once when `bytes` spans them) and move `bytes`
+    /// out over the channel; the die holds the data in its register until then.
+    /// Returns when the data is in the controller.
+    #[inline]
+    pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
+        let x = self.xfer_ns(bytes);
+        let d = &mut self.dies[die as usize];
+        let start = earliest_ns.max(d.busy_until_ns);
+        let ready = start + self.tr_ns;
+        let ch = self.channel_of_die[die as usize] as usize;
+        let xs = self.channels[ch].reserve(ready, x);
+        let end = xs + x;
+        let d = &mut self.dies[die as usize];
+        d.read_busy_ns += self.tr_ns;
+        d.busy_until_ns = end;
+        self.counters.page_reads += 1;
+        self.counters.bytes_read += bytes;
+        self.counters.channel_bytes += bytes;
+        end
+    }
+
+    /// Move `bytes` into the die over the channel, then program them.
+    /// Returns (transfer end: the data has left the controller's buffer, program end).
+    #[inline]
+    pub fn program(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> (u64, u64) {
+        let x = self.xfer_ns(bytes);
+        let ch = self.channel_of_die[die as usize] as usize;
+        let d = &self.dies[die as usize];
+        let s0 = earliest_ns.max(d.busy_until_ns);
+        let xs = self.channels[ch].reserve(s0, x);
+        let xe = xs + x;
+        let done = xe + self.tprog_ns;
+        let d = &mut self.dies[die as usize];
+        d.prog_busy_ns += self.tprog_ns;
+        d.busy_until_ns = done;
+        self.counters.unit_programs += 1;
+        self.counters.bytes_programmed += bytes;
+        self.counters.channel_bytes += bytes;
+        (xe, done)
+    }
+
+    #[inline]
+    pub fn erase(&mut self, die: u32, earliest_ns: u64) -> u64 {
+        let d = &mut self.dies[die as usize];
+        let s = earliest_ns.max(d.busy_until_ns);
+        d.busy_until_ns = s + self.tbers_ns;
+        d.erase_busy_ns += self.tbers_ns;
+        self.counters.block_erases += 1;
+        d.busy_until_ns
+    }
+
+    pub fn die_busy_until(&self, die: u32) -> u64 {
+        self.dies[die as usize].busy_until_ns
+    }
+
+    pub fn unit_bytes(unit_slots: u32) -> u64 {
+        unit_slots as u64 * UNIT_BYTES
+    }
+
+    pub fn channels_consistent(&self) -> bool {
+        self.channels.iter().all(|c| c.is_consistent())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar_fills_gaps_and_merges() {
+        let mut c = Calendar::default();
+        assert_eq!(c.reserve(100, 50), 100); // [100,150)
+        assert_eq!(c.reserve(0, 50), 0); // fits before: [0,50)
+        assert_eq!(c.reserve(20, 40), 50); // gap [50,100) fits 40 -> [50,90)
+        assert_eq!(c.reserve(60, 20), 150); // [90,100) too small -> after 150
+        assert!(c.is_consistent());
+        assert_eq!(c.busy_until(), 170);
+        c.advance(160);
+        assert_eq!(c.reserve(160, 10), 170);
+    }
+
+    #[test]
+    fn calendar_never_overlaps_random() {
+        let mut r = crate::rng::Rng::new(3);
+        let mut c = Calendar::default();
+        let mut booked = Vec::new();
+        for _ in 0..2000 {
+            let e = r.below(100_000);
+            let d = 1 + r.below(300);
+            let s = c.reserve(e, d);
+            assert!(s >= e);
+            booked.push((s, s + d));
+        }
+        booked.sort();
+        for w in booked.windows(2) {
+            assert!(w[0].1 <= w[1].0, "{:?}", w);
+        }
+        assert!(c.is_consistent());
+    }
+}

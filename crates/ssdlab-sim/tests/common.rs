@@ -1,0 +1,41 @@
+//! Small drives for tests, built in code so each test states its geometry.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use ssdlab_sim::{DriveConfig, SimOptions, Simulator, Workload};
+
+/// A drive of `dies` dies with `blocks` blocks of `pages` 4KB pages each (one
+/// plane), whose user capacity is raw / `a` (a = physical / user pages).
+pub fn drive(dies: u32, blocks: u32, pages: u32, a: f64, policy: &str) -> DriveConfig {
+    let raw_units = dies as u64 * blocks as u64 * pages as u64;
+    let user_units = (raw_units as f64 / a).floor() as u64;
+    let cfg = json!({
+        "drive": {"id": "test", "name": "test drive", "user_capacity_bytes": user_units * 4096},
+        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 2000, "ncq_depth": 32},
+        "controller": {"command_cost_ns": 4000, "write_buffer_bytes": 1u64 << 20},
+        "nand": {"channels": dies.min(4), "packages_per_channel": (dies / dies.min(4)), "dies_per_package": 1,
+                 "planes_per_die": 1, "blocks_per_plane": blocks, "pages_per_block": pages,
+                 "page_size_bytes": 4096, "tr_ns": 50_000, "tprog_ns": 900_000, "tbers_ns": 3_000_000,
+                 "channel_bytes_per_s": 200_000_000u64},
+        "ftl": {"gc_policy": policy, "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+    });
+    DriveConfig::from_json_str(&cfg.to_string()).unwrap()
+}
+
+pub fn sim(cfg: DriveConfig, seed: u64, check: bool) -> Simulator {
+    Simulator::new(cfg, &SimOptions { seed, check, ..Default::default() }).unwrap()
+}
+
+pub fn wl(sim: &Simulator, v: Value) -> Workload {
+    Workload::from_json(&v, sim.capacity_bytes()).unwrap()
+}
+
+pub fn run(sim: &mut Simulator, v: Value) -> ssdlab_sim::PhaseResult {
+    let w = wl(sim, v);
+    sim.run(&w, &mut |_| true).unwrap()
+}
+
+/// Sequential 128KB QD32 fill of the whole drive.
+pub fn fill(sim: &mut Simulator) -> ssdlab_sim::PhaseResult {
+    run(sim, json!({"rw": "write", "bs": "128k", "iodepth": 32}))
+}
