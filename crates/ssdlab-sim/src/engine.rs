@@ -468,10 +468,21 @@ impl Simulator {
         let mut max_complete = start;
         let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
 
+        const AHEAD: usize = 8;
+        let mut ahead: std::collections::VecDeque<(Op, u64, u64)> = (0..AHEAD).map(|_| gen.next_io()).collect();
         macro_rules! issue {
             ($t:expr) => {{
                 let t: u64 = $t;
-                let (op, off, len) = gen.next_io();
+                // Look ahead: warm the map entries of I/Os about to be issued.
+                let nxt = gen.next_io();
+                ahead.push_back(nxt);
+                self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
+                if let Some(m) = ahead.get(AHEAD / 2) {
+                    if m.0 == Op::Write {
+                        self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                    }
+                }
+                let (op, off, len) = ahead.pop_front().unwrap();
                 let t_dev = if w.iodepth > ncq { ncq_free.pop().map(|r| r.0).unwrap_or(t).max(t) } else { t };
                 let c = self.submit(op, off, len, t_dev, w.pattern)?;
                 if w.iodepth > ncq {
@@ -509,6 +520,10 @@ impl Simulator {
             }
             last_complete = t;
             busy.end(io.dir as usize, t);
+            if io.seq & 15 == 0 {
+                self.nand.advance(t);
+                self.link.advance(t);
+            }
             let dir = match io.dir {
                 1 => Dir::Read,
                 2 => Dir::Write,
@@ -516,8 +531,6 @@ impl Simulator {
             };
             stats.record(dir, io.bytes, t - io.submit_ns, t - start);
             if t >= next_progress {
-                self.nand.advance(t);
-                self.link.advance(t);
                 next_progress = t + w.interval_ns;
                 let p = Progress {
                     done_ns: t - start,

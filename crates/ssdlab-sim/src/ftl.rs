@@ -19,6 +19,20 @@ use std::collections::VecDeque;
 
 pub const NONE: u32 = u32::MAX;
 
+/// Ask the CPU to start loading `v[i]` (no effect on results).
+#[inline(always)]
+fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if i < v.len() {
+        // SAFETY: the pointer is inside the slice; prefetch never faults.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(v.as_ptr().add(i) as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockState {
     Free,
@@ -69,6 +83,9 @@ struct DieFtl {
     /// Victim being cleaned and the next offset to look at.
     victim: u32,
     victim_next: u32,
+    /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
+    gc_last_read: u32,
+    gc_pending_reads: u64,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.
@@ -112,6 +129,8 @@ pub struct Ftl {
     pub releases: Vec<Release>,
     spb: u32,
     unit: u32,
+    /// Slots read by one (multi-plane) page read.
+    slots_per_page_unit_read: u32,
 }
 
 impl Ftl {
@@ -134,6 +153,8 @@ impl Ftl {
                 fifo: VecDeque::new(),
                 victim: NONE,
                 victim_next: 0,
+                gc_last_read: NONE,
+                gc_pending_reads: 0,
             })
             .collect();
         Ftl {
@@ -150,6 +171,7 @@ impl Ftl {
             releases: Vec::new(),
             spb,
             unit: g.unit_slots,
+            slots_per_page_unit_read: g.unit_slots,
             g,
         }
     }
@@ -162,6 +184,21 @@ impl Ftl {
     #[inline]
     pub fn die_of_slot(&self, slot: u32) -> u32 {
         slot / self.spb / self.g.blocks_per_die
+    }
+
+    /// Warm the cache lines a write of `lba` will touch (its map entry now, and
+    /// once that is cached, the old slot's reverse entry and block).
+    #[inline]
+    pub fn prefetch_write(&self, lba: u64, stage: u8) {
+        if stage == 0 {
+            prefetch(&self.l2p, lba as usize);
+        } else {
+            let old = self.l2p[lba as usize];
+            if old != NONE {
+                prefetch(&self.p2l, old as usize);
+                prefetch(&self.blocks, (old / self.spb) as usize);
+            }
+        }
     }
 
     #[inline]
@@ -373,7 +410,13 @@ impl Ftl {
                 if full {
                     *wp = WritePoint::EMPTY;
                 }
-                let (xe, _) = nand.program(die, t, self.unit as u64 * UNIT_BYTES);
+                let xe = if gc {
+                    let reads = std::mem::take(&mut d.gc_pending_reads);
+                    d.gc_last_read = NONE;
+                    nand.copy_through_controller(die, t, reads, self.unit as u64 * UNIT_BYTES)
+                } else {
+                    nand.program(die, t, self.unit as u64 * UNIT_BYTES).0
+                };
                 self.counters.slots_programmed += self.unit as u64;
                 self.counters.padded_slots += pad as u64;
                 if !gc {
@@ -476,6 +519,8 @@ impl Ftl {
             die.fifo.clear();
             die.victim = NONE;
             die.victim_next = 0;
+            die.gc_last_read = NONE;
+            die.gc_pending_reads = 0;
         }
         self.host_die = 0;
         if let Some(s) = self.shadow.as_mut() {
@@ -557,8 +602,12 @@ impl Ftl {
 
     /// Clean on `die`: relocate valid data of the current victim (choosing one if
     /// needed) into the die's GC write point, then erase it. With `whole`, runs
-    /// until a victim is erased; otherwise stops after one program unit or when
-    /// the die is booked past `until_ns`. Returns false if nothing can be gained.
+    /// until a victim is erased; otherwise stops after one program unit once the
+    /// die is booked past `until_ns`. Returns false if nothing can be gained.
+    ///
+    /// Each GC program unit costs, on the die, one page read per victim page it
+    /// draws from, the data's round trip through the controller (out and back
+    /// in over the channel, for ECC), and one program.
     pub fn gc_victim_step(&mut self, die: u32, now_ns: u64, nand: &mut Nand, until_ns: u64, whole: bool) -> Result<bool> {
         let d = die as usize;
         if self.dies[d].victim == NONE {
@@ -571,6 +620,7 @@ impl Ftl {
             }
             self.dies[d].victim = v;
             self.dies[d].victim_next = 0;
+            self.dies[d].gc_last_read = NONE;
             self.counters.gc_victims += 1;
             if whole {
                 self.counters.fg_gc_victims += 1;
@@ -580,29 +630,27 @@ impl Ftl {
         }
         let victim = self.dies[d].victim;
         let base = victim * self.spb;
-        let mut read_unit = NONE;
-        let mut read_slots = 0u64;
-        let mut data_ready = now_ns;
-        let mut units_done = 0u32;
+        const AHEAD: u32 = 16;
         while self.dies[d].victim_next < self.spb {
             let off = self.dies[d].victim_next;
             self.dies[d].victim_next += 1;
             let slot = base + off;
+            if off + AHEAD < self.spb {
+                let l = self.p2l[(slot + AHEAD) as usize];
+                if l != NONE {
+                    prefetch(&self.l2p, l as usize);
+                }
+            }
             let lba = self.p2l[slot as usize];
             if lba == NONE {
                 continue;
             }
-            // Read the victim page unit (once per unit).
-            let u = off / self.unit;
-            if u != read_unit {
-                if read_unit != NONE {
-                    data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
-                }
-                read_unit = u;
-                read_slots = 0;
+            // A new victim page to read?
+            let vu = off / self.slots_per_page_unit_read;
+            if vu != self.dies[d].gc_last_read {
+                self.dies[d].gc_last_read = vu;
+                self.dies[d].gc_pending_reads += 1;
             }
-            read_slots += 1;
-            // Destination.
             if self.dies[d].gc_wp.block == NONE {
                 let b = self.open_block(die, true, now_ns, nand)?;
                 self.dies[d].gc_wp = WritePoint { block: b, next: 0, ready_ns: 0 };
@@ -620,32 +668,19 @@ impl Ftl {
                 s.moved(slot, new);
             }
             if (wp.next + 1) % self.unit == 0 {
-                // Unit full: read what is pending, then program.
-                if read_slots > 0 {
-                    data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
-                    read_unit = NONE;
-                    read_slots = 0;
-                }
-                let t = data_ready.max(self.dies[d].gc_wp.ready_ns);
-                nand.program(die, t, self.unit as u64 * UNIT_BYTES);
+                let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
+                self.dies[d].gc_last_read = NONE;
+                nand.copy_through_controller(die, now_ns, reads, self.unit as u64 * UNIT_BYTES);
                 self.counters.slots_programmed += self.unit as u64;
-                self.dies[d].gc_wp.ready_ns = 0;
                 if wp.next + 1 == self.spb {
                     self.dies[d].gc_wp = WritePoint::EMPTY;
                     self.seal(wp.block, now_ns);
                 }
-                units_done += 1;
                 if !whole && nand.die_busy_until(die) >= until_ns {
                     break;
                 }
             }
         }
-        if read_slots > 0 {
-            data_ready = data_ready.max(nand.read(die, now_ns, read_slots * UNIT_BYTES));
-            let wp = &mut self.dies[d].gc_wp;
-            wp.ready_ns = wp.ready_ns.max(data_ready);
-        }
-        let _ = units_done;
         if self.dies[d].victim_next >= self.spb {
             // Erase the victim and return it to the pool.
             debug_assert_eq!(self.blocks[victim as usize].valid, 0);

@@ -7,12 +7,17 @@
 //! for later never blocks an earlier one that fits before it.
 
 use crate::config::{DriveConfig, UNIT_BYTES};
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
 /// Busy intervals of a shared bus, sorted and disjoint; touching intervals merge.
+/// Bookings far ahead (a die's garbage collection) interleave with near ones,
+/// so intervals live in an ordered map: O(log n) to book anywhere.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    iv: VecDeque<(u64, u64)>,
+    /// start -> end
+    iv: BTreeMap<u64, u64>,
+    /// The last interval, for the common case of booking after everything.
+    last: Option<(u64, u64)>,
     /// Total time reserved, ns.
     pub busy_ns: u64,
 }
@@ -21,9 +26,9 @@ impl Calendar {
     /// Forget intervals that ended before `now`: no request can start before it.
     #[inline]
     pub fn advance(&mut self, now_ns: u64) {
-        while let Some(&(_, e)) = self.iv.front() {
+        while let Some((&s, &e)) = self.iv.first_key_value() {
             if e <= now_ns && self.iv.len() > 1 {
-                self.iv.pop_front();
+                self.iv.remove(&s);
             } else {
                 break;
             }
@@ -38,66 +43,79 @@ impl Calendar {
         if dur == 0 {
             return earliest;
         }
-        // Fast path: after everything booked.
-        match self.iv.back_mut() {
+        match self.last {
             None => {
-                self.iv.push_back((earliest, earliest + dur));
+                self.iv.insert(earliest, earliest + dur);
+                self.last = Some((earliest, earliest + dur));
                 return earliest;
             }
-            Some(last) => {
-                if earliest >= last.1 {
-                    if earliest == last.1 {
-                        last.1 += dur;
-                    } else {
-                        self.iv.push_back((earliest, earliest + dur));
-                    }
-                    return earliest;
+            Some((ls, le)) if earliest >= le => {
+                if earliest == le {
+                    self.iv.insert(ls, le + dur);
+                    self.last = Some((ls, le + dur));
+                } else {
+                    self.iv.insert(earliest, earliest + dur);
+                    self.last = Some((earliest, earliest + dur));
                 }
+                return earliest;
             }
+            _ => {}
         }
         self.reserve_slow(earliest, dur)
     }
 
     fn reserve_slow(&mut self, earliest: u64, dur: u64) -> u64 {
         let mut cand = earliest;
-        let n = self.iv.len();
-        // First interval that ends after `earliest` (binary search on end).
-        let mut i = self.iv.partition_point(|&(_, e)| e <= earliest);
-        while i < n {
-            let (s, e) = self.iv[i];
+        // The interval that may cover `earliest`.
+        let mut prev: Option<(u64, u64)> = None;
+        if let Some((&s, &e)) = self.iv.range(..=earliest).next_back() {
+            prev = Some((s, e));
+            if e > cand {
+                cand = e;
+            }
+        }
+        let mut next: Option<(u64, u64)> = None;
+        for (&s, &e) in self.iv.range(earliest + 1..) {
             if cand + dur <= s {
+                next = Some((s, e));
                 break;
             }
             if e > cand {
                 cand = e;
             }
-            i += 1;
+            prev = Some((s, e));
         }
         let end = cand + dur;
-        // Insert at position i (before interval i), merging with neighbours.
-        let merge_prev = i > 0 && self.iv[i - 1].1 == cand;
-        let merge_next = i < self.iv.len() && self.iv[i].0 == end;
-        match (merge_prev, merge_next) {
-            (true, true) => {
-                let e = self.iv[i].1;
-                self.iv[i - 1].1 = e;
-                self.iv.remove(i);
+        let merge_prev = prev.filter(|p| p.1 == cand);
+        let merge_next = next.filter(|n| n.0 == end);
+        let (ns, ne) = match (merge_prev, merge_next) {
+            (Some(p), Some(n)) => {
+                self.iv.remove(&n.0);
+                (p.0, n.1)
             }
-            (true, false) => self.iv[i - 1].1 = end,
-            (false, true) => self.iv[i].0 = cand,
-            (false, false) => self.iv.insert(i, (cand, end)),
-        }
+            (Some(p), None) => (p.0, end),
+            (None, Some(n)) => {
+                self.iv.remove(&n.0);
+                (cand, n.1)
+            }
+            (None, None) => (cand, end),
+        };
+        self.iv.insert(ns, ne);
+        self.last = self.iv.last_key_value().map(|(&s, &e)| (s, e));
         cand
     }
 
     /// True if the booked intervals are sorted and disjoint (checking mode).
     pub fn is_consistent(&self) -> bool {
-        self.iv.iter().all(|&(s, e)| s < e) && self.iv.iter().zip(self.iv.iter().skip(1)).all(|(a, b)| a.1 < b.0)
+        let v: Vec<(u64, u64)> = self.iv.iter().map(|(&s, &e)| (s, e)).collect();
+        v.iter().all(|&(s, e)| s < e)
+            && v.windows(2).all(|w| w[0].1 < w[1].0)
+            && self.last == v.last().copied()
     }
 
     /// When the last booked interval ends.
     pub fn busy_until(&self) -> u64 {
-        self.iv.back().map(|x| x.1).unwrap_or(0)
+        self.last.map(|x| x.1).unwrap_or(0)
     }
 }
 
@@ -201,6 +219,31 @@ impl Nand {
         self.counters.bytes_programmed += bytes;
         self.counters.channel_bytes += bytes;
         (xe, done)
+    }
+
+    /// Garbage-collection copy of one program unit: `reads` page reads on the
+    /// die, the data out to the controller and back over the channel (one
+    /// booking), then the program. Returns when the data left the controller.
+    #[inline]
+    pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64) -> u64 {
+        let x = self.xfer_ns(bytes);
+        let ch = self.channel_of_die[die as usize] as usize;
+        let d = &self.dies[die as usize];
+        let s0 = earliest_ns.max(d.busy_until_ns) + reads * self.tr_ns;
+        let xs = self.channels[ch].reserve(s0, 2 * x);
+        let xe = xs + 2 * x;
+        let done = xe + self.tprog_ns;
+        let d = &mut self.dies[die as usize];
+        d.read_busy_ns += reads * self.tr_ns;
+        d.prog_busy_ns += self.tprog_ns;
+        d.busy_until_ns = done;
+        let c = &mut self.counters;
+        c.page_reads += reads;
+        c.bytes_read += bytes;
+        c.unit_programs += 1;
+        c.bytes_programmed += bytes;
+        c.channel_bytes += 2 * bytes;
+        xe
     }
 
     #[inline]
