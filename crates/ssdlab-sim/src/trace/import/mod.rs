@@ -1,1 +1,675 @@
-//! Importers for public block-trace formats.
+//! Importers for public block-trace formats, as streaming iterators of
+//! [`TraceRecord`]s.
+//!
+//! Pipeline, in the order data flows (one module each):
+//! 1. `source`: open the file, decompress gzip / bzip2 / xz (by magic
+//!    bytes, checked against the extension), split into numbered lines.
+//! 2. `detect`: with `format = auto`, try every format's parser on the first
+//!    lines; exactly one must fit.
+//! 3. One parser per format (`msr`, `systor17`, `umass`, `disksim`, `tencent`,
+//!    `blkparse`, `fio_iolog`): a line -> time (ns, trace clock), op, byte
+//!    offset and length, device, recorded latency.
+//! 4. Device selection or mapping (`device`): keep one device, or merge all
+//!    devices onto one LBA space, or give each device its own region.
+//! 5. Placement: an I/O past the drive's capacity is folded back or rejected.
+//! 6. `reorder`: a bounded buffer sorts nearly-sorted input by time.
+//! 7. Rebase: the first record is at time 0.
+//!
+//! Memory stays flat whatever the file size: one line, the reorder window, the
+//! decoders' buffers and the set of device ids. Every line is accounted for in
+//! the [`ImportReport`]: a record, a non-I/O line (header, blank, other event),
+//! a record of another device, or a skipped bad line.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use ssdlab_sim::trace::import::{open, ImportOptions};
+//! let mut opts = ImportOptions::new(256 << 30); // a 256 GiB drive
+//! opts.device = Some("hm_0".into());
+//! let mut reader = open(Path::new("hm_0.csv.gz"), &opts)?;
+//! for record in &mut reader {
+//!     let record = record?;
+//!     // replay record ...
+//! }
+//! println!("{:?}", reader.report());
+//! # Ok::<(), ssdlab_sim::trace::TraceError>(())
+//! ```
+
+mod blkparse;
+mod detect;
+mod device;
+mod disksim;
+mod fio_iolog;
+mod msr;
+mod num;
+mod parser;
+mod queue_depth;
+mod reorder;
+mod source;
+mod systor17;
+mod tencent;
+#[cfg(test)]
+mod tests;
+mod umass;
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+pub use queue_depth::{infer_queue_depth, InferQueueDepth};
+
+use self::device::{DeviceId, DeviceTable, MAX_TRACKED_DEVICES};
+use self::num::FieldError;
+use self::parser::{FieldNames, LineParser, NotIo, Parsed, RawIo};
+use self::reorder::{Pending, ReorderBuffer};
+use self::source::{display_name, LineReader, NextLine};
+use crate::pattern::DataPattern;
+use crate::trace::{TraceError, TraceOp, TraceRecord};
+
+/// A trace file format. [`TraceFormat::Auto`] detects it from the first lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceFormat {
+    Auto,
+    /// MSR Cambridge CSV (`Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`).
+    Msr,
+    /// SNIA SYSTOR '17 CSV (`Timestamp,Response,IOType,LUN,Offset,Size`).
+    Systor17,
+    /// UMass / SPC CSV (`ASU,LBA,Size,Opcode,Timestamp`).
+    Umass,
+    /// DiskSim / MQSim ASCII (`time_ns device lba_sectors size_sectors type`).
+    Disksim,
+    /// Tencent CBS CSV (`Timestamp,Offset,Size,IOType,VolumeID`).
+    Tencent,
+    /// blkparse default text output.
+    Blkparse,
+    /// fio iolog version 2 or 3.
+    FioIolog,
+}
+
+impl TraceFormat {
+    /// Every concrete format, in the order auto-detection reports them.
+    pub const CONCRETE: [TraceFormat; 7] = [
+        TraceFormat::Msr,
+        TraceFormat::Systor17,
+        TraceFormat::Umass,
+        TraceFormat::Disksim,
+        TraceFormat::Tencent,
+        TraceFormat::Blkparse,
+        TraceFormat::FioIolog,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Auto => "auto",
+            TraceFormat::Msr => "msr",
+            TraceFormat::Systor17 => "systor17",
+            TraceFormat::Umass => "umass",
+            TraceFormat::Disksim => "disksim",
+            TraceFormat::Tencent => "tencent",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::FioIolog => "fio-iolog",
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TraceFormat {
+    type Err = String;
+
+    /// The names of [`TraceFormat::name`], case-insensitive, plus `mqsim` for `disksim`.
+    fn from_str(s: &str) -> Result<TraceFormat, String> {
+        let t = s.trim().to_ascii_lowercase();
+        if t == "mqsim" {
+            return Ok(TraceFormat::Disksim);
+        }
+        std::iter::once(TraceFormat::Auto)
+            .chain(TraceFormat::CONCRETE)
+            .find(|f| f.name() == t)
+            .ok_or_else(|| {
+                format!(
+                    "'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog"
+                )
+            })
+    }
+}
+
+/// How records of several devices share the simulated drive (when no single
+/// device is selected).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceMapping {
+    /// All devices onto one LBA space, offsets unchanged.
+    #[default]
+    Merge,
+    /// Device k (numbered 0, 1, ... in order of first appearance in the file)
+    /// gets the region starting at `k * device_region_bytes`; an offset past the
+    /// region is folded or rejected like one past the drive.
+    Concatenate { device_region_bytes: u64 },
+}
+
+/// What to do with an I/O that ends past the drive's capacity (or its region).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OutOfRange {
+    /// Offset modulo capacity, then moved down so the I/O fits, keeping the
+    /// original offset's alignment (up to 4 KiB).
+    #[default]
+    Fold,
+    /// Stop with an error naming the line.
+    Reject,
+}
+
+/// Which blkparse event is the I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BlkparseEvent {
+    /// `D`: issued to the device driver (what the drive saw).
+    #[default]
+    Issue,
+    /// `Q`: queued by the block layer (what the application asked for).
+    Queue,
+}
+
+/// Default reorder window in records. The Tencent CBS sample needs 25,640
+/// (rows of two adjacent seconds interleave); SYSTOR '17 samples need 57.
+/// About 3 MB of memory.
+pub const DEFAULT_REORDER_WINDOW_RECORDS: usize = 1 << 16;
+
+/// How to import a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportOptions {
+    pub format: TraceFormat,
+    /// Keep only this device (MSR `host_disk` e.g. `hm_0`, SYSTOR LUN, SPC ASU,
+    /// DiskSim device, Tencent VolumeID, blkparse `maj,min`, fio file name).
+    /// Records of other devices are counted in the report. With a device
+    /// selected, `device_mapping` does not apply.
+    pub device: Option<String>,
+    pub device_mapping: DeviceMapping,
+    /// Capacity of the simulated drive; must be > 0.
+    pub drive_capacity_bytes: u64,
+    pub out_of_range: OutOfRange,
+    /// Skip malformed lines (counted, first few reported) instead of stopping.
+    pub skip_bad_lines: bool,
+    /// Data pattern given to every write (traces do not record contents).
+    pub write_pattern: DataPattern,
+    /// Most records held back to sort nearly-sorted input; 0 = input must be sorted.
+    pub reorder_window_records: usize,
+    pub blkparse_event: BlkparseEvent,
+}
+
+impl ImportOptions {
+    /// Defaults: auto-detected format, all devices merged, fold, stop at the first
+    /// bad line, incompressible writes, a reorder window of
+    /// [`DEFAULT_REORDER_WINDOW_RECORDS`], blkparse `D` events.
+    pub fn new(drive_capacity_bytes: u64) -> ImportOptions {
+        ImportOptions {
+            format: TraceFormat::Auto,
+            device: None,
+            device_mapping: DeviceMapping::Merge,
+            drive_capacity_bytes,
+            out_of_range: OutOfRange::Fold,
+            skip_bad_lines: false,
+            write_pattern: DataPattern::Incompressible,
+            reorder_window_records: DEFAULT_REORDER_WINDOW_RECORDS,
+            blkparse_event: BlkparseEvent::Issue,
+        }
+    }
+
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.drive_capacity_bytes == 0 {
+            return Err(("drive_capacity_bytes", "must be > 0".into()));
+        }
+        if let DeviceMapping::Concatenate {
+            device_region_bytes,
+        } = self.device_mapping
+        {
+            if device_region_bytes == 0 {
+                return Err((
+                    "device_region_bytes",
+                    "must be > 0 to concatenate devices".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How many skipped lines are kept as examples in the report.
+pub const MAX_SKIPPED_EXAMPLES: usize = 16;
+
+/// What an import did. Complete once the reader is exhausted; then
+/// `lines == records + non_io_lines + filtered_other_devices + skipped_lines`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportReport {
+    /// The format read (detected when the options said auto).
+    pub format: TraceFormat,
+    /// Lines read from the (decompressed) file.
+    pub lines: u64,
+    /// Records yielded.
+    pub records: u64,
+    /// Header, blank, file-management and non-selected event lines.
+    pub non_io_lines: u64,
+    /// Records of devices other than the selected one.
+    pub filtered_other_devices: u64,
+    /// Malformed lines skipped (`skip_bad_lines`), and the first
+    /// [`MAX_SKIPPED_EXAMPLES`] of them as (line, reason).
+    pub skipped_lines: u64,
+    pub skipped_examples: Vec<(u64, String)>,
+    /// Records whose offset was folded into the drive (or device region).
+    pub folded: u64,
+    /// Distinct devices in the file (including filtered ones).
+    pub devices_seen: u64,
+    /// True if there were more than 1,048,576 devices and counting stopped.
+    pub devices_seen_truncated: bool,
+    /// The first 64 device names, in order of first appearance (= their
+    /// region index with [`DeviceMapping::Concatenate`]).
+    pub device_names: Vec<String>,
+    /// Records that came after a later-timestamped one in the file and were
+    /// moved into time order by the reorder buffer.
+    pub reordered_records: u64,
+    /// False for fio iolog v2: every record is at time 0.
+    pub has_timestamps: bool,
+    /// True when `recorded_latency_ns` is filled from the trace (MSR, SYSTOR '17).
+    pub has_latency: bool,
+    /// The trace-clock time (ns) that became time 0.
+    pub time_origin_ns: Option<u64>,
+}
+
+/// Open a trace file for streaming import.
+///
+/// Fails at once if the file cannot be opened, the options are invalid, or
+/// auto-detection cannot decide; errors in the records come from the iterator.
+pub fn open(path: &Path, opts: &ImportOptions) -> Result<TraceReader, TraceError> {
+    let file = display_name(path);
+    let option_error = |field: &str, message: String| TraceError {
+        file: file.clone(),
+        line: 0,
+        field: field.to_string(),
+        message,
+    };
+    opts.validate()
+        .map_err(|(field, message)| option_error(field, message))?;
+    let format = match opts.format {
+        TraceFormat::Auto => detect::detect(path, opts)?,
+        format => format,
+    };
+    let parser = LineParser::new(format, opts);
+    let selector = match &opts.device {
+        Some(d) => Some(
+            DeviceId::parse_selection(parser.device_kind(), d, parser.names().device)
+                .map_err(|m| option_error("device", format!("{m} (format {format})")))?,
+        ),
+        None => None,
+    };
+    let lines = LineReader::open(path)?;
+    let report = ImportReport {
+        format,
+        lines: 0,
+        records: 0,
+        non_io_lines: 0,
+        filtered_other_devices: 0,
+        skipped_lines: 0,
+        skipped_examples: Vec::new(),
+        folded: 0,
+        devices_seen: 0,
+        devices_seen_truncated: false,
+        device_names: Vec::new(),
+        reordered_records: 0,
+        has_timestamps: parser.has_timestamps(),
+        has_latency: parser.has_latency(),
+        time_origin_ns: None,
+    };
+    Ok(TraceReader {
+        lines,
+        parser,
+        pipeline: Pipeline {
+            file,
+            selector,
+            device_mapping: opts.device_mapping,
+            drive_capacity_bytes: opts.drive_capacity_bytes,
+            out_of_range: opts.out_of_range,
+            skip_bad_lines: opts.skip_bad_lines,
+            write_pattern: opts.write_pattern,
+            devices: DeviceTable::default(),
+            reorder: ReorderBuffer::new(opts.reorder_window_records),
+            reorder_window_records: opts.reorder_window_records,
+            max_time_seen_ns: None,
+            report,
+        },
+        state: State::Reading,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Reading,
+    /// Input ended: emptying the reorder buffer.
+    Draining,
+    Done,
+}
+
+/// A streaming trace import: yields records in time order, then `None`.
+/// After an error it yields `None`.
+pub struct TraceReader {
+    lines: LineReader,
+    parser: LineParser,
+    pipeline: Pipeline,
+    state: State,
+}
+
+impl TraceReader {
+    /// What the import did so far; complete once the iterator returned `None`.
+    pub fn report(&self) -> &ImportReport {
+        &self.pipeline.report
+    }
+
+    fn fail(&mut self, e: TraceError) -> Option<Result<TraceRecord, TraceError>> {
+        self.state = State::Done;
+        Some(Err(e))
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<TraceRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.state {
+                State::Done => return None,
+                State::Draining => match self.pipeline.reorder.pop_any() {
+                    Some(p) => return Some(Ok(self.pipeline.emit(p))),
+                    None => {
+                        self.state = State::Done;
+                        return self.pipeline.finish().err().map(Err);
+                    }
+                },
+                State::Reading => {
+                    if let Some(p) = self.pipeline.reorder.pop_ready() {
+                        return Some(Ok(self.pipeline.emit(p)));
+                    }
+                    let step = match self.lines.next_line() {
+                        Err(e) => return self.fail(e),
+                        Ok(NextLine::End) => {
+                            self.state = State::Draining;
+                            continue;
+                        }
+                        Ok(NextLine::Bad { line_no, error }) => {
+                            self.pipeline.report.lines = line_no;
+                            self.pipeline.bad_line(line_no, error)
+                        }
+                        Ok(NextLine::Text { line_no, text }) => {
+                            self.pipeline.report.lines = line_no;
+                            let parsed = self.parser.parse(line_no, text);
+                            if matches!(parsed, Ok(Parsed::NotIo(NotIo::Header))) {
+                                self.pipeline.report.has_timestamps = self.parser.has_timestamps();
+                            }
+                            self.pipeline.accept(line_no, parsed, self.parser.names())
+                        }
+                    };
+                    if let Err(e) = step {
+                        return self.fail(e);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Why a record cannot be used: a bad line can be skipped, a fatal one cannot
+/// (the options do not fit the trace).
+enum Fault {
+    Bad(FieldError),
+    Fatal(FieldError),
+}
+
+/// Everything after parsing: device selection and mapping, placement,
+/// reordering, rebasing, and the report.
+struct Pipeline {
+    file: String,
+    selector: Option<DeviceId>,
+    device_mapping: DeviceMapping,
+    drive_capacity_bytes: u64,
+    out_of_range: OutOfRange,
+    skip_bad_lines: bool,
+    write_pattern: DataPattern,
+    devices: DeviceTable,
+    reorder: ReorderBuffer,
+    reorder_window_records: usize,
+    max_time_seen_ns: Option<u64>,
+    report: ImportReport,
+}
+
+impl Pipeline {
+    fn error(&self, line: u64, e: FieldError) -> TraceError {
+        TraceError {
+            file: self.file.clone(),
+            line,
+            field: e.field.to_string(),
+            message: e.message,
+        }
+    }
+
+    /// Skip a bad line (counted) or turn it into the error that stops the import.
+    fn bad_line(&mut self, line_no: u64, e: FieldError) -> Result<(), TraceError> {
+        if !self.skip_bad_lines {
+            return Err(self.error(line_no, e));
+        }
+        self.report.skipped_lines += 1;
+        if self.report.skipped_examples.len() < MAX_SKIPPED_EXAMPLES {
+            self.report
+                .skipped_examples
+                .push((line_no, format!("field '{}': {}", e.field, e.message)));
+        }
+        Ok(())
+    }
+
+    fn accept(
+        &mut self,
+        line_no: u64,
+        parsed: Result<Parsed<'_>, FieldError>,
+        names: &FieldNames,
+    ) -> Result<(), TraceError> {
+        match parsed {
+            Err(e) => self.bad_line(line_no, e),
+            Ok(Parsed::NotIo(_)) => {
+                self.report.non_io_lines += 1;
+                Ok(())
+            }
+            Ok(Parsed::Io(io)) => match self.accept_io(line_no, io, names) {
+                Ok(()) => Ok(()),
+                Err(Fault::Bad(e)) => self.bad_line(line_no, e),
+                Err(Fault::Fatal(e)) => Err(self.error(line_no, e)),
+            },
+        }
+    }
+
+    fn accept_io(&mut self, line_no: u64, io: RawIo<'_>, names: &FieldNames) -> Result<(), Fault> {
+        let device_index = self.devices.lookup(io.device);
+        self.report.devices_seen = self.devices.count();
+        self.report.devices_seen_truncated = self.devices.is_full();
+        if self.report.device_names.len() < self.devices.listed().len() {
+            self.report.device_names = self.devices.listed().to_vec();
+        }
+        if let Some(selector) = &self.selector {
+            if !selector.matches(io.device) {
+                self.report.filtered_other_devices += 1;
+                return Ok(());
+            }
+        }
+        let (offset_bytes, folded) = if io.op == TraceOp::Flush {
+            (0, false)
+        } else {
+            if io.length_bytes == 0 {
+                return Err(Fault::Bad(FieldError::new(
+                    names.size,
+                    "0 bytes: a read, write or trim needs a positive length",
+                )));
+            }
+            self.place(io.offset_bytes, io.length_bytes, device_index, names)?
+        };
+        if folded {
+            self.report.folded += 1;
+        }
+        let pending = Pending {
+            time_ns: io.time_ns,
+            line: line_no,
+            op: io.op,
+            offset_bytes,
+            length_bytes: if io.op == TraceOp::Flush {
+                0
+            } else {
+                io.length_bytes
+            },
+            recorded_latency_ns: io.recorded_latency_ns,
+        };
+        if let Err(emitted_ns) = self.reorder.push(pending) {
+            return Err(Fault::Bad(FieldError::new(
+                names.time,
+                format!(
+                    "time {} ns is earlier than a record already passed on (at {} ns): the file is out of time order by more than reorder_window_records = {}; raise it",
+                    io.time_ns, emitted_ns, self.reorder_window_records
+                ),
+            )));
+        }
+        match self.max_time_seen_ns {
+            Some(max) if io.time_ns < max => self.report.reordered_records += 1,
+            Some(max) if io.time_ns == max => {}
+            _ => self.max_time_seen_ns = Some(io.time_ns),
+        }
+        Ok(())
+    }
+
+    /// The byte offset on the drive for an I/O, and whether it was folded.
+    fn place(
+        &self,
+        offset_bytes: u64,
+        length_bytes: u64,
+        device_index: Option<u32>,
+        names: &FieldNames,
+    ) -> Result<(u64, bool), Fault> {
+        let policy = self.out_of_range;
+        let (offset_bytes, folded_in_region) = match (self.device_mapping, &self.selector) {
+            (
+                DeviceMapping::Concatenate {
+                    device_region_bytes,
+                },
+                None,
+            ) => {
+                let k = device_index.ok_or_else(|| {
+                    Fault::Fatal(FieldError::new(
+                        names.device,
+                        format!("more than {MAX_TRACKED_DEVICES} distinct devices: too many to concatenate"),
+                    ))
+                })?;
+                let (in_region, folded) = fit(
+                    offset_bytes,
+                    length_bytes,
+                    device_region_bytes,
+                    policy,
+                    "device region",
+                    names,
+                )?;
+                let start = u64::from(k)
+                    .checked_mul(device_region_bytes)
+                    .and_then(|s| s.checked_add(in_region));
+                let start = start.ok_or_else(|| {
+                    Fault::Fatal(FieldError::new(
+                        names.device,
+                        format!("device number {k} times device_region_bytes = {device_region_bytes} overflows 64 bits"),
+                    ))
+                })?;
+                (start, folded)
+            }
+            _ => (offset_bytes, false),
+        };
+        let (offset_bytes, folded) = fit(
+            offset_bytes,
+            length_bytes,
+            self.drive_capacity_bytes,
+            policy,
+            "drive",
+            names,
+        )?;
+        Ok((offset_bytes, folded || folded_in_region))
+    }
+
+    /// Rebase a record's time and hand it out.
+    fn emit(&mut self, p: Pending) -> TraceRecord {
+        let origin = *self.report.time_origin_ns.get_or_insert(p.time_ns);
+        self.report.records += 1;
+        TraceRecord {
+            // The reorder buffer emits in time order, so nothing precedes the origin.
+            time_ns: p.time_ns - origin,
+            op: p.op,
+            offset_bytes: p.offset_bytes,
+            length_bytes: p.length_bytes,
+            pattern: self.write_pattern,
+            queue_depth: 0,
+            recorded_latency_ns: p.recorded_latency_ns,
+        }
+    }
+
+    /// Checks once the input is exhausted.
+    fn finish(&self) -> Result<(), TraceError> {
+        match &self.selector {
+            Some(selector) if self.report.records == 0 => {
+                Err(TraceError {
+                    file: self.file.clone(),
+                    line: 0,
+                    field: "device".into(),
+                    message: format!(
+                    "no record of device '{selector}' in {} line(s); the file has {} device(s){}{}",
+                    self.report.lines,
+                    self.report.devices_seen,
+                    if self.report.device_names.is_empty() { "" } else { ": " },
+                    self.report.device_names.join(", ")
+                ),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Fit `[offset, offset + length)` into `[0, space)`: unchanged if it fits;
+/// else folded (offset modulo space, moved down to fit, original alignment up
+/// to 4 KiB kept) or rejected. An I/O longer than the space is always an error.
+fn fit(
+    offset_bytes: u64,
+    length_bytes: u64,
+    space_bytes: u64,
+    policy: OutOfRange,
+    space_name: &str,
+    names: &FieldNames,
+) -> Result<(u64, bool), Fault> {
+    if length_bytes > space_bytes {
+        return Err(Fault::Fatal(FieldError::new(
+            names.size,
+            format!(
+                "{length_bytes} bytes is longer than the whole {space_name} ({space_bytes} bytes)"
+            ),
+        )));
+    }
+    if offset_bytes <= space_bytes - length_bytes {
+        return Ok((offset_bytes, false));
+    }
+    match policy {
+        OutOfRange::Reject => Err(Fault::Fatal(FieldError::new(
+            names.offset,
+            format!(
+                "byte offset {offset_bytes} + length {length_bytes} ends past the {space_name} ({space_bytes} bytes) and out_of_range = reject"
+            ),
+        ))),
+        OutOfRange::Fold => {
+            const MAX_ALIGN_BYTES: u64 = 4096;
+            let align = if offset_bytes == 0 {
+                MAX_ALIGN_BYTES
+            } else {
+                (1u64 << offset_bytes.trailing_zeros()).min(MAX_ALIGN_BYTES)
+            };
+            let folded = (offset_bytes % space_bytes).min(space_bytes - length_bytes);
+            Ok((folded - folded % align, true))
+        }
+    }
+}
