@@ -19,6 +19,31 @@ use std::collections::VecDeque;
 
 pub const NONE: u32 = u32::MAX;
 
+/// A large table filled with `value`, backed by transparent huge pages where
+/// the OS offers them (the maps are hundreds of MB and touched at random, so
+/// TLB misses would otherwise dominate). Results do not depend on it.
+pub fn big_table<T: Copy>(n: usize, value: T) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        let bytes = n * std::mem::size_of::<T>();
+        if bytes >= 4 << 20 {
+            let p = v.as_mut_ptr() as usize;
+            let huge = 2usize << 20;
+            let start = (p + huge - 1) & !(huge - 1);
+            let end = (p + bytes) & !(huge - 1);
+            if end > start {
+                // SAFETY: advice on memory this Vec owns; failure is harmless.
+                unsafe {
+                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+                }
+            }
+        }
+    }
+    v.resize(n, value);
+    v
+}
+
 /// Ask the CPU to start loading `v[i]` (no effect on results).
 #[inline(always)]
 fn prefetch<T>(v: &[T], i: usize) {
@@ -161,8 +186,8 @@ impl Ftl {
             policy: cfg.ftl.gc_policy,
             gc_threshold: cfg.ftl.gc_threshold_blocks,
             bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
-            l2p: vec![NONE; g.user_units as usize],
-            p2l: vec![NONE; g.raw_slots as usize],
+            l2p: big_table(g.user_units as usize, NONE),
+            p2l: big_table(g.raw_slots as usize, NONE),
             blocks,
             dies,
             host_die: 0,
