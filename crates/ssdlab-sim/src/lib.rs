@@ -23,7 +23,7 @@ pub mod nand;
 pub mod rng;
 pub mod stats;
 
-pub use config::{DriveConfig, GcPolicy, Geometry};
+pub use config::{DriveConfig, GcMode, GcPolicy, Geometry};
 pub use engine::{PhaseResult, Progress, SimOptions, Simulator};
 pub use error::{Result, SimError};
 pub use host::Workload;
