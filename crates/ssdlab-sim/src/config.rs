@@ -249,10 +249,10 @@ pub struct FtlSection {
     /// How long the drive must be idle before background GC starts.
     #[serde(default = "default_idle_gc_delay")]
     pub idle_gc_delay_ns: u64,
-    /// SandForce-style block recycling path: recycling a block costs its die
-    /// (valid + trimmed granules) x granule / this rate, because TRIM only
-    /// unmaps and the recycler must read back every granule it cannot prove
-    /// stale. Scales with the number of dies. 0: off.
+    /// SandForce-style block recycling path: returning a block to the
+    /// pre-erased pool costs its die block_bytes / this rate, whatever the
+    /// block holds (TRIM only unmaps; it frees no pre-erased blocks), on top
+    /// of moving its valid data. Scales with the number of dies. 0: off.
     #[serde(default)]
     pub recycle_bytes_per_s_per_die: u64,
 }

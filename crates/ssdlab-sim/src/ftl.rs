@@ -77,9 +77,6 @@ pub enum BlockState {
 pub struct Block {
     /// Valid granules.
     pub valid: u32,
-    /// Granules unmapped by TRIM since the block was written (the recycler
-    /// of a recycling-path controller still reads them back).
-    pub trimmed: u32,
     pub erase_count: u32,
     pub state: BlockState,
     prev: u32,
@@ -233,7 +230,7 @@ impl Ftl {
         let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
         let nblocks = g.total_blocks() as usize;
         let blocks = vec![
-            Block { valid: 0, trimmed: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
+            Block { valid: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
             nblocks
         ];
         let dies = (0..g.dies)
@@ -401,10 +398,9 @@ impl Ftl {
 
     // ----- invalidation -----
 
-    /// Drop the unit whose head granule is `head`; `trimmed` counts it as
-    /// unmapped by TRIM rather than overwritten.
+    /// Drop the unit whose head granule is `head`.
     #[inline]
-    fn invalidate(&mut self, head: u32, now_ns: u64, trimmed: bool) {
+    fn invalidate(&mut self, head: u32, now_ns: u64) {
         let n = self.unit_len(head);
         for i in 0..n {
             self.p2l[(head + i) as usize] = NONE;
@@ -422,9 +418,6 @@ impl Ftl {
             let blk = &mut self.blocks[b as usize];
             blk.valid -= n;
             blk.stamp_ns = now_ns;
-        }
-        if trimmed {
-            self.blocks[b as usize].trimmed += n;
         }
     }
 
@@ -471,7 +464,6 @@ impl Ftl {
         debug_assert_eq!(blk.state, BlockState::Free);
         blk.state = BlockState::Open;
         blk.valid = 0;
-        blk.trimmed = 0;
         blk.stamp_ns = now_ns;
         Ok(b)
     }
@@ -484,7 +476,7 @@ impl Ftl {
     pub fn write_unit(&mut self, lba: u64, ready_ns: u64, pattern: DataPattern, nand: &mut Nand) -> Result<u32> {
         let old = self.l2p[lba as usize];
         if old != NONE {
-            self.invalidate(old, ready_ns, false);
+            self.invalidate(old, ready_ns);
         }
         let n = self.granules_for(pattern);
         let die = self.host_die_with_room(n)?;
@@ -615,7 +607,6 @@ impl Ftl {
         self.raise_count += 1;
         if self.raise_count >= self.g.dies {
             self.raise_count = 0;
-        self.die_valid.iter_mut().for_each(|v| *v = 0);
             let bytes = self.unit as u64 * self.gran_bytes;
             nand.program(self.g.dies, t, bytes);
             self.counters.nand_bytes_programmed += bytes;
@@ -725,7 +716,7 @@ impl Ftl {
         for l in lba..lba + n {
             let slot = self.l2p[l as usize];
             if slot != NONE {
-                self.invalidate(slot, now_ns, true);
+                self.invalidate(slot, now_ns);
                 self.l2p[l as usize] = NONE;
                 self.counters.host_units_trimmed += 1;
             }
@@ -746,7 +737,7 @@ impl Ftl {
                 self.counters.erases += 1;
                 done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
             }
-            *blk = Block { valid: 0, trimmed: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
+            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
         }
         self.l2p.iter_mut().for_each(|x| *x = NONE);
         self.p2l.iter_mut().for_each(|x| *x = NONE);
@@ -818,9 +809,9 @@ impl Ftl {
         self.dies[d].victim_next = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
         if self.recycle_bytes_per_s_per_die > 0 {
-            // The recycler reads back every granule it cannot prove stale.
-            let blk = &self.blocks[v as usize];
-            let bytes = (blk.valid + blk.trimmed) as u64 * self.gran_bytes;
+            // The recycling path processes the whole block at its fixed rate,
+            // whatever it holds (TRIMmed data included).
+            let bytes = self.spb as u64 * self.gran_bytes;
             nand.busy(die, now_ns, bytes * 1_000_000_000 / self.recycle_bytes_per_s_per_die);
         }
         self.dies[d].gc_last_read = NONE;
@@ -967,7 +958,6 @@ impl Ftl {
             blk.erase_count += 1;
             blk.state = BlockState::Free;
             blk.valid = 0;
-            blk.trimmed = 0;
             self.counters.erases += 1;
             self.dies[d].free.push_back(victim);
             self.dies[d].victim = NONE;

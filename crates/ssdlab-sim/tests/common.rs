@@ -7,6 +7,12 @@ use ssdlab_sim::{DriveConfig, SimOptions, Simulator, Workload};
 /// A drive of `dies` dies with `blocks` blocks of `pages` 4KB pages each (one
 /// plane), whose user capacity is raw / `a` (a = physical / user pages).
 pub fn drive(dies: u32, blocks: u32, pages: u32, a: f64, policy: &str) -> DriveConfig {
+    drive_with(dies, blocks, pages, a, policy, json!({}))
+}
+
+/// Like [`drive`], with `extra` merged section by section (e.g.
+/// `{"controller": {"max_active_dies": 2}, "data_reduction": {...}}`).
+pub fn drive_with(dies: u32, blocks: u32, pages: u32, a: f64, policy: &str, extra: Value) -> DriveConfig {
     let raw_units = dies as u64 * blocks as u64 * pages as u64;
     let user_units = (raw_units as f64 / a).floor() as u64;
     let cfg = json!({
@@ -19,7 +25,26 @@ pub fn drive(dies: u32, blocks: u32, pages: u32, a: f64, policy: &str) -> DriveC
                  "channel_bytes_per_s": 200_000_000u64},
         "ftl": {"gc_policy": policy, "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
     });
+    let mut cfg = cfg;
+    merge(&mut cfg, &extra);
     DriveConfig::from_json_str(&cfg.to_string()).unwrap()
+}
+
+pub fn merge(a: &mut Value, b: &Value) {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (a, b) => *a = b.clone(),
+    }
+}
+
+/// Sequential write throughput in MB/s of a 128KB QD`qd` pass over `bytes`.
+pub fn seq_write_mbps(sim: &mut Simulator, bytes: u64, qd: u32, data: &str) -> f64 {
+    let r = run(sim, json!({"rw": "write", "bs": "128k", "iodepth": qd, "io_size": bytes, "data": data}));
+    r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }
 
 pub fn sim(cfg: DriveConfig, seed: u64, check: bool) -> Simulator {

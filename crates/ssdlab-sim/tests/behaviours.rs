@@ -1,0 +1,214 @@
+//! Controller and firmware behaviours, one claim per test (MODEL.md).
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ssdlab_sim::Simulator;
+
+/// A small 25nm-class drive: 8KB pages, 2 planes, 256 pages per block,
+/// `dies` dies on up to 8 channels, 1/1.15 of raw NAND as user capacity.
+fn realistic(dies: u32, blocks: u32, extra: Value) -> Simulator {
+    realistic_a(dies, blocks, 1.15, extra)
+}
+
+fn realistic_a(dies: u32, blocks: u32, a: f64, extra: Value) -> Simulator {
+    let mut e = json!({
+        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000},
+        "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 4u64 << 20},
+        "nand": {"channels": dies.min(8), "packages_per_channel": dies / dies.min(8), "planes_per_die": 2,
+                 "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000, "tprog_ns": 1_300_000,
+                 "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+        "ftl": {"gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+    });
+    merge(&mut e, &extra);
+    // drive() sizes capacity from 4KB pages x 1 plane; with 8KB x 2 planes a
+    // block holds 4x the slots, so pass 4x the pages to keep a = 1.15.
+    sim(drive_with(dies, blocks, 256 * 4, a, "greedy", e), 11, false)
+}
+
+fn mbps(r: &ssdlab_sim::PhaseResult) -> f64 {
+    (r.stats.read.bytes + r.stats.write.bytes) as f64 / (r.duration_ns as f64 / 1e9) / 1e6
+}
+
+const REDUCTION: &str = r#"{"data_reduction": {"enabled": true, "metadata_bytes_per_unit": 64,
+    "compressible_stored_fraction": 0.25, "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0}}"#;
+
+#[test]
+fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
+    let red: Value = serde_json::from_str(REDUCTION).unwrap();
+    let s = realistic(8, 32, red);
+    let span = s.capacity_bytes() / 4;
+    let inc = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "incompressible"}));
+    let rep = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "repeated"}));
+    let prog = |r: &ssdlab_sim::PhaseResult| r.nand.unit_programs;
+    println!("reducing: incompressible {:.0} MB/s WA {:.2}; repeated {:.0} MB/s WA {:.2}", mbps(&inc), inc.waf(), mbps(&rep), rep.waf());
+    assert!(rep.waf() < 0.35, "repeated data should program a fraction of the host bytes: WA {}", rep.waf());
+    assert!(inc.waf() >= 1.0);
+    assert!(prog(&rep) * 3 < prog(&inc), "program operations: repeated {} vs incompressible {}", prog(&rep), prog(&inc));
+    assert!(mbps(&rep) > 1.5 * mbps(&inc));
+    assert!(rep.data_reduction_ratio() < 0.3 && (inc.data_reduction_ratio() - 1.0).abs() < 1e-9);
+    // A controller without data reduction treats both alike.
+    let p = realistic(8, 32, json!({}));
+    let a = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "incompressible"}));
+    let b = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "repeated"}));
+    assert_eq!(a.waf(), b.waf());
+    assert!((mbps(&a) / mbps(&b) - 1.0).abs() < 0.01);
+}
+
+fn recycling_drive() -> Simulator {
+    realistic(8, 64, json!({"ftl": {"gc_mode": "lazy", "recycle_bytes_per_s_per_die": 8_000_000u64, "bg_gc_threshold_blocks": 4}}))
+}
+
+/// AS-SSD-style sequential write: 16MB transfers at QD1 over 256MB.
+fn as_ssd_write(s: &mut Simulator) -> f64 {
+    let r = run(s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "io_size": 256u64 << 20, "size": 256u64 << 20}));
+    mbps(&r)
+}
+
+#[test]
+fn trim_alone_does_not_restore_a_dirty_recycling_limited_drive() {
+    let mut s = recycling_drive();
+    let clean = as_ssd_write(&mut s.clone());
+    // Dirty: every LBA written, then written again (the spare area fills too).
+    fill(&mut s);
+    fill(&mut s);
+    let dirty = as_ssd_write(&mut s.clone());
+    let mut t = s.clone();
+    t.trim(0, None).unwrap();
+    let trimmed = as_ssd_write(&mut t.clone());
+    let mut e = t.clone();
+    e.secure_erase().unwrap();
+    let erased = as_ssd_write(&mut e);
+    // A sequential pass after the TRIM, then idle time for the recycler.
+    fill(&mut t);
+    t.idle(30_000_000_000).unwrap();
+    let after_pass = as_ssd_write(&mut t);
+    println!("clean {clean:.0} dirty {dirty:.0} after TRIM {trimmed:.0} after secure erase {erased:.0} after a pass {after_pass:.0} MB/s");
+    assert!(dirty < 0.7 * clean, "dirty {dirty} vs clean {clean}");
+    assert!((trimmed / dirty - 1.0).abs() < 0.2, "TRIM restored the drive: {trimmed} vs dirty {dirty}");
+    assert!((erased / clean - 1.0).abs() < 0.05, "secure erase: {erased} vs clean {clean}");
+    assert!(after_pass > trimmed * 1.05, "a sequential pass should help somewhat: {after_pass} vs {trimmed}");
+}
+
+#[test]
+fn raise_writes_one_parity_unit_per_stripe_of_data_units() {
+    // One of the 8 dies holds parity: size the user capacity on the other 7.
+    let mut s = realistic_a(8, 32, 1.15 * 8.0 / 7.0, json!({"nand": {"raise": true}}));
+    assert_eq!(s.geometry.dies, 7);
+    let r = fill(&mut s);
+    let data = r.ftl.nand_bytes_programmed - r.ftl.parity_bytes;
+    let ratio = r.ftl.parity_bytes as f64 / data as f64;
+    assert!((ratio - 1.0 / 7.0).abs() < 0.002, "parity/data {ratio}");
+}
+
+#[test]
+fn an_active_die_limit_caps_incompressible_write_speed() {
+    let span = |s: &Simulator| s.capacity_bytes() / 4;
+    let mut all = realistic(16, 32, json!({}));
+    let mut half = realistic(16, 32, json!({"controller": {"max_active_dies": 8}}));
+    let (sa, sh) = (span(&all), span(&half));
+    let (a, b) = (seq_write_mbps(&mut all, sa, 32, "incompressible"), seq_write_mbps(&mut half, sh, 32, "incompressible"));
+    println!("16 dies: {a:.0} MB/s; at most 8 active: {b:.0} MB/s");
+    assert!(b < 0.6 * a && b > 0.4 * a);
+}
+
+#[test]
+fn read_ahead_off_below_qd3_slows_qd1_sequential_reads() {
+    let base = json!({"controller": {"readahead_bytes": 1048576, "readahead_min_qd": 1}});
+    let late = json!({"controller": {"readahead_bytes": 1048576, "readahead_min_qd": 3, "seq_read_max_dies": 4}});
+    let mut results = Vec::new();
+    for (label, extra) in [("read-ahead at QD1", base), ("read-ahead from QD3, 4-die pipeline", late)] {
+        let mut s = realistic(8, 32, extra);
+        fill(&mut s);
+        let r1 = run(&mut s.clone(), json!({"rw": "read", "bs": "128k", "iodepth": 1, "io_size": 512u64 << 20}));
+        let r4 = run(&mut s, json!({"rw": "read", "bs": "128k", "iodepth": 4, "io_size": 512u64 << 20}));
+        println!("{label}: QD1 {:.0} MB/s, QD4 {:.0} MB/s", mbps(&r1), mbps(&r4));
+        results.push((mbps(&r1), mbps(&r4)));
+    }
+    assert!(results[1].0 < 0.7 * results[0].0, "QD1 sequential reads should suffer without read-ahead");
+    assert!(results[1].1 > 0.9 * results[0].1, "and recover at QD4");
+}
+
+#[test]
+fn a_larger_write_buffer_absorbs_a_burst() {
+    let burst = json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": 32u64 << 20});
+    let mut small = realistic(4, 32, json!({}));
+    let mut big = realistic(4, 32, json!({"controller": {"write_buffer_bytes": 64u64 << 20}}));
+    let (a, b) = (mbps(&run(&mut small, burst.clone())), mbps(&run(&mut big, burst)));
+    println!("32MB burst: 4MB buffer {a:.0} MB/s, 64MB buffer {b:.0} MB/s");
+    assert!(b > 450.0, "the burst should go at link speed: {b}");
+    assert!(a < 0.5 * b);
+    // Sustained writes are bounded by the NAND either way.
+    let long = json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": 1u64 << 30});
+    let (c, d) = (mbps(&run(&mut small, long.clone())), mbps(&run(&mut big, long)));
+    assert!(d < 1.2 * c, "steady state {c} vs {d}");
+}
+
+#[test]
+fn reads_of_unwritten_lbas_are_answered_from_the_map_or_slower() {
+    let job = json!({"rw": "randread", "bs": "4k", "iodepth": 1, "number_ios": 2000, "size": "64m"});
+    let mut fast = realistic(8, 32, json!({}));
+    let mut slow = realistic(8, 32, json!({"controller": {"unmapped_read_ns": 300_000}}));
+    let mut written = realistic(8, 32, json!({}));
+    run(&mut written, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": "64m"}));
+    let iops = |r: ssdlab_sim::PhaseResult| r.iops();
+    let (f, s, w) = (iops(run(&mut fast, job.clone())), iops(run(&mut slow, job.clone())), iops(run(&mut written, job)));
+    println!("QD1 4KB reads: unwritten (from map) {f:.0} IOPS, unwritten (slow firmware) {s:.0}, written {w:.0}");
+    assert!(f > w && s < w);
+}
+
+#[test]
+fn sata_3gbps_caps_sequential_reads_near_280_mbps() {
+    let mut s6 = realistic(16, 32, json!({"host": {"interface": "sata-6g", "link_bytes_per_s": 0, "command_overhead_ns": 0}}));
+    let mut s3 = realistic(16, 32, json!({"host": {"interface": "sata-3g", "link_bytes_per_s": 0, "command_overhead_ns": 0}}));
+    for s in [&mut s6, &mut s3] {
+        fill(s);
+    }
+    let job = json!({"rw": "read", "bs": "128k", "iodepth": 32, "io_size": 1u64 << 30});
+    let (a, b) = (mbps(&run(&mut s6, job.clone())), mbps(&run(&mut s3, job)));
+    println!("sequential read: SATA 6Gbps {a:.0} MB/s, 3Gbps {b:.0} MB/s");
+    assert!(b < 281.0 && b > 250.0 && a > 400.0);
+}
+
+#[test]
+fn random_writes_draw_more_power_than_idle() {
+    let mut s = realistic(8, 32, json!({}));
+    fill(&mut s);
+    let w = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s"}));
+    let i = s.idle(5_000_000_000).unwrap();
+    let (pw, pi) = (w.power["avg_w"].as_f64().unwrap(), i.power["avg_w"].as_f64().unwrap());
+    println!("random write {pw:.2} W, idle {pi:.2} W");
+    assert!(pw > pi + 0.5 && pi >= 0.5);
+}
+
+#[test]
+fn lifetime_shrinks_with_write_amplification() {
+    let mut seq = realistic(8, 32, json!({}));
+    fill(&mut seq);
+    fill(&mut seq);
+    let mut rnd = realistic(8, 32, json!({}));
+    fill(&mut rnd);
+    let cap = rnd.capacity_bytes();
+    run(&mut rnd, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": cap}));
+    let y = |s: &Simulator| s.smart()["lifetime_years_at_20_gb_per_day"].as_f64().unwrap();
+    let wa = |s: &Simulator| s.smart()["waf_lifetime"].as_f64().unwrap();
+    println!("sequential: WA {:.2}, {:.1} years; random: WA {:.2}, {:.1} years", wa(&seq), y(&seq), wa(&rnd), y(&rnd));
+    assert!(wa(&rnd) > wa(&seq) && y(&rnd) < y(&seq));
+}
+
+#[test]
+fn more_spare_area_raises_steady_state_random_write_iops() {
+    let mut s = realistic(8, 32, json!({}));
+    let cap = s.capacity_bytes();
+    let mut results = Vec::new();
+    for span in [cap, cap / 4096 * 3 / 4 * 4096] {
+        let mut t = s.clone();
+        run(&mut t, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span}));
+        run(&mut t, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span, "io_size": 2 * span}));
+        let r = run(&mut t, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span, "runtime": "10s"}));
+        results.push((r.iops(), r.waf()));
+    }
+    let _ = &mut s;
+    println!("default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}", results[0].0, results[0].1, results[1].0, results[1].1);
+    assert!(results[1].0 > 1.5 * results[0].0 && results[1].1 < results[0].1);
+}
