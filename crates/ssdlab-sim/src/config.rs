@@ -255,6 +255,26 @@ pub struct FtlSection {
     /// of moving its valid data. Scales with the number of dies. 0: off.
     #[serde(default)]
     pub recycle_bytes_per_s_per_die: u64,
+    /// Performance mode (Vertex 4 firmware 1.4+): while fewer than
+    /// `perf_mode_fill_percent` of the user LBAs hold data, blocks are written
+    /// in a fast mode (lower pages only: half the block, this program time);
+    /// crossing it starts a one-time reorganisation that rewrites every
+    /// fast-mode block in normal mode, in the background of host I/O. 0: off.
+    #[serde(default)]
+    pub perf_mode_tprog_ns: u64,
+    #[serde(default = "fifty")]
+    pub perf_mode_fill_percent: u32,
+    /// GC units moved per host program unit while the reorganisation runs.
+    #[serde(default = "two")]
+    pub perf_mode_reorg_units_per_host_unit: u32,
+}
+
+fn fifty() -> u32 {
+    50
+}
+
+fn two() -> u32 {
+    2
 }
 
 fn default_idle_gc_delay() -> u64 {
@@ -545,6 +565,12 @@ impl DriveConfig {
             );
         }
         let f = &self.ftl;
+        if f.perf_mode_tprog_ns > 0 && (f.perf_mode_fill_percent == 0 || f.perf_mode_fill_percent > 100) {
+            return err("ftl.perf_mode_fill_percent", format!("{} must be 1..=100", f.perf_mode_fill_percent));
+        }
+        if f.perf_mode_tprog_ns > 0 && f.perf_mode_tprog_ns >= n.tprog_ns {
+            return err("ftl.perf_mode_tprog_ns", format!("{} must be faster than nand.tprog_ns ({})", f.perf_mode_tprog_ns, n.tprog_ns));
+        }
         if f.gc_threshold_blocks < 1 {
             return err("ftl.gc_threshold_blocks", "must be at least 1 free block per die".into());
         }

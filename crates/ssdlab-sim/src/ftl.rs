@@ -79,6 +79,8 @@ pub struct Block {
     pub valid: u32,
     pub erase_count: u32,
     pub state: BlockState,
+    /// Written in performance (fast, lower-pages-only) mode: half capacity.
+    pub fast: bool,
     prev: u32,
     next: u32,
     /// Last time its valid count changed.
@@ -211,6 +213,15 @@ pub struct Ftl {
     /// the blocks GC needs to work (threshold + open host + open GC block).
     die_valid: Vec<u64>,
     die_room: u64,
+    /// Performance mode: fast program time (0: no such mode), whether it is
+    /// on, LBAs holding data and the count that ends it, and per die the
+    /// fast-mode blocks still to reorganise and the pace.
+    perf_tprog_ns: u64,
+    pub perf_active: bool,
+    mapped_lbas: u64,
+    perf_limit_lbas: u64,
+    reorg: Vec<Vec<u32>>,
+    reorg_rate: u32,
 }
 
 impl Ftl {
@@ -230,7 +241,7 @@ impl Ftl {
         let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
         let nblocks = g.total_blocks() as usize;
         let blocks = vec![
-            Block { valid: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
+            Block { valid: 0, erase_count: 0, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
             nblocks
         ];
         let dies = (0..g.dies)
@@ -271,6 +282,12 @@ impl Ftl {
             recycle_bytes_per_s_per_die: cfg.ftl.recycle_bytes_per_s_per_die,
             raise_count: 0,
             die_valid: vec![0; g.dies as usize],
+            perf_tprog_ns: cfg.ftl.perf_mode_tprog_ns,
+            perf_active: cfg.ftl.perf_mode_tprog_ns > 0,
+            mapped_lbas: 0,
+            perf_limit_lbas: g.user_units * cfg.ftl.perf_mode_fill_percent as u64 / 100,
+            reorg: vec![Vec::new(); g.dies as usize],
+            reorg_rate: cfg.ftl.perf_mode_reorg_units_per_host_unit.max(1),
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             g,
         }
@@ -317,6 +334,30 @@ impl Ftl {
             n += 1;
         }
         n
+    }
+
+    /// Granules a block holds: half (whole program units) in performance mode.
+    #[inline]
+    fn cap(&self, b: u32) -> u32 {
+        if self.blocks[b as usize].fast {
+            (self.spb / 2 / self.unit).max(1) * self.unit
+        } else {
+            self.spb
+        }
+    }
+
+    #[inline]
+    fn tprog_of(&self, b: u32, nand: &Nand) -> u64 {
+        if self.blocks[b as usize].fast {
+            self.perf_tprog_ns
+        } else {
+            nand.tprog_ns
+        }
+    }
+
+    /// Reorganisation work left (performance mode ended, fast blocks remain).
+    pub fn reorg_pending(&self) -> usize {
+        self.reorg.iter().map(|r| r.len()).sum()
     }
 
     pub fn gran_bytes(&self) -> u64 {
@@ -465,6 +506,7 @@ impl Ftl {
         blk.state = BlockState::Open;
         blk.valid = 0;
         blk.stamp_ns = now_ns;
+        blk.fast = self.perf_active;
         Ok(b)
     }
 
@@ -477,6 +519,11 @@ impl Ftl {
         let old = self.l2p[lba as usize];
         if old != NONE {
             self.invalidate(old, ready_ns);
+        } else {
+            self.mapped_lbas += 1;
+            if self.perf_active && self.mapped_lbas > self.perf_limit_lbas {
+                self.end_perf_mode();
+            }
         }
         let n = self.granules_for(pattern);
         let die = self.host_die_with_room(n)?;
@@ -508,6 +555,22 @@ impl Ftl {
         Ok(head)
     }
 
+    /// Performance mode ends: every block written in fast mode is queued for
+    /// rewriting in normal mode.
+    fn end_perf_mode(&mut self) {
+        self.perf_active = false;
+        for b in 0..self.blocks.len() as u32 {
+            let blk = &self.blocks[b as usize];
+            if blk.fast && blk.state == BlockState::Sealed {
+                let d = self.die_of_block(b) as usize;
+                self.reorg[d].push(b);
+            }
+        }
+        for r in &mut self.reorg {
+            r.reverse(); // oldest first when popped
+        }
+    }
+
     /// The die the next host data goes to: the striping order, skipping a die
     /// whose valid data leaves it no room to clean into (possible when a
     /// workload's overwrites land unevenly).
@@ -531,14 +594,15 @@ impl Ftl {
     fn alloc(&mut self, die: u32, gc: bool, n: u32, now_ns: u64, nand: &mut Nand) -> Result<u32> {
         let d = die as usize;
         let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
-        if wp.block != NONE && wp.next + n > self.spb {
+        if wp.block != NONE && wp.next + n > self.cap(wp.block) {
             // Pad the block's tail and close it.
-            let pad = self.spb - wp.next;
+            let cap = self.cap(wp.block);
+            let pad = cap - wp.next;
             self.counters.padded_bytes += pad as u64 * self.gran_bytes;
             if gc {
-                self.dies[d].gc_wp.next = self.spb;
+                self.dies[d].gc_wp.next = cap;
             } else {
-                self.dies[d].host_wp.next = self.spb;
+                self.dies[d].host_wp.next = cap;
             }
             self.program_ready_units(die, gc, now_ns, nand)?;
         }
@@ -567,17 +631,28 @@ impl Ftl {
             if wp.block == NONE || wp.next < wp.programmed + self.unit {
                 break;
             }
-            if !gc && self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
-                self.gc_paced(die, now_ns, nand)?;
+            if !gc {
+                if self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
+                    self.gc_paced(die, now_ns, nand)?;
+                }
+                // Performance-mode reorganisation runs alongside host writes.
+                for _ in 0..self.reorg_rate {
+                    if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
+                        break;
+                    }
+                    self.gc_victim_step(die, now_ns, nand, 0, false)?;
+                }
             }
+            let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
             let bytes = self.unit as u64 * self.gran_bytes;
             let t = wp.ready_ns.max(if gc { now_ns } else { 0 });
+            let tprog = self.tprog_of(wp.block, nand);
             let xe = if gc {
                 let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
                 self.dies[d].gc_last_read = NONE;
-                nand.copy_through_controller(die, t, reads, bytes)
+                nand.copy_through_controller(die, t, reads, bytes, tprog)
             } else {
-                nand.program(die, t, bytes).0
+                nand.program_t(die, t, bytes, tprog).0
             };
             self.counters.nand_bytes_programmed += bytes;
             self.raise_parity(t, nand);
@@ -589,10 +664,14 @@ impl Ftl {
             }
             wpm.ready_ns = 0;
             any = true;
-            if wpm.programmed >= self.spb {
-                let b = wpm.block;
+            let b = wpm.block;
+            if wpm.programmed >= self.cap(b) {
+                let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
                 *wpm = WritePoint::EMPTY;
                 self.seal(b, t);
+                if self.blocks[b as usize].fast && !self.perf_active {
+                    self.reorg[d].insert(0, b);
+                }
             }
         }
         Ok(any)
@@ -718,6 +797,7 @@ impl Ftl {
             if slot != NONE {
                 self.invalidate(slot, now_ns);
                 self.l2p[l as usize] = NONE;
+                self.mapped_lbas -= 1;
                 self.counters.host_units_trimmed += 1;
             }
             if let Some(s) = self.shadow.as_mut() {
@@ -737,7 +817,7 @@ impl Ftl {
                 self.counters.erases += 1;
                 done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
             }
-            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
+            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
         }
         self.l2p.iter_mut().for_each(|x| *x = NONE);
         self.p2l.iter_mut().for_each(|x| *x = NONE);
@@ -762,6 +842,9 @@ impl Ftl {
         }
         self.raise_count = 0;
         self.die_valid.iter_mut().for_each(|v| *v = 0);
+        self.mapped_lbas = 0;
+        self.perf_active = self.perf_tprog_ns > 0;
+        self.reorg.iter_mut().for_each(|r| r.clear());
         self.host_die = 0;
         if let Some(s) = self.shadow.as_mut() {
             s.clear();
@@ -798,12 +881,29 @@ impl Ftl {
     /// Choose the next victim of `die`; false if cleaning could gain nothing.
     fn gc_start_victim(&mut self, die: u32, now_ns: u64, foreground: bool, nand: &mut Nand) -> bool {
         let d = die as usize;
-        if !self.gc_can_gain(die) {
-            return false;
+        let mut v = NONE;
+        // Performance-mode reorganisation first: fast blocks, whatever they hold.
+        while let Some(b) = self.reorg[d].pop() {
+            let blk = &self.blocks[b as usize];
+            if blk.fast && blk.state == BlockState::Sealed {
+                if self.uses_buckets() {
+                    self.bucket_remove(b);
+                } else if let Some(i) = self.dies[d].fifo.iter().position(|&x| x == b) {
+                    self.dies[d].fifo.remove(i);
+                }
+                self.blocks[b as usize].state = BlockState::Victim;
+                v = b;
+                break;
+            }
         }
-        let v = self.select_victim(die, now_ns);
         if v == NONE {
-            return false;
+            if !self.gc_can_gain(die) {
+                return false;
+            }
+            v = self.select_victim(die, now_ns);
+            if v == NONE {
+                return false;
+            }
         }
         self.dies[d].victim = v;
         self.dies[d].victim_next = 0;
@@ -968,7 +1068,7 @@ impl Ftl {
     /// Background GC while the drive is idle in `[from_ns, until_ns)`: each die
     /// cleans until it holds `bg_gc_threshold_blocks` free blocks or its time is up.
     pub fn background_gc(&mut self, from_ns: u64, until_ns: u64, nand: &mut Nand) -> Result<()> {
-        if self.bg_gc_threshold == 0 || until_ns <= from_ns {
+        if (self.bg_gc_threshold == 0 && self.reorg_pending() == 0) || until_ns <= from_ns {
             return Ok(());
         }
         for die in 0..self.g.dies {
@@ -978,7 +1078,7 @@ impl Ftl {
                     break;
                 }
                 let d = &self.dies[die as usize];
-                if d.victim == NONE && d.free.len() >= self.bg_gc_threshold as usize {
+                if d.victim == NONE && d.free.len() >= self.bg_gc_threshold as usize && self.reorg[die as usize].is_empty() {
                     break;
                 }
                 if !self.gc_victim_step(die, start, nand, until_ns, false)? {

@@ -235,16 +235,22 @@ impl Nand {
     /// Returns (transfer end: the data has left the controller's buffer, program end).
     #[inline]
     pub fn program(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> (u64, u64) {
+        self.program_t(die, earliest_ns, bytes, self.tprog_ns)
+    }
+
+    /// Program with a given program time (fast modes).
+    #[inline]
+    pub fn program_t(&mut self, die: u32, earliest_ns: u64, bytes: u64, tprog_ns: u64) -> (u64, u64) {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
         let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
         let xs = self.channels[ch].reserve(s0, x);
         let xe = xs + x;
-        let done = xe + self.tprog_ns;
+        let done = xe + tprog_ns;
         self.release(tok, done);
         let d = &mut self.dies[die as usize];
-        d.prog_busy_ns += self.tprog_ns;
+        d.prog_busy_ns += tprog_ns;
         d.busy_until_ns = done;
         self.counters.unit_programs += 1;
         self.counters.bytes_programmed += bytes;
@@ -256,7 +262,7 @@ impl Nand {
     /// die, the data out to the controller and back over the channel (one
     /// booking), then the program. Returns when the data left the controller.
     #[inline]
-    pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64) -> u64 {
+    pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64, tprog_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
@@ -264,11 +270,11 @@ impl Nand {
         let s0 = s0 + reads * self.tr_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x;
-        let done = xe + self.tprog_ns;
+        let done = xe + tprog_ns;
         self.release(tok, done);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += reads * self.tr_ns;
-        d.prog_busy_ns += self.tprog_ns;
+        d.prog_busy_ns += tprog_ns;
         d.busy_until_ns = done;
         let c = &mut self.counters;
         c.page_reads += reads;

@@ -212,3 +212,31 @@ fn more_spare_area_raises_steady_state_random_write_iops() {
     println!("default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}", results[0].0, results[0].1, results[1].0, results[1].1);
     assert!(results[1].0 > 1.5 * results[0].0 && results[1].1 < results[0].1);
 }
+
+#[test]
+fn performance_mode_is_fast_until_half_full_then_reorganises() {
+    // Vertex 4 firmware 1.4: fast (lower-page) writes below 50% fill.
+    let perf = json!({"ftl": {"perf_mode_tprog_ns": 450_000, "perf_mode_fill_percent": 50}});
+    let mut p = realistic(8, 64, perf);
+    let mut n = realistic(8, 64, json!({}));
+    let cap = p.capacity_bytes();
+    let first_third = json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": cap / 3 / 4096 * 4096});
+    let (fast, normal) = (mbps(&run(&mut p, first_third.clone())), mbps(&run(&mut n, first_third)));
+    assert!(p.ftl.perf_active);
+    // Cross 50%: the reorganisation starts and slows host writes.
+    let second = json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": cap / 3 / 4096 * 4096, "size": cap / 3 / 4096 * 4096});
+    let crossing = mbps(&run(&mut p, second.clone()));
+    let normal2 = mbps(&run(&mut n, second));
+    assert!(!p.ftl.perf_active);
+    let pending = p.ftl.reorg_pending();
+    // Given idle time, the reorganisation completes and speed is normal again.
+    p.idle(120_000_000_000).unwrap();
+    let last = json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": 2 * (cap / 3 / 4096 * 4096), "size": cap / 4 / 4096 * 4096});
+    let after = mbps(&run(&mut p, last.clone()));
+    let normal3 = mbps(&run(&mut n, last));
+    println!("perf mode {fast:.0} vs normal {normal:.0} MB/s; crossing 50%: {crossing:.0} vs {normal2:.0} ({pending} blocks to reorganise); after: {after:.0} vs {normal3:.0}");
+    assert!(fast > 1.5 * normal);
+    assert!(crossing < 0.8 * normal2);
+    assert_eq!(p.ftl.reorg_pending(), 0);
+    assert!((after / normal3 - 1.0).abs() < 0.1);
+}

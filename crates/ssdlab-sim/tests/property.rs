@@ -114,6 +114,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Performance mode (half-capacity fast blocks, then a reorganisation
+    /// once 30% of the LBAs hold data) with paced GC.
+    #[test]
+    fn performance_mode_never_loses_or_mixes_up_data(
+        seed in any::<u64>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30}});
+        let mut sim = sim(drive_with(2, 48, 16, 1.12, "cost-benefit", extra), seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
+}
+
 /// A long deterministic run under heavy pressure with every policy: writes
 /// many times the capacity mixed with TRIMs and reads, checked throughout.
 #[test]
