@@ -39,7 +39,7 @@ class ProgressBar:
         else:
             self.enabled = force
         self.min_interval_s = min_interval_s
-        self._last_draw = 0.0
+        self._last_draw: Optional[float] = None
         self._drawn = False
         self._start = time.monotonic()
         self.calls = 0
@@ -49,7 +49,7 @@ class ProgressBar:
         if not self.enabled:
             return True
         now = time.monotonic()
-        if now - self._last_draw < self.min_interval_s:
+        if self._last_draw is not None and now - self._last_draw < self.min_interval_s:
             return True
         self._last_draw = now
         if total_ns > 0:

@@ -34,6 +34,9 @@ PRECONDITION_STATES = ("clean", "filled", "fill", "dirty", "tortured")
 
 Size = Union[int, str]
 
+#: Transfer size of the fill pass (METHODOLOGY.md "filled").
+_FILL_BS = 128 * 1024
+
 
 def _size_bytes(value: Size, capacity_bytes: int, field: str) -> int:
     if isinstance(value, bool):
@@ -235,12 +238,23 @@ class Simulator:
         phases[0].data["jobname"] = "precondition: secure erase"
         if state == "clean":
             return phases
-        seq = dict(region, rw="write", bs="128k")
-        phases.append(self.run(seq, name="precondition: sequential fill 128KB QD32", progress=progress))
+        def sequential_pass(name: str) -> None:
+            # The engine's sequential stream wraps to the region start when
+            # less than one block is left, so a span that is not a multiple
+            # of 128KB gets its tail written by one I/O of the remaining size.
+            whole = size // _FILL_BS * _FILL_BS
+            if whole:
+                job = dict(region, rw="write", bs=_FILL_BS, io_size=whole)
+                phases.append(self.run(job, name=name, progress=progress))
+            if size > whole:
+                tail = dict(region, rw="write", bs=size - whole, offset=off + whole, size=size - whole, iodepth=1)
+                phases.append(self.run(tail, name=f"{name} (last {size - whole} B)"))
+
+        sequential_pass("precondition: sequential fill 128KB QD32")
         if state == "dirty":
-            phases.append(self.run(seq, name="precondition: second sequential pass", progress=progress))
+            sequential_pass("precondition: second sequential pass")
         elif state == "tortured":
-            rnd = dict(region, rw="randwrite", bs="4k", runtime=str(torture_runtime))
+            rnd = dict(region, rw="randwrite", bs="4k", runtime=str(torture_runtime), blockalign="4k")
             phases.append(self.run(rnd, name="precondition: torture 4KB random QD32", progress=progress))
         return phases
 
