@@ -280,9 +280,10 @@ def format_summary(
     if man.get("drive_changes"):
         lines.append("  drive changes: " + ", ".join(f"{k}={v}" for k, v in man["drive_changes"].items()))
     for p in preconditioning:
+        wrote = p.data["write"]["io_bytes"]
         lines.append(
-            f"precondition {p.name}: {p.duration_s:,.1f} s simulated, {p.wall_time_s:.1f} s wall"
-            + (f", {p.bw_mbps:,.1f} MB/s" if p.data['write']['io_bytes'] else "")
+            f"{p.name}: {p.duration_s:,.1f} s simulated, {p.wall_time_s:.1f} s wall"
+            + (f", {_gb(wrote)} at {p.bw_mbps:,.1f} MB/s" if wrote else "")
         )
     status = "  (INTERRUPTED: figures cover what finished)" if result.interrupted else ""
     lines.append(f"job {result.name}: {d.get('kind')} at QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
