@@ -286,7 +286,8 @@ def format_summary(
             + (f", {_gb(wrote)} at {p.bw_mbps:,.1f} MB/s" if wrote else "")
         )
     status = "  (INTERRUPTED: figures cover what finished)" if result.interrupted else ""
-    lines.append(f"job {result.name}: {d.get('kind')} at QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
+    keys = ", ".join(f"{k}={v}" for k, v in (result.job or {}).items() if k != "name")
+    lines.append(f"job {result.name} ({keys or d.get('kind')}): QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
     for direction in ("read", "write", "trim"):
         x = d[direction]
         if not x["total_ios"]:
