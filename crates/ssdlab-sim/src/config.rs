@@ -100,10 +100,27 @@ pub enum GcPolicy {
     Fifo,
 }
 
+/// When foreground garbage collection does its work.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    /// Once a die is at the threshold, every host program unit on it is
+    /// preceded by the GC work that keeps the free pool level: steady,
+    /// evenly spread stalls.
+    #[default]
+    Paced,
+    /// Clean whole victims only when a block is needed: higher peaks, deeper
+    /// valleys (long stalls while a die copies a whole block).
+    Lazy,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FtlSection {
     pub gc_policy: GcPolicy,
+    /// `paced` (default) or `lazy` foreground GC.
+    #[serde(default)]
+    pub gc_mode: GcMode,
     /// Foreground GC runs on a die when its free blocks fall below this; host
     /// writes to that die wait behind it.
     pub gc_threshold_blocks: u32,

@@ -13,6 +13,7 @@ use crate::host::{unit_span, IoGen, Op, Workload};
 use crate::nand::{Calendar, Nand, NandCounters};
 use crate::pattern::DataPattern;
 use crate::stats::{Dir, PhaseStats, PERCENTILES};
+use crate::trace::{TraceOp, TraceRecord};
 use serde_json::{json, Value};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -64,6 +65,32 @@ impl WriteBuffer {
     }
 }
 
+/// How a trace is replayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayMode {
+    AsRecorded,
+    AsFastAsPossible,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    pub name: String,
+    pub mode: ReplayMode,
+    /// Queue depth for records that carry none (as fast as possible).
+    pub queue_depth: u32,
+    /// Shorten every gap between arrivals to at most this (The Destroyer: 25 ms).
+    pub idle_cap_ns: Option<u64>,
+    pub interval_ns: u64,
+    /// Keep every I/O's submit and completion time in the result (small traces).
+    pub io_log: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions { name: "replay".into(), mode: ReplayMode::AsRecorded, queue_depth: 1, idle_cap_ns: None, interval_ns: 1_000_000_000, io_log: false }
+    }
+}
+
 /// What a progress callback is told.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -88,6 +115,7 @@ pub struct PhaseResult {
     pub iodepth: u32,
     pub pattern: Option<DataPattern>,
     pub smart: Value,
+    pub io_log: Vec<IoLogEntry>,
 }
 
 fn dir_json(d: &crate::stats::DirStats, dur_ns: u64) -> Value {
@@ -152,6 +180,7 @@ impl PhaseResult {
             "read_busy_time_ns": self.stats.read_busy_time_ns,
             "write_busy_time_ns": self.stats.write_busy_time_ns,
             "interval_ns": self.stats.interval_ns,
+            "storage_bench": self.storage_bench_json(),
             "ssdlab": {
                 "host_bytes_written": self.host_bytes_written(),
                 "host_bytes_trimmed": self.ftl.host_units_trimmed * UNIT_BYTES,
@@ -167,6 +196,27 @@ impl PhaseResult {
                 "rmw_reads": self.ftl.rmw_reads,
                 "smart": self.smart,
             }
+        })
+    }
+
+    /// Storage Bench figures (STORAGE_BENCH.md): data rate = bytes / busy
+    /// time, where busy time counts only time with an I/O outstanding.
+    pub fn storage_bench_json(&self) -> Value {
+        let st = &self.stats;
+        let rate = |bytes: u64, busy: u64| if busy == 0 { 0.0 } else { bytes as f64 / (busy as f64 / 1e9) / 1e6 };
+        let ios = st.read.ios + st.write.ios + st.trim.ios;
+        json!({
+            "busy_time_ns": st.busy_time_ns,
+            "read_busy_time_ns": st.read_busy_time_ns,
+            "write_busy_time_ns": st.write_busy_time_ns,
+            "data_rate_mb_per_s": rate(st.read.bytes + st.write.bytes, st.busy_time_ns),
+            "read_data_rate_mb_per_s": rate(st.read.bytes, st.read_busy_time_ns),
+            "write_data_rate_mb_per_s": rate(st.write.bytes, st.write_busy_time_ns),
+            "iops": if st.busy_time_ns == 0 { 0.0 } else { ios as f64 / (st.busy_time_ns as f64 / 1e9) },
+            "read_lat_mean_ns": st.read.lat.mean_ns(),
+            "read_lat_p99_ns": st.read.lat.percentile(99.0),
+            "write_lat_mean_ns": st.write.lat.mean_ns(),
+            "write_lat_p99_ns": st.write.lat.percentile(99.0),
         })
     }
 
@@ -209,24 +259,45 @@ struct Busy {
 }
 
 impl Busy {
+    /// `dir`: 0 other (trim, flush), 1 read, 2 write.
     #[inline]
     fn start(&mut self, dir: usize, t: u64) {
-        for k in [0, dir] {
-            if self.n[k] == 0 {
-                self.since[k] = t;
-            }
-            self.n[k] += 1;
+        self.bump(0, t);
+        if dir != 0 {
+            self.bump(dir, t);
         }
+    }
+    #[inline]
+    fn bump(&mut self, k: usize, t: u64) {
+        if self.n[k] == 0 {
+            self.since[k] = t;
+        }
+        self.n[k] += 1;
     }
     #[inline]
     fn end(&mut self, dir: usize, t: u64) {
-        for k in [0, dir] {
-            self.n[k] -= 1;
-            if self.n[k] == 0 {
-                self.total[k] += t - self.since[k];
-            }
+        self.drop_one(0, t);
+        if dir != 0 {
+            self.drop_one(dir, t);
         }
     }
+    #[inline]
+    fn drop_one(&mut self, k: usize, t: u64) {
+        self.n[k] -= 1;
+        if self.n[k] == 0 {
+            self.total[k] += t - self.since[k];
+        }
+    }
+}
+
+/// One I/O of a replay, when `ReplayOptions::io_log` asks for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoLogEntry {
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+    pub op: TraceOp,
+    pub offset_bytes: u64,
+    pub length_bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -423,6 +494,7 @@ impl Simulator {
             iodepth: 0,
             pattern: None,
             smart: self.smart(),
+            io_log: Vec::new(),
         })
     }
 
@@ -565,6 +637,167 @@ impl Simulator {
         let mut r = self.finish_phase(w.name.clone(), "workload", start, duration, stats, before, interrupted)?;
         r.iodepth = w.iodepth;
         r.pattern = Some(w.pattern);
+        Ok(r)
+    }
+
+    /// Replay a trace against the drive (Storage Bench playback).
+    ///
+    /// `AsRecorded` issues each I/O at its timestamp (gaps longer than
+    /// `idle_cap_ns` shortened to it), or later if the trace's own queue depth
+    /// (or the drive's NCQ) is full, so idle gaps happen and idle-time GC can
+    /// use them. `AsFastAsPossible` ignores timestamps and keeps the trace's
+    /// queue depth (or `queue_depth` when the trace has none). Records stream
+    /// through: memory does not grow with the trace.
+    pub fn replay(
+        &mut self,
+        records: &mut dyn Iterator<Item = std::result::Result<TraceRecord, crate::trace::TraceError>>,
+        opts: &ReplayOptions,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let mut stats = PhaseStats::new(opts.interval_ns.max(1));
+        let ncq = self.cfg.host.ncq_depth;
+        let cap = self.capacity_bytes();
+        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+        let mut busy = Busy::default();
+        let mut pending: Option<TraceRecord> = None;
+        let mut index: u64 = 0;
+        let mut first_trace_ns: Option<u64> = None;
+        let mut prev_trace_ns = 0u64;
+        let mut warped_ns = 0u64; // trace time after capping gaps
+        let mut last_done = start;
+        let mut max_complete = start;
+        let mut next_progress = start + stats.interval_ns;
+        let mut interrupted = false;
+        let mut issued_bytes = 0u64;
+        let delay = self.cfg.ftl.idle_gc_delay_ns;
+        let mut clock = start;
+        let mut log = Vec::new();
+        loop {
+            if pending.is_none() {
+                match records.next() {
+                    None => {}
+                    Some(Err(e)) => return Err(SimError::Trace(e)),
+                    Some(Ok(r)) => {
+                        index += 1;
+                        if r.op != TraceOp::Flush && (r.length_bytes == 0 || r.offset_bytes + r.length_bytes > cap) {
+                            return Err(SimError::workload(
+                                "trace",
+                                format!(
+                                    "record {index}: offset {} + length {} is outside the drive's {cap} B (import with folding, or pick a larger drive)",
+                                    r.offset_bytes, r.length_bytes
+                                ),
+                            ));
+                        }
+                        let t0 = *first_trace_ns.get_or_insert(r.time_ns);
+                        let t = r.time_ns.saturating_sub(t0);
+                        let gap = t.saturating_sub(prev_trace_ns);
+                        prev_trace_ns = prev_trace_ns.max(t);
+                        warped_ns += opts.idle_cap_ns.map_or(gap, |c| gap.min(c));
+                        let mut r = r;
+                        r.time_ns = warped_ns;
+                        pending = Some(r);
+                    }
+                }
+            }
+            // When may the pending record go?
+            let can_issue = pending.map(|r| {
+                let limit = match opts.mode {
+                    ReplayMode::AsRecorded => if r.queue_depth > 0 { (r.queue_depth as u32).max(1) } else { ncq },
+                    ReplayMode::AsFastAsPossible => if r.queue_depth > 0 { r.queue_depth as u32 } else { opts.queue_depth.max(1) },
+                }
+                .min(ncq.max(1));
+                (heap.len() as u32) < limit
+            });
+            let issue_at = match (pending, opts.mode) {
+                (Some(r), ReplayMode::AsRecorded) => Some(start + r.time_ns),
+                (Some(_), ReplayMode::AsFastAsPossible) => Some(last_done.max(start)),
+                (None, _) => None,
+            };
+            let next_completion = heap.peek().map(|x| x.0.complete_ns);
+            let do_issue = match (can_issue, issue_at, next_completion) {
+                (Some(true), Some(ti), Some(tc)) => ti <= tc,
+                (Some(true), Some(_), None) => true,
+                _ => false,
+            };
+            if do_issue {
+                let r = pending.take().unwrap();
+                let mut t = issue_at.unwrap().max(clock);
+                if heap.is_empty() {
+                    // Idle gap: idle-time GC may work in it.
+                    if t > last_done + delay {
+                        self.ftl.background_gc(last_done + delay, t, &mut self.nand)?;
+                    }
+                }
+                t = t.max(start);
+                let (dir, c) = match r.op {
+                    TraceOp::Read => (1u8, self.submit(Op::Read, r.offset_bytes, r.length_bytes, t, r.pattern)?),
+                    TraceOp::Write => (2u8, self.submit(Op::Write, r.offset_bytes, r.length_bytes, t, r.pattern)?),
+                    TraceOp::Trim => (0u8, self.submit(Op::Trim, r.offset_bytes, r.length_bytes, t, r.pattern)?),
+                    TraceOp::Flush => {
+                        let t2 = self.command(t);
+                        self.ftl.flush(t2, &mut self.nand);
+                        self.drain_releases();
+                        (3u8, t2.max(self.busiest_die()))
+                    }
+                };
+                clock = t;
+                if opts.io_log {
+                    log.push(IoLogEntry { submit_ns: t, complete_ns: c, op: r.op, offset_bytes: r.offset_bytes, length_bytes: r.length_bytes });
+                }
+                busy.start(match dir { 1 | 2 => dir as usize, _ => 0 }, t);
+                self.seq += 1;
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, dir }));
+                issued_bytes += r.length_bytes;
+                max_complete = max_complete.max(c);
+                continue;
+            }
+            match heap.pop() {
+                Some(Reverse(io)) => {
+                    let t = io.complete_ns;
+                    last_done = last_done.max(t);
+                    clock = clock.max(t);
+                    busy.end(match io.dir { 1 | 2 => io.dir as usize, _ => 0 }, t);
+                    let dir = match io.dir {
+                        1 => Some(Dir::Read),
+                        2 => Some(Dir::Write),
+                        0 => Some(Dir::Trim),
+                        _ => None,
+                    };
+                    if let Some(d) = dir {
+                        stats.record(d, io.bytes, t - io.submit_ns, t - start);
+                    }
+                    if io.seq & 15 == 0 {
+                        self.nand.advance(t);
+                        self.link.advance(t);
+                    }
+                    if t >= next_progress {
+                        next_progress = t + stats.interval_ns;
+                        let p = Progress { done_ns: t - start, total_ns: 0, done_bytes: issued_bytes, total_bytes: 0 };
+                        if !progress(p) {
+                            interrupted = true;
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    if pending.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+        stats.busy_time_ns = busy.total[0];
+        stats.read_busy_time_ns = busy.total[1];
+        stats.write_busy_time_ns = busy.total[2];
+        let end = last_done.max(start);
+        stats.finish(end - start);
+        self.now_ns = end;
+        self.last_io_end_ns = max_complete;
+        let mut r = self.finish_phase(opts.name.clone(), "replay", start, end - start, stats, before, interrupted)?;
+        r.iodepth = opts.queue_depth;
+        r.io_log = log;
         Ok(r)
     }
 

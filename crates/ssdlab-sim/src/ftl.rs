@@ -12,7 +12,7 @@
 //! wait behind foreground GC booked on the same die.
 
 use crate::check::Shadow;
-use crate::config::{DriveConfig, GcPolicy, Geometry, UNIT_BYTES};
+use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, UNIT_BYTES};
 use crate::error::{Result, SimError};
 use crate::nand::Nand;
 use std::collections::VecDeque;
@@ -111,6 +111,9 @@ struct DieFtl {
     /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
     gc_last_read: u32,
     gc_pending_reads: u64,
+    /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
+    victim_valid0: u32,
+    gc_credit: u64,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.
@@ -141,6 +144,7 @@ pub struct Release {
 pub struct Ftl {
     pub g: Geometry,
     policy: GcPolicy,
+    gc_mode: GcMode,
     gc_threshold: u32,
     bg_gc_threshold: u32,
     l2p: Vec<u32>,
@@ -180,10 +184,13 @@ impl Ftl {
                 victim_next: 0,
                 gc_last_read: NONE,
                 gc_pending_reads: 0,
+                victim_valid0: 0,
+                gc_credit: 0,
             })
             .collect();
         Ftl {
             policy: cfg.ftl.gc_policy,
+            gc_mode: cfg.ftl.gc_mode,
             gc_threshold: cfg.ftl.gc_threshold_blocks,
             bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
             l2p: big_table(g.user_units as usize, NONE),
@@ -321,8 +328,14 @@ impl Ftl {
     /// the pool is at or below the threshold (host allocations only).
     fn open_block(&mut self, die: u32, for_gc: bool, now_ns: u64, nand: &mut Nand) -> Result<u32> {
         if !for_gc {
+            // Lazy GC cleans whole victims only now, when a block is needed;
+            // paced GC has kept the pool up and cleans here only if it fell behind.
+            let floor = match self.gc_mode {
+                GcMode::Lazy => self.gc_threshold as usize,
+                GcMode::Paced => 1,
+            };
             let mut guard = 0u32;
-            while self.dies[die as usize].free.len() <= self.gc_threshold as usize {
+            while self.dies[die as usize].free.len() <= floor {
                 if !self.gc_victim_step(die, now_ns, nand, u64::MAX, true)? {
                     break;
                 }
@@ -365,8 +378,11 @@ impl Ftl {
             s.write(lba, slot);
         }
         // Complete unit: program it and move to the next die.
-        let wp = &mut self.dies[die as usize].host_wp;
-        if wp.next % self.unit == 0 {
+        if self.dies[die as usize].host_wp.next % self.unit == 0 {
+            if self.gc_mode == GcMode::Paced && self.dies[die as usize].free.len() <= self.gc_threshold as usize {
+                self.gc_paced(die, ready_ns, nand)?;
+            }
+            let wp = &mut self.dies[die as usize].host_wp;
             let t = wp.ready_ns;
             let block = wp.block;
             let full = wp.next == self.spb;
@@ -546,6 +562,7 @@ impl Ftl {
             die.victim_next = 0;
             die.gc_last_read = NONE;
             die.gc_pending_reads = 0;
+            die.gc_credit = 0;
         }
         self.host_die = 0;
         if let Some(s) = self.shadow.as_mut() {
@@ -555,6 +572,53 @@ impl Ftl {
     }
 
     // ----- garbage collection -----
+
+    /// Paced foreground GC: before each host program unit on a die short of
+    /// free blocks, move as many GC units as keep the pool level: cleaning a
+    /// victim with `v` valid of `spb` slots frees `spb - v` slots for `v`
+    /// moves, so each host unit owes `v / (spb - v)` GC units.
+    fn gc_paced(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<()> {
+        let d = die as usize;
+        const SCALE: u64 = 1 << 16;
+        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true) {
+            return Ok(());
+        }
+        let v = self.dies[d].victim_valid0 as u64;
+        let gain = self.spb as u64 - v;
+        self.dies[d].gc_credit += if gain == 0 { 4 * SCALE } else { (v * SCALE).div_ceil(gain) };
+        while self.dies[d].gc_credit >= SCALE {
+            if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true) {
+                self.dies[d].gc_credit = 0;
+                break;
+            }
+            self.gc_victim_step(die, now_ns, nand, 0, false)?;
+            self.dies[d].gc_credit -= SCALE;
+        }
+        Ok(())
+    }
+
+    /// Choose the next victim of `die`; false if cleaning could gain nothing.
+    fn gc_start_victim(&mut self, die: u32, now_ns: u64, foreground: bool) -> bool {
+        let d = die as usize;
+        if !self.gc_can_gain(die) {
+            return false;
+        }
+        let v = self.select_victim(die, now_ns);
+        if v == NONE {
+            return false;
+        }
+        self.dies[d].victim = v;
+        self.dies[d].victim_next = 0;
+        self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
+        self.dies[d].gc_last_read = NONE;
+        self.counters.gc_victims += 1;
+        if foreground {
+            self.counters.fg_gc_victims += 1;
+        } else {
+            self.counters.bg_gc_victims += 1;
+        }
+        true
+    }
 
     fn select_victim(&mut self, die: u32, now_ns: u64) -> u32 {
         let spb = self.spb;
@@ -635,23 +699,8 @@ impl Ftl {
     /// in over the channel, for ECC), and one program.
     pub fn gc_victim_step(&mut self, die: u32, now_ns: u64, nand: &mut Nand, until_ns: u64, whole: bool) -> Result<bool> {
         let d = die as usize;
-        if self.dies[d].victim == NONE {
-            if !self.gc_can_gain(die) {
-                return Ok(false);
-            }
-            let v = self.select_victim(die, now_ns);
-            if v == NONE {
-                return Ok(false);
-            }
-            self.dies[d].victim = v;
-            self.dies[d].victim_next = 0;
-            self.dies[d].gc_last_read = NONE;
-            self.counters.gc_victims += 1;
-            if whole {
-                self.counters.fg_gc_victims += 1;
-            } else {
-                self.counters.bg_gc_victims += 1;
-            }
+        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, whole) {
+            return Ok(false);
         }
         let victim = self.dies[d].victim;
         let base = victim * self.spb;

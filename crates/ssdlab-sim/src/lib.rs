@@ -23,8 +23,8 @@ pub mod nand;
 pub mod rng;
 pub mod stats;
 
-pub use config::{DriveConfig, GcPolicy, Geometry};
-pub use engine::{PhaseResult, Progress, SimOptions, Simulator};
+pub use config::{DriveConfig, GcMode, GcPolicy, Geometry};
+pub use engine::{IoLogEntry, PhaseResult, Progress, ReplayMode, ReplayOptions, SimOptions, Simulator};
 pub use error::{Result, SimError};
 pub use host::Workload;
 pub use pattern::DataPattern;

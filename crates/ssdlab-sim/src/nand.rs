@@ -7,17 +7,16 @@
 //! for later never blocks an earlier one that fits before it.
 
 use crate::config::{DriveConfig, UNIT_BYTES};
-use std::collections::BTreeMap;
 
 /// Busy intervals of a shared bus, sorted and disjoint; touching intervals merge.
-/// Bookings far ahead (a die's garbage collection) interleave with near ones,
-/// so intervals live in an ordered map: O(log n) to book anywhere.
+/// Intervals that ended before the present are dropped from the front, so the
+/// live part is short (the backlog of the dies on the bus) and a sorted vector
+/// beats any tree.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    /// start -> end
-    iv: BTreeMap<u64, u64>,
-    /// The last interval, for the common case of booking after everything.
-    last: Option<(u64, u64)>,
+    iv: Vec<(u64, u64)>,
+    /// Index of the first live interval.
+    head: usize,
     /// Total time reserved, ns.
     pub busy_ns: u64,
 }
@@ -26,12 +25,13 @@ impl Calendar {
     /// Forget intervals that ended before `now`: no request can start before it.
     #[inline]
     pub fn advance(&mut self, now_ns: u64) {
-        while let Some((&s, &e)) = self.iv.first_key_value() {
-            if e <= now_ns && self.iv.len() > 1 {
-                self.iv.remove(&s);
-            } else {
-                break;
-            }
+        let n = self.iv.len();
+        while self.head + 1 < n && self.iv[self.head].1 <= now_ns {
+            self.head += 1;
+        }
+        if self.head > 64 && self.head * 2 > n {
+            self.iv.drain(..self.head);
+            self.head = 0;
         }
     }
 
@@ -43,19 +43,16 @@ impl Calendar {
         if dur == 0 {
             return earliest;
         }
-        match self.last {
+        match self.iv.last_mut() {
             None => {
-                self.iv.insert(earliest, earliest + dur);
-                self.last = Some((earliest, earliest + dur));
+                self.iv.push((earliest, earliest + dur));
                 return earliest;
             }
-            Some((ls, le)) if earliest >= le => {
-                if earliest == le {
-                    self.iv.insert(ls, le + dur);
-                    self.last = Some((ls, le + dur));
+            Some(last) if earliest >= last.1 => {
+                if earliest == last.1 {
+                    last.1 += dur;
                 } else {
-                    self.iv.insert(earliest, earliest + dur);
-                    self.last = Some((earliest, earliest + dur));
+                    self.iv.push((earliest, earliest + dur));
                 }
                 return earliest;
             }
@@ -65,57 +62,53 @@ impl Calendar {
     }
 
     fn reserve_slow(&mut self, earliest: u64, dur: u64) -> u64 {
+        let live = &self.iv[self.head..];
+        // First live interval ending after `earliest`.
+        let mut i = self.head + live.partition_point(|&(_, e)| e <= earliest);
+        let n = self.iv.len();
         let mut cand = earliest;
-        // The interval that may cover `earliest`.
-        let mut prev: Option<(u64, u64)> = None;
-        if let Some((&s, &e)) = self.iv.range(..=earliest).next_back() {
-            prev = Some((s, e));
-            if e > cand {
-                cand = e;
-            }
-        }
-        let mut next: Option<(u64, u64)> = None;
-        for (&s, &e) in self.iv.range(earliest + 1..) {
+        while i < n {
+            let (s, e) = self.iv[i];
             if cand + dur <= s {
-                next = Some((s, e));
                 break;
             }
             if e > cand {
                 cand = e;
             }
-            prev = Some((s, e));
+            i += 1;
         }
         let end = cand + dur;
-        let merge_prev = prev.filter(|p| p.1 == cand);
-        let merge_next = next.filter(|n| n.0 == end);
-        let (ns, ne) = match (merge_prev, merge_next) {
-            (Some(p), Some(n)) => {
-                self.iv.remove(&n.0);
-                (p.0, n.1)
+        let merge_prev = i > self.head && self.iv[i - 1].1 == cand;
+        let merge_next = i < n && self.iv[i].0 == end;
+        match (merge_prev, merge_next) {
+            (true, true) => {
+                self.iv[i - 1].1 = self.iv[i].1;
+                self.iv.remove(i);
             }
-            (Some(p), None) => (p.0, end),
-            (None, Some(n)) => {
-                self.iv.remove(&n.0);
-                (cand, n.1)
-            }
-            (None, None) => (cand, end),
-        };
-        self.iv.insert(ns, ne);
-        self.last = self.iv.last_key_value().map(|(&s, &e)| (s, e));
+            (true, false) => self.iv[i - 1].1 = end,
+            (false, true) => self.iv[i].0 = cand,
+            (false, false) => self.iv.insert(i, (cand, end)),
+        }
         cand
     }
 
     /// True if the booked intervals are sorted and disjoint (checking mode).
     pub fn is_consistent(&self) -> bool {
-        let v: Vec<(u64, u64)> = self.iv.iter().map(|(&s, &e)| (s, e)).collect();
-        v.iter().all(|&(s, e)| s < e)
-            && v.windows(2).all(|w| w[0].1 < w[1].0)
-            && self.last == v.last().copied()
+        self.iv.iter().all(|&(s, e)| s < e) && self.iv.windows(2).all(|w| w[0].1 <= w[1].0)
     }
 
     /// When the last booked interval ends.
     pub fn busy_until(&self) -> u64 {
-        self.last.map(|x| x.1).unwrap_or(0)
+        self.iv.last().map(|x| x.1).unwrap_or(0)
+    }
+
+    /// Live intervals (for tests and diagnostics).
+    pub fn len(&self) -> usize {
+        self.iv.len() - self.head
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

@@ -1,0 +1,207 @@
+//! Trace playback: the shared real traces import and replay; counts and bytes
+//! match a separate parse of the raw files; busy time follows its definition
+//! (time with at least one I/O outstanding), checked against the union of the
+//! I/O intervals computed here from the per-I/O log.
+
+mod common;
+use common::*;
+use ssdlab_sim::trace::import::{open, ImportOptions};
+use ssdlab_sim::trace::TraceOp;
+use ssdlab_sim::{IoLogEntry, ReplayMode, ReplayOptions};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+fn shared() -> PathBuf {
+    let p = std::env::var("SSDLAB_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    assert!(p.join("traces").is_dir(), "shared traces not found at {} (set SSDLAB_SHARED_DIR)", p.display());
+    p.join("traces")
+}
+
+fn raw_lines(path: &PathBuf) -> Vec<String> {
+    let f = std::fs::File::open(path).unwrap();
+    let r: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(f)),
+        Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(f)),
+        _ => Box::new(f),
+    };
+    BufReader::new(r).lines().map(|l| l.unwrap()).filter(|l| !l.trim().is_empty()).collect()
+}
+
+/// (reads, writes, read bytes, write bytes) from the raw file, parsed here.
+fn raw_counts(path: &PathBuf, fmt: &str) -> (u64, u64, u64, u64) {
+    let (mut r, mut w, mut rb, mut wb) = (0, 0, 0, 0);
+    for line in raw_lines(path) {
+        let (is_read, bytes): (bool, u64) = match fmt {
+            "msr" => {
+                let f: Vec<&str> = line.split(',').collect();
+                (f[3] == "Read", f[5].parse().unwrap())
+            }
+            "systor17" => {
+                if line.starts_with("Timestamp") {
+                    continue;
+                }
+                let f: Vec<&str> = line.split(',').collect();
+                (f[2] == "R", f[5].parse().unwrap())
+            }
+            "tencent" => {
+                let f: Vec<&str> = line.split(',').collect();
+                (f[3] == "0", f[2].parse::<u64>().unwrap() * 512)
+            }
+            "disksim" => {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                (f[4] == "1", f[3].parse::<u64>().unwrap() * 512)
+            }
+            _ => unreachable!(),
+        };
+        if is_read {
+            r += 1;
+            rb += bytes;
+        } else {
+            w += 1;
+            wb += bytes;
+        }
+    }
+    (r, w, rb, wb)
+}
+
+/// Length of the union of [submit, complete) intervals of the selected I/Os.
+fn union_ns(log: &[IoLogEntry], keep: impl Fn(&IoLogEntry) -> bool) -> u64 {
+    let mut iv: Vec<(u64, u64)> = log.iter().filter(|e| keep(e)).map(|e| (e.submit_ns, e.complete_ns)).collect();
+    iv.sort();
+    let mut total = 0;
+    let mut cur: Option<(u64, u64)> = None;
+    for (s, e) in iv {
+        match cur {
+            Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
+            Some((cs, ce)) => {
+                total += ce - cs;
+                cur = Some((s, e));
+            }
+            None => cur = Some((s, e)),
+        }
+    }
+    if let Some((cs, ce)) = cur {
+        total += ce - cs;
+    }
+    total
+}
+
+fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
+    let path = shared().join(rel);
+    let mut s = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
+    fill(&mut s);
+    let mut opts = ImportOptions::new(s.capacity_bytes());
+    opts.format = fmt.parse().unwrap();
+    let mut reader = open(&path, &opts).unwrap();
+    let ro = ReplayOptions { mode, queue_depth: 4, io_log: true, ..Default::default() };
+    let r = s.replay(&mut reader, &ro, &mut |_| true).unwrap();
+    let (rr, ww, rb, wb) = raw_counts(&path, fmt);
+    assert_eq!((r.stats.read.ios, r.stats.write.ios), (rr, ww), "{rel}: read/write counts");
+    assert_eq!((r.stats.read.bytes, r.stats.write.bytes), (rb, wb), "{rel}: bytes");
+    let log = &r.io_log;
+    assert_eq!(log.len() as u64, rr + ww);
+    assert_eq!(r.stats.busy_time_ns, union_ns(log, |_| true), "{rel}: busy time");
+    assert_eq!(r.stats.read_busy_time_ns, union_ns(log, |e| e.op == TraceOp::Read), "{rel}: read busy time");
+    assert_eq!(r.stats.write_busy_time_ns, union_ns(log, |e| e.op == TraceOp::Write), "{rel}: write busy time");
+    assert!(r.stats.busy_time_ns <= r.duration_ns);
+    assert!(log.iter().all(|e| e.complete_ns > e.submit_ns));
+    let sb = r.storage_bench_json();
+    let rate = sb["data_rate_mb_per_s"].as_f64().unwrap();
+    let want = (rb + wb) as f64 / (r.stats.busy_time_ns as f64 / 1e9) / 1e6;
+    assert!((rate - want).abs() < 1e-9 * want.max(1.0), "{rate} vs {want}");
+    if mode == ReplayMode::AsRecorded {
+        // Never issued before its timestamp (trace time relative to the first record).
+        let mut reader = open(&path, &opts).unwrap();
+        let t0 = log[0].submit_ns;
+        let mut first = None;
+        for (e, rec) in log.iter().zip(&mut reader) {
+            let rec = rec.unwrap();
+            let f = *first.get_or_insert(rec.time_ns);
+            assert!(e.submit_ns - t0 >= rec.time_ns - f, "{rel}: issued early");
+        }
+    } else {
+        // As fast as possible at QD 4: never more than 4 outstanding.
+        let mut ev: Vec<(u64, i32)> = log.iter().flat_map(|e| [(e.submit_ns, 1), (e.complete_ns, -1)]).collect();
+        ev.sort_by_key(|&(t, d)| (t, d));
+        let mut n = 0;
+        for (_, d) in ev {
+            n += d;
+            assert!(n <= 4, "{rel}: queue depth {n} > 4");
+        }
+    }
+}
+
+#[test]
+fn msr_cambridge_replays_as_recorded() {
+    replay_and_check("msr_cambridge_hm0_sample/msr-cambridge1-sample.csv", "msr", ReplayMode::AsRecorded);
+}
+
+#[test]
+fn systor17_replays_both_ways() {
+    for f in ["systor17-traces-sample.csv.gz", "systor17-additional-sample.csv.gz"] {
+        replay_and_check(&format!("snia_systor17_sample/{f}"), "systor17", ReplayMode::AsRecorded);
+        replay_and_check(&format!("snia_systor17_sample/{f}"), "systor17", ReplayMode::AsFastAsPossible);
+    }
+}
+
+#[test]
+fn tencent_cbs_replays_as_fast_as_possible() {
+    replay_and_check("tencent_cbs_sample/cloud_storage-sample.bz2", "tencent", ReplayMode::AsFastAsPossible);
+}
+
+#[test]
+fn umass_financial1_and_websearch_replay() {
+    replay_and_check("umass_financial1_first10k/example.ascii", "disksim", ReplayMode::AsRecorded);
+    replay_and_check("umass_websearch_mqsim_small/wsrch-small.trace", "disksim", ReplayMode::AsRecorded);
+}
+
+/// Idle gaps in an as-recorded replay let idle-time GC refill the free pool.
+#[test]
+fn idle_gaps_in_a_replay_let_background_gc_work() {
+    use ssdlab_sim::trace::TraceRecord;
+    use ssdlab_sim::DataPattern;
+    let mut s = sim(drive(4, 256, 64, 1.15, "greedy"), 5, true);
+    fill(&mut s);
+    // Random writes until the free pools are down to the GC threshold.
+    let cap = s.capacity_bytes();
+    run(&mut s, serde_json::json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": 2 * cap}));
+    let cap_units = s.capacity_bytes() / 4096;
+    // Bursts of random 4KB writes separated by 2 s of idle.
+    let mut recs = Vec::new();
+    let mut x: u64 = 12345;
+    for burst in 0..10u64 {
+        for i in 0..500u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            recs.push(TraceRecord {
+                time_ns: burst * 2_000_000_000 + i * 20_000,
+                op: TraceOp::Write,
+                offset_bytes: (x >> 33) % cap_units * 4096,
+                length_bytes: 4096,
+                pattern: DataPattern::Incompressible,
+                queue_depth: 0,
+                recorded_latency_ns: 0,
+            });
+        }
+    }
+    let as_rec = {
+        let mut s2 = s.clone();
+        let mut it = recs.clone().into_iter().map(Ok);
+        s2.replay(&mut it, &ReplayOptions::default(), &mut |_| true).unwrap()
+    };
+    let capped = {
+        // The same trace with every gap capped at 1 ms: no idle long enough for GC.
+        let mut s2 = s.clone();
+        let mut it = recs.into_iter().map(Ok);
+        let o = ReplayOptions { idle_cap_ns: Some(1_000_000), ..Default::default() };
+        s2.replay(&mut it, &o, &mut |_| true).unwrap()
+    };
+    assert!(as_rec.ftl.bg_gc_victims > 0, "no idle-time GC in a replay with 2 s gaps");
+    assert_eq!(capped.ftl.bg_gc_victims, 0, "idle-time GC without idle time");
+    println!("durations: as recorded {} ns, capped {} ns", as_rec.duration_ns, capped.duration_ns);
+    assert!(capped.duration_ns < as_rec.duration_ns / 2);
+    // Busy time is lower when idle GC did the cleaning between bursts.
+    println!("write busy: with idle {} ns, gaps capped {} ns", as_rec.stats.write_busy_time_ns, capped.stats.write_busy_time_ns);
+    assert!(as_rec.stats.write_busy_time_ns < capped.stats.write_busy_time_ns);
+}
