@@ -200,3 +200,18 @@ def test_version_and_help() -> None:
     assert cp.returncode == 0 and cp.stdout.startswith("ssdlab ")
     cp = run_cli("run", "--help")
     assert cp.returncode == 0 and "--precondition" in cp.stdout and "1024" in cp.stdout
+
+
+def test_replay_prints_storage_bench_figures(shared_dir: Path, small_drive_file: Path) -> None:
+    f = shared_dir / "traces/umass_financial1_first10k/example.ascii"
+    cp = run_cli("replay", str(f), "--drive", str(small_drive_file), "--precondition", "fill", "--idle-cap", "25ms")
+    assert cp.returncode == 0, cp.stderr
+    assert "Storage Bench: data rate" in cp.stdout and "over busy time" in cp.stdout
+    assert "reproduce: ssdlab replay" in cp.stdout
+    doc = json.loads(run_cli("replay", "--generated", "gaming-2010", "--mode", "as-fast-as-possible", "--json").stdout)
+    job = doc["jobs"][0]
+    assert job["kind"] == "replay" and job["read"]["total_ios"] == 75_206
+    assert job["storage_bench"]["data_rate_mb_per_s"] > 0
+    assert_one_line_error(run_cli("replay"), "FILE", "--generated")
+    assert_one_line_error(run_cli("replay", "--generated", "gaming-2010", "--device", "3"), "--device")
+    assert_one_line_error(run_cli("replay", str(f), "--idle-cap", "a while"), "idle_cap")

@@ -179,3 +179,31 @@ def test_the_memory_limit_is_enforced_before_allocation() -> None:
     with pytest.raises(MemoryLimitError) as e:
         Simulator("generic-mlc-120", memory_limit_bytes="64m")
     assert e.value.needed_bytes > e.value.limit_bytes == 64 * 2**20  # type: ignore[attr-defined]
+
+
+def test_replay_of_a_generated_trace_reports_data_rates_over_busy_time() -> None:
+    sim = Simulator("generic-mlc-120")
+    sim.precondition("filled", span="2g")
+    r = sim.replay(generated="typical-2010", idle_cap="25ms")
+    assert r.kind == "replay"
+    assert (r.data["read"]["total_ios"], r.data["write"]["total_ios"]) == (37_501, 20_268)
+    sb = r.data["storage_bench"]
+    busy_s = sb["busy_time_ns"] / 1e9
+    moved = r.data["read"]["io_bytes"] + r.data["write"]["io_bytes"]
+    assert sb["data_rate_mb_per_s"] == pytest.approx(moved / busy_s / 1e6)
+    assert 0 < busy_s < r.duration_s
+    again = Simulator("generic-mlc-120")
+    again.precondition("filled", span="2g")
+    _same(r, again.replay(generated="typical-2010", idle_cap="25ms"))
+
+
+def test_replay_of_a_trace_file_as_fast_as_possible(shared_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
+    sim = Simulator(small_drive, check=True)
+    f = shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
+    r = sim.replay(f, mode="as-fast-as-possible", queue_depth=8)
+    assert r.data["import"]["records"] == 1000 and r.data["import"]["folded"] > 0  # a 54 MB drive
+    assert (r.data["read"]["total_ios"], r.data["write"]["total_ios"]) == (508, 492)
+    with pytest.raises(WorkloadError, match="mode"):
+        sim.replay(f, mode="slowly")
+    with pytest.raises(WorkloadError, match="one of them"):
+        sim.replay()

@@ -2,6 +2,7 @@
 
 Commands:
   ssdlab run --drive ID_OR_FILE --rw randwrite --bs 4k --iodepth 32 --runtime 60s ...
+  ssdlab replay FILE | --generated WORKLOAD [--mode as-recorded|as-fast-as-possible]
   ssdlab drives
   ssdlab drive show ID_OR_FILE
   ssdlab trace stats FILE [--format ...] | --generated WORKLOAD
@@ -21,7 +22,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Dict, List, NoReturn, Optional, Sequence, TextIO
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, TextIO
 
 from . import _core
 from .drive import Drive
@@ -148,15 +149,35 @@ _JOB_FLAGS = {
 }
 
 
+def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
+    """Flags shared by the commands that run a simulated drive."""
+    p.add_argument("--drive", default=DEFAULT_DRIVE, help=f"preset id or .toml/.json file (default {DEFAULT_DRIVE})")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
+    p.add_argument(
+        "--precondition",
+        choices=["clean", "fill", "filled", "dirty", "tortured"],
+        help=f"state before the {what}: clean = secure erase; fill/filled = clean + one sequential 128KB QD32 "
+        "incompressible pass; dirty = filled + a second pass; tortured = filled + 20 min of 4KB random QD32",
+    )
+    p.add_argument("--idle-after", dest="idle_after", metavar="DURATION", help=f"idle time after the {what} (background GC), e.g. 5s")
+    p.add_argument("--seed", default="1", help="master seed (default 1)")
+    p.add_argument("--check", action="store_true", help="checking mode: verify every read and each phase against a shadow model")
+    p.add_argument("--memory-limit", dest="memory_limit", metavar="SIZE", help="refuse drives needing more RAM (default 8g)")
+    p.add_argument("--json", action="store_true", help="print fio-shaped JSON to stdout instead of the summary")
+    p.add_argument("--output", metavar="FILE", help="also write the JSON to FILE")
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
+    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+
 def _add_run(sub: Any) -> None:
     p = sub.add_parser(
         "run",
         help="run one fio-style job on a simulated drive",
         description="Run one fio-style job on a simulated drive and print a summary (or fio-shaped JSON). "
-        "Sizes: k/m/g = powers of 1024 as in fio; results: MB/s = 1e6 B/s.",
+        "Sizes: k/m/g = powers of 1024 as in fio; results: MB/s = 1e6 B/s. --precondition works over the "
+        "job's region (--offset, --size).",
     )
-    p.add_argument("--drive", default=DEFAULT_DRIVE, help=f"preset id or .toml/.json file (default {DEFAULT_DRIVE})")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
     p.add_argument("--name", help="job name (default: the rw mode)")
     p.add_argument("--rw", required=True, help="read, write, randread, randwrite, readwrite, randrw, trim, randtrim")
     p.add_argument("--bs", help="block size (default 4k)")
@@ -172,23 +193,36 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--data", help="incompressible (default), repeated, compressible, zeros, ratio:R")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
     p.add_argument("--randseed", help="seed of the job's offsets only (default: from --seed)")
-    p.add_argument(
-        "--precondition",
-        choices=["clean", "fill", "filled", "dirty", "tortured"],
-        help="state before the job, over the job's region: clean = secure erase; fill/filled = clean + one "
-        "sequential 128KB QD32 incompressible pass; dirty = filled + a second pass; tortured = filled + 20 min "
-        "of 4KB random QD32",
-    )
-    p.add_argument("--idle-after", dest="idle_after", metavar="DURATION", help="idle time after the job (background GC), e.g. 5s")
-    p.add_argument("--seed", default="1", help="master seed (default 1)")
-    p.add_argument("--check", action="store_true", help="checking mode: verify every read and each phase against a shadow model")
-    p.add_argument("--memory-limit", dest="memory_limit", metavar="SIZE", help="refuse drives needing more RAM (default 8g)")
-    p.add_argument("--json", action="store_true", help="print fio-shaped JSON to stdout instead of the summary")
-    p.add_argument("--output", metavar="FILE", help="also write the JSON to FILE")
-    prog = p.add_mutually_exclusive_group()
-    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
-    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    _add_sim_flags(p, "job")
     p.set_defaults(func=cmd_run)
+
+
+def _add_replay(sub: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="replay a trace file or a generated Storage Bench trace on a simulated drive",
+        description="Replay a trace (Storage Bench playback): as recorded (each I/O at its timestamp, idle "
+        "gaps kept so idle-time GC can use them; --idle-cap shortens them) or as fast as possible. Reports "
+        "data rates over busy time (MB/s = 1e6 B/s). I/O past the drive's capacity is folded in by default.",
+    )
+    p.add_argument("file", nargs="?", help="trace file (format detected; gzip/bzip2/xz)")
+    p.add_argument("--generated", metavar="WORKLOAD", help="a Storage Bench workload id, e.g. heavy-2011")
+    p.add_argument("--trace-seed", dest="trace_seed", metavar="N", help="seed of the generated trace (default: --seed)")
+    p.add_argument("--mode", choices=["as-recorded", "as-fast-as-possible"], default="as-recorded", help="default as-recorded")
+    p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this, e.g. 25ms")
+    p.add_argument("--queue-depth", dest="queue_depth", metavar="N", help="queue depth for records that carry none (default 1)")
+    p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
+    p.add_argument("--format", choices=TRACE_FORMATS, help="trace format (default auto)")
+    p.add_argument("--device", help="keep only this device")
+    p.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"], help="how devices share the drive (default merge)")
+    p.add_argument("--device-region", dest="device_region", metavar="SIZE", help="region per device with --device-mapping concatenate")
+    oor = p.add_mutually_exclusive_group()
+    oor.add_argument("--fold", dest="out_of_range", action="store_const", const="fold", help="fold I/O past the capacity back in (default)")
+    oor.add_argument("--reject", dest="out_of_range", action="store_const", const="reject", help="stop at I/O past the capacity")
+    p.add_argument("--skip-bad-lines", dest="skip_bad_lines", action="store_true", help="skip (and count) malformed lines")
+    p.add_argument("--data", help="data pattern of the trace's writes (default incompressible)")
+    _add_sim_flags(p, "replay")
+    p.set_defaults(func=cmd_replay)
 
 
 def _seed(text: str) -> int:
@@ -201,30 +235,40 @@ def _seed(text: str) -> int:
     return v
 
 
-def _reproduce(cmd: str, args: argparse.Namespace, seed: int) -> str:
+def _reproduce(cmd: str, seed: int) -> str:
     """The command with the seed made explicit."""
     if "--seed" in sys.argv[1:] or any(a.startswith("--seed=") for a in sys.argv[1:]):
         return cmd
     return f"{cmd} --seed {seed}"
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _simulator(args: argparse.Namespace) -> "tuple[Simulator, Drive, int]":
     seed = _seed(args.seed)
     drive = _load_drive(args.drive, args.set)
     limit = _core.parse_size_bytes(args.memory_limit, 0, "memory_limit") if args.memory_limit else None
-    job: Dict[str, Any] = {key: getattr(args, flag) for flag, key in _JOB_FLAGS.items() if getattr(args, flag) is not None}
-    sim = Simulator(drive, seed=seed, check=args.check, memory_limit_bytes=limit)
-    norm = sim.parse_job(job)  # fail fast: every flag checked before any phase runs
+    return Simulator(drive, seed=seed, check=args.check, memory_limit_bytes=limit), drive, seed
+
+
+def _execute(
+    args: argparse.Namespace,
+    sim: Simulator,
+    drive: Drive,
+    seed: int,
+    man: Dict[str, Any],
+    label: str,
+    phase: Callable[[ProgressBar], PhaseResult],
+    span: Optional[int] = None,
+    offset: int = 0,
+) -> int:
+    """Precondition (over span/offset), run the measured phase, idle after;
+    print the summary or JSON of what finished; Ctrl-C -> exit 130."""
     idle_ns = _core.parse_duration_ns(args.idle_after, "idle_after") if args.idle_after else None
-    cmd = command_line()
-    man = sim.manifest(command=cmd)
-    man["job"] = job
     man["precondition"] = args.precondition
     if args.idle_after:
         man["idle_after"] = args.idle_after
 
-    def bar(label: str) -> ProgressBar:
-        return ProgressBar(label, force=args.progress)
+    def bar(text: str) -> ProgressBar:
+        return ProgressBar(text, force=args.progress)
 
     pre: List[PhaseResult] = []
     result: Optional[PhaseResult] = None
@@ -234,12 +278,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.precondition:
             b = bar(f"precondition {args.precondition}")
             try:
-                pre = sim.precondition(args.precondition, span=norm["size_bytes"], offset=norm["offset_bytes"], progress=b)
+                pre = sim.precondition(args.precondition, span=span, offset=offset, progress=b)
             finally:
                 b.close()
-        b = bar(f"job {norm['name']}")
+        b = bar(label)
         try:
-            result = sim.run(job, progress=b)
+            result = phase(b)
         finally:
             b.close()
         if idle_ns is not None:
@@ -251,14 +295,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         done = list(sim.history)
         if partial is not None and partial not in done:
             done.append(partial)
-        n_pre = len(pre) if pre else 0
         if result is None and args.precondition and not pre:
-            # interrupted during preconditioning: every finished phase is preconditioning
+            # interrupted while preconditioning: every finished phase is preconditioning
             pre, result = done[:-1], (done[-1] if done else None)
-            if result is not None:
-                man["interrupted_during"] = "precondition"
+            man["interrupted_during"] = "precondition"
         elif result is None:
-            result = done[-1] if len(done) > n_pre else None
+            result = done[-1] if len(done) > len(pre) else None
             man["interrupted_during"] = "job"
         else:
             man["interrupted_during"] = "idle"
@@ -279,7 +321,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 preconditioning=pre,
                 after=after,
                 drive_name=drive.name,
-                reproduce=_reproduce(cmd, args, seed),
+                reproduce=_reproduce(str(man["command"]), seed),
             )
         )
         sys.stdout.flush()
@@ -287,6 +329,88 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"ssdlab: interrupted during the {man.get('interrupted_during', 'run')}; figures above cover what finished", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    sim, drive, seed = _simulator(args)
+    job: Dict[str, Any] = {key: getattr(args, flag) for flag, key in _JOB_FLAGS.items() if getattr(args, flag) is not None}
+    norm = sim.parse_job(job)  # fail fast: every flag checked before any phase runs
+    man = sim.manifest(command=command_line())
+    man["job"] = job
+    return _execute(
+        args,
+        sim,
+        drive,
+        seed,
+        man,
+        f"job {norm['name']}",
+        lambda b: sim.run(job, progress=b),
+        span=norm["size_bytes"],
+        offset=norm["offset_bytes"],
+    )
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    if (args.file is None) == (args.generated is None):
+        raise UsageError("replay: give a trace FILE or --generated WORKLOAD (one of them)")
+    sim, drive, seed = _simulator(args)
+    options: Dict[str, Any] = {}
+    if args.file is not None:
+        if args.trace_seed is not None:
+            raise UsageError("argument --trace-seed: applies to --generated, not to a trace file")
+        cap = sim.capacity_bytes
+        options = {
+            "format": args.format,
+            "device": args.device,
+            "device_mapping": args.device_mapping,
+            "device_region_bytes": _core.parse_size_bytes(args.device_region, cap, "device_region") if args.device_region else None,
+            "out_of_range": args.out_of_range,
+            "skip_bad_lines": args.skip_bad_lines or None,
+            "data": args.data,
+        }
+        if args.device_mapping == "concatenate" and not args.device_region:
+            raise UsageError("argument --device-region: needed with --device-mapping concatenate")
+    else:
+        for flag in ("format", "device", "device_mapping", "device_region", "data"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a trace file, not to --generated")
+    trace_seed = _seed(args.trace_seed) if args.trace_seed is not None else None
+    idle_cap = _core.parse_duration_ns(args.idle_cap, "idle_cap") / 1e9 if args.idle_cap else None
+    queue_depth = None
+    if args.queue_depth is not None:
+        try:
+            queue_depth = int(args.queue_depth)
+        except ValueError:
+            raise UsageError(f"argument --queue-depth: '{args.queue_depth}' is not a whole number") from None
+    log_avg = None
+    if args.log_avg_msec is not None:
+        try:
+            log_avg = int(args.log_avg_msec)
+        except ValueError:
+            raise UsageError(f"argument --log-avg-msec: '{args.log_avg_msec}' is not a whole number") from None
+    man = sim.manifest(command=command_line())
+    man["replay"] = {"file": args.file, "generated": args.generated, "trace_seed": trace_seed, "mode": args.mode}
+    label = f"replay {args.generated or os.path.basename(args.file)}"
+    kwargs = {k: v for k, v in options.items() if v is not None}
+    return _execute(
+        args,
+        sim,
+        drive,
+        seed,
+        man,
+        label,
+        lambda b: sim.replay(
+            args.file,
+            generated=args.generated,
+            seed=trace_seed,
+            mode=args.mode,
+            queue_depth=queue_depth,
+            idle_cap=idle_cap,
+            log_avg_msec=log_avg,
+            progress=b,
+            **kwargs,
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -517,9 +641,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Units: MB/s = 1e6 B/s, GB = 1e9 B in results; k/m/g sizes are powers of 1024 (fio).",
     )
     p.add_argument("--version", action="version", version=f"ssdlab {_version()} (engine {_core.version()})")
-    sub = p.add_subparsers(dest="cmd", metavar="{run,drives,drive,trace}")
+    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,drives,drive,trace}")
     sub.required = True
     _add_run(sub)
+    _add_replay(sub)
     d = sub.add_parser("drives", help="list the drive presets")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_drives)

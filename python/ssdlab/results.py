@@ -287,7 +287,10 @@ def format_summary(
         )
     status = "  (INTERRUPTED: figures cover what finished)" if result.interrupted else ""
     keys = ", ".join(f"{k}={v}" for k, v in (result.job or {}).items() if k != "name")
-    lines.append(f"job {result.name} ({keys or d.get('kind')}): QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
+    if d.get("kind") == "workload":
+        lines.append(f"job {result.name} ({keys}): QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
+    else:
+        lines.append(f"{d.get('kind')} {result.name} ({keys}){status}")
     for direction in ("read", "write", "trim"):
         x = d[direction]
         if not x["total_ios"]:
@@ -305,6 +308,12 @@ def format_summary(
         )
     if not any(d[k]["total_ios"] for k in ("read", "write", "trim")):
         lines.append("  no I/O completed")
+    sb = d.get("storage_bench")
+    if sb:
+        lines.append(
+            f"  Storage Bench: data rate {sb['data_rate_mb_per_s']:,.1f} MB/s (reads {sb['read_data_rate_mb_per_s']:,.1f}, "
+            f"writes {sb['write_data_rate_mb_per_s']:,.1f}) over busy time; {sb['iops']:,.0f} IOPS over busy time"
+        )
     steady = _steady_line(result)
     if steady:
         lines.append(steady)

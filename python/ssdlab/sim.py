@@ -15,6 +15,7 @@ of simulated time; the KeyboardInterrupt then carries what finished as
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
@@ -161,6 +162,69 @@ class Simulator:
                 e.result = self._result(partial, time.perf_counter() - t0, merged)  # type: ignore[attr-defined]
             raise
         return self._result(out, time.perf_counter() - t0, merged)
+
+    def replay(
+        self,
+        trace: Optional[Union[str, "os.PathLike[str]"]] = None,
+        /,
+        *,
+        generated: Optional[str] = None,
+        seed: Optional[int] = None,
+        mode: str = "as-recorded",
+        queue_depth: Optional[int] = None,
+        idle_cap: Optional[Union[int, float, str]] = None,
+        log_avg_msec: Optional[int] = None,
+        name: Optional[str] = None,
+        progress: Optional[ProgressCallback] = None,
+        **trace_options: Any,
+    ) -> PhaseResult:
+        """Replay a trace file, or a generated Storage Bench trace
+        (``generated="heavy-2011"``, ``seed`` defaults to the simulator's).
+
+        ``mode``: ``as-recorded`` issues each I/O at its timestamp (or later
+        when the trace's queue depth or the NCQ is full), so idle gaps happen;
+        ``as-fast-as-possible`` ignores timestamps. ``idle_cap`` shortens every
+        gap to at most that long (seconds or "25ms"). ``trace_options`` are
+        those of :func:`ssdlab.traces.trace_stats` (``format``, ``device``,
+        ``out_of_range``, ``skip_bad_lines``, ...; the capacity defaults to the
+        drive's). The result's ``data["storage_bench"]`` has the data rates over
+        busy time; ``data["import"]`` the import report of a file."""
+        if (trace is None) == (generated is None):
+            raise workload_error("trace", "give a trace file or generated=WORKLOAD (one of them)")
+        source: Dict[str, Any]
+        if trace is not None:
+            if seed is not None:
+                raise workload_error("seed", "only a generated trace takes a seed")
+            source = {"file": os.fspath(trace), **{k: v for k, v in trace_options.items() if v is not None}}
+        else:
+            if trace_options:
+                raise workload_error(next(iter(trace_options)), "trace options apply to a trace file, not to a generated trace")
+            source = {"generated": generated}
+            if seed is not None:
+                source["seed"] = seed
+        opts: Dict[str, Any] = {"mode": mode}
+        if name is not None:
+            opts["name"] = name
+        elif generated is not None:
+            opts["name"] = f"replay {generated}"
+        else:
+            opts["name"] = f"replay {os.path.basename(os.fspath(trace))}"  # type: ignore[arg-type]
+        if queue_depth is not None:
+            opts["queue_depth"] = queue_depth
+        if idle_cap is not None:
+            opts["idle_cap"] = f"{idle_cap}s" if isinstance(idle_cap, (int, float)) and not isinstance(idle_cap, bool) else idle_cap
+        if log_avg_msec is not None:
+            opts["log_avg_msec"] = log_avg_msec
+        job = {**source, **opts}
+        t0 = time.perf_counter()
+        try:
+            out = self._core.replay(json.dumps(source), json.dumps(opts), progress)
+        except BaseException as e:
+            partial = getattr(e, "partial_result", None)
+            if partial is not None:
+                e.result = self._result(partial, time.perf_counter() - t0, job)  # type: ignore[attr-defined]
+            raise
+        return self._result(out, time.perf_counter() - t0, job)
 
     def idle(self, duration: Union[int, float, str]) -> PhaseResult:
         """The drive sits idle (seconds, or "5s", "500ms"); background GC may run."""

@@ -31,7 +31,7 @@ use ssdlab_sim::trace::generate as tgen;
 use ssdlab_sim::trace::import as timport;
 use ssdlab_sim::trace::stats::{TraceStats, TraceStatsBuilder};
 use ssdlab_sim::trace::{TraceOp, TraceRecord};
-use ssdlab_sim::{DataPattern, DriveConfig, PhaseResult, SimError, SimOptions, Workload};
+use ssdlab_sim::{DataPattern, DriveConfig, PhaseResult, ReplayMode, ReplayOptions, SimError, SimOptions, Workload};
 
 // ---------------------------------------------------------------------------
 // 1. Errors
@@ -255,6 +255,69 @@ fn phase_out<'py>(py: Python<'py>, r: &PhaseResult) -> PyResult<(String, Series<
     Ok((r.to_json().to_string(), d))
 }
 
+/// The progress closure of a phase: with the GIL taken back, check for
+/// signals (Ctrl-C) and call the user's callback. Returns false to stop the
+/// phase, keeping the exception in `pending` to raise once the engine returns.
+fn progress_callback(progress: &Option<PyObject>, pending: &mut Option<PyErr>, p: Progress) -> bool {
+    Python::with_gil(|py| {
+        if let Err(e) = py.check_signals() {
+            *pending = Some(e);
+            return false;
+        }
+        if let Some(f) = progress {
+            match f.call1(py, (p.done_ns, p.total_ns, p.done_bytes, p.total_bytes)) {
+                Err(e) => {
+                    *pending = Some(e);
+                    return false;
+                }
+                Ok(v) => {
+                    // Only an explicit False stops the phase.
+                    if let Ok(false) = v.extract::<bool>(py) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    })
+}
+
+fn replay_options(text: &str) -> PyResult<ReplayOptions> {
+    let v = parse_json("the replay options", text)?;
+    let o = v.as_object().ok_or_else(|| workload_err("(options)", "replay options are a JSON object"))?;
+    const KEYS: &[&str] = &["name", "mode", "queue_depth", "idle_cap", "log_avg_msec"];
+    for k in o.keys() {
+        if !KEYS.contains(&k.as_str()) {
+            return Err(workload_err(k, format!("unknown replay option; allowed: {}", KEYS.join(", "))));
+        }
+    }
+    let mut opts = ReplayOptions::default();
+    if let Some(n) = opt_str(o, "name") {
+        opts.name = n.as_str().map(str::to_string).unwrap_or_else(|| n.to_string());
+    }
+    if let Some(m) = opt_str(o, "mode") {
+        opts.mode = match m.as_str().unwrap_or("").to_ascii_lowercase().as_str() {
+            "as-recorded" | "recorded" => ReplayMode::AsRecorded,
+            "as-fast-as-possible" | "fast" => ReplayMode::AsFastAsPossible,
+            other => {
+                return Err(workload_err("mode", format!("'{other}' is not allowed; use as-recorded or as-fast-as-possible")))
+            }
+        };
+    }
+    if let Some(q) = opt_str(o, "queue_depth") {
+        let q = q.as_u64().filter(|q| (1..=256).contains(q)).ok_or_else(|| workload_err("queue_depth", format!("{q}: must be 1..=256")))?;
+        opts.queue_depth = q as u32;
+    }
+    if let Some(c) = opt_str(o, "idle_cap") {
+        opts.idle_cap_ns = Some(parse_time_ns("idle_cap", c).map_err(sim_err)?);
+    }
+    if let Some(l) = opt_str(o, "log_avg_msec") {
+        let ms = l.as_u64().filter(|x| *x > 0).ok_or_else(|| workload_err("log_avg_msec", format!("{l}: must be a whole number of ms >= 1")))?;
+        opts.interval_ns = ms * 1_000_000;
+    }
+    Ok(opts)
+}
+
 /// A simulated drive that keeps its state between phases.
 #[pyclass(module = "ssdlab._core", name = "Simulator")]
 struct PySimulator {
@@ -318,34 +381,78 @@ impl PySimulator {
         let inner = &mut self.inner;
         let (res, pending) = py.allow_threads(move || {
             let mut pending: Option<PyErr> = None;
-            let mut cb = |p: Progress| -> bool {
-                Python::with_gil(|py| {
-                    if let Err(e) = py.check_signals() {
-                        pending = Some(e);
-                        return false;
-                    }
-                    if let Some(f) = &progress {
-                        match f.call1(py, (p.done_ns, p.total_ns, p.done_bytes, p.total_bytes)) {
-                            Err(e) => {
-                                pending = Some(e);
-                                return false;
-                            }
-                            Ok(v) => {
-                                // Only an explicit False stops the phase.
-                                if let Ok(false) = v.extract::<bool>(py) {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    true
-                })
-            };
+            let mut cb = |p: Progress| progress_callback(&progress, &mut pending, p);
             let res = inner.run(&w, &mut cb);
             (res, pending)
         });
         let r = res.map_err(sim_err)?;
         let out = phase_out(py, &r)?;
+        match pending {
+            Some(e) => Err(attach_partial(py, e, out)),
+            None => Ok(out),
+        }
+    }
+
+    /// Replay a trace against the drive (Storage Bench playback).
+    /// `source_json`: `{"file": PATH, ...trace options of trace_stats}` (the
+    /// capacity defaults to the drive's) or `{"generated": WORKLOAD_ID,
+    /// "seed": N}`. `options_json`: `name`, `mode` (`as-recorded` |
+    /// `as-fast-as-possible`), `queue_depth` (for records without one),
+    /// `idle_cap` (a duration: longer gaps are shortened to it),
+    /// `log_avg_msec`. Returns the phase JSON with `storage_bench` (data rates
+    /// over busy time) and, for a file, `import`. Progress and Ctrl-C as `run`.
+    #[pyo3(signature = (source_json, options_json = "{}", progress = None))]
+    fn replay<'py>(
+        &mut self,
+        py: Python<'py>,
+        source_json: &str,
+        options_json: &str,
+        progress: Option<PyObject>,
+    ) -> PyResult<(String, Series<'py>)> {
+        let opts = replay_options(options_json)?;
+        let src = parse_json("the trace source", source_json)?;
+        let so = src.as_object().ok_or_else(|| workload_err("(source)", "a trace source is a JSON object"))?;
+        let cap = self.inner.capacity_bytes();
+        let mut records: ReplaySource =
+            match (opt_str(so, "file"), opt_str(so, "generated")) {
+                (Some(f), None) => {
+                    let path = f.as_str().ok_or_else(|| workload_err("file", "expected a path"))?.to_string();
+                    let mut keys: Vec<&str> = TRACE_OPTION_KEYS.iter().copied().filter(|k| *k != "compare_with").collect();
+                    keys.push("file");
+                    let iopts = import_options(so, &keys, Some(cap))?;
+                    ReplaySource::File(Box::new(timport::open(Path::new(&path), &iopts).map_err(trace_err)?))
+                }
+                (None, Some(g)) => {
+                    for k in so.keys() {
+                        if !["generated", "seed"].contains(&k.as_str()) {
+                            return Err(workload_err(k, "unknown key for a generated trace; allowed: generated, seed"));
+                        }
+                    }
+                    let seed = opt_str(so, "seed").map(|v| v.as_u64().ok_or_else(|| workload_err("seed", "expected a whole number"))).transpose()?;
+                    let (_, gen) = generator(g.as_str().unwrap_or(""), cap, seed.unwrap_or(self.inner.seed))?;
+                    ReplaySource::Generated(Box::new(gen))
+                }
+                _ => return Err(workload_err("(source)", "give exactly one of 'file' or 'generated'")),
+            };
+        let inner = &mut self.inner;
+        let (res, pending, records) = py.allow_threads(move || {
+            let mut pending: Option<PyErr> = None;
+            let mut cb = |p: Progress| progress_callback(&progress, &mut pending, p);
+            let res = inner.replay(&mut records, &opts, &mut cb);
+            (res, pending, records)
+        });
+        let r = res.map_err(sim_err)?;
+        let mut v = r.to_json();
+        v["storage_bench"] = r.storage_bench_json();
+        v["source"] = src.clone();
+        if let ReplaySource::File(reader) = &records {
+            v["import"] = report_json(reader.report());
+        }
+        let d = PyDict::new(py);
+        for (name, col) in r.series() {
+            d.set_item(name, PyArray1::<u64>::from_vec(py, col))?;
+        }
+        let out = (v.to_string(), d);
         match pending {
             Some(e) => Err(attach_partial(py, e, out)),
             None => Ok(out),
@@ -468,6 +575,22 @@ impl PySimulator {
 // 5. Traces
 // ---------------------------------------------------------------------------
 
+/// Where a replay's records come from.
+enum ReplaySource {
+    File(Box<timport::TraceReader>),
+    Generated(Box<tgen::Generator>),
+}
+
+impl Iterator for ReplaySource {
+    type Item = Result<TraceRecord, ssdlab_sim::trace::TraceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            ReplaySource::File(r) => r.next(),
+            ReplaySource::Generated(g) => g.next().map(Ok),
+        }
+    }
+}
+
 /// Records between two signal checks while streaming a trace.
 const SIGNAL_CHECK_RECORDS: u64 = 1 << 18;
 
@@ -496,15 +619,22 @@ const TRACE_OPTION_KEYS: &[&str] = &[
     "compare_with",
 ];
 
-fn import_options(o: &serde_json::Map<String, Value>) -> PyResult<timport::ImportOptions> {
+fn import_options(
+    o: &serde_json::Map<String, Value>,
+    allowed: &[&str],
+    default_capacity_bytes: Option<u64>,
+) -> PyResult<timport::ImportOptions> {
     for k in o.keys() {
-        if !TRACE_OPTION_KEYS.contains(&k.as_str()) {
-            return Err(workload_err(k, format!("unknown trace option; allowed: {}", TRACE_OPTION_KEYS.join(", "))));
+        if !allowed.contains(&k.as_str()) {
+            return Err(workload_err(k, format!("unknown trace option; allowed: {}", allowed.join(", "))));
         }
     }
-    let capacity = match opt_str(o, "capacity_bytes") {
-        Some(v) => json_u64("capacity_bytes", v, 0)?,
-        None => return Err(workload_err("capacity_bytes", "missing: the capacity of the drive the trace is placed on")),
+    let capacity = match (opt_str(o, "capacity_bytes"), default_capacity_bytes) {
+        (Some(v), _) => json_u64("capacity_bytes", v, 0)?,
+        (None, Some(c)) => c,
+        (None, None) => {
+            return Err(workload_err("capacity_bytes", "missing: the capacity of the drive the trace is placed on"))
+        }
     };
     if capacity == 0 {
         return Err(workload_err("capacity_bytes", "must be > 0"));
@@ -645,7 +775,7 @@ fn stats_json(s: &TraceStats) -> Value {
 fn trace_stats(py: Python<'_>, path: &str, options_json: &str) -> PyResult<String> {
     let v = parse_json("the trace options", options_json)?;
     let o = v.as_object().ok_or_else(|| workload_err("(options)", "trace options are a JSON object"))?;
-    let opts = import_options(o)?;
+    let opts = import_options(o, TRACE_OPTION_KEYS, None)?;
     let compare = opt_str(o, "compare_with").map(|v| parse_bench(v.as_str().unwrap_or(""))).transpose()?;
     let p = Path::new(path);
     let out: Result<(TraceStats, timport::ImportReport), PyErr> = py.allow_threads(|| {
