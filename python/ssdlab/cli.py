@@ -698,12 +698,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except OSError as e:
         print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    except Exception as e:  # a bug: one line unless asked for the traceback
+    except BaseException as e:
+        # A bug (a Python exception, or a Rust panic: pyo3's PanicException
+        # derives from BaseException): one line unless asked for the traceback.
+        if isinstance(e, (SystemExit, GeneratorExit)) or not (
+            isinstance(e, Exception) or type(e).__name__ == "PanicException"
+        ):
+            raise
         if os.environ.get("SSDLAB_DEBUG"):
             raise
         print(
             f"ssdlab: internal error: {type(e).__name__}: {_one_line(str(e))} "
-            "(set SSDLAB_DEBUG=1 for the traceback; please report it)",
+            f"(reproduce: {command_line()}; set SSDLAB_DEBUG=1 for the traceback; please report it)",
             file=sys.stderr,
         )
         return EXIT_FAILURE
