@@ -309,7 +309,7 @@ def format_summary(
     if not any(d[k]["total_ios"] for k in ("read", "write", "trim")):
         lines.append("  no I/O completed")
     sb = d.get("storage_bench")
-    if sb:
+    if sb and d.get("kind") == "replay":
         lines.append(
             f"  Storage Bench: data rate {sb['data_rate_mb_per_s']:,.1f} MB/s (reads {sb['read_data_rate_mb_per_s']:,.1f}, "
             f"writes {sb['write_data_rate_mb_per_s']:,.1f}) over busy time; {sb['iops']:,.0f} IOPS over busy time"
