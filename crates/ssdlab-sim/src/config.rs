@@ -21,6 +21,10 @@ pub struct DriveConfig {
     pub controller: ControllerSection,
     pub nand: NandSection,
     pub ftl: FtlSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_reduction: Option<DataReductionSection>,
+    #[serde(default)]
+    pub power: PowerSection,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -36,12 +40,51 @@ pub struct DriveSection {
     pub user_capacity_bytes: u64,
 }
 
+/// Host link presets (MODEL.md "Host interface").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Interface {
+    /// SATA 3Gbps: 300 MB/s after 8b/10b, about 280e6 B/s usable.
+    #[serde(rename = "sata-3g")]
+    Sata3g,
+    /// SATA 6Gbps: 600 MB/s after 8b/10b, about 550e6 B/s usable.
+    #[serde(rename = "sata-6g")]
+    Sata6g,
+}
+
+impl Interface {
+    pub fn link_bytes_per_s(self) -> u64 {
+        match self {
+            Interface::Sata3g => 280_000_000,
+            Interface::Sata6g => 550_000_000,
+        }
+    }
+    /// Command, DMA-setup and status FISes at the link's frame rate.
+    pub fn command_overhead_ns(self) -> u64 {
+        match self {
+            Interface::Sata3g => 5_000,
+            Interface::Sata6g => 3_000,
+        }
+    }
+    pub fn parse(s: &str) -> Option<Interface> {
+        match s {
+            "sata-3g" | "sata3g" | "sata2" => Some(Interface::Sata3g),
+            "sata-6g" | "sata6g" | "sata3" => Some(Interface::Sata6g),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HostSection {
+    /// Link preset; sets the two fields below unless they are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
     /// Usable link bandwidth (SATA 3Gbps ~ 280e6, 6Gbps ~ 550e6).
+    #[serde(default)]
     pub link_bytes_per_s: u64,
     /// Fixed link cost of every command (FIS exchange), ns.
+    #[serde(default)]
     pub command_overhead_ns: u64,
     /// NCQ depth: commands the drive accepts at once (1..=32 on SATA).
     pub ncq_depth: u32,
@@ -53,9 +96,81 @@ pub struct ControllerSection {
     /// Controller processing per command (serialised: caps IOPS at 1e9/cost).
     pub command_cost_ns: u64,
     /// Buffer holding written data until it is transferred to a die (SRAM on
-    /// DRAM-less controllers, DRAM cache otherwise). Writes are acknowledged
-    /// once their data is in it.
+    /// DRAM-less controllers, the DRAM write cache otherwise). Writes are
+    /// acknowledged once their data is in it (write-back): bursts up to its
+    /// size are absorbed; steady state is bounded by the NAND.
     pub write_buffer_bytes: u64,
+    /// How many dies the controller can keep busy at once (0: all).
+    #[serde(default)]
+    pub max_active_dies: u32,
+    /// Sequential-read prefetch: bytes read ahead of a detected sequential stream (0: off).
+    #[serde(default)]
+    pub readahead_bytes: u64,
+    /// Read-ahead only when at least this many commands are outstanding.
+    #[serde(default = "one")]
+    pub readahead_min_qd: u32,
+    /// Dies one sequential read stream may pipeline across (0: no cap).
+    #[serde(default)]
+    pub seq_read_max_dies: u32,
+    /// Extra time to answer a read of never-written / trimmed LBAs per 4KB
+    /// (0: answered from the map at once).
+    #[serde(default)]
+    pub unmapped_read_ns: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// SandForce-style data reduction (DuraWrite): what reaches the NAND per 4KB
+/// written, by data pattern. Stored data is allocated in 1KB granules, at
+/// least one per 4KB unit (so the best reduction is 4:1 in NAND space).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DataReductionSection {
+    pub enabled: bool,
+    /// Metadata the controller stores with every 4KB unit, bytes.
+    pub metadata_bytes_per_unit: u64,
+    /// Stored fraction of `compressible` data (0..1).
+    pub compressible_stored_fraction: f64,
+    /// Stored fraction of `repeated` data: deduplicated, so near 0.
+    pub repeated_stored_fraction: f64,
+    /// Stored fraction of all-zero data.
+    pub zeros_stored_fraction: f64,
+}
+
+/// Energy and power (issue: power model); all optional with era-typical defaults.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSection {
+    /// Controller + DRAM + link when nothing is outstanding.
+    pub idle_mw: u64,
+    /// Extra controller + link power while an I/O is outstanding.
+    pub active_mw: u64,
+    /// Array read of one page (all planes of a multi-plane read count once).
+    pub read_uj_per_page: f64,
+    /// Program of one program unit (a page on every plane).
+    pub program_uj_per_unit: f64,
+    pub erase_uj_per_block: f64,
+    /// NAND bus transfers.
+    pub transfer_pj_per_byte: f64,
+}
+
+impl Default for PowerSection {
+    fn default() -> Self {
+        // ONFI MLC currents at 3.3 V (Micron L74A datasheet typ): read 25 mA
+        // for tR, program 25 mA for tPROG, erase 25 mA for tBERS; bus I/O
+        // about 20 pJ/B at 1.8-3.3 V; a 2011 SATA controller 0.5 W idle,
+        // +1 W active.
+        PowerSection {
+            idle_mw: 500,
+            active_mw: 1000,
+            read_uj_per_page: 4.1,
+            program_uj_per_unit: 107.0,
+            erase_uj_per_block: 250.0,
+            transfer_pj_per_byte: 20.0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -77,9 +192,13 @@ pub struct NandSection {
     pub tbers_ns: u64,
     /// Channel (NAND bus) transfer rate shared by the dies on the channel.
     pub channel_bytes_per_s: u64,
-    /// Dies whose capacity is reserved (parity, metadata) and holds no user data.
+    /// Dies whose capacity is reserved (metadata) and holds no user data.
     #[serde(default)]
     pub reserved_dies: u32,
+    /// RAISE (SandForce): one die's capacity holds parity, and every stripe of
+    /// data program units across the data dies costs one parity program.
+    #[serde(default)]
+    pub raise: bool,
     /// Rated program/erase cycles per block.
     #[serde(default = "default_pe_cycles")]
     pub pe_cycles_rated: u32,
@@ -130,6 +249,12 @@ pub struct FtlSection {
     /// How long the drive must be idle before background GC starts.
     #[serde(default = "default_idle_gc_delay")]
     pub idle_gc_delay_ns: u64,
+    /// SandForce-style block recycling path: recycling a block costs its die
+    /// (valid + trimmed granules) x granule / this rate, because TRIM only
+    /// unmaps and the recycler must read back every granule it cannot prove
+    /// stale. Scales with the number of dies. 0: off.
+    #[serde(default)]
+    pub recycle_bytes_per_s_per_die: u64,
 }
 
 fn default_idle_gc_delay() -> u64 {
@@ -143,6 +268,11 @@ pub struct Geometry {
     /// Dies that hold user data (total minus reserved).
     pub dies: u32,
     pub dies_total: u32,
+    /// Dies holding RAISE parity (after the data dies in die numbering).
+    pub parity_dies: u32,
+    /// FTL allocation granules per 4KB slot: 1, or 4 (1KB granules) when data
+    /// reduction packs compressed units.
+    pub gran_per_slot: u32,
     pub planes_per_die: u32,
     /// 4KB slots per page.
     pub slots_per_page: u32,
@@ -176,9 +306,9 @@ impl Geometry {
 /// Bytes of RAM the engine needs per 4KB of raw NAND in normal mode, and the
 /// extra in checking mode; used for the estimate before allocation.
 pub fn memory_estimate_bytes(g: &Geometry, check: bool) -> u64 {
-    let map = g.user_units * 4 + g.raw_slots * 4;
-    let blocks = g.total_blocks() * 32 + g.dies as u64 * (g.slots_per_block as u64 + 1) * 8;
-    let check_bytes = if check { g.user_units * 8 + g.raw_slots * 8 } else { 0 };
+    let map = g.user_units * 4 + g.raw_slots * 4 * g.gran_per_slot as u64;
+    let blocks = g.total_blocks() * 40 + g.dies as u64 * (g.slots_per_block as u64 * g.gran_per_slot as u64 + 1) * 8;
+    let check_bytes = if check { g.user_units * 8 + g.raw_slots * 8 * g.gran_per_slot as u64 } else { 0 };
     map + blocks + check_bytes + (1 << 20)
 }
 
@@ -200,8 +330,41 @@ impl DriveConfig {
             };
             SimError::config(path_or_top(&path), msg)
         })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// Fill fields that follow from a preset (`host.interface`).
+    pub fn normalize(&mut self) -> Result<()> {
+        let h = &mut self.host;
+        match h.interface {
+            Some(i) => {
+                if h.link_bytes_per_s == 0 {
+                    h.link_bytes_per_s = i.link_bytes_per_s();
+                }
+                if h.command_overhead_ns == 0 {
+                    h.command_overhead_ns = i.command_overhead_ns();
+                }
+            }
+            None => {
+                if h.link_bytes_per_s == 0 {
+                    return Err(SimError::config(
+                        "host.link_bytes_per_s",
+                        "missing: give host.interface = \"sata-3g\" or \"sata-6g\", or link_bytes_per_s and command_overhead_ns",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Switch the host link (the same drive on SATA 3Gbps and 6Gbps).
+    pub fn set_interface(&mut self, i: Interface) {
+        self.host.interface = Some(i);
+        self.host.link_bytes_per_s = i.link_bytes_per_s();
+        self.host.command_overhead_ns = i.command_overhead_ns();
     }
 
     pub fn from_json_str(text: &str) -> Result<DriveConfig> {
@@ -210,6 +373,8 @@ impl DriveConfig {
             let path = e.path().to_string();
             SimError::config(path_or_top(&path), explain_serde(&e.into_inner().to_string()))
         })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -235,16 +400,20 @@ impl DriveConfig {
     pub fn geometry(&self) -> Geometry {
         let n = &self.nand;
         let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
-        let dies = dies_total - n.reserved_dies;
+        let parity_dies = u32::from(n.raise);
+        let dies = dies_total - n.reserved_dies - parity_dies;
         let slots_per_page = (n.page_size_bytes / UNIT_BYTES) as u32;
         let unit_slots = slots_per_page * n.planes_per_die;
         let slots_per_block = unit_slots * n.pages_per_block;
         let raw_slots = dies as u64 * n.blocks_per_plane as u64 * slots_per_block as u64;
         let user_units = self.drive.user_capacity_bytes.div_ceil(UNIT_BYTES);
+        let gran_per_slot = if self.data_reduction.as_ref().is_some_and(|d| d.enabled) { 4 } else { 1 };
         Geometry {
             channels: n.channels,
             dies,
             dies_total,
+            parity_dies,
+            gran_per_slot,
             planes_per_die: n.planes_per_die,
             slots_per_page,
             unit_slots,
@@ -310,8 +479,11 @@ impl DriveConfig {
             return err("nand.page_size_bytes", format!("{} must be a multiple of 4096 up to 65536 (4096, 8192, 16384)", n.page_size_bytes));
         }
         let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
-        if n.reserved_dies >= dies_total {
-            return err("nand.reserved_dies", format!("{} reserved of {dies_total} dies leaves none for data", n.reserved_dies));
+        if n.reserved_dies + u32::from(n.raise) >= dies_total {
+            return err(
+                "nand.reserved_dies",
+                format!("{} reserved{} of {dies_total} dies leaves none for data", n.reserved_dies, if n.raise { " + 1 RAISE parity" } else { "" }),
+            );
         }
         for (f, v) in [("nand.tr_ns", n.tr_ns), ("nand.tprog_ns", n.tprog_ns), ("nand.tbers_ns", n.tbers_ns)] {
             if v == 0 || v > 100_000_000 {
@@ -321,8 +493,42 @@ impl DriveConfig {
         if n.channel_bytes_per_s < 1_000_000 {
             return err("nand.channel_bytes_per_s", format!("{} must be at least 1e6 bytes/s (ONFI 2 sync: 200000000)", n.channel_bytes_per_s));
         }
+        if let Some(dr) = &self.data_reduction {
+            for (f, v) in [
+                ("data_reduction.compressible_stored_fraction", dr.compressible_stored_fraction),
+                ("data_reduction.repeated_stored_fraction", dr.repeated_stored_fraction),
+                ("data_reduction.zeros_stored_fraction", dr.zeros_stored_fraction),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return err(f, format!("{v} must be a fraction 0..=1"));
+                }
+            }
+            if dr.metadata_bytes_per_unit > 1024 {
+                return err("data_reduction.metadata_bytes_per_unit", format!("{} must be at most 1024", dr.metadata_bytes_per_unit));
+            }
+        }
+        if c.max_active_dies > dies_total {
+            return err("controller.max_active_dies", format!("{} exceeds the {dies_total} dies (0 means no limit)", c.max_active_dies));
+        }
+        if c.readahead_bytes > (64 << 20) || c.readahead_bytes % UNIT_BYTES != 0 {
+            return err("controller.readahead_bytes", format!("{} must be a multiple of 4096 up to 64 MiB (0: off)", c.readahead_bytes));
+        }
+        if c.unmapped_read_ns > 10_000_000 {
+            return err("controller.unmapped_read_ns", format!("{} ns is more than 10 ms", c.unmapped_read_ns));
+        }
+        let p = &self.power;
+        for (f, v) in [
+            ("power.read_uj_per_page", p.read_uj_per_page),
+            ("power.program_uj_per_unit", p.program_uj_per_unit),
+            ("power.erase_uj_per_block", p.erase_uj_per_block),
+            ("power.transfer_pj_per_byte", p.transfer_pj_per_byte),
+        ] {
+            if !(v >= 0.0 && v < 1e6) {
+                return err(f, format!("{v} must be a non-negative energy"));
+            }
+        }
         let g = self.geometry();
-        if g.raw_slots > u32::MAX as u64 - 1 {
+        if g.raw_slots * g.gran_per_slot as u64 > u32::MAX as u64 - 2 {
             return err("nand.blocks_per_plane", "raw NAND exceeds the 16 TB the 32-bit map supports".into());
         }
         if g.user_units >= g.raw_slots {
@@ -364,10 +570,10 @@ impl DriveConfig {
                 format!("{} exceeds the spare blocks per die ({spare_blocks_per_die}); idle GC could never reach it", f.bg_gc_threshold_blocks),
             );
         }
-        if c.write_buffer_bytes < g.unit_slots as u64 * UNIT_BYTES {
+        if c.write_buffer_bytes < 2 * g.unit_slots as u64 * UNIT_BYTES {
             return err(
                 "controller.write_buffer_bytes",
-                format!("{} must hold at least one program unit ({} B = page x planes)", c.write_buffer_bytes, g.unit_slots as u64 * UNIT_BYTES),
+                format!("{} must hold at least two program units ({} B = 2 x page x planes)", c.write_buffer_bytes, 2 * g.unit_slots as u64 * UNIT_BYTES),
             );
         }
         Ok(())
@@ -388,7 +594,9 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
-    "bg_gc_threshold_blocks", "idle_gc_delay_ns",
+    "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
+    "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
+    "transfer_pj_per_byte",
 ];
 
 fn stem(name: &str) -> &str {

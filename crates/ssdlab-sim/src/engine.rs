@@ -116,6 +116,8 @@ pub struct PhaseResult {
     pub pattern: Option<DataPattern>,
     pub smart: Value,
     pub io_log: Vec<IoLogEntry>,
+    /// Average power and energy of the phase.
+    pub power: Value,
 }
 
 fn dir_json(d: &crate::stats::DirStats, dur_ns: u64) -> Value {
@@ -143,13 +145,34 @@ impl PhaseResult {
         self.ftl.host_units_written * UNIT_BYTES
     }
 
-    /// NAND bytes programmed / host bytes written in this phase.
+    /// NAND bytes programmed / host bytes written in this phase (below 1 on a
+    /// data-reducing controller writing reducible data).
     pub fn waf(&self) -> f64 {
-        let h = self.ftl.host_units_written;
+        let h = self.host_bytes_written();
         if h == 0 {
             0.0
         } else {
-            self.ftl.slots_programmed as f64 / h as f64
+            self.ftl.nand_bytes_programmed as f64 / h as f64
+        }
+    }
+
+    /// Bytes stored after data reduction / host bytes written (1 without reduction).
+    pub fn data_reduction_ratio(&self) -> f64 {
+        let h = self.host_bytes_written();
+        if h == 0 {
+            1.0
+        } else {
+            self.ftl.stored_bytes_written as f64 / h as f64
+        }
+    }
+
+    /// NAND bytes programmed / bytes stored: the amplification of GC (and
+    /// padding, parity) on its own.
+    pub fn gc_amplification(&self) -> f64 {
+        if self.ftl.stored_bytes_written == 0 {
+            0.0
+        } else {
+            self.ftl.nand_bytes_programmed as f64 / self.ftl.stored_bytes_written as f64
         }
     }
 
@@ -184,15 +207,20 @@ impl PhaseResult {
             "ssdlab": {
                 "host_bytes_written": self.host_bytes_written(),
                 "host_bytes_trimmed": self.ftl.host_units_trimmed * UNIT_BYTES,
-                "nand_bytes_programmed": self.ftl.slots_programmed * UNIT_BYTES,
+                "nand_bytes_programmed": self.ftl.nand_bytes_programmed,
                 "nand_bytes_read": self.nand.bytes_read,
                 "waf": self.waf(),
-                "gc_bytes_moved": self.ftl.gc_units_moved * UNIT_BYTES,
+                "data_reduction_ratio": self.data_reduction_ratio(),
+                "gc_amplification": self.gc_amplification(),
+                "stored_bytes_written": self.ftl.stored_bytes_written,
+                "parity_bytes": self.ftl.parity_bytes,
+                "gc_bytes_moved": self.ftl.gc_bytes_moved,
                 "gc_victims": self.ftl.gc_victims,
                 "fg_gc_victims": self.ftl.fg_gc_victims,
                 "bg_gc_victims": self.ftl.bg_gc_victims,
                 "block_erases": self.ftl.erases,
-                "padded_bytes": self.ftl.padded_slots * UNIT_BYTES,
+                "padded_bytes": self.ftl.padded_bytes,
+                "power": self.power,
                 "rmw_reads": self.ftl.rmw_reads,
                 "smart": self.smart,
             }
@@ -317,6 +345,19 @@ pub struct Simulator {
     last_io_end_ns: u64,
     phase_count: u64,
     seq: u64,
+    /// Commands outstanding at the drive when the current one arrived.
+    outstanding: u32,
+    ra: ReadAhead,
+}
+
+/// Read-ahead state of the (single) sequential read stream.
+#[derive(Clone, Debug, Default)]
+struct ReadAhead {
+    next_lba: u64,
+    /// Where the next prefetch starts.
+    pre_end: u64,
+    /// Prefetched ranges and when their data is in the controller.
+    chunks: std::collections::VecDeque<(u64, u64, u64)>,
 }
 
 impl Simulator {
@@ -354,6 +395,8 @@ impl Simulator {
             last_io_end_ns: 0,
             phase_count: 0,
             seq: 0,
+            outstanding: 0,
+            ra: ReadAhead { next_lba: u64::MAX, ..Default::default() },
             cfg,
         })
     }
@@ -387,7 +430,7 @@ impl Simulator {
     }
 
     /// Submit one host I/O at `t`; returns its completion time.
-    fn submit(&mut self, op: Op, off: u64, len: u64, t: u64, _pattern: DataPattern) -> Result<u64> {
+    fn submit(&mut self, op: Op, off: u64, len: u64, t: u64, pattern: DataPattern) -> Result<u64> {
         let t2 = self.command(t);
         let (first, n) = unit_span(off, len);
         match op {
@@ -406,7 +449,7 @@ impl Simulator {
                     if partial {
                         ready = ready.max(self.ftl.read_for_rmw(lba, t2, &mut self.nand));
                     }
-                    self.ftl.write_unit(lba, ready, &mut self.nand)?;
+                    self.ftl.write_unit(lba, ready, pattern, &mut self.nand)?;
                     if !self.ftl.releases.is_empty() {
                         self.drain_releases();
                     }
@@ -414,7 +457,7 @@ impl Simulator {
                 Ok(t_data)
             }
             Op::Read => {
-                let ready = self.ftl.read_units(first, n, t2, &mut self.nand)?;
+                let ready = self.read_data(first, n, t2)?;
                 let x = self.link_ns(len);
                 let xs = self.link.reserve(ready, x);
                 Ok(xs + x)
@@ -429,6 +472,73 @@ impl Simulator {
                 Ok(t2)
             }
         }
+    }
+
+    /// NAND side of a host read: from the read-ahead buffer when a detected
+    /// sequential stream was prefetched, else from the dies; prefetch further
+    /// when read-ahead is on at this queue depth.
+    fn read_data(&mut self, first: u64, n: u64, t: u64) -> Result<u64> {
+        let c = &self.cfg.controller;
+        let cap = c.seq_read_max_dies;
+        let sequential = first == self.ra.next_lba;
+        self.ra.next_lba = first + n;
+        let end = first + n;
+        let mut ready = t;
+        let covered = sequential
+            && self.ra.chunks.front().is_some_and(|c| c.0 <= first)
+            && self.ra.chunks.back().is_some_and(|c| end <= c.1);
+        if covered {
+            // Served from prefetched data: ready when the chunks it needs are.
+            for &(s, e, r) in &self.ra.chunks {
+                if s < end && e > first {
+                    ready = ready.max(r);
+                }
+            }
+        } else {
+            let (r, unmapped) = self.ftl.read_units(first, n, t, &mut self.nand, cap)?;
+            ready = r;
+            if unmapped > 0 && c.unmapped_read_ns > 0 {
+                ready = ready.max(t + unmapped * c.unmapped_read_ns);
+            }
+            self.ra.chunks.clear();
+            self.ra.pre_end = end;
+        }
+        let ra_units = self.cfg.controller.readahead_bytes / UNIT_BYTES;
+        if ra_units > 0 && sequential && self.outstanding >= self.cfg.controller.readahead_min_qd {
+            let want_end = (end + ra_units).min(self.geometry.user_units);
+            let from = self.ra.pre_end.max(end);
+            if want_end > from {
+                let (r, _) = self.ftl.read_units(from, want_end - from, t, &mut self.nand, cap)?;
+                if self.ra.chunks.is_empty() {
+                    // The request itself counts as the window's start.
+                    self.ra.chunks.push_back((first, end, ready));
+                }
+                self.ra.chunks.push_back((from, want_end, r));
+                self.ra.pre_end = want_end;
+            }
+            while self.ra.chunks.len() > 1 && self.ra.chunks.front().is_some_and(|c| c.1 <= end) {
+                self.ra.chunks.pop_front();
+            }
+        }
+        Ok(ready)
+    }
+
+    /// Average power of a phase from what the NAND did and how long the
+    /// drive was busy (POWER section of the drive file).
+    fn power_json(&self, nand: &NandCounters, duration_ns: u64, busy_ns: u64) -> Value {
+        let p = &self.cfg.power;
+        let secs = duration_ns as f64 / 1e9;
+        let static_j = p.idle_mw as f64 / 1e3 * secs + p.active_mw as f64 / 1e3 * (busy_ns.min(duration_ns) as f64 / 1e9);
+        let nand_j = nand.page_reads as f64 * p.read_uj_per_page * 1e-6
+            + nand.unit_programs as f64 * p.program_uj_per_unit * 1e-6
+            + nand.block_erases as f64 * p.erase_uj_per_block * 1e-6
+            + nand.channel_bytes as f64 * p.transfer_pj_per_byte * 1e-12;
+        let total = static_j + nand_j;
+        json!({
+            "energy_j": total,
+            "nand_energy_j": nand_j,
+            "avg_w": if secs > 0.0 { total / secs } else { p.idle_mw as f64 / 1e3 },
+        })
     }
 
     fn check_range(&self, field: &str, off: u64, len: u64) -> Result<()> {
@@ -456,28 +566,9 @@ impl Simulator {
         interrupted: bool,
     ) -> Result<PhaseResult> {
         let (f0, n0) = before;
-        let f1 = self.ftl.counters;
-        let n1 = self.nand.counters;
-        let ftl = FtlCounters {
-            host_units_written: f1.host_units_written - f0.host_units_written,
-            host_units_trimmed: f1.host_units_trimmed - f0.host_units_trimmed,
-            slots_programmed: f1.slots_programmed - f0.slots_programmed,
-            gc_units_moved: f1.gc_units_moved - f0.gc_units_moved,
-            padded_slots: f1.padded_slots - f0.padded_slots,
-            rmw_reads: f1.rmw_reads - f0.rmw_reads,
-            gc_victims: f1.gc_victims - f0.gc_victims,
-            fg_gc_victims: f1.fg_gc_victims - f0.fg_gc_victims,
-            bg_gc_victims: f1.bg_gc_victims - f0.bg_gc_victims,
-            erases: f1.erases - f0.erases,
-        };
-        let nand = NandCounters {
-            page_reads: n1.page_reads - n0.page_reads,
-            bytes_read: n1.bytes_read - n0.bytes_read,
-            unit_programs: n1.unit_programs - n0.unit_programs,
-            bytes_programmed: n1.bytes_programmed - n0.bytes_programmed,
-            block_erases: n1.block_erases - n0.block_erases,
-            channel_bytes: n1.channel_bytes - n0.channel_bytes,
-        };
+        let ftl = self.ftl.counters.since(&f0);
+        let nand = self.nand.counters.since(&n0);
+        let power = self.power_json(&nand, duration, stats.busy_time_ns);
         if self.check {
             self.check_now()?;
         }
@@ -495,6 +586,7 @@ impl Simulator {
             pattern: None,
             smart: self.smart(),
             io_log: Vec::new(),
+            power,
         })
     }
 
@@ -556,6 +648,7 @@ impl Simulator {
                 }
                 let (op, off, len) = ahead.pop_front().unwrap();
                 let t_dev = if w.iodepth > ncq { ncq_free.pop().map(|r| r.0).unwrap_or(t).max(t) } else { t };
+                self.outstanding = (heap.len() as u32 + 1).min(ncq);
                 let c = self.submit(op, off, len, t_dev, w.pattern)?;
                 if w.iodepth > ncq {
                     ncq_free.push(Reverse(c));
@@ -731,6 +824,7 @@ impl Simulator {
                     }
                 }
                 t = t.max(start);
+                self.outstanding = (heap.len() as u32 + 1).min(ncq);
                 let (dir, c) = match r.op {
                     TraceOp::Read => (1u8, self.submit(Op::Read, r.offset_bytes, r.length_bytes, t, r.pattern)?),
                     TraceOp::Write => (2u8, self.submit(Op::Write, r.offset_bytes, r.length_bytes, t, r.pattern)?),
@@ -868,14 +962,27 @@ impl Simulator {
         let avg = sum as f64 / nblocks;
         let rated = self.cfg.nand.pe_cycles_rated as f64;
         let c = &self.ftl.counters;
+        // Lifetime: the rated P/E budget of the data blocks, spent at the write
+        // amplification seen so far (1 before any write).
+        let host = c.host_units_written * UNIT_BYTES;
+        let wa = if host == 0 { 1.0 } else { c.nand_bytes_programmed as f64 / host as f64 };
+        let block_bytes = self.geometry.slots_per_block as f64 * UNIT_BYTES as f64;
+        let budget = rated * nblocks * block_bytes - sum as f64 * block_bytes;
+        let endurance_host = (rated * nblocks * block_bytes / wa.max(1e-9)) as u64;
+        let years = |gb_per_day: f64| (budget / wa.max(1e-9) / (gb_per_day * 1e9) / 365.0).max(0.0);
         json!({
-            "host_bytes_written": c.host_units_written * UNIT_BYTES,
-            "nand_bytes_written": c.slots_programmed * UNIT_BYTES,
+            "host_bytes_written": host,
+            "nand_bytes_written": c.nand_bytes_programmed,
             "erase_count_avg": avg,
             "erase_count_min": min,
             "erase_count_max": max,
             "pe_cycles_rated": self.cfg.nand.pe_cycles_rated,
             "life_remaining_percent": (100.0 * (1.0 - avg / rated)).max(0.0),
+            "waf_lifetime": wa,
+            "endurance_host_bytes": endurance_host,
+            "lifetime_years_at_10_gb_per_day": years(10.0),
+            "lifetime_years_at_20_gb_per_day": years(20.0),
+            "lifetime_years_at_50_gb_per_day": years(50.0),
             "mapped_bytes": self.ftl.mapped_units() * UNIT_BYTES,
             "sim_time_ns": self.now_ns,
         })

@@ -2,10 +2,14 @@
 //! across dies, per-die free-block pools, garbage collection (greedy,
 //! cost-benefit, FIFO), TRIM and secure erase.
 //!
-//! Layout of physical slots (4KB each): `slot = block * slots_per_block + offset`,
+//! Layout: the FTL allocates *granules*: a 4KB slot, or a 1KB quarter of one
+//! when data reduction packs compressed units (`gran_per_slot` = 4). A 4KB
+//! logical unit occupies 1..=gran_per_slot consecutive granules: its head
+//! granule holds the LBA in the reverse map, the others [`CONT`].
+//! `granule = block * granules_per_block + offset`,
 //! `block = die * blocks_per_die + local`. A block here is the multi-plane block
-//! set (one block per plane, erased together); its slots are programmed a unit
-//! (one page on every plane) at a time, in order.
+//! set (one block per plane, erased together), programmed a unit (one page on
+//! every plane) at a time, in order.
 //!
 //! The FTL changes the mapping at the moment a command is processed and books
 //! the NAND work it implies on the [`Nand`] timelines; host writes therefore
@@ -13,11 +17,14 @@
 
 use crate::check::Shadow;
 use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, UNIT_BYTES};
+use crate::pattern::DataPattern;
 use crate::error::{Result, SimError};
 use crate::nand::Nand;
 use std::collections::VecDeque;
 
 pub const NONE: u32 = u32::MAX;
+/// Reverse-map mark of a granule that continues the unit before it.
+pub const CONT: u32 = u32::MAX - 1;
 
 /// A large table filled with `value`, backed by transparent huge pages where
 /// the OS offers them (the maps are hundreds of MB and touched at random, so
@@ -68,7 +75,11 @@ pub enum BlockState {
 
 #[derive(Clone, Copy, Debug)]
 pub struct Block {
+    /// Valid granules.
     pub valid: u32,
+    /// Granules unmapped by TRIM since the block was written (the recycler
+    /// of a recycling-path controller still reads them back).
+    pub trimmed: u32,
     pub erase_count: u32,
     pub state: BlockState,
     prev: u32,
@@ -83,14 +94,21 @@ pub struct Block {
 struct WritePoint {
     /// Global block id, or NONE.
     block: u32,
-    /// Next offset to write in the block.
+    /// Next granule offset to write in the block.
     next: u32,
+    /// Granules already programmed (a multiple of the program unit).
+    programmed: u32,
     /// Latest time at which data for the unit being filled is ready.
     ready_ns: u64,
+    /// Host bytes held in the buffer for the unit being filled.
+    host_bytes: u64,
 }
 
 impl WritePoint {
-    const EMPTY: WritePoint = WritePoint { block: NONE, next: 0, ready_ns: 0 };
+    const EMPTY: WritePoint = WritePoint { block: NONE, next: 0, programmed: 0, ready_ns: 0, host_bytes: 0 };
+    fn at(block: u32) -> WritePoint {
+        WritePoint { block, ..WritePoint::EMPTY }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -121,15 +139,40 @@ struct DieFtl {
 pub struct FtlCounters {
     pub host_units_written: u64,
     pub host_units_trimmed: u64,
-    /// Slots programmed (host data, GC copies and padding).
-    pub slots_programmed: u64,
+    /// NAND bytes programmed (host data, GC copies, padding, RAISE parity).
+    pub nand_bytes_programmed: u64,
+    /// Bytes of host data as stored after data reduction.
+    pub stored_bytes_written: u64,
     pub gc_units_moved: u64,
-    pub padded_slots: u64,
+    pub gc_bytes_moved: u64,
+    pub padded_bytes: u64,
+    pub parity_bytes: u64,
     pub rmw_reads: u64,
     pub gc_victims: u64,
     pub fg_gc_victims: u64,
     pub bg_gc_victims: u64,
     pub erases: u64,
+}
+
+impl FtlCounters {
+    /// What happened since `before`.
+    pub fn since(&self, b: &FtlCounters) -> FtlCounters {
+        FtlCounters {
+            host_units_written: self.host_units_written - b.host_units_written,
+            host_units_trimmed: self.host_units_trimmed - b.host_units_trimmed,
+            nand_bytes_programmed: self.nand_bytes_programmed - b.nand_bytes_programmed,
+            stored_bytes_written: self.stored_bytes_written - b.stored_bytes_written,
+            gc_units_moved: self.gc_units_moved - b.gc_units_moved,
+            gc_bytes_moved: self.gc_bytes_moved - b.gc_bytes_moved,
+            padded_bytes: self.padded_bytes - b.padded_bytes,
+            parity_bytes: self.parity_bytes - b.parity_bytes,
+            rmw_reads: self.rmw_reads - b.rmw_reads,
+            gc_victims: self.gc_victims - b.gc_victims,
+            fg_gc_victims: self.fg_gc_victims - b.fg_gc_victims,
+            bg_gc_victims: self.bg_gc_victims - b.bg_gc_victims,
+            erases: self.erases - b.erases,
+        }
+    }
 }
 
 /// A host-data unit that has been handed to a die: the buffer space it held is
@@ -156,19 +199,41 @@ pub struct Ftl {
     pub shadow: Option<Shadow>,
     /// Host units programmed into NAND whose buffer space is freed later.
     pub releases: Vec<Release>,
+    /// Granules per block, per program unit.
     spb: u32,
     unit: u32,
-    /// Slots read by one (multi-plane) page read.
-    slots_per_page_unit_read: u32,
+    gran_bytes: u64,
+    /// Granules a 4KB unit of each pattern occupies (index: pattern slot, see `pattern_index`).
+    stored_granules: [u32; 5],
+    ratio_meta_bytes: u64,
+    /// Recycling-path cost rate (0: off).
+    recycle_bytes_per_s_per_die: u64,
+    /// RAISE: data program units since the last parity program.
+    raise_count: u32,
+    /// Valid granules per die, and the most a die may hold while keeping
+    /// the blocks GC needs to work (threshold + open host + open GC block).
+    die_valid: Vec<u64>,
+    die_room: u64,
 }
 
 impl Ftl {
     pub fn new(cfg: &DriveConfig, check: bool) -> Ftl {
         let g = cfg.geometry();
-        let spb = g.slots_per_block;
+        let k = g.gran_per_slot;
+        let spb = g.slots_per_block * k;
+        let gran_bytes = UNIT_BYTES / k as u64;
+        let (meta, fr) = match cfg.data_reduction.as_ref().filter(|d| d.enabled) {
+            Some(d) => (d.metadata_bytes_per_unit, [1.0, d.repeated_stored_fraction, d.compressible_stored_fraction, d.zeros_stored_fraction]),
+            None => (0, [1.0; 4]),
+        };
+        let gran_of = |f: f64| -> u32 {
+            let bytes = (f * UNIT_BYTES as f64).round() as u64 + meta;
+            (bytes.div_ceil(gran_bytes) as u32).clamp(1, k)
+        };
+        let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
         let nblocks = g.total_blocks() as usize;
         let blocks = vec![
-            Block { valid: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
+            Block { valid: 0, trimmed: 0, erase_count: 0, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
             nblocks
         ];
         let dies = (0..g.dies)
@@ -194,16 +259,22 @@ impl Ftl {
             gc_threshold: cfg.ftl.gc_threshold_blocks,
             bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
             l2p: big_table(g.user_units as usize, NONE),
-            p2l: big_table(g.raw_slots as usize, NONE),
+            p2l: big_table((g.raw_slots * k as u64) as usize, NONE),
             blocks,
             dies,
             host_die: 0,
             counters: FtlCounters::default(),
-            shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots)) } else { None },
+            shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots * k as u64)) } else { None },
             releases: Vec::new(),
             spb,
-            unit: g.unit_slots,
-            slots_per_page_unit_read: g.unit_slots,
+            unit: g.unit_slots * k,
+            gran_bytes,
+            stored_granules,
+            ratio_meta_bytes: meta,
+            recycle_bytes_per_s_per_die: cfg.ftl.recycle_bytes_per_s_per_die,
+            raise_count: 0,
+            die_valid: vec![0; g.dies as usize],
+            die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             g,
         }
     }
@@ -216,6 +287,43 @@ impl Ftl {
     #[inline]
     pub fn die_of_slot(&self, slot: u32) -> u32 {
         slot / self.spb / self.g.blocks_per_die
+    }
+
+    /// Granules a 4KB unit of `pattern` occupies once stored.
+    #[inline]
+    pub fn granules_for(&self, pattern: DataPattern) -> u32 {
+        match pattern {
+            DataPattern::Incompressible => self.stored_granules[0],
+            DataPattern::Repeated => self.stored_granules[1],
+            DataPattern::Compressible => self.stored_granules[2],
+            DataPattern::Zeros => self.stored_granules[3],
+            DataPattern::Ratio { permille } => {
+                if self.g.gran_per_slot == 1 {
+                    1
+                } else {
+                    let bytes = UNIT_BYTES * permille as u64 / 1000 + self.ratio_meta_bytes;
+                    (bytes.div_ceil(self.gran_bytes) as u32).clamp(1, self.g.gran_per_slot)
+                }
+            }
+        }
+    }
+
+    /// Granules of the unit whose head is `head` (head + following CONT marks).
+    #[inline]
+    fn unit_len(&self, head: u32) -> u32 {
+        if self.g.gran_per_slot == 1 {
+            return 1;
+        }
+        let end = (head / self.spb + 1) * self.spb;
+        let mut n = 1;
+        while head + n < end && self.p2l[(head + n) as usize] == CONT {
+            n += 1;
+        }
+        n
+    }
+
+    pub fn gran_bytes(&self) -> u64 {
+        self.gran_bytes
     }
 
     /// Warm the cache lines a write of `lba` will touch (its map entry now, and
@@ -293,21 +401,30 @@ impl Ftl {
 
     // ----- invalidation -----
 
+    /// Drop the unit whose head granule is `head`; `trimmed` counts it as
+    /// unmapped by TRIM rather than overwritten.
     #[inline]
-    fn invalidate(&mut self, slot: u32, now_ns: u64) {
-        self.p2l[slot as usize] = NONE;
-        let b = slot / self.spb;
+    fn invalidate(&mut self, head: u32, now_ns: u64, trimmed: bool) {
+        let n = self.unit_len(head);
+        for i in 0..n {
+            self.p2l[(head + i) as usize] = NONE;
+        }
+        let b = head / self.spb;
+        self.die_valid[(b / self.g.blocks_per_die) as usize] -= n as u64;
         let sealed = self.blocks[b as usize].state == BlockState::Sealed;
         if sealed && self.uses_buckets() {
             self.bucket_remove(b);
             let blk = &mut self.blocks[b as usize];
-            blk.valid -= 1;
+            blk.valid -= n;
             blk.stamp_ns = now_ns;
             self.bucket_push(b);
         } else {
             let blk = &mut self.blocks[b as usize];
-            blk.valid -= 1;
+            blk.valid -= n;
             blk.stamp_ns = now_ns;
+        }
+        if trimmed {
+            self.blocks[b as usize].trimmed += n;
         }
     }
 
@@ -354,83 +471,166 @@ impl Ftl {
         debug_assert_eq!(blk.state, BlockState::Free);
         blk.state = BlockState::Open;
         blk.valid = 0;
+        blk.trimmed = 0;
         blk.stamp_ns = now_ns;
         Ok(b)
     }
 
     // ----- host writes -----
 
-    /// Write one 4KB unit whose data is in the controller at `ready_ns`.
-    /// Returns the physical slot. Completed units are programmed and their
-    /// buffer release recorded in `self.releases`.
-    pub fn write_unit(&mut self, lba: u64, ready_ns: u64, nand: &mut Nand) -> Result<u32> {
+    /// Write one 4KB unit of `pattern` whose data is in the controller at
+    /// `ready_ns`. Returns its head granule. Completed program units are
+    /// programmed and their buffer release recorded in `self.releases`.
+    pub fn write_unit(&mut self, lba: u64, ready_ns: u64, pattern: DataPattern, nand: &mut Nand) -> Result<u32> {
         let old = self.l2p[lba as usize];
         if old != NONE {
-            self.invalidate(old, ready_ns);
+            self.invalidate(old, ready_ns, false);
         }
-        let die = self.host_die;
-        let slot = self.host_slot(die, ready_ns, nand)?;
-        self.l2p[lba as usize] = slot;
-        self.p2l[slot as usize] = lba as u32;
-        self.blocks[(slot / self.spb) as usize].valid += 1;
+        let n = self.granules_for(pattern);
+        let die = self.host_die_with_room(n)?;
+        let head = self.alloc(die, false, n, ready_ns, nand)?;
+        self.die_valid[die as usize] += n as u64;
+        self.l2p[lba as usize] = head;
+        self.p2l[head as usize] = lba as u32;
+        for i in 1..n {
+            self.p2l[(head + i) as usize] = CONT;
+        }
+        self.blocks[(head / self.spb) as usize].valid += n;
         self.counters.host_units_written += 1;
+        self.counters.stored_bytes_written += n as u64 * self.gran_bytes;
         if let Some(s) = self.shadow.as_mut() {
-            s.write(lba, slot);
+            s.write(lba, head);
         }
-        // Complete unit: program it and move to the next die.
-        if self.dies[die as usize].host_wp.next % self.unit == 0 {
-            if self.gc_mode == GcMode::Paced && self.dies[die as usize].free.len() <= self.gc_threshold as usize {
-                self.gc_paced(die, ready_ns, nand)?;
-            }
-            let wp = &mut self.dies[die as usize].host_wp;
-            let t = wp.ready_ns;
-            let block = wp.block;
-            let full = wp.next == self.spb;
-            let bytes = self.unit as u64 * UNIT_BYTES;
-            let (xe, _) = nand.program(die, t, bytes);
-            self.counters.slots_programmed += self.unit as u64;
-            self.releases.push(Release { at_ns: xe, bytes });
-            self.dies[die as usize].host_wp.ready_ns = 0;
-            if full {
-                self.dies[die as usize].host_wp = WritePoint::EMPTY;
-                self.seal(block, t);
-            }
+        let wp = &mut self.dies[die as usize].host_wp;
+        wp.host_bytes += UNIT_BYTES;
+        if ready_ns > wp.ready_ns {
+            wp.ready_ns = ready_ns;
+        }
+        if self.program_ready_units(die, false, ready_ns, nand)? {
+            // Stripe: the next program unit goes to the next die.
             self.host_die += 1;
             if self.host_die == self.g.dies {
                 self.host_die = 0;
             }
         }
-        Ok(slot)
+        Ok(head)
     }
 
+    /// The die the next host data goes to: the striping order, skipping a die
+    /// whose valid data leaves it no room to clean into (possible when a
+    /// workload's overwrites land unevenly).
     #[inline]
-    fn host_slot(&mut self, die: u32, ready_ns: u64, nand: &mut Nand) -> Result<u32> {
-        if self.dies[die as usize].host_wp.block == NONE {
-            let b = self.open_block(die, false, ready_ns, nand)?;
-            self.dies[die as usize].host_wp = WritePoint { block: b, next: 0, ready_ns: 0 };
+    fn host_die_with_room(&mut self, n: u32) -> Result<u32> {
+        for _ in 0..self.g.dies {
+            let d = self.host_die;
+            let wp = &self.dies[d as usize].host_wp;
+            // A unit already started on this die is finished there.
+            if (wp.block != NONE && wp.next > wp.programmed) || self.die_valid[d as usize] + (n as u64) <= self.die_room {
+                return Ok(d);
+            }
+            self.host_die = if d + 1 == self.g.dies { 0 } else { d + 1 };
         }
-        let wp = &mut self.dies[die as usize].host_wp;
-        let slot = wp.block * self.spb + wp.next;
-        wp.next += 1;
-        if ready_ns > wp.ready_ns {
-            wp.ready_ns = ready_ns;
-        }
-        Ok(slot)
+        Err(SimError::Drive { message: "every die is full of valid data: the drive holds more than its capacity".into() })
     }
 
-    /// Is the slot's data still in the controller (its unit not yet programmed)?
+    /// Allocate `n` contiguous granules on a write point of `die`, padding the
+    /// rest of the block when they do not fit. Returns the first granule.
     #[inline]
-    pub fn is_buffered(&self, slot: u32) -> bool {
-        let die = self.die_of_slot(slot) as usize;
-        let b = slot / self.spb;
-        let off = slot % self.spb;
-        let d = &self.dies[die];
-        for wp in [&d.host_wp, &d.gc_wp] {
-            if wp.block == b && off >= wp.next - wp.next % self.unit {
-                return true;
+    fn alloc(&mut self, die: u32, gc: bool, n: u32, now_ns: u64, nand: &mut Nand) -> Result<u32> {
+        let d = die as usize;
+        let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
+        if wp.block != NONE && wp.next + n > self.spb {
+            // Pad the block's tail and close it.
+            let pad = self.spb - wp.next;
+            self.counters.padded_bytes += pad as u64 * self.gran_bytes;
+            if gc {
+                self.dies[d].gc_wp.next = self.spb;
+            } else {
+                self.dies[d].host_wp.next = self.spb;
+            }
+            self.program_ready_units(die, gc, now_ns, nand)?;
+        }
+        let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
+        if wp.block == NONE {
+            let b = self.open_block(die, gc, now_ns, nand)?;
+            if gc {
+                self.dies[d].gc_wp = WritePoint::at(b);
+            } else {
+                self.dies[d].host_wp = WritePoint::at(b);
             }
         }
-        false
+        let wp = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
+        let head = wp.block * self.spb + wp.next;
+        wp.next += n;
+        Ok(head)
+    }
+
+    /// Program the complete units of a write point; seal its block when full.
+    /// Returns whether anything was programmed.
+    fn program_ready_units(&mut self, die: u32, gc: bool, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
+        let mut any = false;
+        loop {
+            let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
+            if wp.block == NONE || wp.next < wp.programmed + self.unit {
+                break;
+            }
+            if !gc && self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
+                self.gc_paced(die, now_ns, nand)?;
+            }
+            let bytes = self.unit as u64 * self.gran_bytes;
+            let t = wp.ready_ns.max(if gc { now_ns } else { 0 });
+            let xe = if gc {
+                let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
+                self.dies[d].gc_last_read = NONE;
+                nand.copy_through_controller(die, t, reads, bytes)
+            } else {
+                nand.program(die, t, bytes).0
+            };
+            self.counters.nand_bytes_programmed += bytes;
+            self.raise_parity(t, nand);
+            let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
+            wpm.programmed += self.unit;
+            if !gc {
+                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes });
+                wpm.host_bytes = 0;
+            }
+            wpm.ready_ns = 0;
+            any = true;
+            if wpm.programmed >= self.spb {
+                let b = wpm.block;
+                *wpm = WritePoint::EMPTY;
+                self.seal(b, t);
+            }
+        }
+        Ok(any)
+    }
+
+    /// RAISE: one parity program unit per stripe of data program units.
+    #[inline]
+    fn raise_parity(&mut self, t: u64, nand: &mut Nand) {
+        if self.g.parity_dies == 0 {
+            return;
+        }
+        self.raise_count += 1;
+        if self.raise_count >= self.g.dies {
+            self.raise_count = 0;
+        self.die_valid.iter_mut().for_each(|v| *v = 0);
+            let bytes = self.unit as u64 * self.gran_bytes;
+            nand.program(self.g.dies, t, bytes);
+            self.counters.nand_bytes_programmed += bytes;
+            self.counters.parity_bytes += bytes;
+        }
+    }
+
+    /// Is the granule's data still in the controller (its unit not yet programmed)?
+    #[inline]
+    pub fn is_buffered(&self, gran: u32) -> bool {
+        let die = self.die_of_slot(gran) as usize;
+        let b = gran / self.spb;
+        let off = gran % self.spb;
+        let d = &self.dies[die];
+        (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed)
     }
 
     /// Program every partly filled unit now, padding it (a flush).
@@ -439,79 +639,84 @@ impl Ftl {
             for gc in [false, true] {
                 let d = &mut self.dies[die as usize];
                 let wp = if gc { &mut d.gc_wp } else { &mut d.host_wp };
-                if wp.block == NONE || wp.next % self.unit == 0 {
+                if wp.block == NONE || wp.next == wp.programmed {
                     continue;
                 }
-                let pad = self.unit - wp.next % self.unit;
-                let data = (wp.next % self.unit) as u64;
-                wp.next += pad;
-                let t = wp.ready_ns.max(now_ns);
-                let block = wp.block;
-                let full = wp.next == self.spb;
-                if full {
-                    *wp = WritePoint::EMPTY;
-                }
-                let xe = if gc {
-                    let reads = std::mem::take(&mut d.gc_pending_reads);
-                    d.gc_last_read = NONE;
-                    nand.copy_through_controller(die, t, reads, self.unit as u64 * UNIT_BYTES)
-                } else {
-                    nand.program(die, t, self.unit as u64 * UNIT_BYTES).0
-                };
-                self.counters.slots_programmed += self.unit as u64;
-                self.counters.padded_slots += pad as u64;
-                if !gc {
-                    self.releases.push(Release { at_ns: xe, bytes: data * UNIT_BYTES });
-                }
-                if full {
-                    self.seal(block, t);
-                }
+                let target = wp.programmed + self.unit;
+                let pad = target - wp.next;
+                wp.next = target;
+                wp.ready_ns = wp.ready_ns.max(now_ns);
+                self.counters.padded_bytes += pad as u64 * self.gran_bytes;
+                // Cannot fail: no block is opened when units are only programmed.
+                let _ = self.program_ready_units(die, gc, now_ns, nand);
             }
         }
     }
 
     // ----- reads -----
 
-    /// Read units `lba..lba+n`; returns when all their data is in the controller.
-    /// Units in the same page unit of a die are read with one (multi-plane) read.
-    pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand) -> Result<u64> {
+    /// Read units `lba..lba+n`; returns when all their data is in the
+    /// controller, and how many of them are unmapped. Granules in the same
+    /// program unit of a die are read with one (multi-plane) read.
+    /// `max_dies` > 0 caps how many dies the request pipelines across.
+    pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32) -> Result<(u64, u64)> {
         let mut ready = earliest_ns;
-        let mut cur_unit = NONE; // slot / unit of the group being gathered
-        let mut cur_slots = 0u64;
+        let mut cur_unit = NONE;
+        let mut cur_grans = 0u64;
+        let mut unmapped = 0u64;
+        let mut window: [u64; 64] = [0; 64];
+        let mut issued = 0usize;
+        let cap = (max_dies as usize).min(64);
+        let mut issue = |unit: u32, grans: u64, this: &Self, nand: &mut Nand, ready: &mut u64| {
+            let die = this.die_of_slot(unit * this.unit);
+            let mut t = earliest_ns;
+            if cap > 0 && issued >= cap {
+                t = t.max(window[(issued - cap) % 64]);
+            }
+            let done = nand.read(die, t, grans * this.gran_bytes);
+            if cap > 0 {
+                window[issued % 64] = done;
+            }
+            issued += 1;
+            *ready = (*ready).max(done);
+        };
         for l in lba..lba + n {
-            let slot = self.l2p[l as usize];
+            let head = self.l2p[l as usize];
             if let Some(s) = self.shadow.as_ref() {
-                s.verify_read(l, slot, &self.p2l)?;
+                s.verify_read(l, head, &self.p2l)?;
             }
-            if slot == NONE || self.is_buffered(slot) {
-                continue; // answered from the map / the buffer
+            if head == NONE {
+                unmapped += 1;
+                continue; // answered from the map
             }
-            let u = slot / self.unit;
+            if self.is_buffered(head) {
+                continue; // answered from the buffer
+            }
+            let u = head / self.unit;
             if u != cur_unit {
                 if cur_unit != NONE {
-                    let die = self.die_of_slot(cur_unit * self.unit);
-                    ready = ready.max(nand.read(die, earliest_ns, cur_slots * UNIT_BYTES));
+                    issue(cur_unit, cur_grans, self, nand, &mut ready);
                 }
                 cur_unit = u;
-                cur_slots = 0;
+                cur_grans = 0;
             }
-            cur_slots += 1;
+            cur_grans += self.unit_len(head) as u64;
         }
         if cur_unit != NONE {
-            let die = self.die_of_slot(cur_unit * self.unit);
-            ready = ready.max(nand.read(die, earliest_ns, cur_slots * UNIT_BYTES));
+            issue(cur_unit, cur_grans, self, nand, &mut ready);
         }
-        Ok(ready)
+        Ok((ready, unmapped))
     }
 
     /// Read-modify-write of a partly written unit: read the old data first.
     pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
-        let slot = self.l2p[lba as usize];
-        if slot == NONE || self.is_buffered(slot) {
+        let head = self.l2p[lba as usize];
+        if head == NONE || self.is_buffered(head) {
             return earliest_ns;
         }
         self.counters.rmw_reads += 1;
-        nand.read(self.die_of_slot(slot), earliest_ns, UNIT_BYTES)
+        let bytes = self.unit_len(head) as u64 * self.gran_bytes;
+        nand.read(self.die_of_slot(head), earliest_ns, bytes)
     }
 
     // ----- TRIM and secure erase -----
@@ -520,7 +725,7 @@ impl Ftl {
         for l in lba..lba + n {
             let slot = self.l2p[l as usize];
             if slot != NONE {
-                self.invalidate(slot, now_ns);
+                self.invalidate(slot, now_ns, true);
                 self.l2p[l as usize] = NONE;
                 self.counters.host_units_trimmed += 1;
             }
@@ -541,7 +746,7 @@ impl Ftl {
                 self.counters.erases += 1;
                 done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
             }
-            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
+            *blk = Block { valid: 0, trimmed: 0, erase_count: blk.erase_count, state: BlockState::Free, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
         }
         self.l2p.iter_mut().for_each(|x| *x = NONE);
         self.p2l.iter_mut().for_each(|x| *x = NONE);
@@ -564,6 +769,8 @@ impl Ftl {
             die.gc_pending_reads = 0;
             die.gc_credit = 0;
         }
+        self.raise_count = 0;
+        self.die_valid.iter_mut().for_each(|v| *v = 0);
         self.host_die = 0;
         if let Some(s) = self.shadow.as_mut() {
             s.clear();
@@ -580,14 +787,14 @@ impl Ftl {
     fn gc_paced(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<()> {
         let d = die as usize;
         const SCALE: u64 = 1 << 16;
-        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true) {
+        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true, nand) {
             return Ok(());
         }
         let v = self.dies[d].victim_valid0 as u64;
         let gain = self.spb as u64 - v;
         self.dies[d].gc_credit += if gain == 0 { 4 * SCALE } else { (v * SCALE).div_ceil(gain) };
         while self.dies[d].gc_credit >= SCALE {
-            if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true) {
+            if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true, nand) {
                 self.dies[d].gc_credit = 0;
                 break;
             }
@@ -598,7 +805,7 @@ impl Ftl {
     }
 
     /// Choose the next victim of `die`; false if cleaning could gain nothing.
-    fn gc_start_victim(&mut self, die: u32, now_ns: u64, foreground: bool) -> bool {
+    fn gc_start_victim(&mut self, die: u32, now_ns: u64, foreground: bool, nand: &mut Nand) -> bool {
         let d = die as usize;
         if !self.gc_can_gain(die) {
             return false;
@@ -610,6 +817,12 @@ impl Ftl {
         self.dies[d].victim = v;
         self.dies[d].victim_next = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
+        if self.recycle_bytes_per_s_per_die > 0 {
+            // The recycler reads back every granule it cannot prove stale.
+            let blk = &self.blocks[v as usize];
+            let bytes = (blk.valid + blk.trimmed) as u64 * self.gran_bytes;
+            nand.busy(die, now_ns, bytes * 1_000_000_000 / self.recycle_bytes_per_s_per_die);
+        }
         self.dies[d].gc_last_read = NONE;
         self.counters.gc_victims += 1;
         if foreground {
@@ -699,7 +912,7 @@ impl Ftl {
     /// in over the channel, for ECC), and one program.
     pub fn gc_victim_step(&mut self, die: u32, now_ns: u64, nand: &mut Nand, until_ns: u64, whole: bool) -> Result<bool> {
         let d = die as usize;
-        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, whole) {
+        if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, whole, nand) {
             return Ok(false);
         }
         let victim = self.dies[d].victim;
@@ -708,51 +921,42 @@ impl Ftl {
         while self.dies[d].victim_next < self.spb {
             let off = self.dies[d].victim_next;
             self.dies[d].victim_next += 1;
-            let slot = base + off;
+            let head = base + off;
             if off + AHEAD < self.spb {
-                let l = self.p2l[(slot + AHEAD) as usize];
-                if l != NONE {
+                let l = self.p2l[(head + AHEAD) as usize];
+                if l < CONT {
                     prefetch(&self.l2p, l as usize);
                 }
             }
-            let lba = self.p2l[slot as usize];
-            if lba == NONE {
-                continue;
+            let lba = self.p2l[head as usize];
+            if lba >= CONT {
+                continue; // invalid, or the tail of a unit already moved
             }
+            let n = self.unit_len(head);
             // A new victim page to read?
-            let vu = off / self.slots_per_page_unit_read;
+            let vu = off / self.unit;
             if vu != self.dies[d].gc_last_read {
                 self.dies[d].gc_last_read = vu;
                 self.dies[d].gc_pending_reads += 1;
             }
-            if self.dies[d].gc_wp.block == NONE {
-                let b = self.open_block(die, true, now_ns, nand)?;
-                self.dies[d].gc_wp = WritePoint { block: b, next: 0, ready_ns: 0 };
+            let new = self.alloc(die, true, n, now_ns, nand)?;
+            for i in 0..n {
+                self.p2l[(head + i) as usize] = NONE;
             }
-            let wp = self.dies[d].gc_wp;
-            let new = wp.block * self.spb + wp.next;
-            self.dies[d].gc_wp.next += 1;
-            self.p2l[slot as usize] = NONE;
-            self.blocks[victim as usize].valid -= 1;
+            self.blocks[victim as usize].valid -= n;
             self.p2l[new as usize] = lba;
-            self.l2p[lba as usize] = new;
-            self.blocks[wp.block as usize].valid += 1;
-            self.counters.gc_units_moved += 1;
-            if let Some(s) = self.shadow.as_mut() {
-                s.moved(slot, new);
+            for i in 1..n {
+                self.p2l[(new + i) as usize] = CONT;
             }
-            if (wp.next + 1) % self.unit == 0 {
-                let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
-                self.dies[d].gc_last_read = NONE;
-                nand.copy_through_controller(die, now_ns, reads, self.unit as u64 * UNIT_BYTES);
-                self.counters.slots_programmed += self.unit as u64;
-                if wp.next + 1 == self.spb {
-                    self.dies[d].gc_wp = WritePoint::EMPTY;
-                    self.seal(wp.block, now_ns);
-                }
-                if !whole && nand.die_busy_until(die) >= until_ns {
-                    break;
-                }
+            self.l2p[lba as usize] = new;
+            self.blocks[(new / self.spb) as usize].valid += n;
+            self.counters.gc_units_moved += 1;
+            self.counters.gc_bytes_moved += n as u64 * self.gran_bytes;
+            if let Some(s) = self.shadow.as_mut() {
+                s.moved(head, new);
+            }
+            if self.program_ready_units(die, true, now_ns, nand)? && !whole && nand.die_busy_until(die) >= until_ns {
+                break;
             }
         }
         if self.dies[d].victim_next >= self.spb {
@@ -763,6 +967,7 @@ impl Ftl {
             blk.erase_count += 1;
             blk.state = BlockState::Free;
             blk.valid = 0;
+            blk.trimmed = 0;
             self.counters.erases += 1;
             self.dies[d].free.push_back(victim);
             self.dies[d].victim = NONE;
@@ -817,29 +1022,46 @@ impl Ftl {
         // Valid counts equal the live reverse-map entries; every live entry maps back.
         for (b, blk) in self.blocks.iter().enumerate() {
             let mut live = 0u32;
+            let mut in_unit = false;
             for off in 0..spb {
-                let slot = b * spb + off;
-                let lba = self.p2l[slot];
-                if lba != NONE {
+                let gr = b * spb + off;
+                let lba = self.p2l[gr];
+                if lba == CONT {
+                    if !in_unit {
+                        return Err(SimError::integrity(format!("granule {gr}: continuation mark without a unit before it")));
+                    }
                     live += 1;
-                    if self.l2p[lba as usize] != slot as u32 {
+                } else if lba != NONE {
+                    live += 1;
+                    in_unit = true;
+                    if self.l2p[lba as usize] != gr as u32 {
                         return Err(SimError::integrity(format!(
-                            "slot {slot} claims LBA unit {lba}, which maps to {}",
+                            "granule {gr} claims LBA unit {lba}, which maps to {}",
                             self.l2p[lba as usize]
                         )));
                     }
+                } else {
+                    in_unit = false;
                 }
             }
             if live != blk.valid {
-                return Err(SimError::integrity(format!("block {b}: valid count {} but {live} live slots", blk.valid)));
+                return Err(SimError::integrity(format!("block {b}: valid count {} but {live} live granules", blk.valid)));
             }
             if blk.state == BlockState::Free && live != 0 {
-                return Err(SimError::integrity(format!("free block {b} holds {live} live slots")));
+                return Err(SimError::integrity(format!("free block {b} holds {live} live granules")));
+            }
+        }
+        for (d, &v) in self.die_valid.iter().enumerate() {
+            let bpd = self.g.blocks_per_die as usize;
+            let sum: u64 = self.blocks[d * bpd..(d + 1) * bpd].iter().map(|b| b.valid as u64).sum();
+            if sum != v {
+                return Err(SimError::integrity(format!("die {d}: valid counter {v} but blocks hold {sum}")));
             }
         }
         // Every mapped LBA is mapped exactly once (follows from the above plus this).
         for (lba, &slot) in self.l2p.iter().enumerate() {
             if slot != NONE && self.p2l[slot as usize] != lba as u32 {
+                // (a head granule always holds its LBA)
                 return Err(SimError::integrity(format!("LBA unit {lba} maps to slot {slot}, which holds {}", self.p2l[slot as usize])));
             }
         }

@@ -23,7 +23,7 @@ pub mod nand;
 pub mod rng;
 pub mod stats;
 
-pub use config::{DriveConfig, GcMode, GcPolicy, Geometry};
+pub use config::{DriveConfig, GcMode, GcPolicy, Geometry, Interface};
 pub use engine::{IoLogEntry, PhaseResult, Progress, ReplayMode, ReplayOptions, SimOptions, Simulator};
 pub use error::{Result, SimError};
 pub use host::Workload;

@@ -132,6 +132,19 @@ pub struct NandCounters {
     pub channel_bytes: u64,
 }
 
+impl NandCounters {
+    pub fn since(&self, b: &NandCounters) -> NandCounters {
+        NandCounters {
+            page_reads: self.page_reads - b.page_reads,
+            bytes_read: self.bytes_read - b.bytes_read,
+            unit_programs: self.unit_programs - b.unit_programs,
+            bytes_programmed: self.bytes_programmed - b.bytes_programmed,
+            block_erases: self.block_erases - b.block_erases,
+            channel_bytes: self.channel_bytes - b.channel_bytes,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Nand {
     pub dies: Vec<Die>,
@@ -144,21 +157,44 @@ pub struct Nand {
     pub counters: NandCounters,
     /// Checking mode: assert that no die starts an operation before its last ends.
     pub check: bool,
+    /// Active-die limit: when each of the controller's die slots frees up
+    /// (empty: no limit).
+    tokens: Vec<u64>,
 }
 
 impl Nand {
     pub fn new(cfg: &DriveConfig) -> Nand {
         let g = cfg.geometry();
+        let n = g.dies + g.parity_dies;
         Nand {
-            dies: vec![Die::default(); g.dies as usize],
+            dies: vec![Die::default(); n as usize],
             channels: vec![Calendar::default(); g.channels as usize],
-            channel_of_die: (0..g.dies).map(|d| g.channel_of(d)).collect(),
+            channel_of_die: (0..n).map(|d| g.channel_of(d)).collect(),
             tr_ns: cfg.nand.tr_ns,
             tprog_ns: cfg.nand.tprog_ns,
             tbers_ns: cfg.nand.tbers_ns,
             channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
             counters: NandCounters::default(),
             check: false,
+            tokens: vec![0; cfg.controller.max_active_dies as usize],
+        }
+    }
+
+    /// With an active-die limit, the earliest start >= `t` at which a die
+    /// slot is free, and which slot.
+    #[inline]
+    fn acquire(&self, t: u64) -> (usize, u64) {
+        if self.tokens.is_empty() {
+            return (usize::MAX, t);
+        }
+        let (i, &free) = self.tokens.iter().enumerate().min_by_key(|&(_, &f)| f).unwrap();
+        (i, t.max(free))
+    }
+
+    #[inline]
+    fn release(&mut self, slot: usize, end: u64) {
+        if slot != usize::MAX {
+            self.tokens[slot] = end;
         }
     }
 
@@ -179,12 +215,13 @@ impl Nand {
     #[inline]
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
         let x = self.xfer_ns(bytes);
-        let d = &mut self.dies[die as usize];
-        let start = earliest_ns.max(d.busy_until_ns);
+        let d = &self.dies[die as usize];
+        let (tok, start) = self.acquire(earliest_ns.max(d.busy_until_ns));
         let ready = start + self.tr_ns;
         let ch = self.channel_of_die[die as usize] as usize;
         let xs = self.channels[ch].reserve(ready, x);
         let end = xs + x;
+        self.release(tok, end);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += self.tr_ns;
         d.busy_until_ns = end;
@@ -201,10 +238,11 @@ impl Nand {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
-        let s0 = earliest_ns.max(d.busy_until_ns);
+        let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
         let xs = self.channels[ch].reserve(s0, x);
         let xe = xs + x;
         let done = xe + self.tprog_ns;
+        self.release(tok, done);
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += self.tprog_ns;
         d.busy_until_ns = done;
@@ -222,10 +260,12 @@ impl Nand {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
-        let s0 = earliest_ns.max(d.busy_until_ns) + reads * self.tr_ns;
+        let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
+        let s0 = s0 + reads * self.tr_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x;
         let done = xe + self.tprog_ns;
+        self.release(tok, done);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += reads * self.tr_ns;
         d.prog_busy_ns += self.tprog_ns;
@@ -239,10 +279,22 @@ impl Nand {
         xe
     }
 
+    /// Keep the die busy for `dur` ns of controller-driven work (recycling).
+    #[inline]
+    pub fn busy(&mut self, die: u32, earliest_ns: u64, dur_ns: u64) -> u64 {
+        let (tok, s) = self.acquire(earliest_ns.max(self.dies[die as usize].busy_until_ns));
+        self.release(tok, s + dur_ns);
+        let d = &mut self.dies[die as usize];
+        d.busy_until_ns = s + dur_ns;
+        d.read_busy_ns += dur_ns;
+        d.busy_until_ns
+    }
+
     #[inline]
     pub fn erase(&mut self, die: u32, earliest_ns: u64) -> u64 {
+        let (tok, s) = self.acquire(earliest_ns.max(self.dies[die as usize].busy_until_ns));
+        self.release(tok, s + self.tbers_ns);
         let d = &mut self.dies[die as usize];
-        let s = earliest_ns.max(d.busy_until_ns);
         d.busy_until_ns = s + self.tbers_ns;
         d.erase_busy_ns += self.tbers_ns;
         self.counters.block_erases += 1;
