@@ -21,7 +21,7 @@ def test_run_prints_a_readable_summary(small_drive_file: Path) -> None:
     assert cp.returncode == 0, cp.stderr
     out = cp.stdout
     for needle in ("write IOPS", "MB/s", "latency (us): p50", "p99.9", "max", "WAF", "NAND programmed",
-                   "GC victims", "wear: erase count", "busy time", "simulated 1.000 s", "wall",
+                   "GC victims", "wear: erase count", "power: average", "busy time", "simulated 1.000 s", "wall",
                    "precondition: sequential fill 128KB QD32"):
         assert needle in out, needle
     assert f"reproduce: ssdlab run --drive {small_drive_file}" in out and "--seed 1" in out

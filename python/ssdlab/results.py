@@ -320,6 +320,7 @@ def format_summary(
     lines.append(
         f"  WAF {s['waf']:.3f}: host wrote {_gb(s['host_bytes_written'])}, NAND programmed {_gb(s['nand_bytes_programmed'])}"
         f", GC moved {_gb(s['gc_bytes_moved'])}"
+        + (f"; data reduction {s['data_reduction_ratio']:.3f}" if s.get("data_reduction_ratio", 1.0) != 1.0 else "")
     )
     lines.append(
         f"  GC victims {_fmt_int(s['gc_victims'])} (foreground {_fmt_int(s['fg_gc_victims'])}, "
@@ -330,6 +331,9 @@ def format_summary(
         f"max {smart['erase_count_max']}) of {smart['pe_cycles_rated']} rated; "
         f"life remaining {smart['life_remaining_percent']:.3f}%"
     )
+    power = s.get("power")
+    if isinstance(power, dict) and "avg_w" in power:
+        lines.append(f"  power: average {power['avg_w']:.2f} W, energy {power.get('energy_j', 0.0):,.1f} J")
     lines.append(
         f"  busy time {d['busy_time_ns'] / 1e9:,.3f} s (read {d['read_busy_time_ns'] / 1e9:,.3f} s, "
         f"write {d['write_busy_time_ns'] / 1e9:,.3f} s)"
