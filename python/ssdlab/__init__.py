@@ -1,0 +1,47 @@
+"""ssdlab: an SSD review lab in software.
+
+The pipeline, in the order data flows (one module each):
+1. :mod:`ssdlab.drive`: drive descriptions (presets, files, dicts), validated by the engine;
+2. :mod:`ssdlab.sim`: the simulated drive, which keeps its state between phases;
+3. :mod:`ssdlab.results`: phase figures with fio's field names, series, manifest;
+4. :mod:`ssdlab.traces`: trace statistics and the Storage Bench generators;
+5. :mod:`ssdlab.cli`: the ``ssdlab`` command.
+
+Units: MB/s = 1e6 B/s, GB = 1e9 B (reviewers' convention); sizes in jobs use
+fio's suffixes (k, m, g = powers of 1024); every key we add names its unit.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .drive import Drive, PresetInfo
+from .errors import (
+    ConfigError,
+    DriveError,
+    IntegrityError,
+    MemoryLimitError,
+    SsdlabError,
+    TraceError,
+    WorkloadError,
+)
+from .results import PhaseResult, ssdlab_version
+from .sim import Simulator
+
+__version__ = ssdlab_version()
+ENGINE_VERSION = _core.version()
+
+__all__ = [
+    "Drive",
+    "PresetInfo",
+    "Simulator",
+    "PhaseResult",
+    "SsdlabError",
+    "ConfigError",
+    "WorkloadError",
+    "MemoryLimitError",
+    "IntegrityError",
+    "TraceError",
+    "DriveError",
+    "__version__",
+    "ENGINE_VERSION",
+]

@@ -1,0 +1,242 @@
+"""Drive descriptions: presets shipped in the package, user files, dicts.
+
+A :class:`Drive` is an immutable, validated drive description. The engine
+(Rust) parses and validates every description; Python only finds the text and
+applies "what if" changes.
+
+>>> d = Drive.load("generic-mlc-120")
+>>> d.geometry["dies"]
+16
+>>> slow = d.with_changes({"nand.tprog_ns": 1_800_000})
+>>> slow.hash != d.hash
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Union
+
+from . import _core
+from .errors import ConfigError, config_error
+
+__all__ = ["Drive", "PresetInfo", "DriveSpec"]
+
+DriveSpec = Union["Drive", str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    """One preset: its id and a one-line description."""
+
+    id: str
+    name: str
+    description: str
+    user_capacity_bytes: int
+    dies: int
+
+
+def _preset_dir() -> Any:
+    return resources.files("ssdlab").joinpath("drives")
+
+
+def _preset_texts() -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for entry in _preset_dir().iterdir():
+        name = entry.name
+        if name.endswith(".toml"):
+            out[name[: -len(".toml")]] = entry.read_text(encoding="utf-8")
+    return dict(sorted(out.items()))
+
+
+def _drive_error(message: str) -> ConfigError:
+    """An error about which drive was asked for (field "drive")."""
+    e = ConfigError(message)
+    e.field = "drive"  # type: ignore[attr-defined]
+    return e
+
+
+def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
+    new = ConfigError(f"{source}: {e}")
+    new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
+    return new
+
+
+class Drive:
+    """A validated drive description (see ``ssdlab drive show ID``)."""
+
+    __slots__ = ("_json", "_config", "_geometry", "_hash", "source", "changes")
+
+    def __init__(self, drive_json: str, source: str = "<dict>", changes: Mapping[str, Any] | None = None):
+        self._json: str = _core.validate_drive_json(drive_json)
+        self._config: Dict[str, Any] = json.loads(self._json)
+        self._geometry: Dict[str, Any] | None = None
+        self._hash: str | None = None
+        #: Where the description came from: a preset id, a file path or "<dict>".
+        self.source: str = source
+        #: The dotted-key changes applied by :meth:`with_changes` (in order).
+        self.changes: Dict[str, Any] = dict(changes or {})
+
+    # -- loading -----------------------------------------------------------
+
+    @classmethod
+    def load(cls, spec: DriveSpec) -> "Drive":
+        """A drive from a preset id (``generic-mlc-120``), a ``.toml`` or
+        ``.json`` file, a dict, or a Drive (returned as is)."""
+        if isinstance(spec, Drive):
+            return spec
+        if isinstance(spec, Mapping):
+            return cls(json.dumps(dict(spec)), "<dict>")
+        if not isinstance(spec, (str, os.PathLike)):
+            raise config_error("drive", f"expected a preset id, a file path or a dict, not {type(spec).__name__}")
+        text_spec = os.fspath(spec)
+        presets = _preset_texts()
+        looks_like_path = isinstance(spec, os.PathLike) or os.sep in text_spec or text_spec.endswith((".toml", ".json"))
+        if not looks_like_path and text_spec in presets:
+            try:
+                return cls(_core.validate_drive_toml(presets[text_spec]), text_spec)
+            except ConfigError as e:  # a broken preset is a packaging bug; say which
+                raise _reraise_with_source(e, f"preset {text_spec}") from None
+        path = Path(text_spec)
+        if path.is_file():
+            return cls.from_file(path)
+        if looks_like_path:
+            raise _drive_error(f"drive file not found: {text_spec}")
+        raise _drive_error(f"unknown drive '{text_spec}': not a preset nor a file; presets: {', '.join(presets) or '(none)'}")
+
+    @classmethod
+    def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Drive":
+        """A drive from a TOML or JSON file (chosen by extension, else by content)."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise _drive_error(f"cannot read drive file {p}: {e}") from None
+        as_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+        try:
+            canonical = _core.validate_drive_json(text) if as_json else _core.validate_drive_toml(text)
+        except ConfigError as e:
+            raise _reraise_with_source(e, str(p)) from None
+        except ValueError as e:  # invalid JSON text
+            raise config_error("(top level)", f"{p}: {e}") from None
+        return cls(canonical, str(p))
+
+    @staticmethod
+    def presets() -> List[PresetInfo]:
+        """The presets shipped in ``ssdlab/drives/``, sorted by id."""
+        out = []
+        for pid in _preset_texts():
+            d = Drive.load(pid)
+            out.append(
+                PresetInfo(
+                    id=pid,
+                    name=d.name,
+                    description=d.description,
+                    user_capacity_bytes=d.capacity_bytes,
+                    dies=int(d.geometry["dies_total"]),
+                )
+            )
+        return out
+
+    @staticmethod
+    def preset_ids() -> List[str]:
+        return list(_preset_texts())
+
+    # -- what if -----------------------------------------------------------
+
+    def with_changes(self, changes: Mapping[str, Any]) -> "Drive":
+        """A new drive with dotted-key changes, e.g. ``{"nand.tprog_ns": 1800000,
+        "ftl.gc_policy": "fifo"}``. The engine validates the result: an
+        unknown key or a bad value raises ConfigError naming the field."""
+        cfg = copy.deepcopy(self._config)
+        for key, value in changes.items():
+            parts = key.split(".")
+            if len(parts) < 2 or not all(parts):
+                raise config_error(key, "a change key is SECTION.FIELD, e.g. nand.tprog_ns")
+            node: Any = cfg
+            for i, part in enumerate(parts[:-1]):
+                if part not in node or not isinstance(node[part], dict):
+                    sections = ", ".join(k for k, v in node.items() if isinstance(v, dict))
+                    raise config_error(".".join(parts[: i + 1]), f"unknown section in '{key}'; sections: {sections}")
+                node = node[part]
+            node[parts[-1]] = value
+        merged = dict(self.changes)
+        merged.update(changes)
+        try:
+            return Drive(json.dumps(cfg), self.source, merged)
+        except ConfigError as e:
+            # The engine names the field ("nand.tprog_us"); its JSON position
+            # ("at line 1 column 603") means nothing for a dotted-key change.
+            msg = re.sub(r" at line \d+ column \d+$", "", str(e))
+            new = ConfigError(msg)
+            new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
+            raise new from None
+
+    # -- properties ----------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return str(self._config["drive"]["id"])
+
+    @property
+    def name(self) -> str:
+        return str(self._config["drive"]["name"])
+
+    @property
+    def description(self) -> str:
+        return str(self._config["drive"].get("description", ""))
+
+    @property
+    def capacity_bytes(self) -> int:
+        return int(self._config["drive"]["user_capacity_bytes"])
+
+    @property
+    def config(self) -> Dict[str, Any]:
+        """The full description as a dict (a copy; units last in every key)."""
+        return copy.deepcopy(self._config)
+
+    @property
+    def json(self) -> str:
+        """Canonical JSON text (what the hash is computed from)."""
+        return self._json
+
+    @property
+    def hash(self) -> str:
+        """Stable 16-hex-digit hash of the canonical description."""
+        if self._hash is None:
+            self._hash = _core.drive_hash(self._json)
+        return self._hash
+
+    @property
+    def geometry(self) -> Dict[str, Any]:
+        """Derived geometry: dies, raw/user/spare bytes, spare_fraction, 4KB
+        slots, blocks, and memory estimates."""
+        if self._geometry is None:
+            self._geometry = _core.drive_geometry(self._json)
+        return dict(self._geometry)
+
+    @property
+    def memory_estimate_bytes(self) -> int:
+        """RAM the simulator needs for this drive (normal mode)."""
+        return int(self.geometry["memory_estimate_bytes"])
+
+    @property
+    def memory_estimate_check_bytes(self) -> int:
+        """RAM the simulator needs in checking mode."""
+        return int(self.geometry["memory_estimate_check_bytes"])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Drive) and other._json == self._json
+
+    def __hash__(self) -> int:
+        return hash(self._json)
+
+    def __repr__(self) -> str:
+        extra = f", changes={self.changes!r}" if self.changes else ""
+        return f"Drive({self.id!r}, hash={self.hash!r}{extra})"

@@ -1,0 +1,95 @@
+"""Block I/O traces: statistics of real trace files and of the generated
+Storage Bench traces, side by side with the published figures.
+
+Import and generation stream inside the engine in flat memory; Python sees
+only the summaries (dicts with a unit in every key).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Union
+
+from . import _core
+
+__all__ = [
+    "TRACE_FORMATS",
+    "trace_stats",
+    "generated_stats",
+    "published_stats",
+    "write_generated_trace",
+    "storage_bench_workloads",
+]
+
+TRACE_FORMATS = ("auto", "msr", "systor17", "umass", "disksim", "tencent", "blkparse", "fio-iolog")
+
+#: Capacity used when none is given: the generic 120GB preset's 120e9 B.
+DEFAULT_CAPACITY_BYTES = 120_000_000_000
+
+
+def trace_stats(
+    path: Union[str, "os.PathLike[str]"],
+    capacity_bytes: int = DEFAULT_CAPACITY_BYTES,
+    *,
+    format: str = "auto",
+    device: Optional[str] = None,
+    device_mapping: str = "merge",
+    device_region_bytes: Optional[int] = None,
+    out_of_range: str = "fold",
+    skip_bad_lines: bool = False,
+    data: Optional[str] = None,
+    compare_with: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Import a trace file (gzip/bzip2/xz detected) and summarise it.
+
+    Returns ``{"file", "stats", "import"}`` (plus ``"published"`` and
+    ``"comparison"`` with ``compare_with`` = a Storage Bench workload id).
+    Raises TraceError naming the file, line and field of a bad record."""
+    opts: Dict[str, Any] = {
+        "capacity_bytes": int(capacity_bytes),
+        "format": format,
+        "device": device,
+        "device_mapping": device_mapping,
+        "device_region_bytes": device_region_bytes,
+        "out_of_range": out_of_range,
+        "skip_bad_lines": skip_bad_lines,
+        "data": data,
+        "compare_with": compare_with,
+    }
+    opts = {k: v for k, v in opts.items() if v is not None}
+    return dict(json.loads(_core.trace_stats(os.fspath(path), json.dumps(opts))))
+
+
+def generated_stats(workload: str, capacity_bytes: int = DEFAULT_CAPACITY_BYTES, seed: int = 1) -> Dict[str, Any]:
+    """Generate a Storage Bench trace (streamed, not stored) and summarise it:
+    ``{"workload", "name", "stats", "published", "comparison"}``."""
+    return dict(json.loads(_core.generated_trace_stats(workload, int(capacity_bytes), int(seed))))
+
+
+def published_stats(workload: str) -> Dict[str, Any]:
+    """The published figures of a Storage Bench workload (STORAGE_BENCH.md)."""
+    return dict(json.loads(_core.published_stats(workload)))
+
+
+def storage_bench_workloads() -> List[Dict[str, Any]]:
+    """``[{"id", "name", "records", "duration_s"}]`` for every generator."""
+    return list(json.loads(_core.storage_bench_workloads()))
+
+
+def write_generated_trace(
+    workload: str,
+    path: Union[str, "os.PathLike[str]"],
+    capacity_bytes: int = DEFAULT_CAPACITY_BYTES,
+    seed: int = 1,
+    format: Optional[str] = None,
+) -> int:
+    """Write a generated trace: ``fio-iolog`` (fio iolog v3, replayable with
+    ``fio --read_iolog=FILE --replay_redirect=/dev/sdX``) or ``csv`` (every
+    field: time_ns, op, offset_bytes, length_bytes, queue_depth,
+    recorded_latency_ns, data_pattern). ``format`` None picks csv for a
+    ``.csv`` path, else fio-iolog. Returns the number of records."""
+    p = os.fspath(path)
+    if format is None:
+        format = "csv" if p.lower().endswith(".csv") else "fio-iolog"
+    return int(_core.write_generated_trace(workload, int(capacity_bytes), int(seed), p, format))

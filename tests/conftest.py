@@ -1,0 +1,139 @@
+"""Shared fixtures: small drives built in code (so each test states its
+geometry and runs in well under a second), the shared trace directory, and a
+helper that runs the ``ssdlab`` command as a user would."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def make_drive(
+    dies: int = 4,
+    blocks: int = 64,
+    pages: int = 64,
+    overprovision: float = 1.25,
+    policy: str = "greedy",
+    gc_threshold_blocks: int = 2,
+    bg_gc_threshold_blocks: int = 4,
+    drive_id: str = "test-small",
+) -> Dict[str, Any]:
+    """A drive of ``dies`` dies, one plane, ``blocks`` blocks of ``pages`` 4KB
+    pages; user capacity = raw / ``overprovision``."""
+    raw_units = dies * blocks * pages
+    user_units = int(raw_units / overprovision)
+    channels = min(dies, 4)
+    return {
+        "drive": {"id": drive_id, "name": f"test drive {dies}x{blocks}x{pages}", "user_capacity_bytes": user_units * 4096},
+        "host": {"link_bytes_per_s": 550_000_000, "command_overhead_ns": 2000, "ncq_depth": 32},
+        "controller": {"command_cost_ns": 4000, "write_buffer_bytes": 1 << 20},
+        "nand": {
+            "channels": channels,
+            "packages_per_channel": dies // channels,
+            "dies_per_package": 1,
+            "planes_per_die": 1,
+            "blocks_per_plane": blocks,
+            "pages_per_block": pages,
+            "page_size_bytes": 4096,
+            "tr_ns": 50_000,
+            "tprog_ns": 900_000,
+            "tbers_ns": 3_000_000,
+            "channel_bytes_per_s": 200_000_000,
+        },
+        "ftl": {
+            "gc_policy": policy,
+            "gc_threshold_blocks": gc_threshold_blocks,
+            "bg_gc_threshold_blocks": bg_gc_threshold_blocks,
+        },
+    }
+
+
+@pytest.fixture
+def small_drive() -> Dict[str, Any]:
+    """4 dies x 64 blocks x 64 pages of 4KB = 64 MiB raw, 25% spare."""
+    return make_drive()
+
+
+@pytest.fixture
+def tiny_drive() -> Dict[str, Any]:
+    """2 dies x 32 blocks x 16 pages = 4 MiB raw, 20% spare: GC runs constantly."""
+    return make_drive(dies=2, blocks=32, pages=16, overprovision=1.25, drive_id="test-tiny")
+
+
+@pytest.fixture
+def small_drive_file(tmp_path: Path, small_drive: Dict[str, Any]) -> Path:
+    p = tmp_path / "small.json"
+    p.write_text(json.dumps(small_drive))
+    return p
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared data directory: $SSDLAB_SHARED_DIR, else <repo>/../shared."""
+    env = os.environ.get("SSDLAB_SHARED_DIR")
+    p = Path(env) if env else REPO.parent / "shared"
+    if not (p / "traces").is_dir():
+        pytest.fail(
+            f"shared trace directory not found at {p / 'traces'}: set SSDLAB_SHARED_DIR to the directory "
+            "holding traces/ (CI places shared/ beside the clone)"
+        )
+    return p
+
+
+def ssdlab_command() -> List[str]:
+    """The installed ``ssdlab`` entry point (next to this interpreter, else on PATH)."""
+    here = Path(sys.executable).with_name("ssdlab")
+    if here.is_file():
+        return [str(here)]
+    found = shutil.which("ssdlab")
+    if found is None:
+        pytest.fail("the 'ssdlab' command is not installed (pip install '.[test]')")
+    return [found]
+
+
+def run_cli(
+    *args: str,
+    module: bool = False,
+    timeout: float = 120,
+    env: Optional[Dict[str, str]] = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``ssdlab ARGS`` (or ``python -m ssdlab ARGS``) and capture its output."""
+    cmd = [sys.executable, "-m", "ssdlab"] if module else ssdlab_command()
+    full_env = dict(os.environ)
+    full_env.pop("SSDLAB_DEBUG", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [*cmd, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=full_env,
+    )
+
+
+def assert_one_line_error(cp: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """Exit 2, nothing on stdout, exactly one stderr line 'ssdlab: error: ...'."""
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "Traceback" not in cp.stderr
+    lines = cp.stderr.strip().splitlines()
+    assert len(lines) == 1, cp.stderr
+    assert lines[0].startswith("ssdlab: error: "), lines[0]
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+def deep(d: Dict[str, Any]) -> Dict[str, Any]:
+    return copy.deepcopy(d)
