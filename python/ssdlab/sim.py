@@ -303,16 +303,9 @@ class Simulator:
         if state == "clean":
             return phases
         def sequential_pass(name: str) -> None:
-            # The engine's sequential stream wraps to the region start when
-            # less than one block is left, so a span that is not a multiple
-            # of 128KB gets its tail written by one I/O of the remaining size.
-            whole = size // _FILL_BS * _FILL_BS
-            if whole:
-                job = dict(region, rw="write", bs=_FILL_BS, io_size=whole)
-                phases.append(self.run(job, name=name, progress=progress))
-            if size > whole:
-                tail = dict(region, rw="write", bs=size - whole, offset=off + whole, size=size - whole, iodepth=1)
-                phases.append(self.run(tail, name=f"{name} (last {size - whole} B)"))
+            # One pass: the engine's last I/O covers what is left of the span.
+            job = dict(region, rw="write", bs=_FILL_BS, io_size=size)
+            phases.append(self.run(job, name=name, progress=progress))
 
         sequential_pass("precondition: sequential fill 128KB QD32")
         if state == "dirty":

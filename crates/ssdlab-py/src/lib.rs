@@ -806,20 +806,10 @@ fn trace_stats(py: Python<'_>, path: &str, options_json: &str) -> PyResult<Strin
     Ok(res.to_string())
 }
 
-fn check_bench_capacity(capacity_bytes: u64) -> PyResult<()> {
-    if capacity_bytes < 1_000_000_000 {
-        return Err(workload_err(
-            "capacity_bytes",
-            format!("{capacity_bytes} B: Storage Bench traces need a drive of at least 1 GB (1000000000 B)"),
-        ));
-    }
-    Ok(())
-}
-
 fn generator(workload_id: &str, capacity_bytes: u64, seed: u64) -> PyResult<(tgen::Workload, tgen::Generator)> {
     let w = parse_bench(workload_id)?;
-    check_bench_capacity(capacity_bytes)?;
-    Ok((w, tgen::generate(w, capacity_bytes, seed)))
+    let g = tgen::try_generate(w, capacity_bytes, seed).map_err(sim_err)?;
+    Ok((w, g))
 }
 
 /// Generate a Storage Bench trace (streaming, not stored) and summarise it,

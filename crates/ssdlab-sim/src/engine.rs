@@ -910,6 +910,9 @@ impl Simulator {
     /// TRIM a byte range (the whole drive when `len` is None), as one command
     /// per 2 GiB range like an OS issuing a full-drive TRIM.
     pub fn trim(&mut self, off: u64, len: Option<u64>) -> Result<PhaseResult> {
+        if off > self.capacity_bytes() {
+            return Err(SimError::workload("trim", format!("offset {off} is beyond the drive's {} B", self.capacity_bytes())));
+        }
         let len = len.unwrap_or(self.capacity_bytes() - off);
         self.check_range("trim", off, len)?;
         let before = self.snapshot();

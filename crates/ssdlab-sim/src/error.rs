@@ -37,9 +37,9 @@ impl fmt::Display for SimError {
             SimError::Workload { field, message } => write!(f, "workload field '{field}': {message}"),
             SimError::Memory { needed_bytes, limit_bytes, detail } => write!(
                 f,
-                "simulating this drive needs about {:.2} GiB of RAM ({detail}), more than the limit of {:.2} GiB; raise the limit (memory_limit_bytes / --memory-limit) or simulate a smaller drive",
-                *needed_bytes as f64 / (1u64 << 30) as f64,
-                *limit_bytes as f64 / (1u64 << 30) as f64
+                "simulating this drive needs about {} of RAM ({detail}), more than the limit of {}; raise the limit (memory_limit_bytes / --memory-limit) or simulate a smaller drive",
+                human_bytes(*needed_bytes),
+                human_bytes(*limit_bytes)
             ),
             SimError::Integrity { message } => write!(f, "integrity check failed: {message}"),
             SimError::Trace(e) => write!(f, "{e}"),
@@ -49,6 +49,14 @@ impl fmt::Display for SimError {
 }
 
 impl std::error::Error for SimError {}
+
+fn human_bytes(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
+    }
+}
 
 impl From<crate::trace::TraceError> for SimError {
     fn from(e: crate::trace::TraceError) -> Self {

@@ -418,12 +418,15 @@ impl IoGen {
             let slots = (self.len - bs) / self.align + 1;
             self.start + self.rng.below(slots) * self.align
         } else {
-            if self.cursor + bs > self.len {
+            if self.cursor >= self.len {
                 self.cursor = 0;
             }
+            // The last I/O of a pass covers what is left of the region.
+            let left = self.len - self.cursor;
             let o = self.start + self.cursor;
+            let bs = if left < bs { left } else { bs };
             self.cursor += bs;
-            o
+            return (op, o, bs);
         };
         (op, off, bs)
     }
@@ -474,6 +477,14 @@ mod tests {
         assert!(e.contains("'depth'") && e.contains("iodepth"), "{e}");
         let e = Workload::from_json(&json!({"rw":"write","size":"200g"}), CAP).unwrap_err().to_string();
         assert!(e.contains("'size'"), "{e}");
+    }
+
+    #[test]
+    fn a_sequential_pass_covers_the_region_exactly() {
+        let w = Workload::from_json(&json!({"rw":"write","bs":"128k","offset":"4k","size":"300k"}), CAP).unwrap();
+        let mut g = IoGen::new(&w, 1);
+        let ios: Vec<(u64, u64)> = (0..4).map(|_| { let (_, o, l) = g.next_io(); (o, l) }).collect();
+        assert_eq!(ios, vec![(4096, 131072), (4096 + 131072, 131072), (4096 + 262144, 45056), (4096, 131072)]);
     }
 
     #[test]

@@ -1314,18 +1314,30 @@ pub struct Generator {
     left: u64,
 }
 
+/// The smallest drive a Storage Bench trace can be generated for.
+pub const MIN_CAPACITY_BYTES: u64 = 1_000_000_000;
+
 /// A streaming generator for workload `w` on a drive of `capacity_bytes`
-/// (at least 1 GB), from `seed`.
+/// (at least [`MIN_CAPACITY_BYTES`]), from `seed`. Panics on a smaller drive:
+/// use [`try_generate`] for input that is not known to be valid.
 pub fn generate(w: Workload, capacity_bytes: u64, seed: u64) -> Generator {
     Generator::new(w, capacity_bytes, seed)
 }
 
+/// [`generate`], with a smaller drive refused as a workload error.
+pub fn try_generate(w: Workload, capacity_bytes: u64, seed: u64) -> crate::Result<Generator> {
+    if capacity_bytes < MIN_CAPACITY_BYTES {
+        return Err(crate::SimError::workload(
+            "capacity_bytes",
+            format!("{capacity_bytes} B: Storage Bench traces need a drive of at least 1 GB ({MIN_CAPACITY_BYTES} B)"),
+        ));
+    }
+    Ok(Generator::new(w, capacity_bytes, seed))
+}
+
 impl Generator {
     pub fn new(w: Workload, capacity_bytes: u64, seed: u64) -> Generator {
-        assert!(
-            capacity_bytes >= 1_000_000_000,
-            "Storage Bench traces need a drive of at least 1 GB"
-        );
+        assert!(capacity_bytes >= MIN_CAPACITY_BYTES, "Storage Bench traces need a drive of at least 1 GB");
         let s = spec(w);
         let total = s.reads + s.writes;
         let seq_total = total * s.seq_bp / 10_000;
