@@ -1024,6 +1024,8 @@ impl Ftl {
                 continue; // invalid, or the tail of a unit already moved
             }
             let n = self.unit_len(head);
+            // Its continuation granules need no look.
+            self.dies[d].victim_next = off + n;
             // A new victim page to read?
             let vu = off / self.unit;
             if vu != self.dies[d].gc_last_read {
