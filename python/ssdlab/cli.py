@@ -153,6 +153,7 @@ def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     """Flags shared by the commands that run a simulated drive."""
     p.add_argument("--drive", default=DEFAULT_DRIVE, help=f"preset id or .toml/.json file (default {DEFAULT_DRIVE})")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
+    p.add_argument("--link", choices=["sata-3g", "sata-6g"], help="test the drive on this host link (usable bandwidth and command overhead of the preset)")
     p.add_argument(
         "--precondition",
         choices=["clean", "fill", "filled", "dirty", "tortured"],
@@ -280,6 +281,9 @@ def _reproduce(cmd: str, seed: int) -> str:
 def _simulator(args: argparse.Namespace) -> "tuple[Simulator, Drive, int]":
     seed = _seed(args.seed)
     drive = _load_drive(args.drive, args.set)
+    if getattr(args, "link", None):
+        # The link preset replaces whatever bandwidth and overhead the file gives.
+        drive = drive.with_changes({"host.interface": args.link, "host.link_bytes_per_s": 0, "host.command_overhead_ns": 0})
     limit = _core.parse_size_bytes(args.memory_limit, 0, "memory_limit") if args.memory_limit else None
     return Simulator(drive, seed=seed, check=args.check, memory_limit_bytes=limit), drive, seed
 
