@@ -51,6 +51,37 @@ pub fn big_table<T: Copy>(n: usize, value: T) -> Vec<T> {
     v
 }
 
+/// Division by a constant of the drive, by shift when it is a power of two
+/// (it nearly always is: the hot paths divide by granules per block, per
+/// program unit and blocks per die).
+#[derive(Clone, Copy, Debug)]
+struct Divisor {
+    d: u32,
+    shift: u32,
+}
+
+impl Divisor {
+    fn new(d: u32) -> Divisor {
+        Divisor { d, shift: if d.is_power_of_two() { d.trailing_zeros() } else { u32::MAX } }
+    }
+    #[inline(always)]
+    fn div(self, x: u32) -> u32 {
+        if self.shift != u32::MAX {
+            x >> self.shift
+        } else {
+            x / self.d
+        }
+    }
+    #[inline(always)]
+    fn rem(self, x: u32) -> u32 {
+        if self.shift != u32::MAX {
+            x & (self.d - 1)
+        } else {
+            x % self.d
+        }
+    }
+}
+
 /// Ask the CPU to start loading `v[i]` (no effect on results).
 #[inline(always)]
 fn prefetch<T>(v: &[T], i: usize) {
@@ -201,6 +232,9 @@ pub struct Ftl {
     /// Granules per block, per program unit.
     spb: u32,
     unit: u32,
+    spb_div: Divisor,
+    unit_div: Divisor,
+    bpd_div: Divisor,
     gran_bytes: u64,
     /// Granules a 4KB unit of each pattern occupies (index: pattern slot, see `pattern_index`).
     stored_granules: [u32; 5],
@@ -276,6 +310,9 @@ impl Ftl {
             releases: Vec::new(),
             spb,
             unit: g.unit_slots * k,
+            spb_div: Divisor::new(spb),
+            unit_div: Divisor::new(g.unit_slots * k),
+            bpd_div: Divisor::new(g.blocks_per_die),
             gran_bytes,
             stored_granules,
             ratio_meta_bytes: meta,
@@ -295,12 +332,12 @@ impl Ftl {
 
     #[inline]
     fn die_of_block(&self, b: u32) -> u32 {
-        b / self.g.blocks_per_die
+        self.bpd_div.div(b)
     }
 
     #[inline]
     pub fn die_of_slot(&self, slot: u32) -> u32 {
-        slot / self.spb / self.g.blocks_per_die
+        self.bpd_div.div(self.spb_div.div(slot))
     }
 
     /// Granules a 4KB unit of `pattern` occupies once stored.
@@ -328,7 +365,7 @@ impl Ftl {
         if self.g.gran_per_slot == 1 {
             return 1;
         }
-        let end = (head / self.spb + 1) * self.spb;
+        let end = (self.spb_div.div(head) + 1) * self.spb;
         let mut n = 1;
         while head + n < end && self.p2l[(head + n) as usize] == CONT {
             n += 1;
@@ -374,7 +411,7 @@ impl Ftl {
             let old = self.l2p[lba as usize];
             if old != NONE {
                 prefetch(&self.p2l, old as usize);
-                prefetch(&self.blocks, (old / self.spb) as usize);
+                prefetch(&self.blocks, self.spb_div.div(old) as usize);
             }
         }
     }
@@ -446,8 +483,8 @@ impl Ftl {
         for i in 0..n {
             self.p2l[(head + i) as usize] = NONE;
         }
-        let b = head / self.spb;
-        self.die_valid[(b / self.g.blocks_per_die) as usize] -= n as u64;
+        let b = self.spb_div.div(head);
+        self.die_valid[self.bpd_div.div(b) as usize] -= n as u64;
         let sealed = self.blocks[b as usize].state == BlockState::Sealed;
         if sealed && self.uses_buckets() {
             self.bucket_remove(b);
@@ -534,7 +571,7 @@ impl Ftl {
         for i in 1..n {
             self.p2l[(head + i) as usize] = CONT;
         }
-        self.blocks[(head / self.spb) as usize].valid += n;
+        self.blocks[self.spb_div.div(head) as usize].valid += n;
         self.counters.host_units_written += 1;
         self.counters.stored_bytes_written += n as u64 * self.gran_bytes;
         if let Some(s) = self.shadow.as_mut() {
@@ -697,8 +734,8 @@ impl Ftl {
     #[inline]
     pub fn is_buffered(&self, gran: u32) -> bool {
         let die = self.die_of_slot(gran) as usize;
-        let b = gran / self.spb;
-        let off = gran % self.spb;
+        let b = self.spb_div.div(gran);
+        let off = self.spb_div.rem(gran);
         let d = &self.dies[die];
         (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed)
     }
@@ -762,7 +799,7 @@ impl Ftl {
             if self.is_buffered(head) {
                 continue; // answered from the buffer
             }
-            let u = head / self.unit;
+            let u = self.unit_div.div(head);
             if u != cur_unit {
                 if cur_unit != NONE {
                     issue(cur_unit, cur_grans, self, nand, &mut ready);
@@ -1028,7 +1065,7 @@ impl Ftl {
             // Its continuation granules need no look.
             self.dies[d].victim_next = off + n;
             // A new victim page to read?
-            let vu = off / self.unit;
+            let vu = self.unit_div.div(off);
             if vu != self.dies[d].gc_last_read {
                 self.dies[d].gc_last_read = vu;
                 self.dies[d].gc_pending_reads += 1;
@@ -1043,7 +1080,7 @@ impl Ftl {
                 self.p2l[(new + i) as usize] = CONT;
             }
             self.l2p[lba as usize] = new;
-            self.blocks[(new / self.spb) as usize].valid += n;
+            self.blocks[self.spb_div.div(new) as usize].valid += n;
             self.counters.gc_units_moved += 1;
             self.counters.gc_bytes_moved += n as u64 * self.gran_bytes;
             if let Some(s) = self.shadow.as_mut() {
