@@ -222,6 +222,7 @@ impl PhaseResult {
                 "padded_bytes": self.ftl.padded_bytes,
                 "power": self.power,
                 "rmw_reads": self.ftl.rmw_reads,
+                "host_bytes_coalesced": self.ftl.host_units_coalesced * UNIT_BYTES,
                 "smart": self.smart,
             }
         })

@@ -178,6 +178,8 @@ pub struct FtlCounters {
     pub padded_bytes: u64,
     pub parity_bytes: u64,
     pub rmw_reads: u64,
+    /// Host units that replaced data still in the write buffer.
+    pub host_units_coalesced: u64,
     pub gc_victims: u64,
     pub fg_gc_victims: u64,
     pub bg_gc_victims: u64,
@@ -197,6 +199,7 @@ impl FtlCounters {
             padded_bytes: self.padded_bytes - b.padded_bytes,
             parity_bytes: self.parity_bytes - b.parity_bytes,
             rmw_reads: self.rmw_reads - b.rmw_reads,
+            host_units_coalesced: self.host_units_coalesced - b.host_units_coalesced,
             gc_victims: self.gc_victims - b.gc_victims,
             fg_gc_victims: self.fg_gc_victims - b.fg_gc_victims,
             bg_gc_victims: self.bg_gc_victims - b.bg_gc_victims,
@@ -554,6 +557,19 @@ impl Ftl {
     /// programmed and their buffer release recorded in `self.releases`.
     pub fn write_unit(&mut self, lba: u64, ready_ns: u64, pattern: DataPattern, nand: &mut Nand) -> Result<u32> {
         let old = self.l2p[lba as usize];
+        let n = self.granules_for(pattern);
+        if old != NONE && self.in_open_host_unit(old) && self.unit_len(old) == n {
+            // The unit's previous data is still in the write buffer, not yet
+            // sent to a die: the new data replaces it there (small sequential
+            // writes coalesce), costing no NAND space or program.
+            self.counters.host_units_written += 1;
+            self.counters.host_units_coalesced += 1;
+            if let Some(s) = self.shadow.as_mut() {
+                s.write(lba, old);
+            }
+            self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES });
+            return Ok(old);
+        }
         if old != NONE {
             self.invalidate(old, ready_ns);
         } else {
@@ -562,8 +578,9 @@ impl Ftl {
                 self.end_perf_mode();
             }
         }
-        let n = self.granules_for(pattern);
         let die = self.host_die_with_room(n)?;
+        let unit_before = self.unit_div.div(self.dies[die as usize].host_wp.next);
+        let was_open = self.dies[die as usize].host_wp.block != NONE;
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
         self.l2p[lba as usize] = head;
@@ -582,7 +599,13 @@ impl Ftl {
         if ready_ns > wp.ready_ns {
             wp.ready_ns = ready_ns;
         }
-        if self.program_ready_units(die, false, ready_ns, nand)? {
+        // A unit completed by this write stays in the buffer until the die's
+        // next unit gets data (small writes to its last LBA still coalesce);
+        // the one before it goes to the die now.
+        let next = self.dies[die as usize].host_wp.next;
+        let filled = !was_open || self.unit_div.div(next) > unit_before || self.dies[die as usize].host_wp.block == NONE;
+        self.program_ready_units(die, false, ready_ns, nand, false)?;
+        if filled && self.unit_div.rem(next) == 0 {
             // Stripe: the next program unit goes to the next die.
             self.host_die += 1;
             if self.host_die == self.g.dies {
@@ -641,7 +664,7 @@ impl Ftl {
             } else {
                 self.dies[d].host_wp.next = cap;
             }
-            self.program_ready_units(die, gc, now_ns, nand)?;
+            self.program_ready_units(die, gc, now_ns, nand, true)?;
         }
         let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
         if wp.block == NONE {
@@ -660,12 +683,17 @@ impl Ftl {
 
     /// Program the complete units of a write point; seal its block when full.
     /// Returns whether anything was programmed.
-    fn program_ready_units(&mut self, die: u32, gc: bool, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+    /// Host units wait one unit in the buffer (see `write_unit`) unless
+    /// `force` or the block is full.
+    fn program_ready_units(&mut self, die: u32, gc: bool, now_ns: u64, nand: &mut Nand, force: bool) -> Result<bool> {
         let d = die as usize;
         let mut any = false;
         loop {
             let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
             if wp.block == NONE || wp.next < wp.programmed + self.unit {
+                break;
+            }
+            if !gc && !force && wp.next == wp.programmed + self.unit && wp.next < self.cap(wp.block) {
                 break;
             }
             if !gc {
@@ -682,7 +710,7 @@ impl Ftl {
             }
             let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
             let bytes = self.unit as u64 * self.gran_bytes;
-            let t = wp.ready_ns.max(if gc { now_ns } else { 0 });
+            let t = wp.ready_ns.max(now_ns);
             let tprog = self.tprog_of(wp.block, nand);
             let xe = if gc {
                 let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
@@ -730,6 +758,14 @@ impl Ftl {
         }
     }
 
+    /// Is the granule in the host write point's unit still being filled?
+    #[inline]
+    fn in_open_host_unit(&self, gran: u32) -> bool {
+        let die = self.die_of_slot(gran) as usize;
+        let wp = &self.dies[die].host_wp;
+        wp.block == self.spb_div.div(gran) && self.spb_div.rem(gran) >= wp.programmed
+    }
+
     /// Is the granule's data still in the controller (its unit not yet programmed)?
     #[inline]
     pub fn is_buffered(&self, gran: u32) -> bool {
@@ -749,13 +785,14 @@ impl Ftl {
                 if wp.block == NONE || wp.next == wp.programmed {
                     continue;
                 }
-                let target = wp.programmed + self.unit;
+                // Pad the unit being filled; program it and any waiting one.
+                let target = wp.next.div_ceil(self.unit) * self.unit;
                 let pad = target - wp.next;
                 wp.next = target;
                 wp.ready_ns = wp.ready_ns.max(now_ns);
                 self.counters.padded_bytes += pad as u64 * self.gran_bytes;
                 // Cannot fail: no block is opened when units are only programmed.
-                let _ = self.program_ready_units(die, gc, now_ns, nand);
+                let _ = self.program_ready_units(die, gc, now_ns, nand, true);
             }
         }
     }
@@ -1086,7 +1123,7 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);
             }
-            if self.program_ready_units(die, true, now_ns, nand)? && !whole && nand.die_busy_until(die) >= until_ns {
+            if self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
                 break;
             }
         }

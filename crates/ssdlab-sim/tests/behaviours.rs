@@ -43,7 +43,7 @@ fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
     let prog = |r: &ssdlab_sim::PhaseResult| r.nand.unit_programs;
     println!("reducing: incompressible {:.0} MB/s WA {:.2}; repeated {:.0} MB/s WA {:.2}", mbps(&inc), inc.waf(), mbps(&rep), rep.waf());
     assert!(rep.waf() < 0.35, "repeated data should program a fraction of the host bytes: WA {}", rep.waf());
-    assert!(inc.waf() >= 1.0);
+    assert!(inc.waf() > 0.99, "incompressible data is stored whole (the last units may still be in the buffer)");
     assert!(prog(&rep) * 3 < prog(&inc), "program operations: repeated {} vs incompressible {}", prog(&rep), prog(&inc));
     assert!(mbps(&rep) > 1.5 * mbps(&inc));
     assert!(rep.data_reduction_ratio() < 0.3 && (inc.data_reduction_ratio() - 1.0).abs() < 1e-9);
