@@ -24,8 +24,8 @@ class Profile:
 FULL = Profile("full")
 QUICK = Profile(
     "quick",
-    time_scale=0.01,
-    size_scale=1 / 64,
+    time_scale=0.05,
+    size_scale=1 / 16,
     skip=frozenset({"storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-multitasking-2010"}),
 )
 

@@ -168,7 +168,9 @@ def _curve(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profil
         mean = r.data["write"]["bw_bytes"] / 1e6
         avg["data"][m["label"]] = mean
         figs.append(_fig(f"{tid}.avg", m["label"], "write MB/s (average over the pass)", mean, "MB/s"))
-        figs.append(_fig(f"{tid}.min", m["label"], "write MB/s (slowest interval)", float(np.min(mbps)) if len(mbps) else 0.0, "MB/s"))
+        dt = np.asarray(r.series["interval_s"], dtype=float)
+        full = mbps[dt >= 0.5 * float(np.median(dt))] if len(dt) else mbps
+        figs.append(_fig(f"{tid}.min", m["label"], "write MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
     return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
 
 
