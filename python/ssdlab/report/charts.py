@@ -138,7 +138,7 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
     ax0 = axes[0, 0]
     if log:
         ax0.set_yscale("log")
-        ax0.set_ylim(max(1.0, y_max / 1e4), y_max * 1.5)
+        ax0.set_ylim(max(1.0, y_max / 1e3), y_max * 1.5)
     else:
         ax0.set_ylim(0, y_max * 1.05)
     ax0.set_xlim(from_s if from_steady else 0, t_max)

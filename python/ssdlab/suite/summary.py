@@ -128,7 +128,7 @@ def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: 
     cfg = test.get("steady", {})
     from_s = cfg.get("from_s", 1400) * profile.time_scale
     round_s = cfg.get("round_s", 60) * profile.time_scale
-    chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "data": {}}
+    chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
     figs: Figures = []
     for key, title in (("mean_iops", "mean IOPS, steady state"), ("min_iops", "minimum IOPS, steady state"),
