@@ -174,6 +174,8 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
     """Write OUT/index.html, OUT/charts/*.png|svg and OUT/figures.csv from results documents."""
     out = Path(out_dir)
     (out / "charts").mkdir(parents=True, exist_ok=True)
+    order = {t["id"]: i for i, t in enumerate(TESTS)}
+    docs = sorted(docs, key=lambda d: (d["drive"]["id"], d["drive"]["hash"], order.get(d["test"]["id"], len(order)), d["test"]["id"]))
     drives: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
     by_test: Dict[str, Dict[str, Dict[str, Any]]] = {}
     for d in docs:
