@@ -676,6 +676,33 @@ def _profile(args: argparse.Namespace) -> Any:
     return get_profile("quick" if args.quick else "full")
 
 
+class _StepBar:
+    """One redrawn stderr line: the running phase of a test and its done fraction."""
+
+    def __init__(self, force: Optional[bool]) -> None:
+        import time as _time
+
+        self._time = _time
+        self.enabled = force if force is not None else sys.stderr.isatty()
+        self._last = 0.0
+        self._drawn = False
+
+    def __call__(self, text: str, frac: float) -> None:
+        now = self._time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        pct = f" {100 * frac:5.1f}%" if frac >= 0 else ""
+        sys.stderr.write(f"\r{text}{pct}\x1b[K")
+        sys.stderr.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from .suite.definitions import test_ids
     from .suite.review import run_test_document, save_document
@@ -686,11 +713,10 @@ def cmd_test(args: argparse.Namespace) -> int:
     seed = _seed(args.seed)
     drive = _load_drive(args.drive)
     profile = _profile(args)
-    bar = ProgressBar(args.test_id, force=args.progress)
+    bar = _StepBar(args.progress)
 
     def progress(text: str, frac: float) -> None:
-        bar.label = text
-        bar(int(max(frac, 0) * 1e9), int(1e9) if frac >= 0 else 0, 0, 0)
+        bar(text, frac)
 
     runner = SuiteRunner(drive, seed=seed, profile=profile, progress=progress)
     try:

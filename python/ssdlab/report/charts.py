@@ -80,6 +80,13 @@ def bar_chart(title: str, values: Dict[str, Dict[str, float]], higher: bool = Tr
     return fig, order
 
 
+def _size_label(b: float) -> str:
+    """Transfer sizes as ATTO prints them: 0.5KB, 4KB, 1MB (KB = 1024 B)."""
+    if b >= 1 << 20:
+        return f"{b / (1 << 20):g}MB"
+    return f"{b / 1024:g}KB"
+
+
 def line_chart(title: str, series: Dict[str, Dict[str, Dict[str, List[float]]]], x_label: str, y_label: str,
                x_log: bool = False) -> Figure:
     """``series[drive][line] = {"x": [...], "y": [...]}``; a color per drive, a line style per line."""
@@ -94,6 +101,11 @@ def line_chart(title: str, series: Dict[str, Dict[str, Dict[str, List[float]]]],
                     color=COLORS[i % len(COLORS)], label=f"{drive} {line}")
     if x_log:
         ax.set_xscale("log", base=2)
+    xs = sorted({x for lines in series.values() for pts in lines.values() for x in pts["x"]})
+    if xs:
+        ax.set_xticks(xs)
+        ax.set_xticklabels([_size_label(x) if "bytes" in x_label else f"{x:g}" for x in xs], rotation=45 if len(xs) > 8 else 0)
+        ax.minorticks_off()
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title)

@@ -182,7 +182,7 @@ def _atto(iodepth: int, on_request: bool) -> Dict[str, Any]:
         ),
         "summary": "sweep",
         "chart": "line",
-        "x": {"key": "bs", "label": "transfer size (bytes)", "log": True},
+        "x": {"key": "bs", "label": "transfer size (bytes; KB = 1024 B)", "log": True},
         "runs": [{"state": {"state": "filled", "span": "2g", "data": "compressible"}, "steps": steps}],
     }
 
