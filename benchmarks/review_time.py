@@ -2,6 +2,8 @@
 process, one core): prints seconds per test and per review.
 
     python benchmarks/review_time.py [--drive generic-mlc-120] [--tests ID ...] [--quick] [--out DIR]
+    # a 256GB drive: the 120GB preset with twice the blocks
+    python benchmarks/review_time.py --set drive.user_capacity_bytes=256000000000 --set nand.blocks_per_plane=4096
 
 Target (issue 5): under 5 minutes for a 120GB drive, 10 for 256GB. The
 simulated durations are fixed by METHODOLOGY.md; wall time is simulator speed.
@@ -12,6 +14,7 @@ draws them).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -30,8 +33,12 @@ def main() -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", help="save the results documents here")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a drive field, e.g. drive.user_capacity_bytes=256000000000 (repeatable)")
     a = p.parse_args()
     drive = Drive.load(a.drive)
+    if a.set:
+        drive = drive.with_changes({k: json.loads(v) for k, v in (item.split("=", 1) for item in a.set)})
     profile = get_profile("quick" if a.quick else "full")
     runner = SuiteRunner(drive, seed=a.seed, profile=profile)
     ids = a.tests or default_test_ids()

@@ -182,3 +182,12 @@ def test_a_state_is_preconditioned_once_and_cloned() -> None:
     b, _ = runner.state({"state": "filled"})
     assert a is not b and len(runner._states) == 1
     assert a.now_ns == b.now_ns > 0
+
+
+def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
+    runner = SuiteRunner(make_drive(), profile=QUICK)
+    dirty, _ = runner.state({"state": "dirty"})
+    trimmed, _ = runner.state({"state": "trimmed", "from": "dirty"})
+    assert trimmed.history == [] and trimmed.now_ns > dirty.now_ns
+    r = trimmed.run(rw="read", bs="4k", iodepth=1, number_ios=10)
+    assert r.data["read"]["total_ios"] == 10

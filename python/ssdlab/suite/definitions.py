@@ -7,8 +7,9 @@ description can run on the simulator or, later, on a real device through fio:
   and why, in plain language), ``summary`` (how its figures are made: one of
   :data:`SUMMARIES`) and ``chart`` (how the report draws it);
 - ``runs``: each run starts from a preconditioning ``state`` (clean, filled,
-  tortured, dirty, optionally ``data`` for the fill and ``span``; trimmed =
-  a state followed by a ``{"action": "trim"}`` step) and then goes through
+  tortured, dirty, trimmed; optionally ``data`` for the fill, ``span``, and for
+  trimmed ``from``: the state that is then TRIMmed, dirty by default). A TRIM
+  in the middle of a run is a ``{"action": "trim"}`` step and then goes through
   ``steps`` in order on the same drive. A step is a fio job dict (``rw``,
   ``bs``, ``iodepth``, ``size``, ``io_size``, ``runtime``, ``data``,
   ``log_avg_msec``, ...) or an action: ``trim`` (the whole span),

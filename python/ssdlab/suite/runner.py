@@ -112,7 +112,8 @@ class SuiteRunner:
         name = state["state"]
         data = state.get("data", "incompressible")
         torture = f"{max(self.seconds(_TORTURE_RUNTIME_S), 0.01):.3f}s"
-        base = "clean" if name == "trimmed" else name
+        # trimmed = another state (``from``, dirty by default), then TRIM of the span
+        base = state.get("from", "dirty") if name == "trimmed" else name
         cb = self._phase_progress(f"precondition {name}")
         if data == "incompressible" or base == "clean":
             sim.precondition(base, span=span, progress=cb, torture_runtime=torture)
@@ -187,7 +188,7 @@ class SuiteRunner:
             s = self.seconds(float(step["seconds"]))
             return sim.idle(s), {"action": "idle", "seconds": s}
         if action == "replay":
-            opts = {k: step[k] for k in ("mode", "idle_cap", "queue_depth") if k in step}
+            opts: Dict[str, Any] = {k: step[k] for k in ("mode", "idle_cap", "queue_depth") if k in step}
             r = sim.replay(generated=step["generated"], progress=self._phase_progress(str(label)), **opts)
             return r, {"action": "replay", "generated": step["generated"], **opts}
         raise ValueError(f"unknown step action {action!r}")

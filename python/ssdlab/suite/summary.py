@@ -68,7 +68,7 @@ def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: P
 def _sweep(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     x = test.get("x", {})
-    chart = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
+    chart: Dict[str, Any] = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
              "x_log": bool(x.get("log")), "data": {}}
     figs: Figures = []
     for m in measured:
@@ -128,7 +128,7 @@ def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: 
     cfg = test.get("steady", {})
     from_s = cfg.get("from_s", 1400) * profile.time_scale
     round_s = cfg.get("round_s", 60) * profile.time_scale
-    chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
+    chart: Dict[str, Any] = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
     figs: Figures = []
     for key, title in (("mean_iops", "mean IOPS, steady state"), ("min_iops", "minimum IOPS, steady state"),
@@ -156,7 +156,7 @@ def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: 
 
 def _curve(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
-    chart = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
+    chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
     avg = _bar(f"{test['title']}, average", "MB/s")
     figs: Figures = []
     for m in measured:
