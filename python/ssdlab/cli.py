@@ -765,7 +765,18 @@ def cmd_review(args: argparse.Namespace) -> int:
             raise UsageError("argument --jobs: must be at least 1")
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
-    saved = review(args.drive, args.out, ids, jobs=jobs, seed=seed, profile=_profile(args), command=cmd)
+    try:
+        saved = review(args.drive, args.out, ids, jobs=jobs, seed=seed, profile=_profile(args), command=cmd)
+    except KeyboardInterrupt:
+        # every finished test is saved: draw what there is
+        results = os.path.join(args.out, "results")
+        try:
+            page = build_report(load_results([results]), args.out, command=cmd)
+            done = f"the report of the finished tests is {page}"
+        except (ValueError, FileNotFoundError):
+            done = "no test had finished"
+        print(f"ssdlab: interrupted; {done} (results in {results})", file=sys.stderr)
+        return EXIT_INTERRUPTED
     page = build_report(load_results(saved), args.out, command=cmd)
     print(f"ssdlab review: {len(saved)} results files in {os.path.join(args.out, 'results')}; report {page}")
     return EXIT_OK
