@@ -215,3 +215,29 @@ def test_replay_prints_storage_bench_figures(shared_dir: Path, small_drive_file:
     assert_one_line_error(run_cli("replay"), "FILE", "--generated")
     assert_one_line_error(run_cli("replay", "--generated", "gaming-2010", "--device", "3"), "--device")
     assert_one_line_error(run_cli("replay", str(f), "--idle-cap", "a while"), "idle_cap")
+
+
+def test_link_flag_tests_one_drive_on_sata_3g_and_6g() -> None:
+    rates = {}
+    for link in ("sata-3g", "sata-6g"):
+        cp = run_cli("run", "--drive", "generic-mlc-120", "--precondition", "fill", "--size", "1g", "--rw", "read",
+                     "--bs", "128k", "--iodepth", "32", "--io-size", "512m", "--link", link, "--json")
+        assert cp.returncode == 0, cp.stderr
+        rates[link] = json.loads(cp.stdout)["jobs"][0]["read"]["bw_bytes"] / 1e6
+    assert 250 < rates["sata-3g"] <= 280 < 450 < rates["sata-6g"] <= 550
+
+
+def test_storage_bench_prints_the_metrics() -> None:
+    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--workload", "typical-2010", "--json")
+    assert cp.returncode == 0, cp.stderr
+    doc = json.loads(cp.stdout)
+    job = doc["jobs"][0]
+    sb = job["storage_bench"]
+    assert job["read"]["total_ios"] == 37_501 and job["write"]["total_ios"] == 20_268
+    busy = sb["busy_time_ns"] / 1e9
+    assert 0 < busy < job["duration_ns"] / 1e9
+    rate = (job["read"]["io_bytes"] + job["write"]["io_bytes"]) / busy / 1e6
+    assert abs(sb["data_rate_mb_per_s"] / rate - 1) < 1e-9
+    assert doc["manifest"]["precondition"] == "filled"
+    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--workload", "heavy-2012")
+    assert_one_line_error(cp, "workload")

@@ -13,6 +13,13 @@ fio's suffixes (k, m, g = powers of 1024); every key we add names its unit.
 
 from __future__ import annotations
 
+import os as _os
+
+# numpy only carries result arrays here; keep its BLAS from starting threads
+# that spin beside the simulator on small machines.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    _os.environ.setdefault(_v, "1")
+
 from . import _core
 from .drive import Drive, PresetInfo
 from .errors import (

@@ -1008,13 +1008,14 @@ impl Ftl {
         }
         let victim = self.dies[d].victim;
         let base = victim * self.spb;
-        const AHEAD: u32 = 16;
+        // Prefetch the map entries of the units 16 ahead.
+        let ahead = 16 * self.g.gran_per_slot;
         while self.dies[d].victim_next < self.spb {
             let off = self.dies[d].victim_next;
             self.dies[d].victim_next += 1;
             let head = base + off;
-            if off + AHEAD < self.spb {
-                let l = self.p2l[(head + AHEAD) as usize];
+            if off + ahead < self.spb {
+                let l = self.p2l[(head + ahead) as usize];
                 if l < CONT {
                     prefetch(&self.l2p, l as usize);
                 }
@@ -1024,6 +1025,8 @@ impl Ftl {
                 continue; // invalid, or the tail of a unit already moved
             }
             let n = self.unit_len(head);
+            // Its continuation granules need no look.
+            self.dies[d].victim_next = off + n;
             // A new victim page to read?
             let vu = off / self.unit;
             if vu != self.dies[d].gc_last_read {

@@ -359,7 +359,6 @@ fn parse_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
 pub struct IoGen {
     rw: RwMode,
     sizes: Vec<(u64, u32)>,
-    total_weight: u32,
     start: u64,
     len: u64,
     align: u64,
@@ -372,7 +371,6 @@ impl IoGen {
     pub fn new(w: &Workload, seed: u64) -> IoGen {
         IoGen {
             rw: w.rw,
-            total_weight: w.sizes.iter().map(|x| x.1).sum(),
             sizes: w.sizes.clone(),
             start: w.offset_bytes,
             len: w.size_bytes,
@@ -388,14 +386,7 @@ impl IoGen {
         if self.sizes.len() == 1 {
             return self.sizes[0].0;
         }
-        let mut r = self.rng.below(self.total_weight as u64) as u32;
-        for &(b, w) in &self.sizes {
-            if r < w {
-                return b;
-            }
-            r -= w;
-        }
-        self.sizes[self.sizes.len() - 1].0
+        self.sizes[self.rng.weighted(&self.sizes)].0
     }
 
     /// The next I/O: operation, byte offset, length.

@@ -50,6 +50,27 @@ impl Rng {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
+    /// True with probability num/den.
+    #[inline]
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.below(den) < num
+    }
+
+    /// Index of an entry of `table` drawn with its integer weight.
+    #[inline]
+    pub fn weighted<T>(&mut self, table: &[(T, u32)]) -> usize {
+        let total: u64 = table.iter().map(|x| x.1 as u64).sum();
+        let mut r = self.below(total);
+        for (i, (_, w)) in table.iter().enumerate() {
+            let w = *w as u64;
+            if r < w {
+                return i;
+            }
+            r -= w;
+        }
+        table.len() - 1
+    }
+
     /// True with probability pct/100.
     #[inline]
     pub fn percent(&mut self, pct: u32) -> bool {

@@ -87,63 +87,7 @@ fn mix64(x: u64) -> u64 {
     splitmix64(&mut s)
 }
 
-/// xoshiro256** (Blackman & Vigna).
-#[derive(Clone, Debug)]
-struct Rng {
-    s: [u64; 4],
-}
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        let mut sm = seed;
-        let s = [
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ];
-        Rng { s }
-    }
-
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
-    }
-
-    /// Uniform in `0..n` (0 when n == 0), by multiply-shift.
-    #[inline]
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-
-    #[inline]
-    fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.below(den) < num
-    }
-
-    /// Index drawn with integer weights.
-    #[inline]
-    fn weighted<T>(&mut self, table: &[(T, u32)]) -> usize {
-        let total: u64 = table.iter().map(|x| x.1 as u64).sum();
-        let mut r = self.below(total);
-        for (i, (_, w)) in table.iter().enumerate() {
-            let w = *w as u64;
-            if r < w {
-                return i;
-            }
-            r -= w;
-        }
-        table.len() - 1
-    }
-}
+use crate::rng::Rng;
 
 // ------------------------------------------------------------------------
 // Workloads
