@@ -888,7 +888,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Units: MB/s = 1e6 B/s, GB = 1e9 B in results; k/m/g sizes are powers of 1024 (fio).",
     )
     p.add_argument("--version", action="version", version=f"ssdlab {_version()} (engine {_core.version()})")
-    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,drives,drive,trace,tests,test,review,report}")
+    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report}")
     sub.required = True
     _add_run(sub)
     _add_replay(sub)
