@@ -191,3 +191,23 @@ def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
     assert trimmed.history == [] and trimmed.now_ns > dirty.now_ns
     r = trimmed.run(rw="read", bs="4k", iodepth=1, number_ios=10)
     assert r.data["read"]["total_ios"] == 10
+
+
+FIO_OPTIONS = FIO_KEYS | {"filename", "ioengine", "direct", "group_reporting", "stonewall", "write_iops_log", "time_based",
+                          "refill_buffers", "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "exec_prerun",
+                          "startdelay", "read_iolog", "replay_redirect"}
+
+
+def test_every_test_renders_as_an_fio_job_file() -> None:
+    from ssdlab.suite.fio import to_fio_jobfile
+
+    for t in TESTS:
+        text = to_fio_jobfile(t, device="/dev/sdz")
+        keys = {line.split("=", 1)[0] for line in text.splitlines() if "=" in line and not line.startswith(";")}
+        assert keys <= FIO_OPTIONS, (t["id"], keys - FIO_OPTIONS)
+        measured = [s["measure"] for r in t["runs"] for s in r["steps"] if "measure" in s]
+        sections = [line for line in text.splitlines() if line.startswith("[run")]
+        assert len(sections) >= len(measured)
+    cp = run_cli("test", "corners-4k-random-write-qd3", "--fio", "--filename", "/dev/sdz")
+    assert cp.returncode == 0, cp.stderr
+    assert "filename=/dev/sdz" in cp.stdout and "scramble_buffers=0" in cp.stdout and "refill_buffers=1" in cp.stdout

@@ -749,6 +749,12 @@ def cmd_test(args: argparse.Namespace) -> int:
 
     if args.test_id not in test_ids():
         raise UsageError(f"unknown test '{args.test_id}' (see 'ssdlab tests')")
+    if args.fio:
+        from .suite.definitions import get_test
+        from .suite.fio import to_fio_jobfile
+
+        sys.stdout.write(to_fio_jobfile(get_test(args.test_id), device=args.filename))
+        return EXIT_OK
     seed = _seed(args.seed)
     drive = _load_drive(args.drive)
     profile = _profile(args)
@@ -850,6 +856,8 @@ def _add_suite(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
     p.add_argument("--json", action="store_true", help="print the results document (docs/results-schema.md)")
     p.add_argument("--output", metavar="FILE", help="also write the results document to FILE")
+    p.add_argument("--fio", action="store_true", help="print the test as an fio job file for a real device instead of running it")
+    p.add_argument("--filename", default="/dev/sdX", help="the device named in the --fio job file (default /dev/sdX)")
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
     prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
