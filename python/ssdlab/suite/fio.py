@@ -25,8 +25,8 @@ DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
     "zeros": {"zero_buffers": 1},
 }
 
-_SEQ_FILL = {"rw": "write", "bs": "128k", "iodepth": 32}
-_TORTURE = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "1200s", "time_based": 1, "blockalign": "4k"}
+_SEQ_FILL: Dict[str, Any] = {"rw": "write", "bs": "128k", "iodepth": 32}
+_TORTURE: Dict[str, Any] = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "1200s", "time_based": 1, "blockalign": "4k"}
 
 
 def _data(pattern: str) -> Dict[str, Any]:
