@@ -188,6 +188,10 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
              "<p>Simulated drives put through the review suite of 2010-2013 client-SSD reviews (ssdlab METHODOLOGY). "
              "Units: MB/s = 10<sup>6</sup> B/s, GB = 10<sup>9</sup> B, KB = 1024 B for transfer sizes. "
              "Every bar chart shows all drives, the best at the top.</p>",
+             "<nav><b>Contents:</b> <a href=\"#drives\">The drives</a>"
+             + "".join(f" &middot; <a href=\"#{_esc(g)}\">{_esc(t)}</a>" for g, t in _GROUPS.items()
+                       if any(d["test"].get("group") == g for d in docs))
+             + "</nav>",
              "<h2 id=drives>The drives</h2>", _drive_table(list(drives.values()))]
     profiles = sorted({d.get("profile", "full") for d in docs})
     if profiles != ["full"]:
