@@ -84,8 +84,8 @@ def to_fio_jobfile(test: Dict[str, Any], device: str = "/dev/sdX") -> str:
             else:
                 opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data")}
                 opts.update(_data(step.get("data", "incompressible")) if opts["rw"] in ("write", "randwrite", "rw", "randrw") else {})
-                if "runtime" in opts:
-                    opts["time_based"] = 1
+                if "runtime" in opts and "io_size" not in opts:
+                    opts["time_based"] = 1  # run for the runtime (wrapping), not one pass
                 if span and "size" not in opts:
                     opts["size"] = span
             if delay:
