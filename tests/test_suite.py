@@ -211,3 +211,15 @@ def test_every_test_renders_as_an_fio_job_file() -> None:
     cp = run_cli("test", "corners-4k-random-write-qd3", "--fio", "--filename", "/dev/sdz")
     assert cp.returncode == 0, cp.stderr
     assert "filename=/dev/sdz" in cp.stdout and "scramble_buffers=0" in cp.stdout and "refill_buffers=1" in cp.stdout
+
+
+def test_the_printed_reproduce_command_gives_the_same_figures(quick_review: Path) -> None:
+    doc = json.loads((quick_review / "results" / "small-b" / "consistency.json").read_text())
+    cmd = doc["manifest"]["reproduce"].split()
+    assert cmd[:3] == ["ssdlab", "test", "consistency"]
+    cp = run_cli(*cmd[1:], "--json")
+    assert cp.returncode == 0, cp.stderr
+    again = json.loads(cp.stdout)
+    assert [(f["label"], f["metric"], f["value"]) for f in again["figures"]] == [
+        (f["label"], f["metric"], f["value"]) for f in doc["figures"]
+    ]

@@ -773,7 +773,9 @@ def cmd_test(args: argparse.Namespace) -> int:
 
         save_document(doc, Path(args.output))
     if args.json:
-        _print_json(doc)
+        from .suite.review import _finite
+
+        _print_json(_finite(doc))  # NaN (e.g. no steady state) as null, as in results files
         return EXIT_OK
     t = doc["test"]
     print(f"{t['title']}  [{t['id']}]  drive {drive.id} [{drive.hash}]  seed {seed}  profile {profile.name}")

@@ -84,6 +84,7 @@ def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, comman
 
 
 def _finite(o: Any) -> Any:
+    """NaN and infinities as None (JSON null), recursively."""
     if isinstance(o, float) and not math.isfinite(o):
         return None
     if isinstance(o, dict):
