@@ -109,7 +109,7 @@ def figure_rows(docs: Iterable[Dict[str, Any]]) -> List[Dict[str, Any]]:
             rows.append({
                 "drive": d["drive"]["id"], "drive_hash": d["drive"]["hash"], "test": d["test"]["id"],
                 "chart": f["chart"], "label": f["label"], "metric": f["metric"],
-                "value": "" if f["value"] is None else repr(float(f["value"])), "unit": f["unit"],
+                "value": "" if f["value"] is None or not math.isfinite(f["value"]) else repr(float(f["value"])), "unit": f["unit"],
                 "profile": d.get("profile", ""), "seed": d["manifest"].get("seed", ""),
             })
     return rows
