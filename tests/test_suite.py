@@ -124,6 +124,7 @@ def test_ssdlab_test_prints_figures_and_json(tmp_path: Path) -> None:
         (["review", "--drive", "no-such-drive", "--out", "OUT"], "no-such-drive"),
         (["review", "--drive", "generic-mlc-120", "--tests", "nope", "--out", "OUT"], "unknown test 'nope'"),
         (["report", "MISSING", "--out", "OUT"], "MISSING"),
+        (["review", "--drive", "generic-mlc-120", "--drive", "generic-mlc-120", "--out", "OUT"], "given twice"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: List[str], needle: str) -> None:

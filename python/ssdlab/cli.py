@@ -798,8 +798,14 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     if not args.drive:
         raise UsageError("review: give at least one --drive")
-    for spec in args.drive:
-        _load_drive(spec)  # fail fast on an unknown drive
+    from .suite.review import drive_keys
+
+    try:
+        drive_keys(args.drive)  # fail fast on an unknown drive or one given twice
+    except ValueError as e:
+        if isinstance(e, SsdlabError):
+            raise
+        raise UsageError(f"argument --drive: {e}") from None
     ids = _suite_test_ids(args.tests, default_test_ids())
     seed = _seed(args.seed)
     jobs = None

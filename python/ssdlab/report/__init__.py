@@ -66,13 +66,27 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def drive_label(doc: Dict[str, Any], ids_with_hashes: Dict[str, set]) -> str:
+    """A drive's name in charts: its id, with the hash's first 8 digits when two drives share an id."""
+    dr = doc["drive"]
+    return dr["id"] if len(ids_with_hashes.get(dr["id"], ())) <= 1 else f"{dr['id']}-{dr['hash'][:8]}"
+
+
+def _ids_with_hashes(docs: Sequence[Dict[str, Any]]) -> Dict[str, set]:
+    out: Dict[str, set] = {}
+    for d in docs:
+        out.setdefault(d["drive"]["id"], set()).add(d["drive"]["hash"])
+    return out
+
+
 def chart_values(docs: Sequence[Dict[str, Any]], chart_id: str) -> Dict[str, Any]:
     """``{drive: chart}`` of one chart id across drives."""
+    ids = _ids_with_hashes(docs)
     out: Dict[str, Any] = {}
     for d in docs:
         c = d.get("charts", {}).get(chart_id)
         if c is not None:
-            out[d["drive"]["id"]] = c
+            out[drive_label(d, ids)] = c
     return out
 
 
@@ -177,11 +191,13 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
     (out / "charts").mkdir(parents=True, exist_ok=True)
     order = {t["id"]: i for i, t in enumerate(TESTS)}
     docs = sorted(docs, key=lambda d: (d["drive"]["id"], d["drive"]["hash"], order.get(d["test"]["id"], len(order)), d["test"]["id"]))
+    ids = _ids_with_hashes(docs)
     drives: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
     by_test: Dict[str, Dict[str, Dict[str, Any]]] = {}
     for d in docs:
-        drives.setdefault(d["drive"]["id"], d["drive"])
-        by_test.setdefault(d["test"]["id"], {})[d["drive"]["id"]] = d
+        label = drive_label(d, ids)
+        drives.setdefault(label, dict(d["drive"], id=label))
+        by_test.setdefault(d["test"]["id"], {})[label] = d
     write_figures_csv(docs, out / "figures.csv")
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>ssdlab review: {_esc(', '.join(drives))}</title>",
              f"<style>{_CSS}</style><script>{_JS}</script></head><body>",

@@ -185,7 +185,11 @@ def drive_keys(specs: Sequence[str]) -> List[str]:
     """A directory name per drive: its id, with the hash when two share an id."""
     drives = [Drive.load(s) for s in specs]
     ids = [d.id for d in drives]
-    return [d.id if ids.count(d.id) == 1 else f"{d.id}-{d.hash[:8]}" for d in drives]
+    keys = [d.id if ids.count(d.id) == 1 else f"{d.id}-{d.hash[:8]}" for d in drives]
+    for i, k in enumerate(keys):
+        if k in keys[:i]:
+            raise ValueError(f"drive {specs[i]} is given twice (same description as {specs[keys.index(k)]})")
+    return keys
 
 
 def review(
