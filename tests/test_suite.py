@@ -224,3 +224,12 @@ def test_the_printed_reproduce_command_gives_the_same_figures(quick_review: Path
     assert [(f["label"], f["metric"], f["value"]) for f in again["figures"]] == [
         (f["label"], f["metric"], f["value"]) for f in doc["figures"]
     ]
+
+
+def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
+    from ssdlab.report import chart_values
+
+    docs = [{"drive": {"id": "x", "hash": h * 16}, "charts": {"c": {"type": "bar", "data": {"a": v}}}}
+            for h, v in (("1", 1.0), ("2", 2.0))]
+    assert sorted(chart_values(docs, "c")) == ["x-11111111", "x-22222222"]
+    assert list(chart_values(docs[:1], "c")) == ["x"]
