@@ -137,3 +137,28 @@ def assert_one_line_error(cp: subprocess.CompletedProcess[str], *needles: str) -
 
 def deep(d: Dict[str, Any]) -> Dict[str, Any]:
     return copy.deepcopy(d)
+
+
+def small_review_drives(tmp: Path) -> List[Path]:
+    """Two small drives (about 1.07 GB each, so Storage Bench traces fit) of
+    different speeds, as files."""
+    a = make_drive(dies=4, blocks=320, pages=256, drive_id="small-a")
+    b = make_drive(dies=8, blocks=160, pages=256, drive_id="small-b")
+    paths = []
+    for d in (a, b):
+        p = tmp / f"{d['drive']['id']}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    return paths
+
+
+@pytest.fixture(scope="session")
+def quick_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A quick review of two small drives through the CLI (shared by the suite,
+    report and browser tests)."""
+    tmp = tmp_path_factory.mktemp("review")
+    a, b = small_review_drives(tmp)
+    out = tmp / "out"
+    cp = run_cli("review", "--drive", str(a), "--drive", str(b), "--out", str(out), "--quick", timeout=300)
+    assert cp.returncode == 0, cp.stderr
+    return out

@@ -8,6 +8,10 @@ Commands:
   ssdlab trace stats FILE [--format ...] | --generated WORKLOAD
   ssdlab trace generate WORKLOAD --out FILE
   ssdlab trace workloads
+  ssdlab tests
+  ssdlab test TEST_ID --drive ID_OR_FILE [--quick] [--json]
+  ssdlab review --drive A --drive B ... --out DIR [--jobs N] [--tests ...] [--quick]
+  ssdlab report RESULTS... --out DIR
 
 Sizes take fio's suffixes: k, m, g, t are powers of 1024 (``8g`` = 8 GiB),
 also written ``kb``/``KiB``/``GB``...: ``--capacity 120GB`` means 120 GiB as in
@@ -673,6 +677,226 @@ def _add_trace(sub: Any) -> None:
     w.set_defaults(func=cmd_trace_workloads)
 
 
+# ---------------------------------------------------------------------------
+# the review suite: ssdlab tests / test / review / report
+# ---------------------------------------------------------------------------
+
+
+def _suite_test_ids(ids: Optional[Sequence[str]], default: Sequence[str]) -> List[str]:
+    from .suite.definitions import test_ids
+
+    known = test_ids()
+    if not ids:
+        return list(default)
+    out: List[str] = []
+    for item in ids:
+        for tid in item.split(","):
+            tid = tid.strip()
+            if not tid:
+                continue
+            if tid not in known:
+                raise UsageError(f"argument --tests: unknown test '{tid}' (see 'ssdlab tests')")
+            out.append(tid)
+    return out
+
+
+def cmd_tests(args: argparse.Namespace) -> int:
+    from .suite.definitions import TESTS
+
+    for t in TESTS:
+        flag = "  (on request)" if t["on_request"] else ""
+        print(f"{t['id']:<34} {t['title']}{flag}")
+    return EXIT_OK
+
+
+def _profile(args: argparse.Namespace) -> Any:
+    from .suite.profile import get_profile
+
+    return get_profile("quick" if args.quick else "full")
+
+
+class _StepBar:
+    """One redrawn stderr line: the running phase of a test and its done fraction."""
+
+    def __init__(self, force: Optional[bool]) -> None:
+        import time as _time
+
+        self._time = _time
+        self.enabled = force if force is not None else sys.stderr.isatty()
+        self._last = 0.0
+        self._drawn = False
+
+    def __call__(self, text: str, frac: float) -> None:
+        now = self._time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        pct = f" {100 * frac:5.1f}%" if frac >= 0 else ""
+        sys.stderr.write(f"\r{text}{pct}\x1b[K")
+        sys.stderr.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from .suite.definitions import test_ids
+    from .suite.review import run_test_document, save_document
+    from .suite.runner import SuiteRunner
+
+    if args.test_id not in test_ids():
+        raise UsageError(f"unknown test '{args.test_id}' (see 'ssdlab tests')")
+    if args.fio:
+        from .suite.definitions import get_test
+        from .suite.fio import to_fio_jobfile
+
+        sys.stdout.write(to_fio_jobfile(get_test(args.test_id), device=args.filename))
+        return EXIT_OK
+    seed = _seed(args.seed)
+    drive = _load_drive(args.drive)
+    profile = _profile(args)
+    bar = _StepBar(args.progress)
+
+    def progress(text: str, frac: float) -> None:
+        bar(text, frac)
+
+    runner = SuiteRunner(drive, seed=seed, profile=profile, progress=progress)
+    try:
+        doc = run_test_document(runner, args.drive, args.test_id, command=command_line())
+    finally:
+        bar.close()
+    if args.output:
+        from pathlib import Path
+
+        save_document(doc, Path(args.output))
+    if args.json:
+        from .suite.review import _finite
+
+        _print_json(_finite(doc))  # NaN (e.g. no steady state) as null, as in results files
+        return EXIT_OK
+    t = doc["test"]
+    print(f"{t['title']}  [{t['id']}]  drive {drive.id} [{drive.hash}]  seed {seed}  profile {profile.name}")
+    if doc["skipped"]:
+        print(f"  not run: {doc['skipped']}")
+    for f in doc["figures"]:
+        v = f["value"]
+        val = "-" if v is None or v != v else (f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}")
+        print(f"  {f['label']:<36} {f['metric']:<36} {val:>12} {f['unit']}")
+    print(f"  simulated in {doc['wall_time_s']:.1f} s wall")
+    print("units: MB/s = 1e6 B/s, GB = 1e9 B, KB = 1024 B")
+    print(f"reproduce: {doc['manifest']['reproduce']}")
+    return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from .report import build_report
+    from .suite.definitions import default_test_ids
+    from .suite.review import load_results, review
+
+    if not args.drive:
+        raise UsageError("review: give at least one --drive")
+    from .suite.review import drive_keys
+
+    try:
+        drive_keys(args.drive)  # fail fast on an unknown drive or one given twice
+    except ValueError as e:
+        if isinstance(e, SsdlabError):
+            raise
+        raise UsageError(f"argument --drive: {e}") from None
+    ids = _suite_test_ids(args.tests, default_test_ids())
+    seed = _seed(args.seed)
+    jobs = None
+    if args.jobs is not None:
+        try:
+            jobs = int(args.jobs)
+        except ValueError:
+            raise UsageError(f"argument --jobs: '{args.jobs}' is not a whole number") from None
+        if jobs < 1:
+            raise UsageError("argument --jobs: must be at least 1")
+    os.makedirs(args.out, exist_ok=True)
+    cmd = command_line()
+    try:
+        saved = review(args.drive, args.out, ids, jobs=jobs, seed=seed, profile=_profile(args), command=cmd)
+    except KeyboardInterrupt:
+        # every finished test is saved: draw what there is
+        results = os.path.join(args.out, "results")
+        try:
+            page = build_report(load_results([results]), args.out, command=cmd)
+            done = f"the report of the finished tests is {page}"
+        except (ValueError, FileNotFoundError):
+            done = "no test had finished"
+        print(f"ssdlab: interrupted; {done} (results in {results})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    page = build_report(load_results(saved), args.out, command=cmd)
+    print(f"ssdlab review: {len(saved)} results files in {os.path.join(args.out, 'results')}; report {page}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+    from .suite.review import load_results
+
+    try:
+        docs = load_results(args.results)
+    except (FileNotFoundError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    page = build_report(docs, args.out, command=command_line())
+    print(f"ssdlab report: {len(docs)} results from {len({d['drive']['hash'] for d in docs})} drive(s); report {page}")
+    return EXIT_OK
+
+
+def _add_suite(sub: Any) -> None:
+    t = sub.add_parser("tests", help="list the review suite's tests")
+    t.set_defaults(func=cmd_tests)
+
+    p = sub.add_parser(
+        "test",
+        help="run one test of the suite on a drive and print its figures",
+        description="Run one test of the review suite (see 'ssdlab tests') on a simulated drive: precondition, "
+        "measure, print the figures (MB/s = 1e6 B/s). --quick cuts runtimes and spans (same code path).",
+    )
+    p.add_argument("test_id", help="a test id from 'ssdlab tests'")
+    p.add_argument("--drive", default=DEFAULT_DRIVE, help=f"preset id or .toml/.json file (default {DEFAULT_DRIVE})")
+    p.add_argument("--seed", default="1", help="master seed (default 1)")
+    p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+    p.add_argument("--json", action="store_true", help="print the results document (docs/results-schema.md)")
+    p.add_argument("--output", metavar="FILE", help="also write the results document to FILE")
+    p.add_argument("--fio", action="store_true", help="print the test as an fio job file for a real device instead of running it")
+    p.add_argument("--filename", default="/dev/sdX", help="the device named in the --fio job file (default /dev/sdX)")
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
+    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    p.set_defaults(func=cmd_test)
+
+    r = sub.add_parser(
+        "review",
+        help="run the suite on several drives (in parallel) and write results and the report",
+        description="Run the review suite on every --drive (one process per drive, up to --jobs at once), save "
+        "each test's results as it finishes (OUT/results/DRIVE/TEST.json, figures.csv), then write the report "
+        "OUT/index.html with charts in OUT/charts.",
+    )
+    r.add_argument("--drive", action="append", help="preset id or .toml/.json file (repeat for each drive)")
+    r.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    r.add_argument("--jobs", help="drives simulated at once (default: the number of cores)")
+    r.add_argument("--tests", nargs="+", metavar="TEST_ID", help="only these tests (ids or comma-separated lists)")
+    r.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+    r.add_argument("--seed", default="1", help="master seed (default 1)")
+    r.set_defaults(func=cmd_review)
+
+    rep = sub.add_parser(
+        "report",
+        help="rebuild the report from saved results (no simulation); merges several runs",
+        description="Build the HTML report from results files or directories (searched for *.json results "
+        "documents); several reviews merge, a later result of the same drive and test replacing an earlier one.",
+    )
+    rep.add_argument("results", nargs="+", help="results files or directories")
+    rep.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    rep.set_defaults(func=cmd_report)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ssdlab",
@@ -680,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Units: MB/s = 1e6 B/s, GB = 1e9 B in results; k/m/g sizes are powers of 1024 (fio).",
     )
     p.add_argument("--version", action="version", version=f"ssdlab {_version()} (engine {_core.version()})")
-    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,drives,drive,trace}")
+    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report}")
     sub.required = True
     _add_run(sub)
     _add_replay(sub)
@@ -697,6 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_drive_show)
     _add_trace(sub)
+    _add_suite(sub)
     return p
 
 

@@ -1,0 +1,11 @@
+"""The review suite: tests as data (``definitions``), profiles, the simulator
+runner, summaries, and the review driver.
+
+    definitions.TESTS -> runner.SuiteRunner.run_test -> summary -> results files -> report
+"""
+
+from .definitions import TESTS, default_test_ids, get_test, test_ids
+from .profile import FULL, QUICK, Profile, get_profile
+from .runner import SuiteRunner
+
+__all__ = ["TESTS", "test_ids", "default_test_ids", "get_test", "Profile", "FULL", "QUICK", "get_profile", "SuiteRunner"]

@@ -1,0 +1,425 @@
+"""The review suite of METHODOLOGY.md, every test defined once, as data.
+
+A test is a plain dict (JSON-ready) in fio's vocabulary, so the same
+description can run on the simulator or, later, on a real device through fio:
+
+- ``id``, ``title``, ``group`` (report section), ``about`` (what it measures
+  and why, in plain language), ``summary`` (how its figures are made: one of
+  :data:`SUMMARIES`) and ``chart`` (how the report draws it);
+- ``runs``: each run starts from a preconditioning ``state`` (clean, filled,
+  tortured, dirty, trimmed; optionally ``data`` for the fill, ``span``, and for
+  trimmed ``from``: the state that is then TRIMmed, dirty by default). A TRIM
+  in the middle of a run is a ``{"action": "trim"}`` step and then goes through
+  ``steps`` in order on the same drive. A step is a fio job dict (``rw``,
+  ``bs``, ``iodepth``, ``size``, ``io_size``, ``runtime``, ``data``,
+  ``log_avg_msec``, ...) or an action: ``trim`` (the whole span),
+  ``precondition`` (bring the drive to another state in place, e.g. torture),
+  ``idle`` (seconds), ``replay`` (a generated Storage Bench trace). A step with
+  ``measure`` (a label) is measured and summarised; the others only change
+  the state.
+
+Runs that start from the same state share one preconditioned drive (the
+runner clones it). Sizes follow fio (k/m/g = 1024-based); ``span: null`` means
+the whole drive. Spans larger than the drive are cut to the drive.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional
+
+__all__ = ["TESTS", "SUMMARIES", "STATES", "test_ids", "get_test", "default_test_ids"]
+
+#: Preconditioning states (METHODOLOGY.md "Preconditioning states").
+STATES = ("clean", "filled", "tortured", "dirty", "trimmed")
+
+#: How a test's measured steps become figures (see ``ssdlab.suite.summary``).
+SUMMARIES = ("throughput", "sweep", "consistency", "curve", "storage_bench", "power")
+
+KB = 1024
+GB_DECIMAL = 10**9
+
+_INC = "incompressible"
+_REP = "repeated"
+
+
+def _job(rw: str, bs: Any, iodepth: int, **keys: Any) -> Dict[str, Any]:
+    return {"rw": rw, "bs": bs, "iodepth": iodepth, **keys}
+
+
+def _corner_write(test_id: str, title: str, iodepth: int) -> Dict[str, Any]:
+    return {
+        "id": test_id,
+        "title": title,
+        "group": "four-corners",
+        "about": (
+            f"4KB writes at random 4KB-aligned places in an 8GB span, {iodepth} commands outstanding, for 3 minutes "
+            "on a clean drive: the small-file write speed of a desktop (QD3) or a busy server (QD32). Run with a reused "
+            "buffer ('repeated', Iometer's default) and with fresh random data ('incompressible'): a controller that "
+            "compresses or deduplicates shows a large gap between the two."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [
+            {
+                "state": {"state": "clean"},
+                "steps": [
+                    _job("randwrite", "4k", iodepth, size="8g", runtime="180s", blockalign="4k", data=data, measure=data)
+                ],
+            }
+            for data in (_REP, _INC)
+        ],
+    }
+
+
+def _seq_write_128k() -> Dict[str, Any]:
+    return {
+        "id": "corners-seq-write-128k",
+        "title": "128KB sequential write, QD1",
+        "group": "four-corners",
+        "about": (
+            "128KB writes one after another over the whole drive, one at a time, for a minute on a clean drive: "
+            "large-file write speed. Both data patterns, side by side."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [
+            {"state": {"state": "clean"}, "steps": [_job("write", "128k", 1, runtime="60s", data=data, measure=data)]}
+            for data in (_REP, _INC)
+        ],
+    }
+
+
+def _seq_read_128k() -> Dict[str, Any]:
+    return {
+        "id": "corners-seq-read-128k",
+        "title": "128KB sequential read, QD1",
+        "group": "four-corners",
+        "about": (
+            "128KB reads one after another over the whole drive (written first with the named pattern), one at a "
+            "time, for a minute: large-file read speed, e.g. loading a game or copying a video off the drive."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [
+            {
+                "state": {"state": "filled", "data": data},
+                "steps": [_job("read", "128k", 1, runtime="60s", measure=data)],
+            }
+            for data in (_REP, _INC)
+        ],
+    }
+
+
+def _seq_read_sweep() -> Dict[str, Any]:
+    return {
+        "id": "corners-seq-read-qd-sweep",
+        "title": "128KB sequential read, queue depth 1 to 32",
+        "group": "four-corners",
+        "about": (
+            "The same 128KB sequential reads with 1, 2, 4, 8, 16 and 32 commands outstanding: how far more parallel "
+            "requests help a drive that already streams."
+        ),
+        "summary": "sweep",
+        "chart": "line",
+        "x": {"key": "iodepth", "label": "queue depth", "log": True},
+        "runs": [
+            {
+                "state": {"state": "filled"},
+                "steps": [
+                    _job("read", "128k", qd, runtime="60s", measure=f"QD{qd}", x=qd) for qd in (1, 2, 4, 8, 16, 32)
+                ],
+            }
+        ],
+    }
+
+
+def _as_ssd() -> Dict[str, Any]:
+    common = {"size": "1g", "data": _INC}
+    steps = [
+        _job("read", "16m", 1, io_size="1g", measure="Seq read", **common),
+        _job("write", "16m", 1, io_size="1g", measure="Seq write", **common),
+        _job("randread", "4k", 1, runtime="30s", blockalign="4k", measure="4K read", **common),
+        _job("randwrite", "4k", 1, runtime="30s", blockalign="4k", measure="4K write", **common),
+        _job("randread", "4k", 64, runtime="30s", blockalign="4k", measure="4K-64Thrd read", **common),
+        _job("randwrite", "4k", 64, runtime="30s", blockalign="4k", measure="4K-64Thrd write", **common),
+    ]
+    return {
+        "id": "as-ssd",
+        "title": "AS-SSD (incompressible, 1GB test file)",
+        "group": "as-ssd",
+        "about": (
+            "AS-SSD's tests on a 1GB test file, all with incompressible data (so data-reducing controllers get no "
+            "help): sequential 16MB transfers, 4KB random at QD1 (a single application waiting for each request) "
+            "and '4K-64Thrd': 64 threads each with one 4KB request outstanding, of which the drive's NCQ sees 32."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [{"state": {"state": "filled", "span": "1g"}, "steps": steps}],
+    }
+
+
+#: ATTO's transfer sizes in bytes: 0.5KB .. 8MB.
+ATTO_SIZES = [512, 1024, 2048] + [KB * (4 << i) for i in range(9)] + [KB * KB * m for m in (2, 4, 8)]
+
+
+def _atto(iodepth: int, on_request: bool) -> Dict[str, Any]:
+    steps: List[Dict[str, Any]] = []
+    for bs in ATTO_SIZES:
+        for rw, label in (("write", "write"), ("read", "read")):
+            steps.append(
+                _job(rw, bs, iodepth, size="2g", io_size="2g", runtime="10s", data="compressible",
+                     measure=f"{label} {bs}", x=bs, line=label)
+            )
+    return {
+        "id": "atto" if iodepth == 4 else f"atto-qd{iodepth}",
+        "title": f"ATTO transfer-size sweep, QD{iodepth}",
+        "group": "atto",
+        "on_request": on_request,
+        "about": (
+            f"Sequential writes then reads over a 2GB span at QD{iodepth} with highly compressible data (ATTO's "
+            "pattern), for transfer sizes from 0.5KB to 8MB: where a drive reaches its full speed, and how much a "
+            "compressing controller gains. Each size runs for at most 10 s of simulated time."
+        ),
+        "summary": "sweep",
+        "chart": "line",
+        "x": {"key": "bs", "label": "transfer size (bytes; KB = 1024 B)", "log": True},
+        "runs": [{"state": {"state": "filled", "span": "2g", "data": "compressible"}, "steps": steps}],
+    }
+
+
+def _consistency() -> Dict[str, Any]:
+    job = _job("randwrite", "4k", 32, runtime="2000s", blockalign="4k", data=_INC, log_avg_msec=1000)
+    return {
+        "id": "consistency",
+        "title": "Performance consistency (4KB random write QD32, 2000 s)",
+        "group": "consistency",
+        "about": (
+            "A filled drive takes 4KB random writes at QD32 with incompressible data for 2000 s; IOPS are recorded "
+            "every second. Fresh-drive speed lasts only until the spare area is used up; then garbage collection "
+            "sets the pace, and how evenly it does so is what a user feels as stutter. Run with the default spare "
+            "area and with 25% over-provisioning (only 75% of the drive is written, the way a smaller partition "
+            "leaves spare area)."
+        ),
+        "summary": "consistency",
+        "chart": "consistency",
+        "steady": {"from_s": 1400, "round_s": 60, "window_rounds": 5, "range_fraction": 0.2, "slope_fraction": 0.1},
+        "runs": [
+            {"state": {"state": "filled"}, "steps": [dict(job, measure="default")]},
+            {"state": {"state": "filled", "span": "75%"}, "steps": [dict(job, size="75%", measure="25% OP")]},
+        ],
+    }
+
+
+def _trim_validation() -> Dict[str, Any]:
+    seq = _job("write", "128k", 1, io_size="100%", data=_INC, log_avg_msec=1000)
+    return {
+        "id": "trim-validation",
+        "title": "TRIM validation (HD Tach-style full-span write)",
+        "group": "trim",
+        "about": (
+            "One sequential write pass over the whole drive, with the write speed recorded along the way (MB/s "
+            "against position, like HD Tach): on a clean drive; after the consistency torture (20 minutes of 4KB "
+            "random writes); after one more sequential pass; and after TRIM of the whole drive. A drive whose TRIM "
+            "works returns to its clean curve."
+        ),
+        "summary": "curve",
+        "chart": "curve",
+        "runs": [
+            {
+                "state": {"state": "clean"},
+                "steps": [
+                    dict(seq, measure="clean"),
+                    {"action": "precondition", "state": "tortured"},
+                    dict(seq, measure="after torture"),
+                    dict(seq, measure="after another pass"),
+                    {"action": "trim"},
+                    dict(seq, measure="after TRIM"),
+                ],
+            }
+        ],
+    }
+
+
+_AS_SSD_SEQ_WRITE = _job("write", "16m", 1, size="1g", io_size="1g", data=_INC)
+
+
+def _resiliency() -> Dict[str, Any]:
+    m = _AS_SSD_SEQ_WRITE
+    return {
+        "id": "resiliency",
+        "title": "Resiliency (AS-SSD sequential write, clean / used / after TRIM)",
+        "group": "resiliency",
+        "about": (
+            "AS-SSD's incompressible sequential write on a clean drive, after torture (20 minutes of 4KB random "
+            "writes over the whole drive), after TRIM of the whole drive, and once more (a second pass); and the "
+            "same on a drive made dirty (every LBA and the spare area written). Shows how much a used drive slows "
+            "down and whether TRIM brings it back."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [
+            {
+                "state": {"state": "clean"},
+                "steps": [
+                    dict(m, measure="clean"),
+                    {"action": "precondition", "state": "tortured"},
+                    dict(m, measure="tortured"),
+                    {"action": "trim"},
+                    dict(m, measure="tortured, after TRIM"),
+                    dict(m, measure="tortured, after TRIM, second pass"),
+                ],
+            },
+            {
+                "state": {"state": "dirty"},
+                "steps": [
+                    dict(m, measure="dirty"),
+                    {"action": "trim"},
+                    dict(m, measure="dirty, after TRIM"),
+                ],
+            },
+        ],
+    }
+
+
+def _file_copy() -> Dict[str, Any]:
+    write = _job("write", "1m", 1, io_size=int(6.6 * GB_DECIMAL), size=int(6.6 * GB_DECIMAL), data=_INC)
+    read = _job("read", "1m", 2, io_size=3 * GB_DECIMAL, size=3 * GB_DECIMAL)
+
+    def copy_steps(state: str) -> List[Dict[str, Any]]:
+        return [dict(write, measure=f"write, {state}"), dict(read, measure=f"read, {state}")]
+
+    return {
+        "id": "file-copy",
+        "title": "File copies (6.6GB write, 3GB read)",
+        "group": "file-copy",
+        "about": (
+            "A 6.6GB incompressible file (a video) written in 1MB pieces one at a time, as when copied from another "
+            "SSD; and a 3GB file read at QD2, as when copied to a RAM disk. On a clean drive, a dirty drive, and the "
+            "dirty drive after TRIM."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [
+            {"state": {"state": "clean"}, "steps": copy_steps("clean")},
+            {"state": {"state": "dirty"}, "steps": copy_steps("dirty") + [{"action": "trim"}] + copy_steps("after TRIM")},
+        ],
+    }
+
+
+def _power() -> Dict[str, Any]:
+    return {
+        "id": "power",
+        "title": "Power",
+        "group": "power",
+        "about": (
+            "Average power drawn by the drive sitting idle, streaming 128KB sequential writes, and under 4KB random "
+            "writes at QD32: what it costs a laptop's battery."
+        ),
+        "summary": "power",
+        "chart": "bar",
+        "runs": [
+            {"state": {"state": "filled"}, "steps": [{"action": "idle", "seconds": 60, "measure": "idle"}]},
+            {"state": {"state": "clean"}, "steps": [_job("write", "128k", 1, runtime="60s", data=_INC, measure="128KB sequential write")]},
+            {
+                "state": {"state": "clean"},
+                "steps": [_job("randwrite", "4k", 32, size="8g", runtime="60s", blockalign="4k", data=_INC, measure="4KB random write QD32")],
+            },
+        ],
+    }
+
+
+def _storage_bench(workload: str, title: str, year: int) -> Dict[str, Any]:
+    return {
+        "id": f"storage-bench-{workload}",
+        "title": title,
+        "group": "storage-bench",
+        "about": (
+            f"Playback of a desktop I/O trace ({title}; generated to match the published statistics of the "
+            "original) on a filled drive, each I/O at its recorded time with idle gaps cut to 25 ms: the average "
+            "data rate is bytes moved over the time the drive was busy (at least one I/O outstanding), so a faster "
+            "drive scores higher even though the user's pauses are the same."
+            + (" The 2010 suite also reports average IOPS." if year == 2010 else "")
+        ),
+        "summary": "storage_bench",
+        "chart": "bar",
+        "min_capacity_bytes": GB_DECIMAL,
+        "runs": [
+            {
+                "state": {"state": "filled"},
+                "steps": [{"action": "replay", "generated": workload, "mode": "as-recorded", "idle_cap": "25ms", "measure": workload}],
+            }
+        ],
+    }
+
+
+def _build() -> List[Dict[str, Any]]:
+    tests = [
+        {
+            "id": "corners-4k-random-read-qd3",
+            "title": "4KB random read, QD3",
+            "group": "four-corners",
+            "about": (
+                "4KB reads at random 4KB-aligned places in an 8GB span that was written first, 3 commands outstanding, "
+                "for 3 minutes: how quickly a drive finds small pieces of data, e.g. while an application starts."
+            ),
+            "summary": "throughput",
+            "chart": "bar",
+            "runs": [
+                {
+                    "state": {"state": "filled", "span": "8g"},
+                    "steps": [_job("randread", "4k", 3, size="8g", runtime="180s", blockalign="4k", measure="read")],
+                }
+            ],
+        },
+        _corner_write("corners-4k-random-write-qd3", "4KB random write, QD3", 3),
+        _corner_write("corners-4k-random-write-qd32", "4KB random write, QD32", 32),
+        _seq_read_128k(),
+        _seq_write_128k(),
+        _seq_read_sweep(),
+        _as_ssd(),
+        _atto(4, False),
+        _atto(2, True),
+        _atto(8, True),
+        _consistency(),
+        _trim_validation(),
+        _resiliency(),
+        _file_copy(),
+        _power(),
+        _storage_bench("heavy-2011", "Storage Bench 2011 Heavy", 2011),
+        _storage_bench("light-2011", "Storage Bench 2011 Light", 2011),
+        _storage_bench("typical-2010", "Storage Bench 2010 Typical", 2010),
+        _storage_bench("multitasking-2010", "Storage Bench 2010 Heavy multitasking", 2010),
+        _storage_bench("gaming-2010", "Storage Bench 2010 Gaming", 2010),
+    ]
+    for t in tests:
+        t.setdefault("on_request", False)
+    return tests
+
+
+#: Every test, in report order (plain data: ``json.dumps(TESTS)`` works).
+TESTS: List[Dict[str, Any]] = _build()
+
+
+def test_ids(include_on_request: bool = True) -> List[str]:
+    return [t["id"] for t in TESTS if include_on_request or not t["on_request"]]
+
+
+def default_test_ids() -> List[str]:
+    """The tests of a review (without those run only on request, e.g. ATTO at QD2/QD8)."""
+    return test_ids(include_on_request=False)
+
+
+def get_test(test_id: str) -> Dict[str, Any]:
+    """A deep copy of one test's description; KeyError names the known ids."""
+    for t in TESTS:
+        if t["id"] == test_id:
+            return copy.deepcopy(t)
+    raise KeyError(test_id)
+
+
+def find_test(test_id: str) -> Optional[Dict[str, Any]]:
+    try:
+        return get_test(test_id)
+    except KeyError:
+        return None

@@ -1,0 +1,39 @@
+"""Suite profiles: ``full`` runs METHODOLOGY.md as written; ``quick`` runs the
+same descriptions through the same code with runtimes and spans cut (for tests
+and a first look), never for published figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import FrozenSet
+
+__all__ = ["Profile", "FULL", "QUICK", "get_profile"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    #: Simulated times (runtime, torture, idle, log_avg_msec, steady-state windows) are multiplied by this.
+    time_scale: float = 1.0
+    #: Byte sizes given as absolute sizes (spans, io_size) are multiplied by this; percentages are not.
+    size_scale: float = 1.0
+    #: Tests left out of this profile (listed as skipped in the results).
+    skip: FrozenSet[str] = field(default_factory=frozenset)
+
+
+FULL = Profile("full")
+QUICK = Profile(
+    "quick",
+    time_scale=0.05,
+    size_scale=1 / 16,
+    skip=frozenset({"storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-multitasking-2010"}),
+)
+
+_PROFILES = {"full": FULL, "quick": QUICK}
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return _PROFILES[name]
+    except KeyError:
+        raise KeyError(f"'{name}' is not a profile; allowed: {', '.join(_PROFILES)}") from None

@@ -1,0 +1,210 @@
+"""Figures from measured phases: one function per ``summary`` kind of a test
+description. Each returns ``(figures, charts)``: ``figures`` is a flat list
+(one row of the CSV each: chart, label, metric, value, unit) and ``charts``
+maps a chart id to what the report draws (type, title with unit, data)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..results import PhaseResult
+from .profile import Profile
+
+__all__ = ["summarise", "steady_state", "consistency_figures"]
+
+Figures = List[Dict[str, Any]]
+Charts = Dict[str, Dict[str, Any]]
+
+
+def _direction(r: PhaseResult) -> str:
+    d = r.data
+    return "read" if d["read"]["io_bytes"] >= d["write"]["io_bytes"] else "write"
+
+
+def _fig(chart: str, label: str, metric: str, value: float, unit: str) -> Dict[str, Any]:
+    return {"chart": chart, "label": label, "metric": metric, "value": float(value), "unit": unit}
+
+
+def _bar(title: str, unit: str, higher: bool = True) -> Dict[str, Any]:
+    return {"type": "bar", "title": f"{title} ({unit})", "unit": unit, "higher_is_better": higher, "data": {}}
+
+
+def summarise(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    kind = test["summary"]
+    fn = {
+        "throughput": _throughput,
+        "sweep": _sweep,
+        "consistency": _consistency,
+        "curve": _curve,
+        "storage_bench": _storage_bench,
+        "power": _power,
+    }[kind]
+    return fn(test, measured, profile)
+
+
+def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    figs: Figures = []
+    mb = _bar(test["title"], "MB/s")
+    charts: Charts = {f"{tid}.mbps": mb}
+    small = all(m["job"].get("bs") in ("4k", 4096) for m in measured)
+    if small:
+        charts[f"{tid}.iops"] = _bar(test["title"], "IOPS")
+    for m in measured:
+        r: PhaseResult = m["result"]
+        d = _direction(r)
+        mbps = r.data[d]["bw_bytes"] / 1e6
+        mb["data"][m["label"]] = mbps
+        figs.append(_fig(f"{tid}.mbps", m["label"], f"{d} MB/s", mbps, "MB/s"))
+        if small:
+            iops = r.data[d]["iops"]
+            charts[f"{tid}.iops"]["data"][m["label"]] = iops
+            figs.append(_fig(f"{tid}.iops", m["label"], f"{d} IOPS", iops, "IOPS"))
+    return figs, charts
+
+
+def _sweep(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    x = test.get("x", {})
+    chart: Dict[str, Any] = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
+             "x_log": bool(x.get("log")), "data": {}}
+    figs: Figures = []
+    for m in measured:
+        r: PhaseResult = m["result"]
+        d = _direction(r)
+        line = m["line"] or d
+        mbps = r.data[d]["bw_bytes"] / 1e6
+        pts = chart["data"].setdefault(line, {"x": [], "y": []})
+        pts["x"].append(m["x"])
+        pts["y"].append(mbps)
+        figs.append(_fig(f"{tid}.mbps", m["label"], f"{d} MB/s", mbps, "MB/s"))
+    return figs, {f"{tid}.mbps": chart}
+
+
+def steady_state(iops: np.ndarray, round_n: int, window_rounds: int = 5, range_fraction: float = 0.2,
+                 slope_fraction: float = 0.1) -> Dict[str, Any]:
+    """SNIA PTS steady state over rounds of ``round_n`` samples: the first window
+    of ``window_rounds`` consecutive round means whose max - min is within
+    ``range_fraction`` of the window mean and whose least-squares line rises or
+    falls by at most ``slope_fraction`` of the mean across the window."""
+    n_rounds = len(iops) // max(round_n, 1)
+    rounds = np.array([float(np.mean(iops[i * round_n:(i + 1) * round_n])) for i in range(n_rounds)])
+    out: Dict[str, Any] = {"round_samples": int(round_n), "rounds": rounds.tolist(), "steady": False,
+                           "first_round": None, "window_mean_iops": None}
+    for end in range(window_rounds, n_rounds + 1):
+        w = rounds[end - window_rounds:end]
+        mean = float(np.mean(w))
+        if mean <= 0:
+            continue
+        slope = float(np.polyfit(np.arange(window_rounds, dtype=float), w, 1)[0])
+        excursion = abs(slope) * (window_rounds - 1)
+        if float(np.max(w) - np.min(w)) <= range_fraction * mean and excursion <= slope_fraction * mean:
+            out.update(steady=True, first_round=end - window_rounds, window_mean_iops=mean,
+                       range_iops=float(np.max(w) - np.min(w)), slope_excursion_iops=excursion)
+            break
+    return out
+
+
+def consistency_figures(time_s: np.ndarray, iops: np.ndarray, from_s: float, round_n: int,
+                        steady_cfg: Dict[str, Any]) -> Dict[str, Any]:
+    win = iops[time_s > from_s] if np.any(time_s > from_s) else iops
+    peak = float(np.max(iops)) if len(iops) else 0.0
+    mean = float(np.mean(win)) if len(win) else 0.0
+    return {
+        "mean_iops": mean,
+        "p1_iops": float(np.percentile(win, 1)) if len(win) else 0.0,
+        "min_iops": float(np.min(win)) if len(win) else 0.0,
+        "peak_iops": peak,
+        "drop_from_peak_fraction": (1.0 - mean / peak) if peak > 0 else 0.0,
+        "snia": steady_state(iops, round_n, steady_cfg.get("window_rounds", 5), steady_cfg.get("range_fraction", 0.2),
+                             steady_cfg.get("slope_fraction", 0.1)),
+    }
+
+
+def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    cfg = test.get("steady", {})
+    from_s = cfg.get("from_s", 1400) * profile.time_scale
+    round_s = cfg.get("round_s", 60) * profile.time_scale
+    chart: Dict[str, Any] = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
+    charts: Charts = {f"{tid}.iops": chart}
+    figs: Figures = []
+    for key, title in (("mean_iops", "mean IOPS, steady state"), ("min_iops", "minimum IOPS, steady state"),
+                       ("p1_iops", "1st percentile IOPS, steady state")):
+        charts[f"{tid}.{key}"] = _bar(f"Performance consistency, {title}", "IOPS")
+    for m in measured:
+        r: PhaseResult = m["result"]
+        t = np.asarray(r.series["time_s"], dtype=float)
+        t = t - (t[0] - float(r.series["interval_s"][0])) if len(t) else t
+        iops = np.asarray(r.series["iops"], dtype=float)
+        interval = float(np.median(r.series["interval_s"])) if len(t) else 1.0
+        round_n = max(int(round(round_s / interval)), 1)
+        f = consistency_figures(t, iops, from_s, round_n, cfg)
+        chart["data"][m["label"]] = {"time_s": t.tolist(), "iops": iops.tolist(), **{k: v for k, v in f.items()}}
+        for key in ("mean_iops", "p1_iops", "min_iops", "peak_iops"):
+            figs.append(_fig(f"{tid}.{key}", m["label"], key, f[key], "IOPS"))
+            if f"{tid}.{key}" in charts:
+                charts[f"{tid}.{key}"]["data"][m["label"]] = f[key]
+        figs.append(_fig(f"{tid}.drop", m["label"], "drop from peak", 100 * f["drop_from_peak_fraction"], "%"))
+        snia = f["snia"]
+        figs.append(_fig(f"{tid}.snia", m["label"], "SNIA steady state from (s)",
+                         snia["first_round"] * round_n * interval if snia["steady"] else float("nan"), "s"))
+    return figs, charts
+
+
+def _curve(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
+    avg = _bar(f"{test['title']}, average", "MB/s")
+    figs: Figures = []
+    for m in measured:
+        r: PhaseResult = m["result"]
+        wb = np.asarray(r.series["write_bytes"], dtype=float)
+        pos = np.cumsum(wb) / 1e9
+        mbps = np.asarray(r.series["mbps"], dtype=float)
+        chart["data"][m["label"]] = {"position_gb": pos.tolist(), "mbps": mbps.tolist()}
+        mean = r.data["write"]["bw_bytes"] / 1e6
+        avg["data"][m["label"]] = mean
+        figs.append(_fig(f"{tid}.avg", m["label"], "write MB/s (average over the pass)", mean, "MB/s"))
+        dt = np.asarray(r.series["interval_s"], dtype=float)
+        full = mbps[dt >= 0.5 * float(np.median(dt))] if len(dt) else mbps
+        figs.append(_fig(f"{tid}.min", m["label"], "write MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
+    return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
+
+
+def _storage_bench(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    title = test["title"]
+    charts: Charts = {
+        f"{tid}.rate": _bar(f"{title}, average data rate", "MB/s"),
+        f"{tid}.busy": _bar(f"{title}, disk busy time", "s", higher=False),
+    }
+    figs: Figures = []
+    with_iops = tid.endswith("-2010")
+    if with_iops:
+        charts[f"{tid}.iops"] = _bar(f"{title}, average IOPS", "IOPS")
+    for m in measured:
+        sb = m["result"].data["storage_bench"]
+        for key, label in (("data_rate_mb_per_s", "all"), ("read_data_rate_mb_per_s", "reads"), ("write_data_rate_mb_per_s", "writes")):
+            charts[f"{tid}.rate"]["data"][label] = sb[key]
+            figs.append(_fig(f"{tid}.rate", label, "data rate MB/s", sb[key], "MB/s"))
+        for key, label in (("busy_time_ns", "all"), ("read_busy_time_ns", "reads"), ("write_busy_time_ns", "writes")):
+            charts[f"{tid}.busy"]["data"][label] = sb[key] / 1e9
+            figs.append(_fig(f"{tid}.busy", label, "busy time s", sb[key] / 1e9, "s"))
+        if with_iops:
+            charts[f"{tid}.iops"]["data"]["all"] = sb["iops"]
+            figs.append(_fig(f"{tid}.iops", "all", "IOPS", sb["iops"], "IOPS"))
+    return figs, charts
+
+
+def _power(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+    tid = test["id"]
+    chart = _bar("Average power", "W", higher=False)
+    figs: Figures = []
+    for m in measured:
+        w = float(m["result"].data["ssdlab"]["power"]["avg_w"])
+        chart["data"][m["label"]] = w
+        figs.append(_fig(f"{tid}.watts", m["label"], "average power W", w, "W"))
+    return figs, {f"{tid}.watts": chart}

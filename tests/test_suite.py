@@ -1,0 +1,235 @@
+"""The review suite: tests are data covering every METHODOLOGY test; the
+``tests``/``test``/``review``/``report`` commands; results files with a
+manifest; the report rebuilt from saved results; bar charts best first."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import pytest
+
+from conftest import assert_one_line_error, make_drive, run_cli, small_review_drives
+from ssdlab import Simulator
+from ssdlab.report.charts import bar_order
+from ssdlab.suite import QUICK, TESTS, SuiteRunner, default_test_ids, get_test
+from ssdlab.suite import definitions as suite_definitions
+from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
+from ssdlab.suite.summary import steady_state
+
+FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data", "blockalign", "log_avg_msec", "offset", "name"}
+ACTIONS = {"trim", "precondition", "idle", "replay"}
+
+
+def _rows(path: Path) -> List[Dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _steps() -> List[Dict[str, Any]]:
+    return [s for t in TESTS for r in t["runs"] for s in r["steps"]]
+
+
+def test_every_test_is_plain_data_in_fio_vocabulary() -> None:
+    assert json.loads(json.dumps(TESTS)) == TESTS
+    for t in TESTS:
+        assert {"id", "title", "group", "about", "summary", "chart", "runs"} <= set(t), t["id"]
+        assert t["summary"] in SUMMARIES
+        for run in t["runs"]:
+            assert run["state"]["state"] in STATES
+            for step in run["steps"]:
+                if "action" in step:
+                    assert step["action"] in ACTIONS
+                else:
+                    assert set(step) - {"measure", "x", "line"} <= FIO_KEYS, step
+
+
+def test_every_job_is_accepted_by_the_engine(small_drive: Dict[str, Any]) -> None:
+    sim = Simulator(small_drive)
+    runner = SuiteRunner(small_drive)
+    jobs = [s for s in _steps() if "action" not in s]
+    for step in jobs:
+        norm = sim.parse_job(runner.resolve_job(step, None))
+        assert norm["iodepth"] == step["iodepth"]
+
+
+def test_the_suite_covers_every_methodology_test() -> None:
+    ids = set(suite_definitions.test_ids())
+    assert {
+        "corners-4k-random-read-qd3", "corners-4k-random-write-qd3", "corners-4k-random-write-qd32",
+        "corners-seq-read-128k", "corners-seq-write-128k", "corners-seq-read-qd-sweep", "as-ssd", "atto",
+        "atto-qd2", "atto-qd8", "consistency", "trim-validation", "resiliency", "file-copy", "power",
+        "storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-typical-2010",
+        "storage-bench-multitasking-2010", "storage-bench-gaming-2010",
+    } <= ids
+    assert "atto-qd2" not in default_test_ids()
+    sweep = get_test("corners-seq-read-qd-sweep")["runs"][0]["steps"]
+    assert [s["iodepth"] for s in sweep] == [1, 2, 4, 8, 16, 32]
+    assert ATTO_SIZES[0] == 512 and ATTO_SIZES[-1] == 8 << 20 and len(ATTO_SIZES) == 15
+    for tid in ("corners-4k-random-write-qd3", "corners-4k-random-write-qd32", "corners-seq-write-128k"):
+        assert sorted(s["data"] for r in get_test(tid)["runs"] for s in r["steps"]) == ["incompressible", "repeated"]
+    cons = get_test("consistency")
+    assert [r["steps"][0]["runtime"] for r in cons["runs"]] == ["2000s", "2000s"]
+    assert [r["steps"][0].get("size") for r in cons["runs"]] == [None, "75%"]
+    as_ssd = get_test("as-ssd")["runs"][0]["steps"]
+    assert {s["iodepth"] for s in as_ssd} == {1, 64} and all(s["data"] == "incompressible" for s in as_ssd)
+    trim = [s.get("measure") or s["action"] for s in get_test("trim-validation")["runs"][0]["steps"]]
+    assert trim == ["clean", "precondition", "after torture", "after another pass", "trim", "after TRIM"]
+
+
+def test_steady_state_detector() -> None:
+    flat = np.full(600, 1000.0) + np.tile([0.0, 50.0], 300)
+    s = steady_state(flat, round_n=60)
+    assert s["steady"] and s["first_round"] == 0
+    ramp = np.linspace(1000, 5000, 600)
+    assert not steady_state(ramp, round_n=60)["steady"]
+
+
+def test_bar_charts_order_drives_best_first() -> None:
+    values = {"slow": {"repeated": 10.0, "incompressible": 5.0}, "fast": {"repeated": 30.0, "incompressible": 1.0},
+              "mid": {"repeated": 20.0}}
+    assert bar_order(values, ["repeated", "incompressible"], higher=True) == ["fast", "mid", "slow"]
+    assert bar_order(values, ["repeated", "incompressible"], higher=False) == ["slow", "mid", "fast"]
+    assert bar_order({"a": {"x": float("nan")}, "b": {"x": 1.0}}, ["x"], higher=True) == ["b", "a"]
+
+
+def test_ssdlab_tests_lists_every_id() -> None:
+    cp = run_cli("tests")
+    assert cp.returncode == 0, cp.stderr
+    listed = [line.split()[0] for line in cp.stdout.splitlines()]
+    assert listed == suite_definitions.test_ids()
+
+
+def test_ssdlab_test_prints_figures_and_json(tmp_path: Path) -> None:
+    a, _ = small_review_drives(tmp_path)
+    cp = run_cli("test", "as-ssd", "--drive", str(a), "--quick")
+    assert cp.returncode == 0, cp.stderr
+    assert "4K-64Thrd read" in cp.stdout and "MB/s" in cp.stdout
+    assert f"reproduce: ssdlab test as-ssd --drive {a} --seed 1 --quick" in cp.stdout
+    cp = run_cli("test", "power", "--drive", str(a), "--quick", "--json")
+    assert cp.returncode == 0, cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["schema"] == "ssdlab.test-result" and doc["test"]["id"] == "power"
+    assert [f["label"] for f in doc["figures"]] == ["idle", "128KB sequential write", "4KB random write QD32"]
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["test", "no-such-test"], "unknown test 'no-such-test'"),
+        (["test", "as-ssd", "--drive", "no-such-drive"], "no-such-drive"),
+        (["review", "--drive", "no-such-drive", "--out", "OUT"], "no-such-drive"),
+        (["review", "--drive", "generic-mlc-120", "--tests", "nope", "--out", "OUT"], "unknown test 'nope'"),
+        (["report", "MISSING", "--out", "OUT"], "MISSING"),
+        (["review", "--drive", "generic-mlc-120", "--drive", "generic-mlc-120", "--out", "OUT"], "given twice"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: List[str], needle: str) -> None:
+    args = [str(tmp_path / a) if a in ("OUT", "MISSING") else a for a in args]
+    assert_one_line_error(run_cli(*args), needle)
+
+
+def test_quick_review_writes_results_json_csv_with_manifest(quick_review: Path) -> None:
+    for drive in ("small-a", "small-b"):
+        d = quick_review / "results" / drive
+        assert sorted(p.stem for p in d.glob("*.json")) == sorted(default_test_ids())
+        doc = json.loads((d / "corners-4k-random-write-qd3.json").read_text())
+        m = doc["manifest"]
+        assert {"ssdlab_version", "engine_version", "seed", "drive_id", "drive_hash", "command", "profile"} <= set(m)
+        assert m["command"].startswith("ssdlab review") and m["drive_id"] == drive
+        job = doc["jobs"][0]
+        assert {"read", "write", "trim", "ssdlab", "series"} <= set(job)
+        assert {"iops", "bw_bytes", "io_bytes"} <= set(job["write"]) and "percentile" in job["write"]["clat_ns"]
+        assert job["ssdlab"]["waf"] > 0 and "power" in job["ssdlab"]
+        assert len(job["series"]["iops"]) > 1
+        rows = _rows(d / "figures.csv")
+        assert {r["test"] for r in rows} <= set(default_test_ids()) and rows
+    sb = json.loads((quick_review / "results" / "small-a" / "storage-bench-typical-2010.json").read_text())
+    assert {f["chart"].split(".")[-1] for f in sb["figures"]} == {"rate", "busy", "iops"}
+    skipped = json.loads((quick_review / "results" / "small-a" / "storage-bench-heavy-2011.json").read_text())
+    assert skipped["skipped"] and not skipped["figures"]
+    html = (quick_review / "index.html").read_text()
+    assert "http://" not in html and "https://" not in html
+    for t in default_test_ids():
+        assert f"id={t}>" in html
+
+
+def test_report_rebuilds_identical_figures_and_merges_runs(quick_review: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rebuilt"
+    cp = run_cli("report", str(quick_review / "results"), "--out", str(out))
+    assert cp.returncode == 0, cp.stderr
+    assert (out / "figures.csv").read_text() == (quick_review / "figures.csv").read_text()
+    charts = sorted(p.name for p in (quick_review / "charts").iterdir())
+    assert charts == sorted(p.name for p in (out / "charts").iterdir())
+    for name in charts:
+        if name.endswith(".svg"):
+            assert (out / "charts" / name).read_bytes() == (quick_review / "charts" / name).read_bytes(), name
+    # two runs (one drive each) merge into one report
+    merged = tmp_path / "merged"
+    cp = run_cli("report", str(quick_review / "results" / "small-a"), str(quick_review / "results" / "small-b" / "as-ssd.json"),
+                 "--out", str(merged))
+    assert cp.returncode == 0, cp.stderr
+    rows = _rows(merged / "figures.csv")
+    assert {r["drive"] for r in rows if r["test"] == "as-ssd"} == {"small-a", "small-b"}
+    assert {r["drive"] for r in rows if r["test"] == "atto"} == {"small-a"}
+
+
+def test_a_state_is_preconditioned_once_and_cloned() -> None:
+    runner = SuiteRunner(make_drive(), profile=QUICK)
+    a, _ = runner.state({"state": "filled"})
+    b, _ = runner.state({"state": "filled"})
+    assert a is not b and len(runner._states) == 1
+    assert a.now_ns == b.now_ns > 0
+
+
+def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
+    runner = SuiteRunner(make_drive(), profile=QUICK)
+    dirty, _ = runner.state({"state": "dirty"})
+    trimmed, _ = runner.state({"state": "trimmed", "from": "dirty"})
+    assert trimmed.history == [] and trimmed.now_ns > dirty.now_ns
+    r = trimmed.run(rw="read", bs="4k", iodepth=1, number_ios=10)
+    assert r.data["read"]["total_ios"] == 10
+
+
+FIO_OPTIONS = FIO_KEYS | {"filename", "ioengine", "direct", "group_reporting", "stonewall", "write_iops_log", "time_based",
+                          "refill_buffers", "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "exec_prerun",
+                          "startdelay", "read_iolog", "replay_redirect"}
+
+
+def test_every_test_renders_as_an_fio_job_file() -> None:
+    from ssdlab.suite.fio import to_fio_jobfile
+
+    for t in TESTS:
+        text = to_fio_jobfile(t, device="/dev/sdz")
+        keys = {line.split("=", 1)[0] for line in text.splitlines() if "=" in line and not line.startswith(";")}
+        assert keys <= FIO_OPTIONS, (t["id"], keys - FIO_OPTIONS)
+        measured = [s["measure"] for r in t["runs"] for s in r["steps"] if "measure" in s]
+        sections = [line for line in text.splitlines() if line.startswith("[run")]
+        assert len(sections) >= len(measured)
+    cp = run_cli("test", "corners-4k-random-write-qd3", "--fio", "--filename", "/dev/sdz")
+    assert cp.returncode == 0, cp.stderr
+    assert "filename=/dev/sdz" in cp.stdout and "scramble_buffers=0" in cp.stdout and "refill_buffers=1" in cp.stdout
+
+
+def test_the_printed_reproduce_command_gives_the_same_figures(quick_review: Path) -> None:
+    doc = json.loads((quick_review / "results" / "small-b" / "consistency.json").read_text())
+    cmd = doc["manifest"]["reproduce"].split()
+    assert cmd[:3] == ["ssdlab", "test", "consistency"]
+    cp = run_cli(*cmd[1:], "--json")
+    assert cp.returncode == 0, cp.stderr
+    again = json.loads(cp.stdout)
+    assert [(f["label"], f["metric"], f["value"]) for f in again["figures"]] == [
+        (f["label"], f["metric"], f["value"]) for f in doc["figures"]
+    ]
+
+
+def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
+    from ssdlab.report import chart_values
+
+    docs = [{"drive": {"id": "x", "hash": h * 16}, "charts": {"c": {"type": "bar", "data": {"a": v}}}}
+            for h, v in (("1", 1.0), ("2", 2.0))]
+    assert sorted(chart_values(docs, "c")) == ["x-11111111", "x-22222222"]
+    assert list(chart_values(docs[:1], "c")) == ["x"]
