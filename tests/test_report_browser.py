@@ -136,6 +136,8 @@ class DevTools:
 def browser() -> Any:
     exe = _chromium()
     if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed, and CI must run the browser test (.ci/run installs it)")
         pytest.skip("chromium is not installed (apt-get install -y chromium); .ci/run installs it")
     profile = tempfile.mkdtemp(prefix="ssdlab-chromium-")
     proc = subprocess.Popen(
