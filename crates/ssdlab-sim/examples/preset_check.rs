@@ -131,7 +131,6 @@ fn gc_note(r: &PhaseResult) -> String {
 
 struct Report {
     id: String,
-    rows: Vec<String>,
     misses: u32,
 }
 
@@ -153,7 +152,6 @@ impl Report {
             line += &format!("  [{extra}]");
         }
         println!("{line}");
-        self.rows.push(line);
     }
 }
 
@@ -173,7 +171,7 @@ fn check(path: &str) {
         100.0 * g.spare_fraction(),
         cfg.host.link_bytes_per_s as f64 / 1e6
     );
-    let mut rep = Report { id: cfg.drive.id.clone(), rows: Vec::new(), misses: 0 };
+    let mut rep = Report { id: cfg.drive.id.clone(), misses: 0 };
     let fresh = Simulator::new(cfg, &SimOptions::default()).expect("simulator");
     let cap = fresh.capacity_bytes();
     let span8 = (8 * GIB).min(cap / 2 / 4096 * 4096);
@@ -220,10 +218,24 @@ fn check(path: &str) {
     }
 
     // ---- filled ----
+    // The fill, one tenth of the drive at a time (shows a performance mode
+    // ending, or a steady drive).
     let mut filled = fresh;
     let tf = Instant::now();
-    let r = run(&mut filled, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data": "incompressible"}));
-    rep.figure("-", "fill: 128KB seq write QD32 whole drive, incompressible", mbps(&r), "MB/s", &format!("WA {:.2}, {:.1}s wall", r.waf(), tf.elapsed().as_secs_f64()));
+    let tenth = cap / 10 / (128 << 10) * (128 << 10);
+    let (mut bytes, mut ns, mut prog, mut host) = (0u64, 0u64, 0u64, 0u64);
+    let mut tenths = Vec::new();
+    for i in 0..10u64 {
+        let size = if i == 9 { cap - 9 * tenth } else { tenth };
+        let r = run(&mut filled, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * tenth, "size": size, "data": "incompressible"}));
+        bytes += r.stats.write.bytes;
+        ns += r.duration_ns;
+        prog += r.ftl.nand_bytes_programmed;
+        host += r.host_bytes_written();
+        tenths.push(format!("{:.0}", mbps(&r)));
+    }
+    let extra = format!("WA {:.2}, by tenth {}, {:.1}s wall", prog as f64 / host as f64, tenths.join(" "), tf.elapsed().as_secs_f64());
+    rep.figure("-", "fill: 128KB seq write QD32 whole drive, incompressible", bytes as f64 / (ns as f64 / 1e9) / 1e6, "MB/s", &extra);
     for data in ["repeated", "incompressible"] {
         let mut s = filled.clone();
         let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 1, "runtime": "60s", "data": data}));
@@ -232,8 +244,17 @@ fn check(path: &str) {
     }
     {
         let mut s = filled.clone();
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "30s", "data": "incompressible"}));
-        rep.figure("-", "4KB random write QD32 whole drive 30s after fill, incompr.", r.iops(), "IOPS", &format!("WA {:.2}, {:.2} W", r.waf(), watts(&r)));
+        // Past the spare area: 1.5 x the spare written at random (at most 64 GiB).
+        let spare = g.raw_bytes().saturating_sub(cap);
+        let amount = (spare * 3 / 2).min(64 * GIB) / 4096 * 4096;
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": amount, "data": "incompressible"}));
+        let extra = format!("{:.1} GB written, WA {:.2}, {:.2} W", amount as f64 / 1e9, r.waf(), watts(&r));
+        rep.figure("-", "4KB random write QD32 whole drive after fill, incompr.", r.iops(), "IOPS", &extra);
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data": "incompressible"}));
+        rep.figure("-", "  ... the next 5s", r.iops(), "IOPS", &format!("WA {:.2}", r.waf()));
+        s.idle(60_000_000_000).expect("idle");
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data": "incompressible"}));
+        rep.figure("-", "  ... 5s after 60s idle (idle GC)", r.iops(), "IOPS", &format!("{} GC victims", r.ftl.gc_victims));
     }
     for qd in [1u32, 2, 4, 8, 16, 32] {
         let r = run(&mut filled, json!({"rw": "read", "bs": "128k", "iodepth": qd, "runtime": if qd == 1 { "20s" } else { "5s" }}));
