@@ -41,9 +41,10 @@ struct WriteBuffer {
 }
 
 impl WriteBuffer {
-    /// Earliest time >= `t` at which `bytes` fit.
+    /// Earliest time >= `t` at which `bytes` fit, or None if they cannot
+    /// fit until data waiting in the buffer is sent to the dies.
     #[inline]
-    fn admit(&mut self, t: u64, bytes: u64) -> Result<u64> {
+    fn admit(&mut self, t: u64, bytes: u64) -> Option<u64> {
         while let Some(&Reverse((at, b))) = self.releases.peek() {
             if at > t {
                 break;
@@ -53,15 +54,12 @@ impl WriteBuffer {
         }
         let mut t = t;
         while self.free_bytes < bytes {
-            let Reverse((at, b)) = self
-                .releases
-                .pop()
-                .ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))?;
+            let Reverse((at, b)) = self.releases.pop()?;
             self.free_bytes += b;
             t = t.max(at);
         }
         self.free_bytes -= bytes;
-        Ok(t)
+        Some(t)
     }
 }
 
@@ -443,7 +441,18 @@ impl Simulator {
                     let lo = off.max(u0);
                     let hi = end.min(u0 + UNIT_BYTES);
                     let partial = hi - lo < UNIT_BYTES;
-                    let t_adm = self.buffer.admit(t2, UNIT_BYTES)?;
+                    let t_adm = match self.buffer.admit(t2, UNIT_BYTES) {
+                        Some(t) => t,
+                        None => {
+                            // Full of completed units waiting for their die's
+                            // next data: send them now.
+                            self.ftl.program_waiting_units(t2, &mut self.nand)?;
+                            self.drain_releases();
+                            self.buffer.admit(t2, UNIT_BYTES).ok_or_else(|| {
+                                SimError::integrity("write buffer full with nothing scheduled to leave it")
+                            })?
+                        }
+                    };
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
                     t_data = xs + self.link_ns(hi - lo);
                     let mut ready = t_data;

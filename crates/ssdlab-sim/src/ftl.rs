@@ -776,6 +776,15 @@ impl Ftl {
         (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed)
     }
 
+    /// Program the completed host units that wait in the buffer (when the
+    /// buffer is full).
+    pub fn program_waiting_units(&mut self, now_ns: u64, nand: &mut Nand) -> Result<()> {
+        for die in 0..self.g.dies {
+            self.program_ready_units(die, false, now_ns, nand, true)?;
+        }
+        Ok(())
+    }
+
     /// Program every partly filled unit now, padding it (a flush).
     pub fn flush(&mut self, now_ns: u64, nand: &mut Nand) {
         for die in 0..self.g.dies {

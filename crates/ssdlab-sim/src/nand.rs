@@ -180,15 +180,31 @@ impl Nand {
         }
     }
 
-    /// With an active-die limit, the earliest start >= `t` at which a die
-    /// slot is free, and which slot.
+    /// With an active-die limit, the earliest start >= `t` at which one of the
+    /// controller's die slots is free, and which slot. Operations are booked
+    /// out of time order, so the slot taken is the one that freed last before
+    /// `t` (best fit), leaving earlier-free slots to earlier work; if none is
+    /// free by `t`, the one that frees first.
     #[inline]
     fn acquire(&self, t: u64) -> (usize, u64) {
         if self.tokens.is_empty() {
             return (usize::MAX, t);
         }
-        let (i, &free) = self.tokens.iter().enumerate().min_by_key(|&(_, &f)| f).unwrap();
-        (i, t.max(free))
+        let mut fit: Option<(usize, u64)> = None;
+        let mut first = (0usize, u64::MAX);
+        for (i, &free) in self.tokens.iter().enumerate() {
+            if free <= t {
+                if fit.is_none_or(|(_, f)| free > f) {
+                    fit = Some((i, free));
+                }
+            } else if free < first.1 {
+                first = (i, free);
+            }
+        }
+        match fit {
+            Some((i, _)) => (i, t),
+            None => (first.0, first.1),
+        }
     }
 
     #[inline]
@@ -288,8 +304,9 @@ impl Nand {
     /// Keep the die busy for `dur` ns of controller-driven work (recycling).
     #[inline]
     pub fn busy(&mut self, die: u32, earliest_ns: u64, dur_ns: u64) -> u64 {
-        let (tok, s) = self.acquire(earliest_ns.max(self.dies[die as usize].busy_until_ns));
-        self.release(tok, s + dur_ns);
+        // The recycling engine works beside the host path: it occupies the
+        // die but not one of the controller's active-die slots.
+        let s = earliest_ns.max(self.dies[die as usize].busy_until_ns);
         let d = &mut self.dies[die as usize];
         d.busy_until_ns = s + dur_ns;
         d.read_busy_ns += dur_ns;

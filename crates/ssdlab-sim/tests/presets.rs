@@ -153,8 +153,9 @@ fn sf1200_variants_match_on_reducible_data_and_keep_the_published_order_on_incom
     println!("incompressible {inc:?} MB/s; repeated QD1 {rep:?} MB/s");
     // Published: 136.6 > 118.5 > 95.8 MB/s (34nm, 25nm, Hynix).
     assert!(inc[0] > inc[1] && inc[1] > inc[2], "{inc:?}");
-    // Published: 214.8 / 221.8 / 221.3 MB/s: the same controller-bound speed.
-    assert!(rep.iter().all(|&r| (r / rep[0] - 1.0).abs() < 0.02), "{rep:?}");
+    // Published: 214.8 / 221.8 / 221.3 MB/s: the same controller-bound speed
+    // (the published figures themselves spread by 3.3%).
+    assert!(rep.iter().all(|&r| (r / rep[0] - 1.0).abs() < 0.05), "{rep:?}");
 }
 
 #[test]
