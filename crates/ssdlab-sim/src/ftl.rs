@@ -1132,7 +1132,9 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);
             }
-            if self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
+            let gw = &self.dies[d].gc_wp;
+            let unit_done = gw.block == NONE || gw.next >= gw.programmed + self.unit;
+            if unit_done && self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
                 break;
             }
         }
