@@ -202,6 +202,18 @@ def _add_run(sub: Any) -> None:
     p.set_defaults(func=cmd_run)
 
 
+def _add_import_flags(p: argparse.ArgumentParser) -> None:
+    """How a trace file is read: the options of the engine's importers."""
+    p.add_argument("--format", choices=TRACE_FORMATS, help="trace format (default auto)")
+    p.add_argument("--device", help="keep only this device (MSR host_disk, SYSTOR LUN, SPC ASU, ...)")
+    p.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"], help="how devices share the drive (default merge)")
+    p.add_argument("--device-region", dest="device_region", metavar="SIZE", help="region per device with --device-mapping concatenate")
+    oor = p.add_mutually_exclusive_group()
+    oor.add_argument("--fold", dest="out_of_range", action="store_const", const="fold", help="fold I/O past the capacity back in (default)")
+    oor.add_argument("--reject", dest="out_of_range", action="store_const", const="reject", help="stop at I/O past the capacity")
+    p.add_argument("--skip-bad-lines", dest="skip_bad_lines", action="store_true", help="skip (and count) malformed lines")
+
+
 def _add_replay(sub: Any) -> None:
     p = sub.add_parser(
         "replay",
@@ -217,14 +229,7 @@ def _add_replay(sub: Any) -> None:
     p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this, e.g. 25ms")
     p.add_argument("--queue-depth", dest="queue_depth", metavar="N", help="queue depth for records that carry none (default 1)")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
-    p.add_argument("--format", choices=TRACE_FORMATS, help="trace format (default auto)")
-    p.add_argument("--device", help="keep only this device")
-    p.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"], help="how devices share the drive (default merge)")
-    p.add_argument("--device-region", dest="device_region", metavar="SIZE", help="region per device with --device-mapping concatenate")
-    oor = p.add_mutually_exclusive_group()
-    oor.add_argument("--fold", dest="out_of_range", action="store_const", const="fold", help="fold I/O past the capacity back in (default)")
-    oor.add_argument("--reject", dest="out_of_range", action="store_const", const="reject", help="stop at I/O past the capacity")
-    p.add_argument("--skip-bad-lines", dest="skip_bad_lines", action="store_true", help="skip (and count) malformed lines")
+    _add_import_flags(p)
     p.add_argument("--data", help="data pattern of the trace's writes (default incompressible)")
     _add_sim_flags(p, "replay")
     p.set_defaults(func=cmd_replay)
@@ -642,17 +647,10 @@ def _add_trace(sub: Any) -> None:
     )
     s.add_argument("file", nargs="?", help="trace file (gzip/bzip2/xz detected)")
     s.add_argument("--generated", metavar="WORKLOAD", help="a Storage Bench workload id, e.g. heavy-2011")
-    s.add_argument("--format", choices=TRACE_FORMATS, help="trace format (default auto)")
-    s.add_argument("--device", help="keep only this device (MSR host_disk, SYSTOR LUN, SPC ASU, ...)")
-    s.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"], help="how devices share the drive (default merge)")
-    s.add_argument("--device-region", dest="device_region", metavar="SIZE", help="region per device with --device-mapping concatenate")
+    _add_import_flags(s)
     s.add_argument("--capacity", help="drive capacity the trace is placed on (fio size)")
     s.add_argument("--drive", help="take the capacity from this drive (preset or file)")
-    oor = s.add_mutually_exclusive_group()
-    oor.add_argument("--fold", dest="out_of_range", action="store_const", const="fold", help="fold I/O past the capacity back in (default)")
-    oor.add_argument("--reject", dest="out_of_range", action="store_const", const="reject", help="stop at I/O past the capacity")
     s.set_defaults(out_of_range="fold")
-    s.add_argument("--skip-bad-lines", dest="skip_bad_lines", action="store_true", help="skip (and count) malformed lines")
     s.add_argument("--compare-with", dest="compare_with", metavar="WORKLOAD", help="compare a trace file with a workload's published figures")
     s.add_argument("--seed", default="1", help="seed of the generator (default 1)")
     s.add_argument("--json", action="store_true", help="print JSON")
