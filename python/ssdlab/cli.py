@@ -12,6 +12,8 @@ Commands:
   ssdlab test TEST_ID --drive ID_OR_FILE [--quick] [--json]
   ssdlab review --drive A --drive B ... --out DIR [--jobs N] [--tests ...] [--quick]
   ssdlab report RESULTS... --out DIR
+  ssdlab calibrate [--drive ID ...] [--kind measured|rated] [--table FILE] [--json]
+  ssdlab spec ID_OR_FILE [--json]
 
 Sizes take fio's suffixes: k, m, g, t are powers of 1024 (``8g`` = 8 GiB),
 also written ``kb``/``KiB``/``GB``...: ``--capacity 120GB`` means 120 GiB as in
@@ -806,14 +808,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise UsageError(f"argument --drive: {e}") from None
     ids = _suite_test_ids(args.tests, default_test_ids())
     seed = _seed(args.seed)
-    jobs = None
-    if args.jobs is not None:
-        try:
-            jobs = int(args.jobs)
-        except ValueError:
-            raise UsageError(f"argument --jobs: '{args.jobs}' is not a whole number") from None
-        if jobs < 1:
-            raise UsageError("argument --jobs: must be at least 1")
+    jobs = _jobs(args.jobs)
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
     try:
@@ -843,6 +838,97 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     page = build_report(docs, args.out, command=command_line())
     print(f"ssdlab report: {len(docs)} results from {len({d['drive']['hash'] for d in docs})} drive(s); report {page}")
+    return EXIT_OK
+
+
+def _jobs(text: Optional[str]) -> Optional[int]:
+    if text is None:
+        return None
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise UsageError(f"argument --jobs: '{text}' is not a whole number") from None
+    if jobs < 1:
+        raise UsageError("argument --jobs: must be at least 1")
+    return jobs
+
+
+def _calibration_table(results: List[Dict[str, Any]]) -> str:
+    lines = [f"{'drive':<20} {'figure (as published)':<66} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
+    for r in results:
+        unit = r["unit"]
+
+        def fmt(v: Optional[float]) -> str:
+            if v is None:
+                return "-"
+            return f"{v:,.0f}" if unit == "IOPS" else f"{v:,.1f}"
+
+        err = "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
+        verdict = "interrupted" if r.get("interrupted") else ("ok" if r["ok"] else "MISS")
+        fig = f"{r['describe']} [{r['kind']}]"
+        lines.append(f"{r['drive_id']:<20} {fig[:66]:<66} {fmt(r['value']):>12} {fmt(r['simulated']):>12} {err:>8} "
+                     f"{100 * r['tolerance']:>4.0f}%  {verdict}")
+    return "\n".join(lines)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .suite.calibrate import TOLERANCE, Published, calibrate, load_table
+
+    kinds = [args.kind] if args.kind else None
+    rows = load_table(args.table, drives=args.drive, kinds=kinds)
+    if not rows:
+        raise UsageError("calibrate: no figure of the table matches the --drive / --kind given")
+    seed = _seed(args.seed)
+    cmd = command_line()
+    results = calibrate(rows, jobs=_jobs(args.jobs), seed=seed)
+    by_line = {r.line: r for r in rows}
+    for x in results:
+        p: Published = by_line[x["line"]]
+        x["describe"] = p.describe()
+    n_ok = sum(1 for x in results if x["ok"])
+    interrupted = any(x.get("interrupted") for x in results)
+    doc = {
+        "schema": "ssdlab.calibration",
+        "schema_version": 1,
+        # one manifest for the table; each result row names its drive and drive_hash
+        "manifest": manifest(seed=seed, drive_id="(calibration table)", drive_hash="", command=cmd,
+                             extra={"table": str(args.table or "built-in (ssdlab/suite/published.csv)"),
+                                    "tolerance": dict(TOLERANCE),
+                                    "drives": {x["drive_id"]: x.get("drive_hash") for x in results}}),
+        "passed": n_ok,
+        "figures": len(results),
+        "results": results,
+    }
+    if args.output:
+        _write_output(args.output, doc)
+    if args.json:
+        _print_json(doc)
+    else:
+        print(_calibration_table(results))
+        print(f"{n_ok} of {len(results)} figures within tolerance (measured 10%, rated 15%); seed {seed}; "
+              f"MB/s = 1e6 B/s; reproduce a row with the 'reproduce' command in --json output")
+    if interrupted:
+        print("ssdlab: interrupted; the drives that finished are above", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if n_ok == len(results) else EXIT_FAILURE
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    from .suite.spec import format_spec, spec_sheet
+
+    seed = _seed(args.seed)
+    _load_drive(args.drive)  # a bad drive is one clear error before anything runs
+    bar = _StepBar(args.progress)
+    try:
+        sheet = spec_sheet(args.drive, seed=seed, progress=bar, command=command_line())
+    finally:
+        bar.close()
+    if args.output:
+        _write_output(args.output, sheet)
+    if args.json:
+        _print_json(sheet)
+    else:
+        print(format_spec(sheet))
     return EXIT_OK
 
 
@@ -894,6 +980,40 @@ def _add_suite(sub: Any) -> None:
     rep.add_argument("--out", required=True, metavar="DIR", help="output directory")
     rep.set_defaults(func=cmd_report)
 
+    c = sub.add_parser(
+        "calibrate",
+        help="run every published figure of the presets through the suite and compare",
+        description="Run each figure of the calibration table (built in: every measured and rated figure of the "
+        "presets' published sources, ssdlab/suite/published.csv; or --table FILE with the same columns) through "
+        "the suite test that measures it, on its preset, and print simulated against published with the error. "
+        "Measured figures must land within 10%%, rated figures within 15%%. Exit status 1 when one does not.",
+    )
+    c.add_argument("--drive", action="append", metavar="ID", help="only the figures of this drive (repeatable)")
+    c.add_argument("--kind", choices=["measured", "rated"], help="only measured or only rated figures")
+    c.add_argument("--table", metavar="FILE", help="a calibration table of your own (CSV with the built-in table's columns)")
+    c.add_argument("--jobs", help="drives simulated at once (default: the number of cores)")
+    c.add_argument("--seed", default="1", help="master seed (default 1)")
+    c.add_argument("--json", action="store_true", help="print the results as JSON")
+    c.add_argument("--output", metavar="FILE", help="also write the JSON results to FILE")
+    c.set_defaults(func=cmd_calibrate)
+
+    sp = sub.add_parser(
+        "spec",
+        help="the honest spec sheet of a drive: rated-style peaks beside steady-state figures",
+        description="Print what a drive's box should say: the rated-style peak figures (128KB sequential read and "
+        "write, 4KB random read and write, QD32, best-case data on a clean drive) beside the steady-state figures "
+        "(incompressible data after the drive is filled and tortured) and the lowest one-second IOPS of the "
+        "performance-consistency test; with the published rating where one is known.",
+    )
+    sp.add_argument("drive", help="preset id or .toml/.json file")
+    sp.add_argument("--seed", default="1", help="master seed (default 1)")
+    sp.add_argument("--json", action="store_true", help="print the sheet as JSON")
+    sp.add_argument("--output", metavar="FILE", help="also write the JSON sheet to FILE")
+    sprog = sp.add_mutually_exclusive_group()
+    sprog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
+    sprog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    sp.set_defaults(func=cmd_spec)
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -902,7 +1022,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Units: MB/s = 1e6 B/s, GB = 1e9 B in results; k/m/g sizes are powers of 1024 (fio).",
     )
     p.add_argument("--version", action="version", version=f"ssdlab {_version()} (engine {_core.version()})")
-    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report}")
+    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,calibrate,spec}")
     sub.required = True
     _add_run(sub)
     _add_replay(sub)

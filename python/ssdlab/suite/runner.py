@@ -11,7 +11,7 @@ import copy
 import json
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 
 from .. import _core
 from ..drive import Drive, DriveSpec
@@ -143,8 +143,12 @@ class SuiteRunner:
 
     # -- tests ----------------------------------------------------------------
 
-    def run_test(self, test: Dict[str, Any]) -> Dict[str, Any]:
-        """Run one test description; returns its results document (see docs/results-schema.md)."""
+    def run_test(self, test: Dict[str, Any], only: Optional[Set[str]] = None) -> Dict[str, Any]:
+        """Run one test description; returns its results document (see docs/results-schema.md).
+
+        ``only``: measure labels wanted (None = all). Runs without one of them
+        are left out, and a run stops after the last one it needs; the steps
+        before it (which make its state) all run, exactly as described."""
         t0 = time.perf_counter()
         self._label = test["id"]
         measured: List[Dict[str, Any]] = []
@@ -155,8 +159,11 @@ class SuiteRunner:
             skipped = f"needs a drive of at least {test['min_capacity_bytes']:,} B"
         if skipped is None:
             for ri, run in enumerate(test["runs"]):
+                wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]
+                if not wanted:
+                    continue
                 sim, span = self.state(run["state"])
-                for si, step in enumerate(run["steps"]):
+                for si, step in enumerate(run["steps"][: wanted[-1] + 1]):
                     r, job = self._step(sim, step, span)
                     if "measure" in step and r is not None:
                         measured.append({"run": ri, "step": si, "label": step["measure"], "x": step.get("x"),
@@ -166,6 +173,7 @@ class SuiteRunner:
             "test": copy.deepcopy(test),
             "skipped": skipped,
             "profile": self.profile.name,
+            "only_measures": sorted(only) if only is not None else None,
             "figures": figures,
             "charts": charts,
             "jobs": [_job_doc(m) for m in measured],

@@ -49,8 +49,11 @@ def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: P
     figs: Figures = []
     mb = _bar(test["title"], "MB/s")
     charts: Charts = {f"{tid}.mbps": mb}
-    small = all(m["job"].get("bs") in ("4k", 4096) for m in measured)
-    if small:
+    # IOPS beside MB/s for the 4KB phases (a test may mix them with large transfers)
+    def small(m: Dict[str, Any]) -> bool:
+        return m["job"].get("bs") in ("4k", 4096)
+
+    if any(small(m) for m in measured):
         charts[f"{tid}.iops"] = _bar(test["title"], "IOPS")
     for m in measured:
         r: PhaseResult = m["result"]
@@ -58,7 +61,7 @@ def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: P
         mbps = r.data[d]["bw_bytes"] / 1e6
         mb["data"][m["label"]] = mbps
         figs.append(_fig(f"{tid}.mbps", m["label"], f"{d} MB/s", mbps, "MB/s"))
-        if small:
+        if small(m):
             iops = r.data[d]["iops"]
             charts[f"{tid}.iops"]["data"][m["label"]] = iops
             figs.append(_fig(f"{tid}.iops", m["label"], f"{d} IOPS", iops, "IOPS"))

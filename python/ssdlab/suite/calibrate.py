@@ -1,0 +1,247 @@
+"""Calibration: every published figure of the presets, run through the suite.
+
+The table (``published.csv`` beside this file; ``--table`` for another one) has
+one row per published figure: the preset it concerns, the figure as published
+(test, state, data, queue depth, value, unit, measured or rated, source) and
+where the suite measures it (``suite_test``: a test id of
+:mod:`ssdlab.suite.definitions`; ``measure``: the label of its measured step).
+Calibration runs those tests on the preset with the suite's own runner (only
+the runs that hold a wanted step) and compares: a measured figure must land
+within 10 %, a rated one (best case) within 15 %, either way.
+
+Rows are checked before anything runs; a bad row is one error naming its line
+and field. Drives run in parallel processes, one per drive.
+"""
+
+from __future__ import annotations
+
+import csv
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+from ..drive import Drive
+from ..errors import SsdlabError
+from .definitions import find_test
+from .profile import FULL
+from .runner import SuiteRunner
+
+__all__ = [
+    "TABLE_PATH",
+    "TOLERANCE",
+    "TABLE_FIELDS",
+    "Published",
+    "CalibrationError",
+    "load_table",
+    "figure_value",
+    "calibrate_drive",
+    "calibrate",
+]
+
+#: The table shipped with ssdlab: every figure of ../shared/spec/DRIVES.md
+#: (and its calibration.csv) that concerns a preset.
+TABLE_PATH = Path(__file__).with_name("published.csv")
+
+#: Allowed relative error by kind of figure (issue 4: measured 10 %, rated 15 %).
+TOLERANCE = {"measured": 0.10, "rated": 0.15}
+
+#: The figure of a suite test that each unit reads.
+_UNIT_CHART = {"MB/s": "mbps", "IOPS": "iops"}
+
+TABLE_FIELDS = [
+    "drive_id", "published_drive", "test", "state", "data", "qd", "value", "unit", "kind", "source",
+    "suite_test", "measure", "note",
+]
+
+
+class CalibrationError(SsdlabError):
+    """A bad calibration table: names the file, line and field."""
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published figure and where the suite measures it."""
+
+    line: int
+    drive_id: str
+    published_drive: str
+    test: str
+    state: str
+    data: str
+    qd: str
+    value: float
+    unit: str
+    kind: str
+    source: str
+    suite_test: str
+    measure: str
+    note: str
+
+    @property
+    def tolerance(self) -> float:
+        return TOLERANCE[self.kind]
+
+    def describe(self) -> str:
+        data = "" if self.data in ("", "-") else f", {self.data}"
+        name = self.test.split(" (")[0]
+        return f"{name}, QD{self.qd}, {self.state}{data}"
+
+
+def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = None,
+               kinds: Optional[Sequence[str]] = None) -> List[Published]:
+    """The rows of a table, checked (drives load, tests and measures exist).
+    ``drives`` / ``kinds`` keep only those rows (a drive named that no row
+    concerns is an error)."""
+    path = Path(path) if path is not None else TABLE_PATH
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise CalibrationError(f"calibration table {path}: {e.strerror or e}") from None
+    reader = csv.DictReader(text.splitlines())
+    missing = [f for f in TABLE_FIELDS if f not in (reader.fieldnames or [])]
+    if missing:
+        raise CalibrationError(f"{path}: line 1: missing column(s) {', '.join(missing)}; the columns are {','.join(TABLE_FIELDS)}")
+    rows: List[Published] = []
+    loaded: Dict[str, bool] = {}
+    for i, raw in enumerate(reader, start=2):
+        where = f"{path}: line {i}"
+
+        def bad(field: str, msg: str) -> CalibrationError:
+            return CalibrationError(f"{where}: {field}: {msg}")
+
+        r = {k: (raw.get(k) or "").strip() for k in TABLE_FIELDS}
+        if not r["drive_id"]:
+            raise bad("drive_id", "empty; give a preset id (see 'ssdlab drives') or a drive file")
+        if r["drive_id"] not in loaded:
+            try:
+                Drive.load(r["drive_id"])
+            except SsdlabError as e:
+                raise bad("drive_id", str(e)) from None
+            loaded[r["drive_id"]] = True
+        try:
+            value = float(r["value"])
+        except ValueError:
+            raise bad("value", f"'{r['value']}' is not a number") from None
+        if not value > 0:
+            raise bad("value", f"{value} must be positive")
+        if r["unit"] not in _UNIT_CHART:
+            raise bad("unit", f"'{r['unit']}'; allowed: {', '.join(_UNIT_CHART)}")
+        if r["kind"] not in TOLERANCE:
+            raise bad("kind", f"'{r['kind']}'; allowed: {', '.join(TOLERANCE)}")
+        test = find_test(r["suite_test"])
+        if test is None:
+            raise bad("suite_test", f"'{r['suite_test']}' is not a test of the suite (see 'ssdlab tests')")
+        labels = [s["measure"] for run in test["runs"] for s in run["steps"] if "measure" in s]
+        if r["measure"] not in labels:
+            raise bad("measure", f"'{r['measure']}' is not measured by {r['suite_test']}; its measures: {', '.join(labels)}")
+        if test["summary"] != "throughput":
+            raise bad("suite_test", f"{r['suite_test']} reports {test['summary']} figures; calibration reads throughput tests")
+        rows.append(Published(line=i, value=value, **{k: r[k] for k in TABLE_FIELDS if k != "value"}))
+    if drives:
+        known = {r.drive_id for r in rows}
+        for d in drives:
+            if d not in known:
+                raise CalibrationError(f"argument --drive: no figure of the table concerns '{d}'; drives in it: {', '.join(sorted(known))}")
+        rows = [r for r in rows if r.drive_id in drives]
+    if kinds:
+        rows = [r for r in rows if r.kind in kinds]
+    return rows
+
+
+def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
+    """The simulated figure a row compares with, from a test's results."""
+    chart = f"{row.suite_test}.{_UNIT_CHART[row.unit]}"
+    for f in doc["figures"]:
+        if f["chart"] == chart and f["label"] == row.measure:
+            return float(f["value"])
+    return None
+
+
+def calibrate_drive(drive_id: str, rows: Sequence[Published], seed: int = 1) -> List[Dict[str, Any]]:
+    """Run, on one drive, the suite tests its rows need (each test once, only
+    the wanted runs) and compare. Returns one result dict per row."""
+    runner = SuiteRunner(Drive.load(drive_id), seed=seed, profile=FULL)
+    out: List[Dict[str, Any]] = []
+    by_test: Dict[str, List[Published]] = {}
+    for r in rows:
+        by_test.setdefault(r.suite_test, []).append(r)
+    for tid, trows in by_test.items():
+        test = find_test(tid)
+        assert test is not None  # checked by load_table
+        t0 = time.perf_counter()
+        doc = runner.run_test(test, only={r.measure for r in trows})
+        wall = time.perf_counter() - t0
+        for r in trows:
+            sim = figure_value(doc, r)
+            err = None if sim is None else sim / r.value - 1.0
+            out.append({
+                **asdict(r),
+                "simulated": sim,
+                "error": err,
+                "tolerance": r.tolerance,
+                "ok": err is not None and abs(err) <= r.tolerance,
+                "drive_hash": runner.drive.hash,
+                "reproduce": f"ssdlab test {tid} --drive {drive_id} --seed {seed}",
+                "test_wall_time_s": round(wall, 3),
+            })
+    return out
+
+
+def _worker(drive_id: str, rows: List[Published], seed: int) -> List[Dict[str, Any]]:
+    return calibrate_drive(drive_id, rows, seed)
+
+
+def calibrate(rows: Sequence[Published], jobs: Optional[int] = None, seed: int = 1,
+              stream: Optional[TextIO] = sys.stderr) -> List[Dict[str, Any]]:
+    """Every row, drives in parallel processes (``jobs``, default the cores);
+    progress lines on ``stream``. Results come back in table order. On Ctrl-C
+    the rows of the drives that finished are returned with the others marked
+    ``interrupted`` (``ok`` False)."""
+    groups: Dict[str, List[Published]] = {}
+    for r in rows:
+        groups.setdefault(r.drive_id, []).append(r)
+    results: Dict[int, Dict[str, Any]] = {}
+    t_start = time.perf_counter()
+    n_jobs = max(1, min(jobs or os.cpu_count() or 1, len(groups)))
+
+    def done(drive_id: str, res: List[Dict[str, Any]]) -> None:
+        for x in res:
+            results[x["line"]] = x
+        if stream is not None:
+            bad = sum(1 for x in res if not x["ok"])
+            stream.write(f"ssdlab calibrate: {drive_id}: {len(res)} figure(s), {bad} outside tolerance; "
+                         f"{len({x['drive_id'] for x in results.values()})}/{len(groups)} drives, "
+                         f"{time.perf_counter() - t_start:.1f} s wall\n")
+            stream.flush()
+
+    try:
+        if n_jobs == 1:
+            for d, g in groups.items():
+                done(d, calibrate_drive(d, g, seed))
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            # largest drives first: they take longest
+            order = sorted(groups, key=lambda d: -Drive.load(d).capacity_bytes)
+            with ProcessPoolExecutor(max_workers=n_jobs, mp_context=ctx) as pool:
+                futures = {pool.submit(_worker, d, groups[d], seed): d for d in order}
+                pending = set(futures)
+                try:
+                    while pending:
+                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for f in finished:
+                            done(futures[f], f.result())
+                except KeyboardInterrupt:
+                    for f in pending:
+                        f.cancel()
+                    raise
+    except KeyboardInterrupt:
+        for r in rows:
+            results.setdefault(r.line, {**asdict(r), "simulated": None, "error": None, "tolerance": r.tolerance,
+                                        "ok": False, "interrupted": True})
+        return [results[r.line] for r in rows]
+    return [results[r.line] for r in rows]

@@ -1,0 +1,180 @@
+"""Calibration (`ssdlab calibrate`) and the honest spec sheet (`ssdlab spec`).
+
+The built-in table must hold every published figure of the shared spec, each
+measured through a suite test; the comparison must pass and fail as stated;
+bad tables are one clear error. The whole table runs as a slow test."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import assert_one_line_error, make_drive, run_cli
+from ssdlab import Drive
+from ssdlab.suite.calibrate import TABLE_FIELDS, TABLE_PATH, CalibrationError, calibrate, load_table
+from ssdlab.suite.definitions import get_test
+from ssdlab.suite.runner import SuiteRunner
+
+
+def _table_rows() -> List[Dict[str, str]]:
+    return list(csv.DictReader(TABLE_PATH.read_text(encoding="utf-8").splitlines()))
+
+
+def test_every_published_figure_of_the_shared_spec_is_in_the_table(shared_dir: Path) -> None:
+    shared = list(csv.DictReader((shared_dir / "spec" / "calibration.csv").read_text(encoding="utf-8").splitlines()))
+    ours = {(r["published_drive"], r["test"], r["state"], r["data"], r["qd"], float(r["value"]), r["kind"]) for r in _table_rows()}
+    missing = [r for r in shared
+               if (r["drive"], r["test"], r["state"], r["data"], r["qd"], float(r["value"]), r["kind"]) not in ours]
+    assert not missing, missing
+
+
+def test_the_table_loads_and_every_row_names_a_preset_and_a_suite_measure() -> None:
+    rows = load_table()
+    presets = set(Drive.preset_ids())
+    assert len(rows) >= 77
+    assert {r.drive_id for r in rows} <= presets
+    # every preset of a reviewed drive has figures to calibrate against, except
+    # those the spec publishes nothing measurable for
+    assert {r.drive_id for r in rows} >= {"force-f120", "vertex2-25nm-120", "vertex2-hynix-120", "vertex3pro-200",
+                                          "vertex3-120", "vertex3-240", "vertex3-480", "samsung830-256"}
+    for r in rows:
+        assert r.kind in ("measured", "rated")
+        assert r.tolerance == (0.10 if r.kind == "measured" else 0.15)
+
+
+def _write_table(path: Path, rows: List[Dict[str, Any]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k, "") for k in TABLE_FIELDS})
+    return path
+
+
+def _row(drive: str, value: Any, kind: str = "measured", **kw: Any) -> Dict[str, Any]:
+    row = {"drive_id": drive, "published_drive": "a test drive", "test": "rated sequential write", "state": "clean",
+           "data": "repeated", "qd": "32", "value": value, "unit": "MB/s", "kind": kind, "source": "this test",
+           "suite_test": "rated", "measure": "sequential write"}
+    row.update(kw)
+    return row
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"unit": "GB/s"}, "line 2: unit: 'GB/s'; allowed: MB/s, IOPS"),
+        ({"kind": "typical"}, "line 2: kind: 'typical'; allowed: measured, rated"),
+        ({"value": "fast"}, "line 2: value: 'fast' is not a number"),
+        ({"value": "-3"}, "line 2: value: -3.0 must be positive"),
+        ({"suite_test": "iometer"}, "line 2: suite_test: 'iometer' is not a test of the suite"),
+        ({"measure": "burst"}, "line 2: measure: 'burst' is not measured by rated"),
+        ({"drive_id": "no-such-drive"}, "line 2: drive_id:"),
+        ({"suite_test": "consistency", "measure": "default"}, "calibration reads throughput tests"),
+    ],
+)
+def test_a_bad_table_row_is_one_error_naming_line_and_field(tmp_path: Path, small_drive_file: Path,
+                                                           change: Dict[str, Any], needle: str) -> None:
+    table = _write_table(tmp_path / "t.csv", [{**_row(str(small_drive_file), 100.0), **change}])
+    with pytest.raises(CalibrationError, match="t.csv: ") as e:
+        load_table(table)
+    assert needle in str(e.value)
+    cp = run_cli("calibrate", "--table", str(table))
+    assert_one_line_error(cp, needle)
+
+
+def test_a_table_without_a_column_is_refused(tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text("drive_id,value\nforce-f120,1\n")
+    assert_one_line_error(run_cli("calibrate", "--table", str(table)), "line 1: missing column(s)", "unit")
+
+
+def test_calibrate_passes_a_figure_within_tolerance_and_fails_one_outside(tmp_path: Path) -> None:
+    drive = tmp_path / "d.json"
+    drive.write_text(json.dumps(make_drive(dies=4, blocks=160, pages=128, drive_id="cal-small")))
+    # the figure the suite measures for this drive, then a published value 8% below it and one far off
+    doc = SuiteRunner(Drive.load(str(drive))).run_test(get_test("rated"), only={"sequential write"})
+    measured = next(f["value"] for f in doc["figures"] if f["chart"] == "rated.mbps" and f["label"] == "sequential write")
+    assert measured > 0
+    near = measured / 1.08
+    table = _write_table(tmp_path / "t.csv", [_row(str(drive), near), _row(str(drive), near, kind="rated"),
+                                              _row(str(drive), measured / 1.12, kind="rated"),
+                                              _row(str(drive), measured / 1.12, kind="measured")])
+    res = calibrate(load_table(table), jobs=1, stream=None)
+    assert [r["ok"] for r in res] == [True, True, True, False]
+    assert res[0]["simulated"] == pytest.approx(measured)
+    assert res[0]["error"] == pytest.approx(0.08)
+    assert res[3]["error"] == pytest.approx(0.12)
+
+    cp = run_cli("calibrate", "--table", str(table), "--jobs", "1")
+    assert cp.returncode == 1, cp.stderr
+    assert "3 of 4 figures within tolerance" in cp.stdout
+    assert cp.stdout.count(" ok") == 3 and "MISS" in cp.stdout
+
+    ok_table = _write_table(tmp_path / "ok.csv", [_row(str(drive), near)])
+    cp = run_cli("calibrate", "--table", str(ok_table), "--json")
+    assert cp.returncode == 0, cp.stderr
+    out = json.loads(cp.stdout)
+    assert out["passed"] == out["figures"] == 1
+    r = out["results"][0]
+    assert r["reproduce"].startswith("ssdlab test rated --drive ")
+    assert out["manifest"]["seed"] == 1 and "ssdlab_version" in out["manifest"]
+
+
+def test_calibrate_refuses_a_drive_the_table_does_not_concern() -> None:
+    assert_one_line_error(run_cli("calibrate", "--drive", "generic-mlc-120"), "no figure of the table concerns 'generic-mlc-120'")
+
+
+def test_calibrate_on_one_preset_lands_its_measured_figures() -> None:
+    """The SF-1200's measured figures: Iometer both patterns, AS-SSD clean / dirty / after TRIM."""
+    cp = run_cli("calibrate", "--drive", "force-f120", "--kind", "measured", "--json", "--jobs", "1", timeout=600)
+    out = json.loads(cp.stdout)
+    assert out["figures"] == 5
+    bad = [(r["describe"], r["simulated"], r["value"]) for r in out["results"] if not r["ok"]]
+    assert not bad and cp.returncode == 0, bad
+
+
+@pytest.mark.slow
+def test_every_figure_of_the_table_lands_within_tolerance() -> None:
+    cp = run_cli("calibrate", "--json", timeout=3600)
+    out = json.loads(cp.stdout)
+    bad = [(r["drive_id"], r["describe"], r["simulated"], r["value"], r["error"]) for r in out["results"] if not r["ok"]]
+    assert not bad, "\n".join(map(str, bad))
+    assert cp.returncode == 0
+
+
+def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:
+    drive = tmp_path / "d.json"
+    drive.write_text(json.dumps(make_drive(dies=4, blocks=160, pages=128, overprovision=1.08, drive_id="spec-small")))
+    cp = run_cli("spec", str(drive), "--json", timeout=600)
+    assert cp.returncode == 0, cp.stderr
+    sheet = json.loads(cp.stdout)
+    figs = {f["measure"]: f for f in sheet["figures"]}
+    assert set(figs) == {"sequential read", "sequential write", "4KB random read", "4KB random write"}
+    for f in figs.values():
+        assert f["peak"] > 0 and f["steady_state"] > 0
+        assert f["published"] is None
+    # a filled, tortured drive writes randomly far slower than a clean one; reads do not suffer that way
+    assert figs["4KB random write"]["steady_state"] < 0.7 * figs["4KB random write"]["peak"]
+    c = sheet["consistency"]
+    assert 0 < c["lowest_1s_iops"] <= c["steady_state_min_iops"] <= c["steady_state_mean_iops"] <= c["peak_1s_iops"]
+    assert sheet["manifest"]["seed"] == 1 and sheet["manifest"]["reproduce"].startswith("ssdlab spec ")
+    text = run_cli("spec", str(drive), timeout=600)
+    assert text.returncode == 0
+    assert "box: peak" in text.stdout and "worst second" in text.stdout
+
+
+def test_spec_of_a_preset_shows_its_published_rating() -> None:
+    from ssdlab.suite.spec import spec_sheet
+
+    sheet = spec_sheet("vertex4-64-fw15")
+    rated = {f["measure"]: f["published"] for f in sheet["figures"]}
+    assert rated["sequential write"]["value"] == 220.0
+    assert rated["4KB random read"]["value"] == 70000.0
+
+
+def test_spec_refuses_an_unknown_drive() -> None:
+    assert_one_line_error(run_cli("spec", "no-such-drive"), "no-such-drive")
