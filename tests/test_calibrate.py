@@ -178,3 +178,28 @@ def test_spec_of_a_preset_shows_its_published_rating() -> None:
 
 def test_spec_refuses_an_unknown_drive() -> None:
     assert_one_line_error(run_cli("spec", "no-such-drive"), "no-such-drive")
+
+
+def _spec_of(drive_id: str) -> Dict[str, Any]:
+    from ssdlab.suite.spec import spec_sheet
+
+    return spec_sheet(drive_id)
+
+
+@pytest.mark.slow
+def test_spec_works_for_every_preset() -> None:
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    ids = Drive.preset_ids()
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        sheets = dict(zip(ids, pool.map(_spec_of, ids)))
+    for drive_id, sheet in sheets.items():
+        figs = {f["measure"]: f for f in sheet["figures"]}
+        for f in figs.values():
+            assert f["peak"] > 0 and f["steady_state"] > 0, (drive_id, f)
+        # a filled and tortured drive never writes faster than a clean one
+        for m in ("sequential write", "4KB random write"):
+            assert figs[m]["steady_state"] <= 1.02 * figs[m]["peak"], (drive_id, figs[m])
+        assert 0 < sheet["consistency"]["lowest_1s_iops"] <= figs["4KB random write"]["peak"], drive_id

@@ -854,7 +854,7 @@ def _jobs(text: Optional[str]) -> Optional[int]:
 
 
 def _calibration_table(results: List[Dict[str, Any]]) -> str:
-    lines = [f"{'drive':<20} {'figure (as published)':<66} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
+    lines = [f"{'drive':<20} {'figure (as published)':<76} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
     for r in results:
         unit = r["unit"]
 
@@ -866,7 +866,7 @@ def _calibration_table(results: List[Dict[str, Any]]) -> str:
         err = "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
         verdict = "interrupted" if r.get("interrupted") else ("ok" if r["ok"] else "MISS")
         fig = f"{r['describe']} [{r['kind']}]"
-        lines.append(f"{r['drive_id']:<20} {fig[:66]:<66} {fmt(r['value']):>12} {fmt(r['simulated']):>12} {err:>8} "
+        lines.append(f"{r['drive_id']:<20} {fig[:76]:<76} {fmt(r['value']):>12} {fmt(r['simulated']):>12} {err:>8} "
                      f"{100 * r['tolerance']:>4.0f}%  {verdict}")
     return "\n".join(lines)
 
