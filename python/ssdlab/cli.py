@@ -871,6 +871,23 @@ def _calibration_table(results: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _calibration_markdown(results: List[Dict[str, Any]]) -> str:
+    lines = ["| preset | figure | published | simulated | error | tolerance | |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        unit = r["unit"]
+
+        def fmt(v: Optional[float]) -> str:
+            if v is None:
+                return "-"
+            return f"{v:,.0f} {unit}" if unit == "IOPS" else f"{v:,.1f} {unit}"
+
+        err = "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
+        verdict = "ok" if r["ok"] else "**miss**"
+        lines.append(f"| {r['drive_id']} | {r['describe']} ({r['kind']}; {r['source']}) | {fmt(r['value'])} | "
+                     f"{fmt(r['simulated'])} | {err} | {100 * r['tolerance']:.0f}% | {verdict} |")
+    return "\n".join(lines)
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from .suite.calibrate import TOLERANCE, Published, calibrate, load_table
 
@@ -903,6 +920,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         _write_output(args.output, doc)
     if args.json:
         _print_json(doc)
+    elif args.markdown:
+        print(_calibration_markdown(results))
     else:
         print(_calibration_table(results))
         print(f"{n_ok} of {len(results)} figures within tolerance (measured 10%, rated 15%); seed {seed}; "
@@ -993,7 +1012,9 @@ def _add_suite(sub: Any) -> None:
     c.add_argument("--table", metavar="FILE", help="a calibration table of your own (CSV with the built-in table's columns)")
     c.add_argument("--jobs", help="drives simulated at once (default: the number of cores)")
     c.add_argument("--seed", default="1", help="master seed (default 1)")
-    c.add_argument("--json", action="store_true", help="print the results as JSON")
+    cfmt = c.add_mutually_exclusive_group()
+    cfmt.add_argument("--json", action="store_true", help="print the results as JSON")
+    cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
     c.add_argument("--output", metavar="FILE", help="also write the JSON results to FILE")
     c.set_defaults(func=cmd_calibrate)
 
