@@ -94,7 +94,21 @@ pub struct HostSection {
 #[serde(deny_unknown_fields)]
 pub struct ControllerSection {
     /// Controller processing per command (serialised: caps IOPS at 1e9/cost).
+    /// Reads and writes use it unless their own cost is given.
     pub command_cost_ns: u64,
+    /// Firmware time per read command (map lookup, ECC and decompression
+    /// set-up); `command_cost_ns` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cost_read_ns: Option<u64>,
+    /// Firmware time per write command (buffer allocation, map update,
+    /// compression set-up); `command_cost_ns` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cost_write_ns: Option<u64>,
+    /// Throughput ceiling of the controller's write data path (compression /
+    /// ECC engine, buffer bandwidth), bytes/s; written data passes it after the
+    /// link, as a resource booked in time. 0: no ceiling.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_write_bytes_per_s: u64,
     /// Buffer holding written data until it is transferred to a die (SRAM on
     /// DRAM-less controllers, the DRAM write cache otherwise). Writes are
     /// acknowledged once their data is in it (write-back): bursts up to its
@@ -120,6 +134,21 @@ pub struct ControllerSection {
 
 fn one() -> u32 {
     1
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl ControllerSection {
+    /// Firmware time of a read command.
+    pub fn read_cost_ns(&self) -> u64 {
+        self.command_cost_read_ns.unwrap_or(self.command_cost_ns)
+    }
+    /// Firmware time of a write command.
+    pub fn write_cost_ns(&self) -> u64 {
+        self.command_cost_write_ns.unwrap_or(self.command_cost_ns)
+    }
 }
 
 /// SandForce-style data reduction (DuraWrite): what reaches the NAND per 4KB
@@ -476,6 +505,19 @@ impl DriveConfig {
         if c.command_cost_ns > 10_000_000 {
             return err("controller.command_cost_ns", format!("{} ns is more than 10 ms per command", c.command_cost_ns));
         }
+        for (f, v) in [("controller.command_cost_read_ns", c.command_cost_read_ns), ("controller.command_cost_write_ns", c.command_cost_write_ns)] {
+            if let Some(v) = v {
+                if v > 10_000_000 {
+                    return err(f, format!("{v} ns is more than 10 ms per command (leave it out to use command_cost_ns)"));
+                }
+            }
+        }
+        if c.max_write_bytes_per_s != 0 && (c.max_write_bytes_per_s < 1_000_000 || c.max_write_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.max_write_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0 means no ceiling; SF-2281 about 450000000)", c.max_write_bytes_per_s),
+            );
+        }
         let n = &self.nand;
         for (f, v) in [
             ("nand.channels", n.channels),
@@ -619,6 +661,7 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
+    "command_cost_read_ns", "command_cost_write_ns", "max_write_bytes_per_s",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
     "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
     "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
@@ -716,6 +759,28 @@ gc_threshold_blocks = 2
         let t = SMALL.replace("tr_ns = 50000", "tr_us = 50");
         let e = DriveConfig::from_toml_str(&t).unwrap_err().to_string();
         assert!(e.contains("wrong unit") && e.contains("tr_ns"), "{e}");
+    }
+
+    #[test]
+    fn read_and_write_costs_default_to_the_command_cost_and_are_validated() {
+        let c = DriveConfig::from_toml_str(SMALL).unwrap();
+        assert_eq!((c.controller.read_cost_ns(), c.controller.write_cost_ns()), (5000, 5000));
+        assert!(!c.to_json_string().contains("command_cost_read_ns"), "absent options stay absent (stable hash)");
+        let t = SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_cost_read_ns = 20000\ncommand_cost_write_ns = 90000");
+        let c = DriveConfig::from_toml_str(&t).unwrap();
+        assert_eq!((c.controller.read_cost_ns(), c.controller.write_cost_ns()), (20000, 90000));
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_cost_write_ns = 20000000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.command_cost_write_ns"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nmax_write_bytes_per_s = 1000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.max_write_bytes_per_s"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nmax_write_mb_per_s = 450"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("wrong unit") && e.contains("max_write_bytes_per_s"), "{e}");
     }
 
     #[test]

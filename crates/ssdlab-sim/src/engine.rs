@@ -336,6 +336,8 @@ pub struct Simulator {
     pub nand: Nand,
     pub ftl: Ftl,
     link: Calendar,
+    /// The controller's write data path when it has a throughput ceiling.
+    write_path: Calendar,
     ctrl_busy_ns: u64,
     buffer: WriteBuffer,
     /// Simulated time: every phase starts here.
@@ -388,6 +390,7 @@ impl Simulator {
             nand,
             ftl,
             link: Calendar::default(),
+            write_path: Calendar::default(),
             ctrl_busy_ns: 0,
             buffer,
             now_ns: 0,
@@ -410,15 +413,25 @@ impl Simulator {
     }
 
     /// Command phase common to every I/O: the command crosses the link, then the
-    /// controller processes it. Returns when the controller is done.
+    /// controller processes it for `cost_ns` (serialised). Returns when the
+    /// controller is done.
     #[inline]
-    fn command(&mut self, t: u64) -> u64 {
+    fn command(&mut self, t: u64, cost_ns: u64) -> u64 {
         let oh = self.cfg.host.command_overhead_ns;
         let s = self.link.reserve(t, oh);
         let t1 = s + oh;
-        let t2 = t1.max(self.ctrl_busy_ns) + self.cfg.controller.command_cost_ns;
+        let t2 = t1.max(self.ctrl_busy_ns) + cost_ns;
         self.ctrl_busy_ns = t2;
         t2
+    }
+
+    /// Time the controller's write data path takes for `bytes` (0 without a ceiling).
+    #[inline]
+    fn write_path_ns(&self, bytes: u64) -> u64 {
+        match self.cfg.controller.max_write_bytes_per_s {
+            0 => 0,
+            r => (bytes * 1_000_000_000).div_ceil(r),
+        }
     }
 
     #[inline]
@@ -430,7 +443,13 @@ impl Simulator {
 
     /// Submit one host I/O at `t`; returns its completion time.
     fn submit(&mut self, op: Op, off: u64, len: u64, t: u64, pattern: DataPattern) -> Result<u64> {
-        let t2 = self.command(t);
+        let c = &self.cfg.controller;
+        let cost = match op {
+            Op::Read => c.read_cost_ns(),
+            Op::Write => c.write_cost_ns(),
+            Op::Trim => c.command_cost_ns,
+        };
+        let t2 = self.command(t, cost);
         let (first, n) = unit_span(off, len);
         match op {
             Op::Write => {
@@ -455,6 +474,14 @@ impl Simulator {
                     };
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
                     t_data = xs + self.link_ns(hi - lo);
+                    let wp = self.write_path_ns(hi - lo);
+                    if wp > 0 {
+                        // The controller's write path (compression / ECC
+                        // engine) takes the data as it streams in, at its own
+                        // rate, shared by every write.
+                        let ws = self.write_path.reserve(xs, wp);
+                        t_data = t_data.max(ws + wp);
+                    }
                     let mut ready = t_data;
                     if partial {
                         ready = ready.max(self.ftl.read_for_rmw(lba, t2, &mut self.nand));
@@ -603,7 +630,7 @@ impl Simulator {
     /// Verify the FTL against the shadow model and the structural invariants.
     pub fn check_now(&self) -> Result<()> {
         self.ftl.check_all()?;
-        if !self.nand.channels_consistent() || !self.link.is_consistent() {
+        if !self.nand.channels_consistent() || !self.link.is_consistent() || !self.write_path.is_consistent() {
             return Err(SimError::integrity("a channel or the link has overlapping reservations"));
         }
         Ok(())
@@ -698,6 +725,7 @@ impl Simulator {
             if io.seq & 15 == 0 {
                 self.nand.advance(t);
                 self.link.advance(t);
+                self.write_path.advance(t);
             }
             let dir = match io.dir {
                 1 => Dir::Read,
@@ -840,7 +868,7 @@ impl Simulator {
                     TraceOp::Write => (2u8, self.submit(Op::Write, r.offset_bytes, r.length_bytes, t, r.pattern)?),
                     TraceOp::Trim => (0u8, self.submit(Op::Trim, r.offset_bytes, r.length_bytes, t, r.pattern)?),
                     TraceOp::Flush => {
-                        let t2 = self.command(t);
+                        let t2 = self.command(t, self.cfg.controller.command_cost_ns);
                         self.ftl.flush(t2, &mut self.nand);
                         self.drain_releases();
                         (3u8, t2.max(self.busiest_die()))
@@ -875,6 +903,7 @@ impl Simulator {
                     if io.seq & 15 == 0 {
                         self.nand.advance(t);
                         self.link.advance(t);
+                        self.write_path.advance(t);
                     }
                     if t >= next_progress {
                         next_progress = t + stats.interval_ns;

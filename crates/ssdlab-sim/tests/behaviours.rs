@@ -240,3 +240,46 @@ fn performance_mode_is_fast_until_half_full_then_reorganises() {
     assert_eq!(p.ftl.reorg_pending(), 0);
     assert!((after / normal3 - 1.0).abs() < 0.1);
 }
+
+#[test]
+fn separate_read_and_write_command_costs_cap_reads_and_writes_independently() {
+    // 16 dies deliver far more than either cap: reads 1e9/25us = 40K IOPS,
+    // writes 1e9/100us = 10K IOPS.
+    let costs = json!({"controller": {"command_cost_ns": 5_000, "command_cost_read_ns": 25_000, "command_cost_write_ns": 100_000}});
+    let s = realistic(16, 64, costs);
+    let span = s.capacity_bytes() / 4 / 4096 * 4096;
+    let mut a = s.clone();
+    let w = run(&mut a, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span, "runtime": "2s"}));
+    run(&mut a, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span}));
+    let r = run(&mut a, json!({"rw": "randread", "bs": "4k", "iodepth": 32, "size": span, "runtime": "2s"}));
+    println!("split costs: random write {:.0} IOPS, random read {:.0} IOPS", w.iops(), r.iops());
+    assert!((w.iops() / 10_000.0 - 1.0).abs() < 0.03, "writes capped at 10K IOPS: {}", w.iops());
+    assert!((r.iops() / 40_000.0 - 1.0).abs() < 0.03, "reads capped at 40K IOPS: {}", r.iops());
+    // Without the split both use command_cost_ns (5 us), as before.
+    let mut b = realistic(16, 64, json!({"controller": {"command_cost_ns": 100_000}}));
+    run(&mut b, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span}));
+    let r = run(&mut b, json!({"rw": "randread", "bs": "4k", "iodepth": 32, "size": span, "runtime": "2s"}));
+    assert!((r.iops() / 10_000.0 - 1.0).abs() < 0.03, "one cost for both: {}", r.iops());
+}
+
+#[test]
+fn a_controller_write_ceiling_caps_sequential_writes_below_the_link() {
+    // 16 dies at 8KB x 2 planes per 1.3 ms program 400 MB/s; the link 550.
+    let plain = realistic(16, 64, json!({"controller": {"write_buffer_bytes": 64u64 << 20}}));
+    let capped = realistic(16, 64, json!({"controller": {"write_buffer_bytes": 64u64 << 20, "max_write_bytes_per_s": 300_000_000u64}}));
+    let w = json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": 32u64 << 20});
+    let a = mbps(&run(&mut plain.clone(), w.clone()));
+    let b = mbps(&run(&mut capped.clone(), w.clone()));
+    println!("write ceiling: burst into the buffer {a:.0} MB/s without, {b:.0} MB/s with a 300 MB/s ceiling");
+    assert!(a > 500.0, "a 32 MiB burst into a 64 MiB buffer goes at link speed: {a}");
+    assert!((b / 300.0 - 1.0).abs() < 0.03, "the ceiling holds the burst at 300 MB/s: {b}");
+    // Reads do not pass the write path.
+    let read = |s: &Simulator| {
+        let mut c = s.clone();
+        run(&mut c, json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": 256u64 << 20}));
+        c.idle(1_000_000_000).unwrap();
+        mbps(&run(&mut c, json!({"rw": "read", "bs": "128k", "iodepth": 32, "io_size": 256u64 << 20, "size": 256u64 << 20})))
+    };
+    let (ra, rb) = (read(&plain), read(&capped));
+    assert!(rb > 500.0 && (rb / ra - 1.0).abs() < 0.01, "reads are not capped by the write ceiling: {rb} vs {ra}");
+}
