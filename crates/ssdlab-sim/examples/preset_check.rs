@@ -14,97 +14,84 @@
 //! - 128KB sequential read after the fill at QD 1, 2, 4, 8, 16, 32.
 //! - Average power: idle, sequential write, random write.
 //!
-//! Published figures are those of the shared calibration table
-//! (spec/calibration.csv), keyed here by preset id. Measured figures should
+//! Published figures are those of `ssdlab calibrate`'s table
+//! (python/ssdlab/suite/published.csv), which holds spec/calibration.csv. Measured figures should
 //! land within 10%, rated (spec sheet) figures within 15%.
 
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, PhaseResult, SimOptions, Simulator, Workload};
 use std::time::Instant;
 
-/// (preset id, test key, published value, "measured" | "rated", note).
-/// Test keys: seq_read_rated, seq_write_rated (MB/s), rr_rated, rw_rated
-/// (IOPS), iometer_rep, iometer_inc, asssd_clean, asssd_dirty, asssd_trim,
-/// seq_read_qd1 (MB/s).
-const PUBLISHED: &[(&str, &str, f64, &str, &str)] = &[
-    ("force-f120", "iometer_rep", 214.8, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("force-f120", "iometer_inc", 136.6, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("vertex2-25nm-120", "iometer_rep", 221.8, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("vertex2-25nm-120", "iometer_inc", 118.5, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("vertex2-hynix-120", "iometer_rep", 221.3, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("vertex2-hynix-120", "iometer_inc", 95.8, "measured", "AnandTech Vertex 3 120GB review (2011)"),
-    ("force-f120", "asssd_clean", 131.7, "measured", "AnandTech Vertex 3 Pro preview (2011), 'SF-1200 120GB'"),
-    ("force-f120", "asssd_dirty", 70.3, "measured", "AnandTech Vertex 3 Pro preview (2011), 'SF-1200 120GB'"),
-    ("force-f120", "asssd_trim", 71.0, "measured", "AnandTech Vertex 3 Pro preview (2011), 'SF-1200 120GB'"),
-    ("vertex3pro-200", "asssd_clean", 229.5, "measured", "AnandTech Vertex 3 Pro preview (2011)"),
-    ("vertex3pro-200", "asssd_dirty", 230.0, "measured", "AnandTech Vertex 3 Pro preview (2011)"),
-    ("vertex3pro-200", "asssd_trim", 198.2, "measured", "AnandTech Vertex 3 Pro preview (2011)"),
-    ("samsung830-256", "seq_read_qd1", 470.0, "measured", "Tom's Hardware 840 Pro review (2012); approximate"),
-    ("force-f120", "seq_read_rated", 285.0, "rated", "Corsair spec"),
-    ("force-f120", "seq_write_rated", 275.0, "rated", "Corsair spec"),
-    ("vertex2-25nm-120", "seq_read_rated", 280.0, "rated", "OCZ spec"),
-    ("vertex2-25nm-120", "seq_write_rated", 270.0, "rated", "OCZ spec"),
-    ("vertex3-120", "seq_read_rated", 550.0, "rated", "OCZ spec"),
-    ("vertex3-120", "seq_write_rated", 500.0, "rated", "OCZ spec"),
-    ("vertex3-120", "rr_rated", 20000.0, "rated", "OCZ spec"),
-    ("vertex3-120", "rw_rated", 60000.0, "rated", "OCZ spec"),
-    ("vertex3-240", "seq_read_rated", 550.0, "rated", "OCZ spec"),
-    ("vertex3-240", "seq_write_rated", 520.0, "rated", "OCZ spec"),
-    ("vertex3-240", "rr_rated", 40000.0, "rated", "OCZ spec"),
-    ("vertex3-240", "rw_rated", 60000.0, "rated", "OCZ spec"),
-    ("vertex3-480", "seq_read_rated", 530.0, "rated", "OCZ spec"),
-    ("vertex3-480", "seq_write_rated", 450.0, "rated", "OCZ spec"),
-    ("vertex3-480", "rr_rated", 50000.0, "rated", "OCZ spec"),
-    ("vertex3-480", "rw_rated", 40000.0, "rated", "OCZ spec"),
-    ("vertex4-64-fw15", "seq_read_rated", 460.0, "rated", "OCZ spec (fw1.4 figure; no fw1.5 rating published)"),
-    ("vertex4-64-fw15", "seq_write_rated", 220.0, "rated", "OCZ spec (fw1.4 figure; no fw1.5 rating published)"),
-    ("vertex4-64-fw15", "rr_rated", 70000.0, "rated", "OCZ spec (fw1.4 figure)"),
-    ("vertex4-64-fw15", "rw_rated", 50000.0, "rated", "OCZ spec (fw1.4 figure)"),
-    ("vertex4-128-fw13", "seq_read_rated", 535.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw13", "seq_write_rated", 200.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw14", "seq_read_rated", 550.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw14", "seq_write_rated", 420.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw14", "rr_rated", 90000.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw14", "rw_rated", 85000.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw15", "seq_read_rated", 560.0, "rated", "OCZ spec"),
-    ("vertex4-128-fw15", "seq_write_rated", 430.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw13", "seq_read_rated", 535.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw13", "seq_write_rated", 380.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw14", "seq_read_rated", 550.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw14", "seq_write_rated", 465.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw14", "rr_rated", 90000.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw14", "rw_rated", 85000.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw15", "seq_read_rated", 560.0, "rated", "OCZ spec"),
-    ("vertex4-256-fw15", "seq_write_rated", 510.0, "rated", "OCZ spec"),
-    ("vertex4-512-fw15", "seq_read_rated", 560.0, "rated", "OCZ spec"),
-    ("vertex4-512-fw15", "seq_write_rated", 510.0, "rated", "OCZ spec"),
-    ("vertex4-512-fw15", "rr_rated", 95000.0, "rated", "OCZ spec (fw1.4 figure)"),
-    ("vertex4-512-fw15", "rw_rated", 85000.0, "rated", "OCZ spec (fw1.4 figure)"),
-    ("x25m-g2-160", "seq_read_rated", 250.0, "rated", "Intel spec"),
-    ("x25m-g2-160", "seq_write_rated", 100.0, "rated", "Intel spec"),
-    ("x25m-g2-160", "rr_rated", 35000.0, "rated", "Intel spec"),
-    ("x25m-g2-160", "rw_rated", 8600.0, "rated", "Intel spec"),
-    ("intel320-300", "seq_read_rated", 270.0, "rated", "Intel spec"),
-    ("intel320-300", "seq_write_rated", 205.0, "rated", "Intel spec"),
-    ("intel320-300", "rr_rated", 39500.0, "rated", "Intel spec"),
-    ("intel510-250", "rr_rated", 20000.0, "rated", "Intel spec"),
-    ("crucial-m4-256", "seq_read_rated", 415.0, "rated", "Crucial spec"),
-    ("crucial-m4-256", "seq_write_rated", 260.0, "rated", "Crucial spec"),
-    ("crucial-m4-256", "rr_rated", 40000.0, "rated", "Crucial spec"),
-    ("crucial-m4-256", "rw_rated", 50000.0, "rated", "Crucial spec"),
-    ("samsung840pro-256", "seq_read_rated", 540.0, "rated", "Samsung spec"),
-    ("samsung840pro-256", "seq_write_rated", 520.0, "rated", "Samsung spec"),
-    ("samsung840pro-256", "rr_rated", 100000.0, "rated", "Samsung spec"),
-    ("samsung840pro-256", "rw_rated", 90000.0, "rated", "Samsung spec"),
-    ("vector-256", "seq_read_rated", 550.0, "rated", "OCZ spec"),
-    ("vector-256", "seq_write_rated", 530.0, "rated", "OCZ spec"),
-    ("vector-256", "rr_rated", 100000.0, "rated", "OCZ spec"),
-    ("vector-256", "rw_rated", 95000.0, "rated", "OCZ spec"),
-    ("sandisk-extreme2-480", "seq_read_rated", 550.0, "rated", "SanDisk spec (240GB figures; same family)"),
-    ("sandisk-extreme2-480", "seq_write_rated", 510.0, "rated", "SanDisk spec (240GB figures; same family)"),
-    ("sandisk-extreme2-480", "rr_rated", 95000.0, "rated", "SanDisk spec (240GB figures; same family)"),
-    ("sandisk-extreme2-480", "rw_rated", 78000.0, "rated", "SanDisk spec (240GB figures; same family)"),
-];
+/// The published figures: the calibration table `ssdlab calibrate` runs
+/// (python/ssdlab/suite/published.csv), read at start-up so both tools check
+/// the same numbers. Test keys below: seq_read_rated, seq_write_rated (MB/s),
+/// rr_rated, rw_rated (IOPS), iometer_rep, iometer_inc, asssd_clean,
+/// asssd_dirty, asssd_trim, seq_read_qd1 (MB/s).
+struct Published {
+    drive_id: String,
+    key: &'static str,
+    value: f64,
+    kind: String,
+    source: String,
+}
+
+/// The test key of this example that measures a (suite test, measure) row.
+fn key_of(suite_test: &str, measure: &str) -> Option<&'static str> {
+    Some(match (suite_test, measure) {
+        ("rated", "sequential read") => "seq_read_rated",
+        ("rated", "sequential write") => "seq_write_rated",
+        ("rated", "4KB random read") => "rr_rated",
+        ("rated", "4KB random write") => "rw_rated",
+        ("corners-seq-write-128k", "repeated") => "iometer_rep",
+        ("corners-seq-write-128k", "incompressible") => "iometer_inc",
+        ("resiliency", "clean") => "asssd_clean",
+        ("resiliency", "dirty") => "asssd_dirty",
+        ("resiliency", "dirty, after TRIM") => "asssd_trim",
+        ("corners-seq-read-128k", "incompressible") => "seq_read_qd1",
+        _ => return None,
+    })
+}
+
+/// One CSV record (RFC 4180 quoting: "" inside a quoted field is a quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            _ => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+fn published() -> Vec<Published> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/suite/published.csv");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().expect("header"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{path}: no column {name}"));
+    let (d, v, k, s, t, m) = (col("drive_id"), col("value"), col("kind"), col("source"), col("suite_test"), col("measure"));
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| {
+            let f = csv_fields(l);
+            key_of(&f[t], &f[m]).map(|key| Published {
+                drive_id: f[d].clone(),
+                key,
+                value: f[v].parse().unwrap_or_else(|_| panic!("{path}: value {}", f[v])),
+                kind: f[k].clone(),
+                source: f[s].clone(),
+            })
+        })
+        .collect()
+}
 
 const GIB: u64 = 1 << 30;
 
@@ -132,13 +119,15 @@ fn gc_note(r: &PhaseResult) -> String {
 struct Report {
     id: String,
     misses: u32,
+    published: Vec<Published>,
 }
 
 impl Report {
     fn figure(&mut self, key: &str, label: &str, sim: f64, unit: &str, extra: &str) {
         let mut line = format!("{label:<58} {sim:>9.1} {unit:<5}");
-        for &(id, k, v, kind, note) in PUBLISHED {
-            if id == self.id && k == key {
+        for p in &self.published {
+            let (v, kind, note) = (p.value, p.kind.as_str(), p.source.as_str());
+            if p.drive_id == self.id && p.key == key {
                 let err = 100.0 * (sim / v - 1.0);
                 let tol = if kind == "measured" { 10.0 } else { 15.0 };
                 let ok = err.abs() <= tol;
@@ -171,7 +160,7 @@ fn check(path: &str) {
         100.0 * g.spare_fraction(),
         cfg.host.link_bytes_per_s as f64 / 1e6
     );
-    let mut rep = Report { id: cfg.drive.id.clone(), misses: 0 };
+    let mut rep = Report { id: cfg.drive.id.clone(), misses: 0, published: published() };
     let fresh = Simulator::new(cfg, &SimOptions::default()).expect("simulator");
     let cap = fresh.capacity_bytes();
     let span8 = (8 * GIB).min(cap / 2 / 4096 * 4096);
