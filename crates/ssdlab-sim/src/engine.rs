@@ -642,18 +642,25 @@ impl Simulator {
         let mut max_complete = start;
         let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
 
-        const AHEAD: usize = 8;
-        let mut ahead: std::collections::VecDeque<(Op, u64, u64)> = (0..AHEAD).map(|_| gen.next_io()).collect();
+        // Look ahead: the I/Os are generated a batch at a time, two batches
+        // before they are issued. A new batch has its map entries prefetched,
+        // and the batch before it then the reverse-map entries and blocks of
+        // the data its writes replace, all at once so that the misses overlap.
+        const BATCH: usize = 8;
+        let mut ahead: std::collections::VecDeque<(Op, u64, u64)> = std::collections::VecDeque::with_capacity(3 * BATCH);
         macro_rules! issue {
             ($t:expr) => {{
                 let t: u64 = $t;
-                // Look ahead: warm the map entries of I/Os about to be issued.
-                let nxt = gen.next_io();
-                ahead.push_back(nxt);
-                self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
-                if let Some(m) = ahead.get(AHEAD / 2) {
-                    if m.0 == Op::Write {
-                        self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                if ahead.len() <= 2 * BATCH {
+                    for m in ahead.range(ahead.len().saturating_sub(BATCH)..) {
+                        if m.0 == Op::Write {
+                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                        }
+                    }
+                    for _ in 0..BATCH {
+                        let nxt = gen.next_io();
+                        self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
+                        ahead.push_back(nxt);
                     }
                 }
                 let (op, off, len) = ahead.pop_front().unwrap();
