@@ -217,9 +217,19 @@ impl Nand {
         (bytes * 1_000_000_000).div_ceil(self.channel_bytes_per_s)
     }
 
+    /// Forget channel bookings no request can reach any more. A transfer
+    /// starts at or after `now_ns` and after the work already booked on its
+    /// die, so nothing that ends before the least busy die of a channel is
+    /// free matters to that channel: its calendar keeps only the backlog
+    /// between its dies, not all the dies' backlog ahead of the host.
     pub fn advance(&mut self, now_ns: u64) {
-        for c in &mut self.channels {
-            c.advance(now_ns);
+        let mut horizon = [u64::MAX; 64];
+        for (d, die) in self.dies.iter().enumerate() {
+            let h = &mut horizon[self.channel_of_die[d] as usize];
+            *h = (*h).min(die.busy_until_ns);
+        }
+        for (c, cal) in self.channels.iter_mut().enumerate() {
+            cal.advance(now_ns.max(horizon[c]));
         }
     }
 
