@@ -213,12 +213,14 @@ impl FtlCounters {
     }
 }
 
-/// A host-data unit that has been handed to a die: the buffer space it held is
-/// released at `xfer_end_ns`.
+/// Host data that leaves the write buffer: the space it held is released at
+/// `at_ns`. `die` is the die a program unit was sent to (its releases come in
+/// time order), or NONE for data replaced in the buffer.
 #[derive(Clone, Copy, Debug)]
 pub struct Release {
     pub at_ns: u64,
     pub bytes: u64,
+    pub die: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -575,7 +577,7 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.write(lba, old);
             }
-            self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES });
+            self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES, die: NONE });
             return Ok(old);
         }
         if old != NONE {
@@ -732,7 +734,7 @@ impl Ftl {
             let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
             wpm.programmed += self.unit;
             if !gc {
-                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes });
+                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes, die });
                 wpm.host_bytes = 0;
             }
             wpm.ready_ns = 0;
