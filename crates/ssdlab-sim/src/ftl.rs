@@ -717,6 +717,7 @@ impl Ftl {
                     }
                     self.gc_victim_step(die, now_ns, nand, 0, false)?;
                 }
+                self.prefetch_next_dies(die);
             }
             let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
             let bytes = self.unit as u64 * self.gran_bytes;
@@ -750,6 +751,36 @@ impl Ftl {
             }
         }
         Ok(any)
+    }
+
+    /// Warm what the next dies in striping order use at their next host
+    /// program (a few host writes from now, after which every other die has
+    /// had its turn, so none of it is still in cache): the FTL state of the
+    /// die after next, and for the next die, whose state was fetched at the
+    /// program before, its victim, write points and their reverse-map entries.
+    #[inline]
+    fn prefetch_next_dies(&self, die: u32) {
+        let dies = self.g.dies;
+        let next = if die + 1 == dies { 0 } else { die + 1 };
+        let after = if next + 1 == dies { 0 } else { next + 1 };
+        let lines = std::mem::size_of::<DieFtl>().div_ceil(64);
+        let p = &self.dies[after as usize] as *const DieFtl as *const u8;
+        for i in 0..lines {
+            // SAFETY: prefetch never faults; the addresses lie within the DieFtl.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p.add(i * 64) as *const i8, std::arch::x86_64::_MM_HINT_T0);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = (p, i);
+        }
+        let dn = &self.dies[next as usize];
+        for (b, off) in [(dn.victim, dn.victim_next), (dn.gc_wp.block, dn.gc_wp.next), (dn.host_wp.block, dn.host_wp.next)] {
+            if b != NONE {
+                prefetch(&self.blocks, b as usize);
+                prefetch(&self.p2l, (b * self.spb + off) as usize);
+            }
+        }
     }
 
     /// RAISE: one parity program unit per stripe of data program units.
