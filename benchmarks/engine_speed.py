@@ -14,6 +14,8 @@ buffer, performance mode off because it only applies below half fill):
   1KB granules).
 
 Run: python benchmarks/engine_speed.py [--quick]   (--quick: 64GB drive)
+The steady-state random-write case without Python (same drives, with CPU time
+and a digest of the results): cargo run --release --example prof -- [plain|behaviours]
 """
 import argparse
 import resource

@@ -8,7 +8,7 @@
 
 use crate::config::{memory_estimate_bytes, DriveConfig, Geometry, SECTOR_BYTES, UNIT_BYTES};
 use crate::error::{Result, SimError};
-use crate::ftl::{Ftl, FtlCounters};
+use crate::ftl::{Ftl, FtlCounters, Release, NONE};
 use crate::host::{unit_span, IoGen, Op, Workload};
 use crate::nand::{Calendar, Nand, NandCounters};
 use crate::pattern::DataPattern;
@@ -16,7 +16,7 @@ use crate::stats::{Dir, PhaseStats, PERCENTILES};
 use crate::trace::{TraceOp, TraceRecord};
 use serde_json::{json, Value};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Options for building a simulator.
 #[derive(Clone, Debug)]
@@ -34,27 +34,69 @@ impl Default for SimOptions {
 }
 
 /// Write data waiting in the controller until its unit is sent to a die.
+///
+/// Space comes back in order of release time (then size). A deep buffer has
+/// thousands of releases pending, but each die's come in time order (it
+/// transfers its units in booking order), so they wait in one queue per die
+/// and only the queues' first entries (and the few releases of data replaced
+/// in the buffer) are kept in a heap.
 #[derive(Clone, Debug)]
 struct WriteBuffer {
     free_bytes: u64,
-    releases: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Pending releases of the program units sent to each die, in time order.
+    die_queues: Vec<VecDeque<(u64, u64)>>,
+    /// (time, bytes, die or NONE): the first release of each non-empty die
+    /// queue, and every release of replaced data.
+    heads: BinaryHeap<Reverse<(u64, u64, u32)>>,
 }
 
 impl WriteBuffer {
+    fn new(bytes: u64, dies: u32) -> WriteBuffer {
+        WriteBuffer { free_bytes: bytes, die_queues: vec![VecDeque::new(); dies as usize], heads: BinaryHeap::new() }
+    }
+
+    #[inline]
+    fn push(&mut self, r: Release) {
+        if r.die == NONE {
+            self.heads.push(Reverse((r.at_ns, r.bytes, NONE)));
+            return;
+        }
+        let q = &mut self.die_queues[r.die as usize];
+        debug_assert!(q.back().is_none_or(|&(at, _)| at <= r.at_ns));
+        if q.is_empty() {
+            self.heads.push(Reverse((r.at_ns, r.bytes, r.die)));
+        }
+        q.push_back((r.at_ns, r.bytes));
+    }
+
+    /// Remove the earliest pending release.
+    #[inline]
+    fn pop(&mut self) -> Option<(u64, u64)> {
+        let Reverse((at, b, die)) = self.heads.pop()?;
+        if die != NONE {
+            let q = &mut self.die_queues[die as usize];
+            q.pop_front();
+            if let Some(&(at2, b2)) = q.front() {
+                self.heads.push(Reverse((at2, b2, die)));
+            }
+        }
+        Some((at, b))
+    }
+
     /// Earliest time >= `t` at which `bytes` fit, or None if they cannot
     /// fit until data waiting in the buffer is sent to the dies.
     #[inline]
     fn admit(&mut self, t: u64, bytes: u64) -> Option<u64> {
-        while let Some(&Reverse((at, b))) = self.releases.peek() {
+        while let Some(&Reverse((at, _, _))) = self.heads.peek() {
             if at > t {
                 break;
             }
+            let (_, b) = self.pop()?;
             self.free_bytes += b;
-            self.releases.pop();
         }
         let mut t = t;
         while self.free_bytes < bytes {
-            let Reverse((at, b)) = self.releases.pop()?;
+            let (at, b) = self.pop()?;
             self.free_bytes += b;
             t = t.max(at);
         }
@@ -358,7 +400,7 @@ struct ReadAhead {
     /// Where the next prefetch starts.
     pre_end: u64,
     /// Prefetched ranges and when their data is in the controller.
-    chunks: std::collections::VecDeque<(u64, u64, u64)>,
+    chunks: VecDeque<(u64, u64, u64)>,
 }
 
 impl Simulator {
@@ -382,7 +424,7 @@ impl Simulator {
         let mut nand = Nand::new(&cfg);
         nand.check = opts.check;
         let ftl = Ftl::new(&cfg, opts.check);
-        let buffer = WriteBuffer { free_bytes: cfg.controller.write_buffer_bytes, releases: BinaryHeap::new() };
+        let buffer = WriteBuffer::new(cfg.controller.write_buffer_bytes, g.dies);
         Ok(Simulator {
             geometry: g,
             seed: opts.seed,
@@ -437,7 +479,7 @@ impl Simulator {
     #[inline]
     fn drain_releases(&mut self) {
         for r in self.ftl.releases.drain(..) {
-            self.buffer.releases.push(Reverse((r.at_ns, r.bytes)));
+            self.buffer.push(r);
         }
     }
 
@@ -669,18 +711,25 @@ impl Simulator {
         let mut max_complete = start;
         let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
 
-        const AHEAD: usize = 8;
-        let mut ahead: std::collections::VecDeque<(Op, u64, u64)> = (0..AHEAD).map(|_| gen.next_io()).collect();
+        // Look ahead: the I/Os are generated a batch at a time, two batches
+        // before they are issued. A new batch has its map entries prefetched,
+        // and the batch before it then the reverse-map entries and blocks of
+        // the data its writes replace, all at once so that the misses overlap.
+        const BATCH: usize = 8;
+        let mut ahead: VecDeque<(Op, u64, u64)> = VecDeque::with_capacity(3 * BATCH);
         macro_rules! issue {
             ($t:expr) => {{
                 let t: u64 = $t;
-                // Look ahead: warm the map entries of I/Os about to be issued.
-                let nxt = gen.next_io();
-                ahead.push_back(nxt);
-                self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
-                if let Some(m) = ahead.get(AHEAD / 2) {
-                    if m.0 == Op::Write {
-                        self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                if ahead.len() <= 2 * BATCH {
+                    for m in ahead.range(ahead.len().saturating_sub(BATCH)..) {
+                        if m.0 == Op::Write {
+                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                        }
+                    }
+                    for _ in 0..BATCH {
+                        let nxt = gen.next_io();
+                        self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
+                        ahead.push_back(nxt);
                     }
                 }
                 let (op, off, len) = ahead.pop_front().unwrap();
@@ -979,7 +1028,7 @@ impl Simulator {
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns).max(self.busiest_die());
         let done = self.ftl.secure_erase(start, &mut self.nand);
-        self.buffer = WriteBuffer { free_bytes: self.cfg.controller.write_buffer_bytes, releases: BinaryHeap::new() };
+        self.buffer = WriteBuffer::new(self.cfg.controller.write_buffer_bytes, self.geometry.dies);
         self.now_ns = done;
         self.last_io_end_ns = done;
         let stats = PhaseStats::new(1_000_000_000);

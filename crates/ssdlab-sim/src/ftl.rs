@@ -25,6 +25,9 @@ use std::collections::VecDeque;
 pub const NONE: u32 = u32::MAX;
 /// Reverse-map mark of a granule that continues the unit before it.
 pub const CONT: u32 = u32::MAX - 1;
+/// 4KB units of a GC victim whose map entries are prefetched together when
+/// a step runs past what was prefetched for it.
+const GC_PREFETCH_UNITS: u32 = 8;
 
 /// A large table filled with `value`, backed by transparent huge pages where
 /// the OS offers them (the maps are hundreds of MB and touched at random, so
@@ -153,9 +156,11 @@ struct DieFtl {
     min_hint: u32,
     /// Sealed blocks in the order they were sealed (FIFO policy).
     fifo: VecDeque<u32>,
-    /// Victim being cleaned and the next offset to look at.
+    /// Victim being cleaned, the next offset to look at, and the offset up
+    /// to which the map entries of its units have been prefetched.
     victim: u32,
     victim_next: u32,
+    victim_warm: u32,
     /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
     gc_last_read: u32,
     gc_pending_reads: u64,
@@ -208,12 +213,14 @@ impl FtlCounters {
     }
 }
 
-/// A host-data unit that has been handed to a die: the buffer space it held is
-/// released at `xfer_end_ns`.
+/// Host data that leaves the write buffer: the space it held is released at
+/// `at_ns`. `die` is the die a program unit was sent to (its releases come in
+/// time order), or NONE for data replaced in the buffer.
 #[derive(Clone, Copy, Debug)]
 pub struct Release {
     pub at_ns: u64,
     pub bytes: u64,
+    pub die: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -292,6 +299,7 @@ impl Ftl {
                 fifo: VecDeque::new(),
                 victim: NONE,
                 victim_next: 0,
+                victim_warm: 0,
                 gc_last_read: NONE,
                 gc_pending_reads: 0,
                 victim_valid0: 0,
@@ -365,12 +373,14 @@ impl Ftl {
     /// Granules of the unit whose head is `head` (head + following CONT marks).
     #[inline]
     fn unit_len(&self, head: u32) -> u32 {
-        if self.g.gran_per_slot == 1 {
+        let k = self.g.gran_per_slot;
+        if k == 1 {
             return 1;
         }
-        let end = (self.spb_div.div(head) + 1) * self.spb;
+        // A unit has at most `k` granules, all in one block.
+        let lim = k.min(self.spb - self.spb_div.rem(head));
         let mut n = 1;
-        while head + n < end && self.p2l[(head + n) as usize] == CONT {
+        while n < lim && self.p2l[(head + n) as usize] == CONT {
             n += 1;
         }
         n
@@ -567,7 +577,7 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.write(lba, old);
             }
-            self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES });
+            self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES, die: NONE });
             return Ok(old);
         }
         if old != NONE {
@@ -707,6 +717,7 @@ impl Ftl {
                     }
                     self.gc_victim_step(die, now_ns, nand, 0, false)?;
                 }
+                self.prefetch_next_dies(die);
             }
             let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
             let bytes = self.unit as u64 * self.gran_bytes;
@@ -724,7 +735,7 @@ impl Ftl {
             let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
             wpm.programmed += self.unit;
             if !gc {
-                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes });
+                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes, die });
                 wpm.host_bytes = 0;
             }
             wpm.ready_ns = 0;
@@ -740,6 +751,36 @@ impl Ftl {
             }
         }
         Ok(any)
+    }
+
+    /// Warm what the next dies in striping order use at their next host
+    /// program (a few host writes from now, after which every other die has
+    /// had its turn, so none of it is still in cache): the FTL state of the
+    /// die after next, and for the next die, whose state was fetched at the
+    /// program before, its victim, write points and their reverse-map entries.
+    #[inline]
+    fn prefetch_next_dies(&self, die: u32) {
+        let dies = self.g.dies;
+        let next = if die + 1 == dies { 0 } else { die + 1 };
+        let after = if next + 1 == dies { 0 } else { next + 1 };
+        let lines = std::mem::size_of::<DieFtl>().div_ceil(64);
+        let p = &self.dies[after as usize] as *const DieFtl as *const u8;
+        for i in 0..lines {
+            // SAFETY: prefetch never faults; the addresses lie within the DieFtl.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p.add(i * 64) as *const i8, std::arch::x86_64::_MM_HINT_T0);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = (p, i);
+        }
+        let dn = &self.dies[next as usize];
+        for (b, off) in [(dn.victim, dn.victim_next), (dn.gc_wp.block, dn.gc_wp.next), (dn.host_wp.block, dn.host_wp.next)] {
+            if b != NONE {
+                prefetch(&self.blocks, b as usize);
+                prefetch(&self.p2l, (b * self.spb + off) as usize);
+            }
+        }
     }
 
     /// RAISE: one parity program unit per stripe of data program units.
@@ -919,6 +960,7 @@ impl Ftl {
             die.fifo.clear();
             die.victim = NONE;
             die.victim_next = 0;
+            die.victim_warm = 0;
             die.gc_last_read = NONE;
             die.gc_pending_reads = 0;
             die.gc_credit = 0;
@@ -950,6 +992,13 @@ impl Ftl {
         let v = self.dies[d].victim_valid0 as u64;
         let gain = self.spb as u64 - v;
         self.dies[d].gc_credit += if gain == 0 { 4 * SCALE } else { (v * SCALE).div_ceil(gain) };
+        // Prefetch the map entries of every unit the steps below move (one
+        // 4KB unit more for the last step's overshoot), all at once so that
+        // their misses overlap. What was prefetched at the die's last visit
+        // has been evicted by the other dies' work since.
+        let steps = (self.dies[d].gc_credit / SCALE) as u32;
+        self.dies[d].victim_warm = self.dies[d].victim_next;
+        self.warm_victim(d, steps * self.unit + self.g.gran_per_slot);
         while self.dies[d].gc_credit >= SCALE {
             if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true, nand) {
                 self.dies[d].gc_credit = 0;
@@ -990,6 +1039,7 @@ impl Ftl {
         }
         self.dies[d].victim = v;
         self.dies[d].victim_next = 0;
+        self.dies[d].victim_warm = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
         if self.recycle_bytes_per_s_per_die > 0 {
             // The recycling path processes the whole block at its fixed rate,
@@ -1076,6 +1126,37 @@ impl Ftl {
         }
     }
 
+    /// Prefetch the map entries of the victim's units of die `d` from where
+    /// prefetching stopped, until `grans` more valid granules are covered.
+    /// The entries lie anywhere in the l2p table: fetched together, their
+    /// cache and TLB misses overlap instead of stalling the moves one by one.
+    fn warm_victim(&mut self, d: usize, grans: u32) {
+        let base = (self.dies[d].victim * self.spb) as usize;
+        let mut w = self.dies[d].victim_warm;
+        let mut left = grans;
+        // The LBAs are gathered first so that the prefetches go out back to
+        // back, within reach of one another in the CPU's reorder window.
+        let mut lbas = [0u32; 32];
+        while w < self.spb && left > 0 {
+            let mut k = 0;
+            while w < self.spb && left > 0 && k < lbas.len() {
+                let l = self.p2l[base + w as usize];
+                if l != NONE {
+                    left -= 1;
+                    if l != CONT {
+                        lbas[k] = l;
+                        k += 1;
+                    }
+                }
+                w += 1;
+            }
+            for &l in &lbas[..k] {
+                prefetch(&self.l2p, l as usize);
+            }
+        }
+        self.dies[d].victim_warm = w;
+    }
+
     /// Clean on `die`: relocate valid data of the current victim (choosing one if
     /// needed) into the die's GC write point, then erase it. With `whole`, runs
     /// until a victim is erased; otherwise stops after one program unit once the
@@ -1090,22 +1171,19 @@ impl Ftl {
             return Ok(false);
         }
         let victim = self.dies[d].victim;
-        let base = victim * self.spb;
-        // Prefetch the map entries of the units 16 ahead.
-        let ahead = 16 * self.g.gran_per_slot;
-        while self.dies[d].victim_next < self.spb {
-            let off = self.dies[d].victim_next;
-            self.dies[d].victim_next += 1;
-            let head = base + off;
-            if off + ahead < self.spb {
-                let l = self.p2l[(head + ahead) as usize];
-                if l < CONT {
-                    prefetch(&self.l2p, l as usize);
-                }
+        let spb = self.spb;
+        let base = victim * spb;
+        let batch = GC_PREFETCH_UNITS * self.g.gran_per_slot;
+        let mut off = self.dies[d].victim_next;
+        while off < spb {
+            if self.dies[d].victim_warm <= off {
+                self.warm_victim(d, batch);
             }
+            let head = base + off;
             let lba = self.p2l[head as usize];
             if lba >= CONT {
-                continue; // invalid, or the tail of a unit already moved
+                off += 1; // invalid, or the tail of a unit already moved
+                continue;
             }
             let n = self.unit_len(head);
             // Its continuation granules need no look.
@@ -1132,13 +1210,15 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);
             }
+            off += n;
             let gw = &self.dies[d].gc_wp;
             let unit_done = gw.block == NONE || gw.next >= gw.programmed + self.unit;
             if unit_done && self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
                 break;
             }
         }
-        if self.dies[d].victim_next >= self.spb {
+        self.dies[d].victim_next = off;
+        if off >= spb {
             // Erase the victim and return it to the pool.
             debug_assert_eq!(self.blocks[victim as usize].valid, 0);
             nand.erase(die, now_ns);

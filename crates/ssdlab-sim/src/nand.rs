@@ -157,8 +157,9 @@ pub struct Nand {
     pub counters: NandCounters,
     /// Checking mode: assert that no die starts an operation before its last ends.
     pub check: bool,
-    /// Active-die limit: when each of the controller's die slots frees up
-    /// (empty: no limit).
+    /// Active-die limit: when each of the controller's die slots frees up,
+    /// in ascending order (empty: no limit). Slots are interchangeable, so
+    /// only these times matter, not which slot has which.
     tokens: Vec<u64>,
 }
 
@@ -190,27 +191,24 @@ impl Nand {
         if self.tokens.is_empty() {
             return (usize::MAX, t);
         }
-        let mut fit: Option<(usize, u64)> = None;
-        let mut first = (0usize, u64::MAX);
-        for (i, &free) in self.tokens.iter().enumerate() {
-            if free <= t {
-                if fit.is_none_or(|(_, f)| free > f) {
-                    fit = Some((i, free));
-                }
-            } else if free < first.1 {
-                first = (i, free);
-            }
-        }
-        match fit {
-            Some((i, _)) => (i, t),
-            None => (first.0, first.1),
+        match self.tokens.partition_point(|&free| free <= t) {
+            0 => (0, self.tokens[0]),
+            i => (i - 1, t),
         }
     }
 
+    /// The slot taken by `acquire` is busy until `end` (later than it was
+    /// free): move it up to keep the times sorted.
     #[inline]
     fn release(&mut self, slot: usize, end: u64) {
         if slot != usize::MAX {
-            self.tokens[slot] = end;
+            let tk = &mut self.tokens;
+            let mut i = slot;
+            while i + 1 < tk.len() && tk[i + 1] < end {
+                tk[i] = tk[i + 1];
+                i += 1;
+            }
+            tk[i] = end;
         }
     }
 
@@ -219,9 +217,19 @@ impl Nand {
         (bytes * 1_000_000_000).div_ceil(self.channel_bytes_per_s)
     }
 
+    /// Forget channel bookings no request can reach any more. A transfer
+    /// starts at or after `now_ns` and after the work already booked on its
+    /// die, so nothing that ends before the least busy die of a channel is
+    /// free matters to that channel: its calendar keeps only the backlog
+    /// between its dies, not all the dies' backlog ahead of the host.
     pub fn advance(&mut self, now_ns: u64) {
-        for c in &mut self.channels {
-            c.advance(now_ns);
+        let mut horizon = [u64::MAX; 64];
+        for (d, die) in self.dies.iter().enumerate() {
+            let h = &mut horizon[self.channel_of_die[d] as usize];
+            *h = (*h).min(die.busy_until_ns);
+        }
+        for (c, cal) in self.channels.iter_mut().enumerate() {
+            cal.advance(now_ns.max(horizon[c]));
         }
     }
 
