@@ -218,4 +218,7 @@ def test_spec_works_for_every_preset() -> None:
         # a filled and tortured drive never writes faster than a clean one
         for m in ("sequential write", "4KB random write"):
             assert figs[m]["steady_state"] <= 1.02 * figs[m]["peak"], (drive_id, figs[m])
-        assert 0 < sheet["consistency"]["lowest_1s_iops"] <= figs["4KB random write"]["peak"], drive_id
+        # the worst second may be a stall with no completion (lazy GC cleaning whole victims on every die)
+        assert 0 <= sheet["consistency"]["lowest_1s_iops"] <= figs["4KB random write"]["peak"], drive_id
+        c = sheet["consistency"]
+        assert c["lowest_1s_iops"] <= c["steady_state_min_iops"] <= c["steady_state_mean_iops"] <= c["peak_1s_iops"], drive_id
