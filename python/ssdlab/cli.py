@@ -155,6 +155,12 @@ _JOB_FLAGS = {
 }
 
 
+def _add_progress_flags(p: argparse.ArgumentParser) -> None:
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
+    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+
 def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     """Flags shared by the commands that run a simulated drive."""
     p.add_argument("--drive", default=DEFAULT_DRIVE, help=f"preset id or .toml/.json file (default {DEFAULT_DRIVE})")
@@ -172,9 +178,7 @@ def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--memory-limit", dest="memory_limit", metavar="SIZE", help="refuse drives needing more RAM (default 8g)")
     p.add_argument("--json", action="store_true", help="print fio-shaped JSON to stdout instead of the summary")
     p.add_argument("--output", metavar="FILE", help="also write the JSON to FILE")
-    prog = p.add_mutually_exclusive_group()
-    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
-    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    _add_progress_flags(p)
 
 
 def _add_run(sub: Any) -> None:
@@ -853,15 +857,19 @@ def _jobs(text: Optional[str]) -> Optional[int]:
     return jobs
 
 
+def _fmt_figure(v: Optional[float], unit: str, with_unit: bool) -> str:
+    """A published or simulated figure: IOPS whole, MB/s to 0.1."""
+    if v is None:
+        return "-"
+    text = f"{v:,.0f}" if unit == "IOPS" else f"{v:,.1f}"
+    return f"{text} {unit}" if with_unit else text
+
+
 def _calibration_table(results: List[Dict[str, Any]]) -> str:
     lines = [f"{'drive':<20} {'figure (as published)':<76} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
     for r in results:
-        unit = r["unit"]
-
         def fmt(v: Optional[float]) -> str:
-            if v is None:
-                return "-"
-            return f"{v:,.0f}" if unit == "IOPS" else f"{v:,.1f}"
+            return _fmt_figure(v, r["unit"], with_unit=False)
 
         err = "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
         verdict = "interrupted" if r.get("interrupted") else ("ok" if r["ok"] else "MISS")
@@ -874,12 +882,8 @@ def _calibration_table(results: List[Dict[str, Any]]) -> str:
 def _calibration_markdown(results: List[Dict[str, Any]]) -> str:
     lines = ["| preset | figure | published | simulated | error | tolerance | |", "|---|---|---|---|---|---|---|"]
     for r in results:
-        unit = r["unit"]
-
         def fmt(v: Optional[float]) -> str:
-            if v is None:
-                return "-"
-            return f"{v:,.0f} {unit}" if unit == "IOPS" else f"{v:,.1f} {unit}"
+            return _fmt_figure(v, r["unit"], with_unit=True)
 
         err = "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
         verdict = "ok" if r["ok"] else "**miss**"
@@ -969,9 +973,7 @@ def _add_suite(sub: Any) -> None:
     p.add_argument("--output", metavar="FILE", help="also write the results document to FILE")
     p.add_argument("--fio", action="store_true", help="print the test as an fio job file for a real device instead of running it")
     p.add_argument("--filename", default="/dev/sdX", help="the device named in the --fio job file (default /dev/sdX)")
-    prog = p.add_mutually_exclusive_group()
-    prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
-    prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    _add_progress_flags(p)
     p.set_defaults(func=cmd_test)
 
     r = sub.add_parser(
@@ -1030,9 +1032,7 @@ def _add_suite(sub: Any) -> None:
     sp.add_argument("--seed", default="1", help="master seed (default 1)")
     sp.add_argument("--json", action="store_true", help="print the sheet as JSON")
     sp.add_argument("--output", metavar="FILE", help="also write the JSON sheet to FILE")
-    sprog = sp.add_mutually_exclusive_group()
-    sprog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
-    sprog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    _add_progress_flags(sp)
     sp.set_defaults(func=cmd_spec)
 
 

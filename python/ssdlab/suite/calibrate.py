@@ -38,6 +38,7 @@ __all__ = [
     "Published",
     "CalibrationError",
     "load_table",
+    "suite_figure",
     "figure_value",
     "calibrate_drive",
     "calibrate",
@@ -153,13 +154,18 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
     return rows
 
 
-def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
-    """The simulated figure a row compares with, from a test's results."""
-    chart = f"{row.suite_test}.{_UNIT_CHART[row.unit]}"
+def suite_figure(doc: Dict[str, Any], test_id: str, label: str, unit: str) -> Optional[float]:
+    """A throughput figure (MB/s or IOPS) of a measured step in a test's results."""
+    chart = f"{test_id}.{_UNIT_CHART[unit]}"
     for f in doc["figures"]:
-        if f["chart"] == chart and f["label"] == row.measure:
+        if f["chart"] == chart and f["label"] == label:
             return float(f["value"])
     return None
+
+
+def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
+    """The simulated figure a row compares with, from a test's results."""
+    return suite_figure(doc, row.suite_test, row.measure, row.unit)
 
 
 def calibrate_drive(drive_id: str, rows: Sequence[Published], seed: int = 1) -> List[Dict[str, Any]]:

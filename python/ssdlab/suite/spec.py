@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..drive import Drive, DriveSpec
 from ..results import manifest as _manifest
-from .calibrate import Published, figure_value, load_table
+from .calibrate import Published, load_table, suite_figure
 from .definitions import get_test
 from .profile import FULL
 from .runner import SuiteRunner
@@ -29,16 +29,6 @@ SPEC_FIGURES = [
     ("4KB random write", "IOPS", "4KB random write, QD32"),
 ]
 
-_CHART = {"MB/s": "mbps", "IOPS": "iops"}
-
-
-def _value(doc: Dict[str, Any], test_id: str, label: str, unit: str) -> Optional[float]:
-    for f in doc["figures"]:
-        if f["chart"] == f"{test_id}.{_CHART[unit]}" and f["label"] == label:
-            return float(f["value"])
-    return None
-
-
 def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[Callable[[str, float], None]] = None,
                command: Optional[str] = None) -> Dict[str, Any]:
     """Run the spec tests on a drive and return the sheet (JSON-ready)."""
@@ -51,8 +41,8 @@ def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[Callable[[str
     published: List[Published] = [r for r in load_table() if r.drive_id == d.id and r.suite_test == "rated"]
     rows = []
     for label, unit, title in SPEC_FIGURES:
-        peak = _value(rated, "rated", label, unit)
-        low = _value(steady, "steady-state", label, unit)
+        peak = suite_figure(rated, "rated", label, unit)
+        low = suite_figure(steady, "steady-state", label, unit)
         pub = next((p for p in published if p.measure == label), None)
         rows.append({
             "figure": title,
