@@ -1,5 +1,6 @@
-//! Flash translation layer: page-level mapping at 4KB, write points striped
-//! across dies, per-die free-block pools, garbage collection (greedy,
+//! Flash translation layer: page-level mapping at 4KB, host program units
+//! dispatched across dies (to the die that frees up first), per-die
+//! free-block pools, garbage collection (greedy,
 //! cost-benefit, FIFO), TRIM and secure erase.
 //!
 //! Layout: the FTL allocates *granules*: a 4KB slot, or a 1KB quarter of one
@@ -235,6 +236,8 @@ pub struct Ftl {
     pub blocks: Vec<Block>,
     dies: Vec<DieFtl>,
     host_die: u32,
+    /// The die whose completed host unit waits in the buffer (see `write_unit`).
+    waiting_die: u32,
     pub counters: FtlCounters,
     pub shadow: Option<Shadow>,
     /// Host units programmed into NAND whose buffer space is freed later.
@@ -316,6 +319,7 @@ impl Ftl {
             blocks,
             dies,
             host_die: 0,
+            waiting_die: NONE,
             counters: FtlCounters::default(),
             shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots * k as u64)) } else { None },
             releases: Vec::new(),
@@ -609,18 +613,20 @@ impl Ftl {
         if ready_ns > wp.ready_ns {
             wp.ready_ns = ready_ns;
         }
-        // A unit completed by this write stays in the buffer until the die's
-        // next unit gets data (small writes to its last LBA still coalesce);
-        // the one before it goes to the die now.
+        // A unit completed by a write stays in the buffer until the next host
+        // unit gets data (small writes to its last LBA still coalesce); then
+        // it goes to its die.
         let next = self.dies[die as usize].host_wp.next;
         let filled = !was_open || self.unit_div.div(next) > unit_before || self.dies[die as usize].host_wp.block == NONE;
         self.program_ready_units(die, false, ready_ns, nand, false)?;
+        let w = self.waiting_die;
+        if w != NONE && w != die {
+            self.waiting_die = NONE;
+            self.program_ready_units(w, false, ready_ns, nand, true)?;
+        }
         if filled && self.unit_div.rem(next) == 0 {
-            // Stripe: the next program unit goes to the next die.
-            self.host_die += 1;
-            if self.host_die == self.g.dies {
-                self.host_die = 0;
-            }
+            self.waiting_die = die;
+            self.host_die = self.next_host_die(die, ready_ns, nand);
         }
         Ok(head)
     }
@@ -639,6 +645,33 @@ impl Ftl {
         for r in &mut self.reorg {
             r.reverse(); // oldest first when popped
         }
+    }
+
+    /// The die the next host program unit goes to once `die`'s is complete:
+    /// the one that frees up first, in striping order from the next die on
+    /// ties (so idle dies, and dies working at one pace, are used round-robin). The controller
+    /// dispatches to dies that can take data rather than in a fixed order: a
+    /// die busy with a long garbage collection is passed over instead of
+    /// holding up the host while the others wait, and because its turn comes
+    /// later, dies do not run out of free blocks all at the same moment.
+    #[inline]
+    fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
+        let dies = self.g.dies;
+        let mut d = if die + 1 == dies { 0 } else { die + 1 };
+        let mut best = d;
+        let mut best_ns = u64::MAX;
+        // `die`'s completed unit waits in the buffer: its program comes first.
+        let wp = &self.dies[die as usize].host_wp;
+        let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
+        for _ in 0..dies {
+            let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
+            if t < best_ns && self.die_valid[d as usize] < self.die_room {
+                best = d;
+                best_ns = t;
+            }
+            d = if d + 1 == dies { 0 } else { d + 1 };
+        }
+        best
     }
 
     /// The die the next host data goes to: the striping order, skipping a die
@@ -971,6 +1004,7 @@ impl Ftl {
         self.perf_active = self.perf_tprog_ns > 0;
         self.reorg.iter_mut().for_each(|r| r.clear());
         self.host_die = 0;
+        self.waiting_die = NONE;
         if let Some(s) = self.shadow.as_mut() {
             s.clear();
         }
