@@ -146,7 +146,6 @@ KNOWN_MISSES = {
     ("vertex3-240", "rated", "4KB random read"): "same",
     ("vertex4-64-fw15", "rated", "sequential read"): "8 dies deliver 840-990 MB/s at datasheet tR",
     ("vertex4-64-fw15", "rated", "4KB random read"): "8 dies deliver 84-113K IOPS at datasheet tR",
-    ("vector-256", "rated", "sequential write"): "32 dies at the L74A typical tPROG give 380-403 MB/s",
 }
 
 
