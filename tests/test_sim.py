@@ -207,3 +207,17 @@ def test_replay_of_a_trace_file_as_fast_as_possible(shared_dir, small_drive: dic
         sim.replay(f, mode="slowly")
     with pytest.raises(WorkloadError, match="one of them"):
         sim.replay()
+
+
+def test_a_replay_can_be_cut_by_record_count_or_trace_time(shared_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
+    f = shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
+    r = Simulator(small_drive).replay(f, number_ios=100)
+    assert r.data["read"]["total_ios"] + r.data["write"]["total_ios"] == 100
+    whole = Simulator(small_drive).replay(f)
+    part = Simulator(small_drive).replay(f, runtime=30)
+    n = part.data["read"]["total_ios"] + part.data["write"]["total_ios"]
+    assert 0 < n < whole.data["read"]["total_ios"] + whole.data["write"]["total_ios"]
+    assert part.data["import"]["records"] <= n + 1  # reading stopped at the first record past 30 s
+    for bad in ({"number_ios": 0}, {"runtime": "0s"}, {"runtime": "soon"}):
+        with pytest.raises(WorkloadError, match=next(iter(bad))):
+            Simulator(small_drive).replay(f, **bad)

@@ -235,6 +235,8 @@ def _add_replay(sub: Any) -> None:
     p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this, e.g. 25ms")
     p.add_argument("--queue-depth", dest="queue_depth", metavar="N", help="queue depth for records that carry none (default 1)")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
+    p.add_argument("--number-ios", dest="number_ios", metavar="N", help="replay only the first N records (fio's number_ios)")
+    p.add_argument("--runtime", metavar="DURATION", help="replay only the records of the first DURATION of trace time, e.g. 10min (fio's runtime)")
     _add_import_flags(p)
     p.add_argument("--data", help="data pattern of the trace's writes (default incompressible)")
     _add_sim_flags(p, "replay")
@@ -257,6 +259,8 @@ def _add_storage_bench(sub: Any) -> None:
     p.add_argument("--mode", choices=["as-recorded", "as-fast-as-possible"], default="as-recorded", help="default as-recorded")
     p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this (default: none; 25ms for destroyer-2013)")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
+    p.add_argument("--number-ios", dest="number_ios", metavar="N", help="replay only the first N records (a partial run)")
+    p.add_argument("--runtime", metavar="DURATION", help="replay only the first DURATION of trace time (a partial run)")
     _add_sim_flags(p, "trace")
     p.set_defaults(func=cmd_storage_bench, precondition_default="filled")
 
@@ -442,8 +446,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
             log_avg = int(args.log_avg_msec)
         except ValueError:
             raise UsageError(f"argument --log-avg-msec: '{args.log_avg_msec}' is not a whole number") from None
+    number_ios = None
+    if args.number_ios is not None:
+        try:
+            number_ios = int(args.number_ios)
+        except ValueError:
+            raise UsageError(f"argument --number-ios: '{args.number_ios}' is not a whole number") from None
+        if number_ios < 1:
+            raise UsageError(f"argument --number-ios: {number_ios}: must be at least 1")
+    if args.runtime is not None:
+        _core.parse_duration_ns(args.runtime, "runtime")
     man = sim.manifest(command=command_line())
-    man["replay"] = {"file": args.file, "generated": args.generated, "trace_seed": trace_seed, "mode": args.mode}
+    man["replay"] = {"file": args.file, "generated": args.generated, "trace_seed": trace_seed, "mode": args.mode,
+                     "number_ios": number_ios, "runtime": args.runtime}
     label = args.generated or os.path.basename(args.file)
     kwargs = {k: v for k, v in options.items() if v is not None}
     return _execute(
@@ -461,6 +476,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             queue_depth=queue_depth,
             idle_cap=idle_cap,
             log_avg_msec=log_avg,
+            number_ios=number_ios,
+            runtime=args.runtime,
             progress=b,
             **kwargs,
         ),

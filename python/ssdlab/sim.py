@@ -174,6 +174,8 @@ class Simulator:
         queue_depth: Optional[int] = None,
         idle_cap: Optional[Union[int, float, str]] = None,
         log_avg_msec: Optional[int] = None,
+        number_ios: Optional[int] = None,
+        runtime: Optional[Union[int, float, str]] = None,
         name: Optional[str] = None,
         progress: Optional[ProgressCallback] = None,
         **trace_options: Any,
@@ -184,7 +186,10 @@ class Simulator:
         ``mode``: ``as-recorded`` issues each I/O at its timestamp (or later
         when the trace's queue depth or the NCQ is full), so idle gaps happen;
         ``as-fast-as-possible`` ignores timestamps. ``idle_cap`` shortens every
-        gap to at most that long (seconds or "25ms"). ``trace_options`` are
+        gap to at most that long (seconds or "25ms"). ``number_ios`` replays
+        only the first that many records, ``runtime`` only the records of the
+        first that much trace time (seconds or "10min"), as fio's options of
+        those names cut a replayed iolog. ``trace_options`` are
         those of :func:`ssdlab.traces.trace_stats` (``format``, ``device``,
         ``out_of_range``, ``skip_bad_lines``, ...; the capacity defaults to the
         drive's). The result's ``data["storage_bench"]`` has the data rates over
@@ -215,6 +220,10 @@ class Simulator:
             opts["idle_cap"] = f"{idle_cap}s" if isinstance(idle_cap, (int, float)) and not isinstance(idle_cap, bool) else idle_cap
         if log_avg_msec is not None:
             opts["log_avg_msec"] = log_avg_msec
+        if number_ios is not None:
+            opts["number_ios"] = number_ios
+        if runtime is not None:
+            opts["runtime"] = f"{runtime}s" if isinstance(runtime, (int, float)) and not isinstance(runtime, bool) else runtime
         job = {**source, **opts}
         t0 = time.perf_counter()
         try:

@@ -285,7 +285,7 @@ fn progress_callback(progress: &Option<PyObject>, pending: &mut Option<PyErr>, p
 fn replay_options(text: &str) -> PyResult<ReplayOptions> {
     let v = parse_json("the replay options", text)?;
     let o = v.as_object().ok_or_else(|| workload_err("(options)", "replay options are a JSON object"))?;
-    const KEYS: &[&str] = &["name", "mode", "queue_depth", "idle_cap", "log_avg_msec"];
+    const KEYS: &[&str] = &["name", "mode", "queue_depth", "idle_cap", "log_avg_msec", "number_ios", "runtime"];
     for k in o.keys() {
         if !KEYS.contains(&k.as_str()) {
             return Err(workload_err(k, format!("unknown replay option; allowed: {}", KEYS.join(", "))));
@@ -310,6 +310,19 @@ fn replay_options(text: &str) -> PyResult<ReplayOptions> {
     }
     if let Some(c) = opt_str(o, "idle_cap") {
         opts.idle_cap_ns = Some(parse_time_ns("idle_cap", c).map_err(sim_err)?);
+    }
+    if let Some(n) = opt_str(o, "number_ios") {
+        opts.max_records = n
+            .as_u64()
+            .filter(|x| *x > 0)
+            .ok_or_else(|| workload_err("number_ios", format!("{n}: must be a whole number of records >= 1")))?;
+    }
+    if let Some(r) = opt_str(o, "runtime") {
+        let ns = parse_time_ns("runtime", r).map_err(sim_err)?;
+        if ns == 0 {
+            return Err(workload_err("runtime", "must be longer than 0"));
+        }
+        opts.max_trace_ns = Some(ns);
     }
     if let Some(l) = opt_str(o, "log_avg_msec") {
         let ms = l.as_u64().filter(|x| *x > 0).ok_or_else(|| workload_err("log_avg_msec", format!("{l}: must be a whole number of ms >= 1")))?;
@@ -399,7 +412,8 @@ impl PySimulator {
     /// "seed": N}`. `options_json`: `name`, `mode` (`as-recorded` |
     /// `as-fast-as-possible`), `queue_depth` (for records without one),
     /// `idle_cap` (a duration: longer gaps are shortened to it),
-    /// `log_avg_msec`. Returns the phase JSON with `storage_bench` (data rates
+    /// `log_avg_msec`, `number_ios` (replay at most this many records) and
+    /// `runtime` (only the first this-much trace time). Returns the phase JSON with `storage_bench` (data rates
     /// over busy time) and, for a file, `import`. Progress and Ctrl-C as `run`.
     #[pyo3(signature = (source_json, options_json = "{}", progress = None))]
     fn replay<'py>(

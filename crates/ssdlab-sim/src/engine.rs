@@ -123,11 +123,25 @@ pub struct ReplayOptions {
     pub interval_ns: u64,
     /// Keep every I/O's submit and completion time in the result (small traces).
     pub io_log: bool,
+    /// Replay at most this many records (fio's `number_ios`); 0 = all.
+    pub max_records: u64,
+    /// Replay only the records of the first this-much trace time, measured
+    /// from the first record before any idle cap (fio's `runtime`).
+    pub max_trace_ns: Option<u64>,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { name: "replay".into(), mode: ReplayMode::AsRecorded, queue_depth: 1, idle_cap_ns: None, interval_ns: 1_000_000_000, io_log: false }
+        ReplayOptions {
+            name: "replay".into(),
+            mode: ReplayMode::AsRecorded,
+            queue_depth: 1,
+            idle_cap_ns: None,
+            interval_ns: 1_000_000_000,
+            io_log: false,
+            max_records: 0,
+            max_trace_ns: None,
+        }
     }
 }
 
@@ -854,10 +868,16 @@ impl Simulator {
         let delay = self.cfg.ftl.idle_gc_delay_ns;
         let mut clock = start;
         let mut log = Vec::new();
+        // The trace is cut here (a record or time limit): nothing more is read.
+        let mut cut = false;
         loop {
-            if pending.is_none() {
+            if pending.is_none() && !cut {
+                if opts.max_records > 0 && index >= opts.max_records {
+                    cut = true;
+                    continue;
+                }
                 match records.next() {
-                    None => {}
+                    None => cut = true,
                     Some(Err(e)) => return Err(SimError::Trace(e)),
                     Some(Ok(r)) => {
                         index += 1;
@@ -872,6 +892,10 @@ impl Simulator {
                         }
                         let t0 = *first_trace_ns.get_or_insert(r.time_ns);
                         let t = r.time_ns.saturating_sub(t0);
+                        if opts.max_trace_ns.is_some_and(|m| t >= m) {
+                            cut = true;
+                            continue;
+                        }
                         let gap = t.saturating_sub(prev_trace_ns);
                         prev_trace_ns = prev_trace_ns.max(t);
                         warped_ns += opts.idle_cap_ns.map_or(gap, |c| gap.min(c));

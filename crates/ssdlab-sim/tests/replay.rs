@@ -205,3 +205,29 @@ fn idle_gaps_in_a_replay_let_background_gc_work() {
     println!("write busy: with idle {} ns, gaps capped {} ns", as_rec.stats.write_busy_time_ns, capped.stats.write_busy_time_ns);
     assert!(as_rec.stats.write_busy_time_ns < capped.stats.write_busy_time_ns);
 }
+
+#[test]
+fn a_replay_stops_at_its_record_or_trace_time_limit() {
+    let path = shared().join("umass_financial1_first10k/example.ascii");
+    let s = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
+    let mut opts = ImportOptions::new(s.capacity_bytes());
+    opts.format = "disksim".parse().unwrap();
+    let records: Vec<_> = open(&path, &opts).unwrap().map(|r| r.unwrap()).collect();
+    let io = |r: &ssdlab_sim::PhaseResult| r.stats.read.ios + r.stats.write.ios;
+    let data = |n: usize| records[..n].iter().filter(|r| r.op != TraceOp::Trim && r.op != TraceOp::Flush).count() as u64;
+    // Record limit (fio's number_ios): exactly the first 1000 records.
+    let ro = ReplayOptions { max_records: 1000, ..Default::default() };
+    let r = s.clone().replay(&mut open(&path, &opts).unwrap(), &ro, &mut |_| true).unwrap();
+    assert_eq!(io(&r), data(1000));
+    // Trace-time limit (fio's runtime): the records before the cut.
+    let t0 = records[0].time_ns;
+    let cut_ns = (records[records.len() / 2].time_ns - t0).max(1);
+    let before = records.iter().position(|r| r.time_ns - t0 >= cut_ns).unwrap();
+    let ro = ReplayOptions { max_trace_ns: Some(cut_ns), ..Default::default() };
+    let r = s.clone().replay(&mut open(&path, &opts).unwrap(), &ro, &mut |_| true).unwrap();
+    assert_eq!(io(&r), data(before));
+    assert!(before > 100 && before < records.len(), "{before} of {}", records.len());
+    // No limit: every record.
+    let r = s.clone().replay(&mut open(&path, &opts).unwrap(), &ReplayOptions::default(), &mut |_| true).unwrap();
+    assert_eq!(io(&r), data(records.len()));
+}
