@@ -10,8 +10,12 @@ buffer, performance mode off because it only applies below half fill):
   I/Os per wall second (floor 1.5 M), with the WA reached;
 - the performance-consistency test (fill + 2000 s of 4KB QD32 random writes):
   wall seconds (floor: under 60);
-- RAM per 4KB of raw NAND (floor: at most 12 B; 20 B with data reduction's
-  1KB granules).
+- RAM per 4KB of raw NAND (floor: at most 12 B). With data reduction the
+  reverse map holds an LBA per 1KB granule (a compressed unit can start in any
+  of a 4KB slot's four granules), 16 B per 4KB on top of the 4 B forward map,
+  so that drive needs about 20 B. Coarser granules would fit (2KB: 11.7 B) but
+  store reducible data at half size at best, and the SF-2281's rated 500 MB/s
+  of compressible writes needs units stored at a quarter of their size.
 
 Run: python benchmarks/engine_speed.py [--quick]   (--quick: 64GB drive)
 The steady-state random-write case without Python (same drives, with CPU time
