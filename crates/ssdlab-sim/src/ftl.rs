@@ -648,13 +648,13 @@ impl Ftl {
     }
 
     /// The die the next host program unit goes to once `die`'s is complete:
-    /// the one that frees up first, unless the next die in striping order is
-    /// free within one program time of it (so idle dies, and dies working at
-    /// one pace, are used round-robin). The controller dispatches to dies that
-    /// can take data rather than in a fixed order: a die busy with a long
-    /// garbage collection is passed over instead of holding up the host while
-    /// the others wait, and because its turn comes later, dies do not all run
-    /// out of free blocks at the same moment.
+    /// the one that frees up first, in striping order from the next die on
+    /// ties (so idle dies, and dies working at one pace, are used
+    /// round-robin). The controller dispatches to dies that can take data
+    /// rather than in a fixed order: a die busy with a long garbage collection
+    /// is passed over instead of holding up the host while the others wait,
+    /// and because its turn comes later, dies do not all run out of free
+    /// blocks at the same moment.
     #[inline]
     fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
         let dies = self.g.dies;
@@ -664,30 +664,18 @@ impl Ftl {
         // `die`'s completed unit waits in the buffer: its program comes first.
         let wp = &self.dies[die as usize].host_wp;
         let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
-        // The next die in order is taken when it is free within one program
-        // time of the best (then dies at one pace stay round-robin, and no
-        // scan is needed when it is free within one program time of now).
+        // The next die in order, free now, is the first of the best: no scan.
         let succ = d;
-        if nand.die_busy_until(succ) <= now_ns.saturating_add(nand.tprog_ns)
-            && self.die_valid[succ as usize] < self.die_room
-            && succ != die
-        {
+        if nand.die_busy_until(succ) <= now_ns && self.die_valid[succ as usize] < self.die_room && succ != die {
             return succ;
         }
-        let mut succ_ns = u64::MAX;
-        for i in 0..dies {
+        for _ in 0..dies {
             let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
             if t < best_ns && self.die_valid[d as usize] < self.die_room {
                 best = d;
                 best_ns = t;
-                if i == 0 {
-                    succ_ns = t;
-                }
             }
             d = if d + 1 == dies { 0 } else { d + 1 };
-        }
-        if succ_ns <= best_ns.saturating_add(nand.tprog_ns) {
-            return succ;
         }
         best
     }
