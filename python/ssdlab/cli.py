@@ -280,6 +280,16 @@ def cmd_storage_bench(args: argparse.Namespace) -> int:
     return cmd_replay(args)
 
 
+def _optional_whole(text: Optional[str], flag: str) -> Optional[int]:
+    """A flag's whole-number value, or None when it was not given."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"argument {flag}: '{text}' is not a whole number") from None
+
+
 def _seed(text: str) -> int:
     try:
         v = int(text, 0)
@@ -434,26 +444,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a trace file, not to --generated")
     trace_seed = _seed(args.trace_seed) if args.trace_seed is not None else None
     idle_cap = _core.parse_duration_ns(args.idle_cap, "idle_cap") / 1e9 if args.idle_cap else None
-    queue_depth = None
-    if args.queue_depth is not None:
-        try:
-            queue_depth = int(args.queue_depth)
-        except ValueError:
-            raise UsageError(f"argument --queue-depth: '{args.queue_depth}' is not a whole number") from None
-    log_avg = None
-    if args.log_avg_msec is not None:
-        try:
-            log_avg = int(args.log_avg_msec)
-        except ValueError:
-            raise UsageError(f"argument --log-avg-msec: '{args.log_avg_msec}' is not a whole number") from None
-    number_ios = None
-    if args.number_ios is not None:
-        try:
-            number_ios = int(args.number_ios)
-        except ValueError:
-            raise UsageError(f"argument --number-ios: '{args.number_ios}' is not a whole number") from None
-        if number_ios < 1:
-            raise UsageError(f"argument --number-ios: {number_ios}: must be at least 1")
+    queue_depth = _optional_whole(args.queue_depth, "--queue-depth")
+    log_avg = _optional_whole(args.log_avg_msec, "--log-avg-msec")
+    number_ios = _optional_whole(args.number_ios, "--number-ios")
+    if number_ios is not None and number_ios < 1:
+        raise UsageError(f"argument --number-ios: {number_ios}: must be at least 1")
     if args.runtime is not None:
         _core.parse_duration_ns(args.runtime, "runtime")
     man = sim.manifest(command=command_line())

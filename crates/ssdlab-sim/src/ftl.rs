@@ -659,16 +659,15 @@ impl Ftl {
     fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
         let dies = self.g.dies;
         let mut d = if die + 1 == dies { 0 } else { die + 1 };
-        let mut best = d;
-        let mut best_ns = u64::MAX;
+        // The next die in order, free now, is the first of the best: no scan.
+        if nand.die_busy_until(d) <= now_ns && self.die_valid[d as usize] < self.die_room && d != die {
+            return d;
+        }
         // `die`'s completed unit waits in the buffer: its program comes first.
         let wp = &self.dies[die as usize].host_wp;
         let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
-        // The next die in order, free now, is the first of the best: no scan.
-        let succ = d;
-        if nand.die_busy_until(succ) <= now_ns && self.die_valid[succ as usize] < self.die_room && succ != die {
-            return succ;
-        }
+        let mut best = d;
+        let mut best_ns = u64::MAX;
         for _ in 0..dies {
             let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
             if t < best_ns && self.die_valid[d as usize] < self.die_room {
