@@ -10,12 +10,13 @@ buffer, performance mode off because it only applies below half fill):
   I/Os per wall second (floor 1.5 M), with the WA reached;
 - the performance-consistency test (fill + 2000 s of 4KB QD32 random writes):
   wall seconds (floor: under 60);
-- RAM per 4KB of raw NAND (floor: at most 12 B). With data reduction the
-  reverse map holds an LBA per 1KB granule (a compressed unit can start in any
-  of a 4KB slot's four granules), 16 B per 4KB on top of the 4 B forward map,
-  so that drive needs about 20 B. Coarser granules would fit (2KB: 11.7 B) but
-  store reducible data at half size at best, and the SF-2281's rated 500 MB/s
-  of compressible writes needs units stored at a quarter of their size.
+- RAM per 4KB of raw NAND (floor: at most 12 B), as used by the drive after
+  the consistency test, and the estimate reserved before allocation. The
+  reverse map keeps one 4-byte entry per unit stored (see
+  crates/ssdlab-sim/src/revmap.rs), so with data reduction it grows with how
+  finely the data was packed: incompressible data needs one entry per 4KB,
+  as on a plain drive, and the estimate allows for every 1KB granule holding
+  a unit of its own (about 20 B per 4KB, the worst case).
 
 Run: python benchmarks/engine_speed.py [--quick]   (--quick: 64GB drive)
 The steady-state random-write case without Python (same drives, with CPU time
@@ -87,7 +88,9 @@ def bench(capacity_gb: int, behaviours: bool) -> None:
     w = time.perf_counter() - t
     print(f"performance consistency (fill + 2000 s randwrite): {w:.1f} s wall, "
           f"{r.data['write']['total_ios']:,} I/Os, {r.iops:,.0f} IOPS average")
-    print(f"memory estimate: {dr.memory_estimate_bytes / (g['raw_bytes'] / 4096):.2f} bytes per 4KB of raw NAND")
+    per4k = g['raw_bytes'] / 4096
+    print(f"RAM in use after the consistency test: {sim2.memory_in_use_bytes / per4k:.2f} bytes per 4KB of raw NAND "
+          f"(reserved at most: {dr.memory_estimate_bytes / per4k:.2f})")
     del consistency_start
 
 

@@ -104,6 +104,13 @@ class Simulator:
         return self._core.capacity_bytes
 
     @property
+    def memory_in_use_bytes(self) -> int:
+        """RAM the drive's tables use now: the forward map, the block table
+        and the reverse map, which grows with the units stored (at most
+        ``Drive.memory_estimate_bytes``)."""
+        return self._core.memory_in_use_bytes
+
+    @property
     def geometry(self) -> Dict[str, Any]:
         return self._core.geometry
 

@@ -561,6 +561,12 @@ impl PySimulator {
         self.inner.capacity_bytes()
     }
 
+    /// Bytes of RAM the simulated drive's tables use now.
+    #[getter]
+    fn memory_in_use_bytes(&self) -> u64 {
+        self.inner.memory_in_use_bytes()
+    }
+
     /// Canonical JSON of the drive description.
     #[getter]
     fn drive_json(&self) -> String {

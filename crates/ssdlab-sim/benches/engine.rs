@@ -55,5 +55,9 @@ fn main() {
         r.stats.write.ios, w, r.stats.write.ios as f64 / w / 1e6, r.waf(), r.iops()
     );
     let est = ssdlab_sim::config::memory_estimate_bytes(&g, false);
-    println!("memory estimate: {:.2} bytes per 4KB of raw NAND", est as f64 / g.raw_slots as f64);
+    println!(
+        "RAM in use: {:.2} bytes per 4KB of raw NAND (reserved at most: {:.2})",
+        sim.memory_in_use_bytes() as f64 / g.raw_slots as f64,
+        est as f64 / g.raw_slots as f64
+    );
 }

@@ -2,7 +2,8 @@
 //! `benchmarks/engine_speed.py`, for profiling without Python.
 //!
 //! Run: cargo run --release --example prof -- [plain|behaviours] [capacity_gb] [measured_ios]
-//! (defaults: plain, 256, 20000000). Prints the wall time of each phase and
+//! (defaults: plain, 256, 20000000; DIES=n BPP=n in the environment override
+//! the die count and blocks per plane, e.g. to tell per-die from map costs). Prints the wall time of each phase and
 //! the measured simulated I/Os per wall second with the WA reached; the CPU
 //! time of the thread is printed too, as it is less disturbed by other load,
 //! and a digest of each phase's full result (equal digests: equal results).
@@ -13,13 +14,14 @@ use std::time::Instant;
 
 /// `drive(capacity_gb, behaviours)` of benchmarks/engine_speed.py.
 fn drive(capacity_gb: u64, behaviours: bool) -> Value {
-    let dies: u64 = if capacity_gb >= 256 { 32 } else { 8 };
+    let dies: u64 = std::env::var("DIES").map(|v| v.parse().unwrap()).unwrap_or(if capacity_gb >= 256 { 32 } else { 8 });
+    let bpp: u64 = std::env::var("BPP").map(|v| v.parse().unwrap()).unwrap_or(2048);
     let mut d = json!({
         "drive": {"id": "bench", "name": format!("{capacity_gb}GB 25nm MLC"), "user_capacity_bytes": capacity_gb * 1_000_000_000},
         "host": {"interface": "sata-6g", "ncq_depth": 32},
         "controller": {"command_cost_ns": 8000, "write_buffer_bytes": 4u64 << 20},
         "nand": {"channels": 8, "packages_per_channel": dies / 8, "dies_per_package": 1, "planes_per_die": 2,
-                 "blocks_per_plane": 2048, "pages_per_block": 256, "page_size_bytes": 8192,
+                 "blocks_per_plane": bpp, "pages_per_block": 256, "page_size_bytes": 8192,
                  "tr_ns": 50_000, "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
         "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 4, "bg_gc_threshold_blocks": 8}
     });

@@ -9,24 +9,28 @@ use crate::ftl::NONE;
 pub struct Shadow {
     /// Newest version written to each LBA unit; 0 = unmapped (never written or trimmed).
     lba_ver: Vec<u64>,
-    /// Version of the data stored in each physical slot.
+    /// Version of the data stored at each head granule, and the LBA unit it
+    /// belongs to (as the FTL reported its writes and moves).
     slot_ver: Vec<u64>,
+    slot_lba: Vec<u32>,
     counter: u64,
 }
 
 impl Shadow {
     pub fn new(user_units: u64, raw_slots: u64) -> Shadow {
-        Shadow { lba_ver: vec![0; user_units as usize], slot_ver: vec![0; raw_slots as usize], counter: 0 }
+        Shadow { lba_ver: vec![0; user_units as usize], slot_ver: vec![0; raw_slots as usize], slot_lba: vec![NONE; raw_slots as usize], counter: 0 }
     }
 
     pub fn write(&mut self, lba: u64, slot: u32) {
         self.counter += 1;
         self.lba_ver[lba as usize] = self.counter;
         self.slot_ver[slot as usize] = self.counter;
+        self.slot_lba[slot as usize] = lba as u32;
     }
 
     pub fn moved(&mut self, from: u32, to: u32) {
         self.slot_ver[to as usize] = self.slot_ver[from as usize];
+        self.slot_lba[to as usize] = self.slot_lba[from as usize];
     }
 
     pub fn trim(&mut self, lba: u64) {
@@ -38,7 +42,8 @@ impl Shadow {
     }
 
     /// What a read of `lba` would return must be the newest data written to it.
-    pub fn verify_read(&self, lba: u64, slot: u32, p2l: &[u32]) -> Result<()> {
+    /// `slot` is the head granule `lba` maps to, or NONE.
+    pub fn verify_read(&self, lba: u64, slot: u32) -> Result<()> {
         let want = self.lba_ver[lba as usize];
         if want == 0 {
             if slot != NONE {
@@ -51,10 +56,10 @@ impl Shadow {
         if slot == NONE {
             return Err(SimError::integrity(format!("LBA unit {lba} lost: version {want} written, now unmapped")));
         }
-        if p2l[slot as usize] != lba as u32 {
+        if self.slot_lba[slot as usize] != lba as u32 {
             return Err(SimError::integrity(format!(
                 "LBA unit {lba} maps to slot {slot}, which holds LBA unit {} (data mixed up)",
-                p2l[slot as usize]
+                self.slot_lba[slot as usize]
             )));
         }
         let got = self.slot_ver[slot as usize];
@@ -64,9 +69,10 @@ impl Shadow {
         Ok(())
     }
 
-    pub fn verify_all(&self, l2p: &[u32], p2l: &[u32]) -> Result<()> {
-        for (lba, &slot) in l2p.iter().enumerate() {
-            self.verify_read(lba as u64, slot, p2l)?;
+    /// Every LBA against the FTL's map (entries masked by `head_mask` give the head granule).
+    pub fn verify_all(&self, l2p: &[u32], head_mask: u32) -> Result<()> {
+        for (lba, &e) in l2p.iter().enumerate() {
+            self.verify_read(lba as u64, if e == NONE { NONE } else { e & head_mask })?;
         }
         Ok(())
     }

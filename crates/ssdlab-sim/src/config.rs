@@ -355,9 +355,12 @@ impl Geometry {
 /// Bytes of RAM the engine needs per 4KB of raw NAND in normal mode, and the
 /// extra in checking mode; used for the estimate before allocation.
 pub fn memory_estimate_bytes(g: &Geometry, check: bool) -> u64 {
-    let map = g.user_units * 4 + g.raw_slots * 4 * g.gran_per_slot as u64;
-    let blocks = g.total_blocks() * 40 + g.dies as u64 * (g.slots_per_block as u64 * g.gran_per_slot as u64 + 1) * 8;
-    let check_bytes = if check { g.user_units * 8 + g.raw_slots * 8 * g.gran_per_slot as u64 } else { 0 };
+    let gpb = g.slots_per_block as u64 * g.gran_per_slot as u64;
+    // The reverse map at its largest (every unit one granule): what it uses
+    // grows with the units written, so this is an upper bound.
+    let map = g.user_units * 4 + crate::revmap::RevMap::bytes_reserved(g.total_blocks(), g.slots_per_block as u64, gpb);
+    let blocks = g.total_blocks() * 40 + g.dies as u64 * (gpb + 1) * 8;
+    let check_bytes = if check { g.user_units * 8 + g.raw_slots * 12 * g.gran_per_slot as u64 } else { 0 };
     map + blocks + check_bytes + (1 << 20)
 }
 
@@ -592,6 +595,15 @@ impl DriveConfig {
         let g = self.geometry();
         if g.raw_slots * g.gran_per_slot as u64 > u32::MAX as u64 - 2 {
             return err("nand.blocks_per_plane", "raw NAND exceeds the 16 TB the 32-bit map supports".into());
+        }
+        if g.gran_per_slot > 1 && g.raw_slots * g.gran_per_slot as u64 >= 1 << crate::ftl::LEN_SHIFT {
+            return err(
+                "nand.blocks_per_plane",
+                format!(
+                    "raw NAND of {} B exceeds the 1 TiB the map supports with data reduction (1KB granules, 30-bit granule numbers)",
+                    g.raw_bytes()
+                ),
+            );
         }
         if g.user_units >= g.raw_slots {
             return err(

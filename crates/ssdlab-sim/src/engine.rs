@@ -463,6 +463,12 @@ impl Simulator {
         self.cfg.drive.user_capacity_bytes
     }
 
+    /// Bytes of RAM the FTL's tables use now (at most the memory estimate:
+    /// the reverse map grows with the units stored).
+    pub fn memory_in_use_bytes(&self) -> u64 {
+        self.ftl.memory_in_use_bytes()
+    }
+
     #[inline]
     fn link_ns(&self, bytes: u64) -> u64 {
         (bytes * 1_000_000_000).div_ceil(self.cfg.host.link_bytes_per_s)
@@ -727,7 +733,7 @@ impl Simulator {
 
         // Look ahead: the I/Os are generated a batch at a time, two batches
         // before they are issued. A new batch has its map entries prefetched,
-        // and the batch before it then the reverse-map entries and blocks of
+        // and the batch before it then the live bits and blocks of
         // the data its writes replace, all at once so that the misses overlap.
         const BATCH: usize = 8;
         let mut ahead: VecDeque<(Op, u64, u64)> = VecDeque::with_capacity(3 * BATCH);

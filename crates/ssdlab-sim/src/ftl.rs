@@ -5,8 +5,10 @@
 //!
 //! Layout: the FTL allocates *granules*: a 4KB slot, or a 1KB quarter of one
 //! when data reduction packs compressed units (`gran_per_slot` = 4). A 4KB
-//! logical unit occupies 1..=gran_per_slot consecutive granules: its head
-//! granule holds the LBA in the reverse map, the others [`CONT`].
+//! logical unit occupies 1..=gran_per_slot consecutive granules, starting at
+//! its head granule. The map entry of an LBA is its head granule, with the
+//! unit's length in the top bits when granules are smaller than 4KB
+//! ([`LEN_SHIFT`]); what each block holds is in the [`RevMap`].
 //! `granule = block * granules_per_block + offset`,
 //! `block = die * blocks_per_die + local`. A block here is the multi-plane block
 //! set (one block per plane, erased together), programmed a unit (one page on
@@ -21,11 +23,13 @@ use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, UNIT_BYTES};
 use crate::pattern::DataPattern;
 use crate::error::{Result, SimError};
 use crate::nand::Nand;
+use crate::revmap::{RevMap, PAD};
 use std::collections::VecDeque;
 
 pub const NONE: u32 = u32::MAX;
-/// Reverse-map mark of a granule that continues the unit before it.
-pub const CONT: u32 = u32::MAX - 1;
+/// With data reduction, map and log entries carry the unit's length in
+/// granules, minus one, from this bit up (so heads and LBAs stay below 2^30).
+pub const LEN_SHIFT: u32 = 30;
 /// 4KB units of a GC victim whose map entries are prefetched together when
 /// a step runs past what was prefetched for it.
 const GC_PREFETCH_UNITS: u32 = 8;
@@ -88,7 +92,7 @@ impl Divisor {
 
 /// Ask the CPU to start loading `v[i]` (no effect on results).
 #[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
+pub fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if i < v.len() {
         // SAFETY: the pointer is inside the slice; prefetch never faults.
@@ -157,11 +161,14 @@ struct DieFtl {
     min_hint: u32,
     /// Sealed blocks in the order they were sealed (FIFO policy).
     fifo: VecDeque<u32>,
-    /// Victim being cleaned, the next offset to look at, and the offset up
-    /// to which the map entries of its units have been prefetched.
+    /// Victim being cleaned: its next log entry to look at and that entry's
+    /// granule offset, and the entry (and offset) up to which the map entries
+    /// of its units have been prefetched.
     victim: u32,
+    victim_entry: u32,
     victim_next: u32,
     victim_warm: u32,
+    victim_warm_off: u32,
     /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
     gc_last_read: u32,
     gc_pending_reads: u64,
@@ -231,8 +238,11 @@ pub struct Ftl {
     gc_mode: GcMode,
     gc_threshold: u32,
     bg_gc_threshold: u32,
+    /// LBA unit -> map entry (head granule, and length; see [`LEN_SHIFT`]), or NONE.
     l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    rev: RevMap,
+    /// Head granule of a map entry: the entry masked below the length bits.
+    head_mask: u32,
     pub blocks: Vec<Block>,
     dies: Vec<DieFtl>,
     host_die: u32,
@@ -301,8 +311,10 @@ impl Ftl {
                 min_hint: 0,
                 fifo: VecDeque::new(),
                 victim: NONE,
+                victim_entry: 0,
                 victim_next: 0,
                 victim_warm: 0,
+                victim_warm_off: 0,
                 gc_last_read: NONE,
                 gc_pending_reads: 0,
                 victim_valid0: 0,
@@ -315,7 +327,8 @@ impl Ftl {
             gc_threshold: cfg.ftl.gc_threshold_blocks,
             bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
             l2p: big_table(g.user_units as usize, NONE),
-            p2l: big_table((g.raw_slots * k as u64) as usize, NONE),
+            rev: RevMap::new(g.total_blocks() as u32, g.slots_per_block, spb),
+            head_mask: if k == 1 { u32::MAX } else { (1 << LEN_SHIFT) - 1 },
             blocks,
             dies,
             host_die: 0,
@@ -374,20 +387,37 @@ impl Ftl {
         }
     }
 
-    /// Granules of the unit whose head is `head` (head + following CONT marks).
-    #[inline]
-    fn unit_len(&self, head: u32) -> u32 {
-        let k = self.g.gran_per_slot;
-        if k == 1 {
-            return 1;
+    /// A map entry (or a log entry, with an LBA for `x`) of a unit of `n` granules.
+    #[inline(always)]
+    fn enc(&self, x: u32, n: u32) -> u32 {
+        if self.g.gran_per_slot == 1 {
+            x
+        } else {
+            x | (n - 1) << LEN_SHIFT
         }
-        // A unit has at most `k` granules, all in one block.
-        let lim = k.min(self.spb - self.spb_div.rem(head));
-        let mut n = 1;
-        while n < lim && self.p2l[(head + n) as usize] == CONT {
-            n += 1;
+    }
+
+    /// The head granule of a map entry (the LBA of a log entry).
+    #[inline(always)]
+    fn head_of(&self, e: u32) -> u32 {
+        e & self.head_mask
+    }
+
+    /// Granules of the unit of a map or log entry.
+    #[inline(always)]
+    fn len_of(&self, e: u32) -> u32 {
+        if self.g.gran_per_slot == 1 {
+            1
+        } else {
+            (e >> LEN_SHIFT) + 1
         }
-        n
+    }
+
+    /// Bytes of RAM the FTL's tables use now (the reverse map grows with
+    /// the units written; see [`RevMap`]).
+    pub fn memory_in_use_bytes(&self) -> u64 {
+        let dies: usize = self.dies.iter().map(|d| (d.heads.len() + d.tails.len()) * 4 + d.free.capacity() * 4 + d.fifo.capacity() * 4).sum();
+        (self.l2p.len() * 4 + self.blocks.len() * std::mem::size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use()
     }
 
     /// Granules a block holds: half (whole program units) in performance mode.
@@ -419,7 +449,7 @@ impl Ftl {
     }
 
     /// Warm the cache lines a write of `lba` will touch (its map entry now, and
-    /// once that is cached, the old slot's reverse entry and block).
+    /// once that is cached, the old unit's live bit and block).
     #[inline]
     pub fn prefetch_write(&self, lba: u64, stage: u8) {
         if stage == 0 {
@@ -427,15 +457,11 @@ impl Ftl {
         } else {
             let old = self.l2p[lba as usize];
             if old != NONE {
-                prefetch(&self.p2l, old as usize);
-                prefetch(&self.blocks, self.spb_div.div(old) as usize);
+                let head = self.head_of(old);
+                self.rev.prefetch_live(head);
+                prefetch(&self.blocks, self.spb_div.div(head) as usize);
             }
         }
-    }
-
-    #[inline]
-    pub fn lookup(&self, lba: u64) -> u32 {
-        self.l2p[lba as usize]
     }
 
     pub fn free_blocks(&self, die: u32) -> usize {
@@ -493,13 +519,12 @@ impl Ftl {
 
     // ----- invalidation -----
 
-    /// Drop the unit whose head granule is `head`.
+    /// Drop the unit of map entry `e`.
     #[inline]
-    fn invalidate(&mut self, head: u32, now_ns: u64) {
-        let n = self.unit_len(head);
-        for i in 0..n {
-            self.p2l[(head + i) as usize] = NONE;
-        }
+    fn invalidate(&mut self, e: u32, now_ns: u64) {
+        let head = self.head_of(e);
+        let n = self.len_of(e);
+        self.rev.clear_live(head);
         let b = self.spb_div.div(head);
         self.die_valid[self.bpd_div.div(b) as usize] -= n as u64;
         let sealed = self.blocks[b as usize].state == BlockState::Sealed;
@@ -572,17 +597,18 @@ impl Ftl {
     pub fn write_unit(&mut self, lba: u64, ready_ns: u64, pattern: DataPattern, nand: &mut Nand) -> Result<u32> {
         let old = self.l2p[lba as usize];
         let n = self.granules_for(pattern);
-        if old != NONE && self.in_open_host_unit(old) && self.unit_len(old) == n {
+        if old != NONE && self.in_open_host_unit(self.head_of(old)) && self.len_of(old) == n {
             // The unit's previous data is still in the write buffer, not yet
             // sent to a die: the new data replaces it there (small sequential
             // writes coalesce), costing no NAND space or program.
+            let head = self.head_of(old);
             self.counters.host_units_written += 1;
             self.counters.host_units_coalesced += 1;
             if let Some(s) = self.shadow.as_mut() {
-                s.write(lba, old);
+                s.write(lba, head);
             }
             self.releases.push(Release { at_ns: ready_ns, bytes: UNIT_BYTES, die: NONE });
-            return Ok(old);
+            return Ok(head);
         }
         if old != NONE {
             self.invalidate(old, ready_ns);
@@ -597,12 +623,11 @@ impl Ftl {
         let was_open = self.dies[die as usize].host_wp.block != NONE;
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
-        self.l2p[lba as usize] = head;
-        self.p2l[head as usize] = lba as u32;
-        for i in 1..n {
-            self.p2l[(head + i) as usize] = CONT;
-        }
-        self.blocks[self.spb_div.div(head) as usize].valid += n;
+        self.l2p[lba as usize] = self.enc(head, n);
+        let b = self.spb_div.div(head);
+        self.rev.push(b, self.enc(lba as u32, n));
+        self.rev.set_live(head);
+        self.blocks[b as usize].valid += n;
         self.counters.host_units_written += 1;
         self.counters.stored_bytes_written += n as u64 * self.gran_bytes;
         if let Some(s) = self.shadow.as_mut() {
@@ -795,7 +820,7 @@ impl Ftl {
     /// program (a few host writes from now, after which every other die has
     /// had its turn, so none of it is still in cache): the FTL state of the
     /// die after next, and for the next die, whose state was fetched at the
-    /// program before, its victim, write points and their reverse-map entries.
+    /// program before, its victim, write points and where their logs continue.
     #[inline]
     fn prefetch_next_dies(&self, die: u32) {
         let dies = self.g.dies;
@@ -813,10 +838,16 @@ impl Ftl {
             let _ = (p, i);
         }
         let dn = &self.dies[next as usize];
-        for (b, off) in [(dn.victim, dn.victim_next), (dn.gc_wp.block, dn.gc_wp.next), (dn.host_wp.block, dn.host_wp.next)] {
+        if dn.victim != NONE {
+            prefetch(&self.blocks, dn.victim as usize);
+            self.rev.prefetch(dn.victim, dn.victim_entry);
+            self.rev.prefetch_live(dn.victim * self.spb + dn.victim_next);
+        }
+        for (b, off) in [(dn.gc_wp.block, dn.gc_wp.next), (dn.host_wp.block, dn.host_wp.next)] {
             if b != NONE {
                 prefetch(&self.blocks, b as usize);
-                prefetch(&self.p2l, (b * self.spb + off) as usize);
+                self.rev.prefetch(b, self.rev.entries(b));
+                self.rev.prefetch_live(b * self.spb + off);
             }
         }
     }
@@ -878,6 +909,10 @@ impl Ftl {
                 let pad = target - wp.next;
                 wp.next = target;
                 wp.ready_ns = wp.ready_ns.max(now_ns);
+                let b = wp.block;
+                for _ in 0..pad {
+                    self.rev.push(b, PAD);
+                }
                 self.counters.padded_bytes += pad as u64 * self.gran_bytes;
                 // Cannot fail: no block is opened when units are only programmed.
                 let _ = self.program_ready_units(die, gc, now_ns, nand, true);
@@ -913,9 +948,10 @@ impl Ftl {
             *ready = (*ready).max(done);
         };
         for l in lba..lba + n {
-            let head = self.l2p[l as usize];
+            let e = self.l2p[l as usize];
+            let head = if e == NONE { NONE } else { self.head_of(e) };
             if let Some(s) = self.shadow.as_ref() {
-                s.verify_read(l, head, &self.p2l)?;
+                s.verify_read(l, head)?;
             }
             if head == NONE {
                 unmapped += 1;
@@ -932,7 +968,7 @@ impl Ftl {
                 cur_unit = u;
                 cur_grans = 0;
             }
-            cur_grans += self.unit_len(head) as u64;
+            cur_grans += self.len_of(e) as u64;
         }
         if cur_unit != NONE {
             issue(cur_unit, cur_grans, self, nand, &mut ready);
@@ -942,12 +978,13 @@ impl Ftl {
 
     /// Read-modify-write of a partly written unit: read the old data first.
     pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
-        let head = self.l2p[lba as usize];
-        if head == NONE || self.is_buffered(head) {
+        let e = self.l2p[lba as usize];
+        if e == NONE || self.is_buffered(self.head_of(e)) {
             return earliest_ns;
         }
+        let head = self.head_of(e);
         self.counters.rmw_reads += 1;
-        let bytes = self.unit_len(head) as u64 * self.gran_bytes;
+        let bytes = self.len_of(e) as u64 * self.gran_bytes;
         nand.read(self.die_of_slot(head), earliest_ns, bytes)
     }
 
@@ -955,9 +992,9 @@ impl Ftl {
 
     pub fn trim_units(&mut self, lba: u64, n: u64, now_ns: u64) {
         for l in lba..lba + n {
-            let slot = self.l2p[l as usize];
-            if slot != NONE {
-                self.invalidate(slot, now_ns);
+            let e = self.l2p[l as usize];
+            if e != NONE {
+                self.invalidate(e, now_ns);
                 self.l2p[l as usize] = NONE;
                 self.mapped_lbas -= 1;
                 self.counters.host_units_trimmed += 1;
@@ -982,7 +1019,7 @@ impl Ftl {
             *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
         }
         self.l2p.iter_mut().for_each(|x| *x = NONE);
-        self.p2l.iter_mut().for_each(|x| *x = NONE);
+        self.rev.clear_all();
         let bpd = self.g.blocks_per_die;
         for (d, die) in self.dies.iter_mut().enumerate() {
             let d = d as u32;
@@ -997,8 +1034,10 @@ impl Ftl {
             die.min_hint = 0;
             die.fifo.clear();
             die.victim = NONE;
+            die.victim_entry = 0;
             die.victim_next = 0;
             die.victim_warm = 0;
+            die.victim_warm_off = 0;
             die.gc_last_read = NONE;
             die.gc_pending_reads = 0;
             die.gc_credit = 0;
@@ -1036,7 +1075,8 @@ impl Ftl {
         // their misses overlap. What was prefetched at the die's last visit
         // has been evicted by the other dies' work since.
         let steps = (self.dies[d].gc_credit / SCALE) as u32;
-        self.dies[d].victim_warm = self.dies[d].victim_next;
+        self.dies[d].victim_warm = self.dies[d].victim_entry;
+        self.dies[d].victim_warm_off = self.dies[d].victim_next;
         self.warm_victim(d, steps * self.unit + self.g.gran_per_slot);
         while self.dies[d].gc_credit >= SCALE {
             if self.dies[d].victim == NONE && !self.gc_start_victim(die, now_ns, true, nand) {
@@ -1077,8 +1117,10 @@ impl Ftl {
             }
         }
         self.dies[d].victim = v;
+        self.dies[d].victim_entry = 0;
         self.dies[d].victim_next = 0;
         self.dies[d].victim_warm = 0;
+        self.dies[d].victim_warm_off = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
         if self.recycle_bytes_per_s_per_die > 0 {
             // The recycling path processes the whole block at its fixed rate,
@@ -1165,35 +1207,43 @@ impl Ftl {
         }
     }
 
-    /// Prefetch the map entries of the victim's units of die `d` from where
-    /// prefetching stopped, until `grans` more valid granules are covered.
+    /// Prefetch the map entries of the victim's live units of die `d` from
+    /// where prefetching stopped, until `grans` more live granules are covered.
     /// The entries lie anywhere in the l2p table: fetched together, their
     /// cache and TLB misses overlap instead of stalling the moves one by one.
     fn warm_victim(&mut self, d: usize, grans: u32) {
-        let base = (self.dies[d].victim * self.spb) as usize;
+        let victim = self.dies[d].victim;
+        let base = victim * self.spb;
+        let total = self.rev.entries(victim);
         let mut w = self.dies[d].victim_warm;
+        let mut off = self.dies[d].victim_warm_off;
         let mut left = grans;
         // The LBAs are gathered first so that the prefetches go out back to
         // back, within reach of one another in the CPU's reorder window.
         let mut lbas = [0u32; 32];
-        while w < self.spb && left > 0 {
+        while w < total && left > 0 {
             let mut k = 0;
-            while w < self.spb && left > 0 && k < lbas.len() {
-                let l = self.p2l[base + w as usize];
-                if l != NONE {
-                    left -= 1;
-                    if l != CONT {
-                        lbas[k] = l;
-                        k += 1;
-                    }
-                }
+            while w < total && left > 0 && k < lbas.len() {
+                let e = self.rev.get(victim, w);
                 w += 1;
+                if e == PAD {
+                    off += 1;
+                    continue;
+                }
+                let n = self.len_of(e);
+                if self.rev.is_live(base + off) {
+                    left = left.saturating_sub(n);
+                    lbas[k] = self.head_of(e);
+                    k += 1;
+                }
+                off += n;
             }
             for &l in &lbas[..k] {
                 prefetch(&self.l2p, l as usize);
             }
         }
         self.dies[d].victim_warm = w;
+        self.dies[d].victim_warm_off = off;
     }
 
     /// Clean on `die`: relocate valid data of the current victim (choosing one if
@@ -1210,57 +1260,62 @@ impl Ftl {
             return Ok(false);
         }
         let victim = self.dies[d].victim;
-        let spb = self.spb;
-        let base = victim * spb;
+        let base = victim * self.spb;
+        let total = self.rev.entries(victim);
         let batch = GC_PREFETCH_UNITS * self.g.gran_per_slot;
+        let mut i = self.dies[d].victim_entry;
         let mut off = self.dies[d].victim_next;
-        while off < spb {
-            if self.dies[d].victim_warm <= off {
+        while i < total {
+            if self.dies[d].victim_warm <= i {
                 self.warm_victim(d, batch);
             }
-            let head = base + off;
-            let lba = self.p2l[head as usize];
-            if lba >= CONT {
-                off += 1; // invalid, or the tail of a unit already moved
+            let e = self.rev.get(victim, i);
+            i += 1;
+            if e == PAD {
+                off += 1;
                 continue;
             }
-            let n = self.unit_len(head);
-            // Its continuation granules need no look.
-            self.dies[d].victim_next = off + n;
+            let n = self.len_of(e);
+            let head = base + off;
+            off += n;
+            if !self.rev.is_live(head) {
+                continue; // overwritten or trimmed since
+            }
+            let lba = self.head_of(e);
+            self.dies[d].victim_entry = i;
+            self.dies[d].victim_next = off;
             // A new victim page to read?
-            let vu = self.unit_div.div(off);
+            let vu = self.unit_div.div(head - base);
             if vu != self.dies[d].gc_last_read {
                 self.dies[d].gc_last_read = vu;
                 self.dies[d].gc_pending_reads += 1;
             }
             let new = self.alloc(die, true, n, now_ns, nand)?;
-            for i in 0..n {
-                self.p2l[(head + i) as usize] = NONE;
-            }
+            self.rev.clear_live(head);
             self.blocks[victim as usize].valid -= n;
-            self.p2l[new as usize] = lba;
-            for i in 1..n {
-                self.p2l[(new + i) as usize] = CONT;
-            }
-            self.l2p[lba as usize] = new;
-            self.blocks[self.spb_div.div(new) as usize].valid += n;
+            let nb = self.spb_div.div(new);
+            self.rev.push(nb, e);
+            self.rev.set_live(new);
+            self.l2p[lba as usize] = self.enc(new, n);
+            self.blocks[nb as usize].valid += n;
             self.counters.gc_units_moved += 1;
             self.counters.gc_bytes_moved += n as u64 * self.gran_bytes;
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);
             }
-            off += n;
             let gw = &self.dies[d].gc_wp;
             let unit_done = gw.block == NONE || gw.next >= gw.programmed + self.unit;
             if unit_done && self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
                 break;
             }
         }
+        self.dies[d].victim_entry = i;
         self.dies[d].victim_next = off;
-        if off >= spb {
+        if i >= total {
             // Erase the victim and return it to the pool.
             debug_assert_eq!(self.blocks[victim as usize].valid, 0);
             nand.erase(die, now_ns);
+            self.rev.clear_block(victim);
             let blk = &mut self.blocks[victim as usize];
             blk.erase_count += 1;
             blk.state = BlockState::Free;
@@ -1316,36 +1371,43 @@ impl Ftl {
     /// the shadow model.
     pub fn check_all(&self) -> Result<()> {
         let spb = self.spb as usize;
-        // Valid counts equal the live reverse-map entries; every live entry maps back.
+        // Walk every block's log: each entry whose head granule is live must be
+        // the unit its LBA maps to; valid counts are the live units' granules.
+        let mut live_units = 0u64;
         for (b, blk) in self.blocks.iter().enumerate() {
+            let b32 = b as u32;
+            let base = b32 * self.spb;
+            let mut off = 0u32;
             let mut live = 0u32;
-            let mut in_unit = false;
-            for off in 0..spb {
-                let gr = b * spb + off;
-                let lba = self.p2l[gr];
-                if lba == CONT {
-                    if !in_unit {
-                        return Err(SimError::integrity(format!("granule {gr}: continuation mark without a unit before it")));
-                    }
-                    live += 1;
-                } else if lba != NONE {
-                    live += 1;
-                    in_unit = true;
-                    if self.l2p[lba as usize] != gr as u32 {
+            for i in 0..self.rev.entries(b32) {
+                let e = self.rev.get(b32, i);
+                if e == PAD {
+                    off += 1;
+                    continue;
+                }
+                let n = self.len_of(e);
+                let head = base + off;
+                if self.rev.is_live(head) {
+                    let lba = self.head_of(e) as usize;
+                    if lba >= self.l2p.len() || self.l2p[lba] != self.enc(head, n) {
+                        let maps = self.l2p.get(lba).copied().unwrap_or(NONE);
                         return Err(SimError::integrity(format!(
-                            "granule {gr} claims LBA unit {lba}, which maps to {}",
-                            self.l2p[lba as usize]
+                            "granule {head} holds live LBA unit {lba} ({n} granules), which maps to entry {maps:#x}"
                         )));
                     }
-                } else {
-                    in_unit = false;
+                    live += n;
+                    live_units += 1;
                 }
+                off += n;
+            }
+            if off as usize > spb {
+                return Err(SimError::integrity(format!("block {b}: its log covers {off} granules of {spb}")));
             }
             if live != blk.valid {
                 return Err(SimError::integrity(format!("block {b}: valid count {} but {live} live granules", blk.valid)));
             }
-            if blk.state == BlockState::Free && live != 0 {
-                return Err(SimError::integrity(format!("free block {b} holds {live} live granules")));
+            if blk.state == BlockState::Free && self.rev.entries(b32) != 0 {
+                return Err(SimError::integrity(format!("free block {b} holds {} logged units", self.rev.entries(b32))));
             }
         }
         for (d, &v) in self.die_valid.iter().enumerate() {
@@ -1355,12 +1417,15 @@ impl Ftl {
                 return Err(SimError::integrity(format!("die {d}: valid counter {v} but blocks hold {sum}")));
             }
         }
-        // Every mapped LBA is mapped exactly once (follows from the above plus this).
-        for (lba, &slot) in self.l2p.iter().enumerate() {
-            if slot != NONE && self.p2l[slot as usize] != lba as u32 {
-                // (a head granule always holds its LBA)
-                return Err(SimError::integrity(format!("LBA unit {lba} maps to slot {slot}, which holds {}", self.p2l[slot as usize])));
-            }
+        // Every mapped LBA is mapped exactly once: live units map back to
+        // their LBAs (above), so as many live units as mapped LBAs, and no live
+        // bit outside a logged unit, make the two a one-to-one match.
+        let mapped = self.l2p.iter().filter(|&&e| e != NONE).count() as u64;
+        if mapped != live_units {
+            return Err(SimError::integrity(format!("{mapped} LBA units are mapped but {live_units} live units are stored")));
+        }
+        if self.rev.live_count() != live_units {
+            return Err(SimError::integrity(format!("{} live granules but {live_units} live units logged", self.rev.live_count())));
         }
         // Bucket lists hold exactly the sealed blocks, at their valid counts.
         if self.uses_buckets() {
@@ -1396,7 +1461,7 @@ impl Ftl {
             }
         }
         if let Some(s) = self.shadow.as_ref() {
-            s.verify_all(&self.l2p, &self.p2l)?;
+            s.verify_all(&self.l2p, self.head_mask)?;
         }
         Ok(())
     }

@@ -4,7 +4,8 @@
 //! 1. [`config`]: a drive description (TOML/JSON, units in every field name), validated.
 //! 2. [`host`]: workloads in fio's vocabulary (closed-loop) and trace playback.
 //! 3. [`engine`]: the simulator value that owns every part and runs whole phases.
-//! 4. [`ftl`]: page-level mapping at 4KB, write points, free pools, GC, TRIM.
+//! 4. [`ftl`]: page-level mapping at 4KB, write points, free pools, GC, TRIM;
+//!    [`revmap`]: what each block holds (per-block unit logs, live bits).
 //! 5. [`nand`]: dies, channels and the host link as timelines in integer ns.
 //! 6. [`stats`]: per-interval and per-phase figures, latency histograms.
 //! 7. [`check`]: the checking mode (shadow model, structural invariants).
@@ -20,6 +21,7 @@ pub mod error;
 pub mod ftl;
 pub mod host;
 pub mod nand;
+pub mod revmap;
 pub mod rng;
 pub mod stats;
 
