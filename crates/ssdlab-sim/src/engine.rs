@@ -741,6 +741,11 @@ impl Simulator {
             ($t:expr) => {{
                 let t: u64 = $t;
                 if ahead.len() <= 2 * BATCH {
+                    for m in ahead.range(..ahead.len().saturating_sub(BATCH)) {
+                        if m.0 == Op::Write {
+                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 2);
+                        }
+                    }
                     for m in ahead.range(ahead.len().saturating_sub(BATCH)..) {
                         if m.0 == Op::Write {
                             self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);

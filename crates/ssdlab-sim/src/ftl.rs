@@ -448,18 +448,29 @@ impl Ftl {
         self.gran_bytes
     }
 
-    /// Warm the cache lines a write of `lba` will touch (its map entry now, and
-    /// once that is cached, the old unit's live bit and block).
+    /// Warm the cache lines a write of `lba` will touch: its map entry (stage
+    /// 0), once that is cached the old unit's live bit and block (1), and once
+    /// that is cached the block's neighbours in its GC bucket (2).
     #[inline]
     pub fn prefetch_write(&self, lba: u64, stage: u8) {
         if stage == 0 {
             prefetch(&self.l2p, lba as usize);
-        } else {
-            let old = self.l2p[lba as usize];
-            if old != NONE {
-                let head = self.head_of(old);
-                self.rev.prefetch_live(head);
-                prefetch(&self.blocks, self.spb_div.div(head) as usize);
+            return;
+        }
+        let old = self.l2p[lba as usize];
+        if old == NONE {
+            return;
+        }
+        let b = self.spb_div.div(self.head_of(old));
+        if stage == 1 {
+            self.rev.prefetch_live(self.head_of(old));
+            prefetch(&self.blocks, b as usize);
+        } else if self.uses_buckets() {
+            // The block's neighbours in its GC bucket, which unlinking it touches.
+            let blk = &self.blocks[b as usize];
+            if blk.state == BlockState::Sealed {
+                prefetch(&self.blocks, blk.prev as usize);
+                prefetch(&self.blocks, blk.next as usize);
             }
         }
     }
