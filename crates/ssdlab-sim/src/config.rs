@@ -796,6 +796,16 @@ gc_threshold_blocks = 2
     }
 
     #[test]
+    fn data_reduction_beyond_1_tib_of_raw_nand_is_refused_with_the_field_named() {
+        let red = "\n[data_reduction]\nenabled = true\nmetadata_bytes_per_unit = 64\ncompressible_stored_fraction = 0.3\nrepeated_stored_fraction = 0.0\nzeros_stored_fraction = 0.0\n";
+        let big = SMALL.replace("blocks_per_plane = 64", "blocks_per_plane = 300000");
+        assert!(DriveConfig::from_toml_str(&big).is_ok(), "a plain drive of 1.2 TiB raw is fine");
+        let e = DriveConfig::from_toml_str(&format!("{big}{red}")).unwrap_err().to_string();
+        assert!(e.contains("nand.blocks_per_plane") && e.contains("1 TiB"), "{e}");
+        assert!(DriveConfig::from_toml_str(&format!("{SMALL}{red}")).is_ok());
+    }
+
+    #[test]
     fn zero_dies_and_oversized_capacity_are_refused() {
         let e = DriveConfig::from_toml_str(&SMALL.replace("channels = 2", "channels = 0")).unwrap_err().to_string();
         assert!(e.contains("nand.channels") && e.contains("0"), "{e}");
