@@ -413,25 +413,6 @@ impl Ftl {
         }
     }
 
-    /// The next unit logged in block `b` from entry `*i`, whose granule offset
-    /// is `*off`, skipping padding: its log entry and its head's offset in the
-    /// block. Both cursors move past it; None at entry `end`.
-    #[inline(always)]
-    fn next_logged_unit(&self, b: u32, i: &mut u32, off: &mut u32, end: u32) -> Option<(u32, u32)> {
-        while *i < end {
-            let e = self.rev.get(b, *i);
-            *i += 1;
-            if e == PAD {
-                *off += 1;
-                continue;
-            }
-            let head_off = *off;
-            *off += self.len_of(e);
-            return Some((e, head_off));
-        }
-        None
-    }
-
     /// Bytes of RAM the FTL's tables use now (the reverse map grows with
     /// the units written; see [`RevMap`]).
     pub fn memory_in_use_bytes(&self) -> u64 {
@@ -1253,13 +1234,20 @@ impl Ftl {
         let mut lbas = [0u32; 32];
         while w < total && left > 0 {
             let mut k = 0;
-            while left > 0 && k < lbas.len() {
-                let Some((e, h)) = self.next_logged_unit(victim, &mut w, &mut off, total) else { break };
-                if self.rev.is_live(base + h) {
-                    left = left.saturating_sub(self.len_of(e));
+            while w < total && left > 0 && k < lbas.len() {
+                let e = self.rev.get(victim, w);
+                w += 1;
+                if e == PAD {
+                    off += 1;
+                    continue;
+                }
+                let n = self.len_of(e);
+                if self.rev.is_live(base + off) {
+                    left = left.saturating_sub(n);
                     lbas[k] = self.head_of(e);
                     k += 1;
                 }
+                off += n;
             }
             for &l in &lbas[..k] {
                 prefetch(&self.l2p, l as usize);
@@ -1292,9 +1280,15 @@ impl Ftl {
             if self.dies[d].victim_warm <= i {
                 self.warm_victim(d, batch);
             }
-            let Some((e, h)) = self.next_logged_unit(victim, &mut i, &mut off, total) else { break };
+            let e = self.rev.get(victim, i);
+            i += 1;
+            if e == PAD {
+                off += 1;
+                continue;
+            }
             let n = self.len_of(e);
-            let head = base + h;
+            let head = base + off;
+            off += n;
             if !self.rev.is_live(head) {
                 continue; // overwritten or trimmed since
             }
@@ -1394,11 +1388,16 @@ impl Ftl {
         for (b, blk) in self.blocks.iter().enumerate() {
             let b32 = b as u32;
             let base = b32 * self.spb;
-            let (mut i, mut off) = (0u32, 0u32);
+            let mut off = 0u32;
             let mut live = 0u32;
-            while let Some((e, h)) = self.next_logged_unit(b32, &mut i, &mut off, self.rev.entries(b32)) {
+            for i in 0..self.rev.entries(b32) {
+                let e = self.rev.get(b32, i);
+                if e == PAD {
+                    off += 1;
+                    continue;
+                }
                 let n = self.len_of(e);
-                let head = base + h;
+                let head = base + off;
                 if self.rev.is_live(head) {
                     let lba = self.head_of(e) as usize;
                     if lba >= self.l2p.len() || self.l2p[lba] != self.enc(head, n) {
@@ -1410,6 +1409,7 @@ impl Ftl {
                     live += n;
                     live_units += 1;
                 }
+                off += n;
             }
             if off as usize > spb {
                 return Err(SimError::integrity(format!("block {b}: its log covers {off} granules of {spb}")));
