@@ -1218,6 +1218,10 @@ impl Ftl {
         }
     }
 
+    // A block's log is walked in three places (here, `gc_victim_step` and
+    // `check_all`), each stepping over padding and summing lengths itself:
+    // one shared cursor step measured 6% slower on the GC path.
+
     /// Prefetch the map entries of the victim's live units of die `d` from
     /// where prefetching stopped, until `grans` more live granules are covered.
     /// The entries lie anywhere in the l2p table: fetched together, their
