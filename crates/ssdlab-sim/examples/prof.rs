@@ -16,16 +16,18 @@ use std::time::Instant;
 /// `drive(capacity_gb, behaviours)` of benchmarks/engine_speed.py.
 fn drive(capacity_gb: u64, behaviours: bool) -> Value {
     let dies: u64 = std::env::var("DIES").map(|v| v.parse().unwrap()).unwrap_or(if capacity_gb >= 256 { 32 } else { 8 });
+    let channels: u64 = std::env::var("CHANNELS").map(|v| v.parse().unwrap()).unwrap_or(8);
     let bpp: u64 = std::env::var("BPP").map(|v| v.parse().unwrap()).unwrap_or(2048);
     let mut d = json!({
         "drive": {"id": "bench", "name": format!("{capacity_gb}GB 25nm MLC"), "user_capacity_bytes": capacity_gb * 1_000_000_000},
         "host": {"interface": "sata-6g", "ncq_depth": 32},
         "controller": {"command_cost_ns": 8000, "write_buffer_bytes": 4u64 << 20},
-        "nand": {"channels": 8, "packages_per_channel": dies / 8, "dies_per_package": 1, "planes_per_die": 2,
+        "nand": {"channels": channels, "packages_per_channel": dies / channels, "dies_per_package": 1, "planes_per_die": 2,
                  "blocks_per_plane": bpp, "pages_per_block": 256, "page_size_bytes": 8192,
                  "tr_ns": 50_000, "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
         "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 4, "bg_gc_threshold_blocks": 8}
     });
+    let off = std::env::var("OFF").unwrap_or_default();
     if behaviours {
         // RAISE takes one die's capacity: the user capacity shrinks by a die so
         // the data dies keep the same 7% spare area.
@@ -41,6 +43,16 @@ fn drive(capacity_gb: u64, behaviours: bool) -> Value {
         c.insert("seq_read_max_dies".into(), json!(16));
         c.insert("unmapped_read_ns".into(), json!(20_000));
         c.insert("write_buffer_bytes".into(), json!(64u64 << 20));
+        for k in off.split(',') {
+            match k {
+                "dr" => { d.as_object_mut().unwrap().remove("data_reduction"); }
+                "raise" => { d["nand"]["raise"] = json!(false); }
+                "rec" => { d["ftl"]["recycle_bytes_per_s_per_die"] = json!(0); }
+                "tok" => { d["controller"]["max_active_dies"] = json!(0); }
+                "buf" => { d["controller"]["write_buffer_bytes"] = json!(4u64 << 20); }
+                _ => {}
+            }
+        }
     }
     d
 }

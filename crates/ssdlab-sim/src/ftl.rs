@@ -140,12 +140,14 @@ struct WritePoint {
     ready_ns: u64,
     /// Host bytes held in the buffer for the unit being filled.
     host_bytes: u64,
+    /// Granules the block holds (see `Ftl::cap`), fixed while it is open.
+    cap: u32,
 }
 
 impl WritePoint {
-    const EMPTY: WritePoint = WritePoint { block: NONE, next: 0, programmed: 0, ready_ns: 0, host_bytes: 0 };
-    fn at(block: u32) -> WritePoint {
-        WritePoint { block, ..WritePoint::EMPTY }
+    const EMPTY: WritePoint = WritePoint { block: NONE, next: 0, programmed: 0, ready_ns: 0, host_bytes: 0, cap: 0 };
+    fn at(block: u32, cap: u32) -> WritePoint {
+        WritePoint { block, cap, ..WritePoint::EMPTY }
     }
 }
 
@@ -243,6 +245,8 @@ pub struct Ftl {
     rev: RevMap,
     /// Head granule of a map entry: the entry masked below the length bits.
     head_mask: u32,
+    /// The length bits of an entry, shifted down (0: none, every unit one granule).
+    len_mask: u32,
     pub blocks: Vec<Block>,
     dies: Vec<DieFtl>,
     host_die: u32,
@@ -329,6 +333,7 @@ impl Ftl {
             l2p: big_table(g.user_units as usize, NONE),
             rev: RevMap::new(g.total_blocks() as u32, g.slots_per_block, spb),
             head_mask: if k == 1 { u32::MAX } else { (1 << LEN_SHIFT) - 1 },
+            len_mask: if k == 1 { 0 } else { u32::MAX >> LEN_SHIFT },
             blocks,
             dies,
             host_die: 0,
@@ -390,11 +395,9 @@ impl Ftl {
     /// A map entry (or a log entry, with an LBA for `x`) of a unit of `n` granules.
     #[inline(always)]
     fn enc(&self, x: u32, n: u32) -> u32 {
-        if self.g.gran_per_slot == 1 {
-            x
-        } else {
-            x | (n - 1) << LEN_SHIFT
-        }
+        // Without data reduction every unit is one granule: nothing is added.
+        debug_assert!(n >= 1 && (self.g.gran_per_slot > 1 || n == 1));
+        x | (n - 1) << LEN_SHIFT
     }
 
     /// The head granule of a map entry (the LBA of a log entry).
@@ -406,11 +409,8 @@ impl Ftl {
     /// Granules of the unit of a map or log entry.
     #[inline(always)]
     fn len_of(&self, e: u32) -> u32 {
-        if self.g.gran_per_slot == 1 {
-            1
-        } else {
-            (e >> LEN_SHIFT) + 1
-        }
+        // `len_mask` is 0 without data reduction, whose entries use every bit.
+        ((e >> LEN_SHIFT) & self.len_mask) + 1
     }
 
     /// Bytes of RAM the FTL's tables use now (the reverse map grows with
@@ -694,7 +694,7 @@ impl Ftl {
     #[inline]
     fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
         let dies = self.g.dies;
-        let mut d = if die + 1 == dies { 0 } else { die + 1 };
+        let d = if die + 1 == dies { 0 } else { die + 1 };
         // The next die in order, free now, is the first of the best: no scan.
         if nand.die_busy_until(d) <= now_ns && self.die_valid[d as usize] < self.die_room && d != die {
             return d;
@@ -702,17 +702,32 @@ impl Ftl {
         // `die`'s completed unit waits in the buffer: its program comes first.
         let wp = &self.dies[die as usize].host_wp;
         let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
-        let mut best = d;
+        // In striping order from `d`, `die` itself last (the first of the
+        // earliest wins): `d..dies`, then `0..die`, then `die`.
+        let n = dies as usize;
+        let (first, di) = (d as usize, die as usize);
+        let busy = &nand.dies[..n];
+        let valid = &self.die_valid[..n];
+        let room = self.die_room;
+        let mut best = first;
         let mut best_ns = u64::MAX;
-        for _ in 0..dies {
-            let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
-            if t < best_ns && self.die_valid[d as usize] < self.die_room {
-                best = d;
-                best_ns = t;
+        let mut scan = |xs: std::ops::Range<usize>| {
+            for x in xs {
+                let t = busy[x].busy_until_ns.max(now_ns);
+                if t < best_ns && valid[x] < room {
+                    best = x;
+                    best_ns = t;
+                }
             }
-            d = if d + 1 == dies { 0 } else { d + 1 };
+        };
+        if first > di {
+            scan(first..n);
         }
-        best
+        scan(0..di);
+        if busy[di].busy_until_ns.max(now_ns) + pending_ns < best_ns && valid[di] < room {
+            best = di;
+        }
+        best as u32
     }
 
     /// The die the next host data goes to: the striping order, skipping a die
@@ -738,9 +753,9 @@ impl Ftl {
     fn alloc(&mut self, die: u32, gc: bool, n: u32, now_ns: u64, nand: &mut Nand) -> Result<u32> {
         let d = die as usize;
         let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
-        if wp.block != NONE && wp.next + n > self.cap(wp.block) {
+        if wp.block != NONE && wp.next + n > wp.cap {
             // Pad the block's tail and close it.
-            let cap = self.cap(wp.block);
+            let cap = wp.cap;
             let pad = cap - wp.next;
             self.counters.padded_bytes += pad as u64 * self.gran_bytes;
             if gc {
@@ -753,10 +768,11 @@ impl Ftl {
         let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
         if wp.block == NONE {
             let b = self.open_block(die, gc, now_ns, nand)?;
+            let cap = self.cap(b);
             if gc {
-                self.dies[d].gc_wp = WritePoint::at(b);
+                self.dies[d].gc_wp = WritePoint::at(b, cap);
             } else {
-                self.dies[d].host_wp = WritePoint::at(b);
+                self.dies[d].host_wp = WritePoint::at(b, cap);
             }
         }
         let wp = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
@@ -770,53 +786,45 @@ impl Ftl {
     /// Host units wait one unit in the buffer (see `write_unit`) unless
     /// `force` or the block is full.
     fn program_ready_units(&mut self, die: u32, gc: bool, now_ns: u64, nand: &mut Nand, force: bool) -> Result<bool> {
+        if gc {
+            return Ok(self.program_gc_units(die, now_ns, nand));
+        }
         let d = die as usize;
         let mut any = false;
         loop {
-            let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
+            let wp = self.dies[d].host_wp;
             if wp.block == NONE || wp.next < wp.programmed + self.unit {
                 break;
             }
-            if !gc && !force && wp.next == wp.programmed + self.unit && wp.next < self.cap(wp.block) {
+            if !force && wp.next == wp.programmed + self.unit && wp.next < wp.cap {
                 break;
             }
-            if !gc {
-                if self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
-                    self.gc_paced(die, now_ns, nand)?;
-                }
-                // Performance-mode reorganisation runs alongside host writes.
-                for _ in 0..self.reorg_rate {
-                    if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
-                        break;
-                    }
-                    self.gc_victim_step(die, now_ns, nand, 0, false)?;
-                }
-                self.prefetch_next_dies(die);
+            if self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
+                self.gc_paced(die, now_ns, nand)?;
             }
-            let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
+            // Performance-mode reorganisation runs alongside host writes.
+            for _ in 0..self.reorg_rate {
+                if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
+                    break;
+                }
+                self.gc_victim_step(die, now_ns, nand, 0, false)?;
+            }
+            self.prefetch_next_dies(die);
+            let wp = self.dies[d].host_wp;
             let bytes = self.unit as u64 * self.gran_bytes;
             let t = wp.ready_ns.max(now_ns);
             let tprog = self.tprog_of(wp.block, nand);
-            let xe = if gc {
-                let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
-                self.dies[d].gc_last_read = NONE;
-                nand.copy_through_controller(die, t, reads, bytes, tprog)
-            } else {
-                nand.program_t(die, t, bytes, tprog).0
-            };
+            let xe = nand.program_t(die, t, bytes, tprog).0;
             self.counters.nand_bytes_programmed += bytes;
             self.raise_parity(t, nand);
-            let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
+            let wpm = &mut self.dies[d].host_wp;
             wpm.programmed += self.unit;
-            if !gc {
-                self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes, die });
-                wpm.host_bytes = 0;
-            }
+            self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes, die });
+            wpm.host_bytes = 0;
             wpm.ready_ns = 0;
             any = true;
-            let b = wpm.block;
-            if wpm.programmed >= self.cap(b) {
-                let wpm = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
+            if wpm.programmed >= wpm.cap {
+                let b = wpm.block;
                 *wpm = WritePoint::EMPTY;
                 self.seal(b, t);
                 if self.blocks[b as usize].fast && !self.perf_active {
@@ -825,6 +833,41 @@ impl Ftl {
             }
         }
         Ok(any)
+    }
+
+    /// `program_ready_units` for the GC write point, which only programs
+    /// (one unit at a time as GC fills it; the hot path of cleaning).
+    #[inline]
+    fn program_gc_units(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> bool {
+        let d = die as usize;
+        let mut any = false;
+        loop {
+            let wp = self.dies[d].gc_wp;
+            if wp.block == NONE || wp.next < wp.programmed + self.unit {
+                break;
+            }
+            let bytes = self.unit as u64 * self.gran_bytes;
+            let t = wp.ready_ns.max(now_ns);
+            let tprog = self.tprog_of(wp.block, nand);
+            let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
+            self.dies[d].gc_last_read = NONE;
+            nand.copy_through_controller(die, t, reads, bytes, tprog);
+            self.counters.nand_bytes_programmed += bytes;
+            self.raise_parity(t, nand);
+            let wpm = &mut self.dies[d].gc_wp;
+            wpm.programmed += self.unit;
+            wpm.ready_ns = 0;
+            any = true;
+            if wpm.programmed >= wpm.cap {
+                let b = wpm.block;
+                *wpm = WritePoint::EMPTY;
+                self.seal(b, t);
+                if self.blocks[b as usize].fast && !self.perf_active {
+                    self.reorg[d].insert(0, b);
+                }
+            }
+        }
+        any
     }
 
     /// Warm what the next dies in striping order use at their next host
@@ -1280,9 +1323,16 @@ impl Ftl {
         let batch = GC_PREFETCH_UNITS * self.g.gran_per_slot;
         let mut i = self.dies[d].victim_entry;
         let mut off = self.dies[d].victim_next;
+        let mut warm = self.dies[d].victim_warm;
+        // Granules and units moved in this call: the victim's valid count
+        // and the counters are brought up to date once, at the end (nothing
+        // called from the loop reads them).
+        let mut moved_grans = 0u32;
+        let mut moved_units = 0u64;
         while i < total {
-            if self.dies[d].victim_warm <= i {
+            if warm <= i {
                 self.warm_victim(d, batch);
+                warm = self.dies[d].victim_warm;
             }
             let e = self.rev.get(victim, i);
             i += 1;
@@ -1297,33 +1347,45 @@ impl Ftl {
                 continue; // overwritten or trimmed since
             }
             let lba = self.head_of(e);
-            self.dies[d].victim_entry = i;
-            self.dies[d].victim_next = off;
             // A new victim page to read?
             let vu = self.unit_div.div(head - base);
-            if vu != self.dies[d].gc_last_read {
-                self.dies[d].gc_last_read = vu;
-                self.dies[d].gc_pending_reads += 1;
+            let dd = &mut self.dies[d];
+            if vu != dd.gc_last_read {
+                dd.gc_last_read = vu;
+                dd.gc_pending_reads += 1;
             }
-            let new = self.alloc(die, true, n, now_ns, nand)?;
+            // The GC write point's unit has room nearly always: take it here
+            // rather than through `alloc`'s padding and opening checks.
+            let gw = &mut dd.gc_wp;
+            let (new, nb) = if gw.block != NONE && gw.next + n <= gw.cap {
+                let h = gw.block * self.spb + gw.next;
+                gw.next += n;
+                (h, gw.block)
+            } else {
+                dd.victim_entry = i;
+                dd.victim_next = off;
+                let h = self.alloc(die, true, n, now_ns, nand)?;
+                (h, self.spb_div.div(h))
+            };
             self.rev.clear_live(head);
-            self.blocks[victim as usize].valid -= n;
-            let nb = self.spb_div.div(new);
+            moved_grans += n;
+            moved_units += 1;
             self.rev.push(nb, e);
             self.rev.set_live(new);
             self.l2p[lba as usize] = self.enc(new, n);
             self.blocks[nb as usize].valid += n;
-            self.counters.gc_units_moved += 1;
-            self.counters.gc_bytes_moved += n as u64 * self.gran_bytes;
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);
             }
             let gw = &self.dies[d].gc_wp;
             let unit_done = gw.block == NONE || gw.next >= gw.programmed + self.unit;
-            if unit_done && self.program_ready_units(die, true, now_ns, nand, false)? && !whole && nand.die_busy_until(die) >= until_ns {
+            if unit_done && self.program_gc_units(die, now_ns, nand) && !whole && nand.die_busy_until(die) >= until_ns {
                 break;
             }
         }
+        self.blocks[victim as usize].valid -= moved_grans;
+        self.counters.gc_units_moved += moved_units;
+        self.counters.gc_bytes_moved += moved_grans as u64 * self.gran_bytes;
         self.dies[d].victim_entry = i;
         self.dies[d].victim_next = off;
         if i >= total {
