@@ -2,9 +2,11 @@
 //! `benchmarks/engine_speed.py`, for profiling without Python.
 //!
 //! Run: cargo run --release --example prof -- [plain|behaviours] [capacity_gb] [measured_ios]
-//! (defaults: plain, 256, 20000000; `DIES=n BPP=n` in the environment
-//! override the die count and blocks per plane, e.g. to tell per-die costs
-//! from map costs). Prints the wall time of each phase and the measured
+//! (defaults: plain, 256, 20000000; `DIES=n BPP=n CHANNELS=n` in the
+//! environment override the die count, blocks per plane and channels, e.g. to
+//! tell per-die costs from map costs, and `OFF=dr,raise,rec,tok,buf` turns
+//! off behaviours of the `behaviours` drive one by one: data reduction,
+//! RAISE, the recycling path, the active-die limit, the 64MB buffer). Prints the wall time of each phase and the measured
 //! simulated I/Os per wall second with the WA reached; the CPU
 //! time of the thread is printed too, as it is less disturbed by other load,
 //! and a digest of each phase's full result (equal digests: equal results).

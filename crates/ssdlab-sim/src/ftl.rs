@@ -1277,11 +1277,14 @@ impl Ftl {
         let mut off = self.dies[d].victim_warm_off;
         let mut left = grans;
         // The LBAs are gathered first so that the prefetches go out back to
-        // back, within reach of one another in the CPU's reorder window.
+        // back, within reach of one another in the CPU's reorder window. A
+        // dead unit's LBA is written too but not counted (no branch to
+        // mispredict on the live bit).
         let mut lbas = [0u32; 32];
         while w < total && left > 0 {
-            let mut k = 0;
-            while w < total && left > 0 && k < lbas.len() {
+            let mut k = 0usize;
+            let end = total.min(w + lbas.len() as u32);
+            while w < end && left > 0 {
                 let e = self.rev.get(victim, w);
                 w += 1;
                 if e == PAD {
@@ -1289,11 +1292,10 @@ impl Ftl {
                     continue;
                 }
                 let n = self.len_of(e);
-                if self.rev.is_live(base + off) {
-                    left = left.saturating_sub(n);
-                    lbas[k] = self.head_of(e);
-                    k += 1;
-                }
+                let live = self.rev.is_live(base + off) as u32;
+                lbas[k & 31] = self.head_of(e);
+                k += live as usize;
+                left = left.saturating_sub(n * live);
                 off += n;
             }
             for &l in &lbas[..k] {
