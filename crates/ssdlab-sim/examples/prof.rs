@@ -6,10 +6,11 @@
 //! environment override the die count, blocks per plane and channels, e.g. to
 //! tell per-die costs from map costs, and `OFF=dr,raise,rec,tok,buf` turns
 //! off behaviours of the `behaviours` drive one by one: data reduction,
-//! RAISE, the recycling path, the active-die limit, the 64MB buffer). Prints the wall time of each phase and the measured
-//! simulated I/Os per wall second with the WA reached; the CPU
-//! time of the thread is printed too, as it is less disturbed by other load,
-//! and a digest of each phase's full result (equal digests: equal results).
+//! RAISE, the recycling path, the active-die limit, the 64MB buffer).
+//! Prints the wall time of each phase and the measured simulated I/Os per
+//! wall second with the WA reached; the CPU time of the thread is printed
+//! too, as it is less disturbed by other load, and a digest of each phase's
+//! full result (equal digests: equal results).
 
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, SimOptions, Simulator, Workload};
