@@ -450,7 +450,8 @@ impl Ftl {
 
     /// Warm the cache lines a write of `lba` will touch: its map entry (stage
     /// 0), once that is cached the old unit's live bit and block (1), and once
-    /// that is cached the block's neighbours in its GC bucket (2).
+    /// that is cached the block's neighbours in its GC bucket and the tail of
+    /// the bucket it moves to (2).
     #[inline]
     pub fn prefetch_write(&self, lba: u64, stage: u8) {
         if stage == 0 {
@@ -471,6 +472,10 @@ impl Ftl {
             if blk.state == BlockState::Sealed {
                 prefetch(&self.blocks, blk.prev as usize);
                 prefetch(&self.blocks, blk.next as usize);
+                // And the tail of the bucket it moves to, which it is linked after.
+                let v = blk.valid.saturating_sub(self.len_of(old)) as usize;
+                let tail = self.dies[self.die_of_block(b) as usize].tails.get(v).copied().unwrap_or(NONE);
+                prefetch(&self.blocks, tail as usize);
             }
         }
     }
@@ -1352,10 +1357,8 @@ impl Ftl {
             // A new victim page to read?
             let vu = self.unit_div.div(head - base);
             let dd = &mut self.dies[d];
-            if vu != dd.gc_last_read {
-                dd.gc_last_read = vu;
-                dd.gc_pending_reads += 1;
-            }
+            dd.gc_pending_reads += (vu != dd.gc_last_read) as u64;
+            dd.gc_last_read = vu;
             // The GC write point's unit has room nearly always: take it here
             // rather than through `alloc`'s padding and opening checks.
             let gw = &mut dd.gc_wp;
