@@ -699,7 +699,7 @@ impl Ftl {
     #[inline]
     fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
         let dies = self.g.dies;
-        let d = if die + 1 == dies { 0 } else { die + 1 };
+        let mut d = if die + 1 == dies { 0 } else { die + 1 };
         // The next die in order, free now, is the first of the best: no scan.
         if nand.die_busy_until(d) <= now_ns && self.die_valid[d as usize] < self.die_room && d != die {
             return d;
@@ -707,32 +707,17 @@ impl Ftl {
         // `die`'s completed unit waits in the buffer: its program comes first.
         let wp = &self.dies[die as usize].host_wp;
         let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
-        // In striping order from `d`, `die` itself last (the first of the
-        // earliest wins): `d..dies`, then `0..die`, then `die`.
-        let n = dies as usize;
-        let (first, di) = (d as usize, die as usize);
-        let busy = &nand.dies[..n];
-        let valid = &self.die_valid[..n];
-        let room = self.die_room;
-        let mut best = first;
+        let mut best = d;
         let mut best_ns = u64::MAX;
-        let mut scan = |xs: std::ops::Range<usize>| {
-            for x in xs {
-                let t = busy[x].busy_until_ns.max(now_ns);
-                if t < best_ns && valid[x] < room {
-                    best = x;
-                    best_ns = t;
-                }
+        for _ in 0..dies {
+            let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
+            if t < best_ns && self.die_valid[d as usize] < self.die_room {
+                best = d;
+                best_ns = t;
             }
-        };
-        if first > di {
-            scan(first..n);
+            d = if d + 1 == dies { 0 } else { d + 1 };
         }
-        scan(0..di);
-        if busy[di].busy_until_ns.max(now_ns) + pending_ns < best_ns && valid[di] < room {
-            best = di;
-        }
-        best as u32
+        best
     }
 
     /// The die the next host data goes to: the striping order, skipping a die
@@ -828,16 +813,26 @@ impl Ftl {
             wpm.host_bytes = 0;
             wpm.ready_ns = 0;
             any = true;
-            if wpm.programmed >= wpm.cap {
-                let b = wpm.block;
-                *wpm = WritePoint::EMPTY;
-                self.seal(b, t);
-                if self.blocks[b as usize].fast && !self.perf_active {
-                    self.reorg[d].insert(0, b);
-                }
-            }
+            self.close_if_full(d, false, t);
         }
         Ok(any)
+    }
+
+    /// Seal the write point's block once all of it is programmed (a block
+    /// written in fast mode after performance mode ended is queued for
+    /// reorganisation).
+    #[inline]
+    fn close_if_full(&mut self, d: usize, gc: bool, t: u64) {
+        let wp = if gc { &mut self.dies[d].gc_wp } else { &mut self.dies[d].host_wp };
+        if wp.programmed < wp.cap {
+            return;
+        }
+        let b = wp.block;
+        *wp = WritePoint::EMPTY;
+        self.seal(b, t);
+        if self.blocks[b as usize].fast && !self.perf_active {
+            self.reorg[d].insert(0, b);
+        }
     }
 
     /// `program_ready_units` for the GC write point, which only programs
@@ -863,14 +858,7 @@ impl Ftl {
             wpm.programmed += self.unit;
             wpm.ready_ns = 0;
             any = true;
-            if wpm.programmed >= wpm.cap {
-                let b = wpm.block;
-                *wpm = WritePoint::EMPTY;
-                self.seal(b, t);
-                if self.blocks[b as usize].fast && !self.perf_active {
-                    self.reorg[d].insert(0, b);
-                }
-            }
+            self.close_if_full(d, true, t);
         }
         any
     }
