@@ -144,8 +144,6 @@ def test_calibrate_on_one_preset_lands_its_measured_figures() -> None:
 KNOWN_MISSES = {
     ("vertex3-120", "rated", "4KB random read"): "rating implies ~760 us of die time per 4KB read",
     ("vertex3-240", "rated", "4KB random read"): "same",
-    ("vertex4-64-fw15", "rated", "sequential read"): "8 dies deliver 840-990 MB/s at datasheet tR",
-    ("vertex4-64-fw15", "rated", "4KB random read"): "8 dies deliver 84-113K IOPS at datasheet tR",
 }
 
 

@@ -109,6 +109,13 @@ pub struct ControllerSection {
     /// link, as a resource booked in time. 0: no ceiling.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_write_bytes_per_s: u64,
+    /// Per-die read pipeline: the controller ECC-decodes a page read from a
+    /// die into its buffer before it issues that die's next operation, so the
+    /// die is held for the decode (bytes / this rate) after the transfer.
+    /// Applies to host reads, read-ahead and GC copies. 0: decode overlapped
+    /// with the die's next operation (not modelled).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_decode_bytes_per_s: u64,
     /// Buffer holding written data until it is transferred to a die (SRAM on
     /// DRAM-less controllers, the DRAM write cache otherwise). Writes are
     /// acknowledged once their data is in it (write-back): bursts up to its
@@ -521,6 +528,12 @@ impl DriveConfig {
                 format!("{} is outside 1e6..1e11 bytes/s (0 means no ceiling; SF-2281 about 450000000)", c.max_write_bytes_per_s),
             );
         }
+        if c.read_decode_bytes_per_s != 0 && (c.read_decode_bytes_per_s < 1_000_000 || c.read_decode_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.read_decode_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0 means the decode is overlapped)", c.read_decode_bytes_per_s),
+            );
+        }
         let n = &self.nand;
         for (f, v) in [
             ("nand.channels", n.channels),
@@ -674,6 +687,7 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
     "command_cost_read_ns", "command_cost_write_ns", "max_write_bytes_per_s",
+    "read_decode_bytes_per_s",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
     "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
     "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
@@ -793,6 +807,10 @@ gc_threshold_blocks = 2
             .unwrap_err()
             .to_string();
         assert!(e.contains("wrong unit") && e.contains("max_write_bytes_per_s"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nread_decode_bytes_per_s = 10"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.read_decode_bytes_per_s"), "{e}");
     }
 
     #[test]

@@ -169,6 +169,8 @@ pub struct Nand {
     pub tprog_ns: u64,
     pub tbers_ns: u64,
     channel_bytes_per_s: u64,
+    /// Controller ECC decode rate that holds the die after a read (0: none).
+    decode_bytes_per_s: u64,
     pub counters: NandCounters,
     /// Checking mode: assert that no die starts an operation before its last ends.
     pub check: bool,
@@ -190,6 +192,7 @@ impl Nand {
             tprog_ns: cfg.nand.tprog_ns,
             tbers_ns: cfg.nand.tbers_ns,
             channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
+            decode_bytes_per_s: cfg.controller.read_decode_bytes_per_s,
             counters: NandCounters::default(),
             check: false,
             tokens: vec![0; cfg.controller.max_active_dies as usize],
@@ -232,6 +235,16 @@ impl Nand {
         (bytes * 1_000_000_000).div_ceil(self.channel_bytes_per_s)
     }
 
+    /// How long the die is held after a read of `bytes` while the controller
+    /// decodes it (`controller.read_decode_bytes_per_s`).
+    #[inline]
+    pub fn decode_ns(&self, bytes: u64) -> u64 {
+        match self.decode_bytes_per_s {
+            0 => 0,
+            r => (bytes * 1_000_000_000).div_ceil(r),
+        }
+    }
+
     /// Forget channel bookings no request can reach any more. A transfer
     /// starts at or after `now_ns` and after the work already booked on its
     /// die, so nothing that ends before the least busy die of a channel is
@@ -249,17 +262,19 @@ impl Nand {
     }
 
     /// Read a page (all planes at once when `bytes` spans them) and move `bytes`
-    /// out over the channel; the die holds the data in its register until then.
-    /// Returns when the data is in the controller.
+    /// out over the channel; the die holds the data in its register until then,
+    /// and stays held while the controller decodes it (when that is modelled).
+    /// Returns when the data is decoded in the controller.
     #[inline]
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
         let x = self.xfer_ns(bytes);
+        let dec = self.decode_ns(bytes);
         let d = &self.dies[die as usize];
         let (tok, start) = self.acquire(earliest_ns.max(d.busy_until_ns));
         let ready = start + self.tr_ns;
         let ch = self.channel_of_die[die as usize] as usize;
         let xs = self.channels[ch].reserve(ready, x);
-        let end = xs + x;
+        let end = xs + x + dec;
         self.release(tok, end);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += self.tr_ns;
@@ -299,16 +314,18 @@ impl Nand {
 
     /// Garbage-collection copy of one program unit: `reads` page reads on the
     /// die, the data out to the controller and back over the channel (one
-    /// booking), then the program. Returns when the data left the controller.
+    /// booking; the die is held for the controller's decode after it), then the
+    /// program. Returns when the data left the controller.
     #[inline]
     pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64, tprog_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
+        let dec = self.decode_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
         let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
         let s0 = s0 + reads * self.tr_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
-        let xe = xs + 2 * x;
+        let xe = xs + 2 * x + dec;
         let done = xe + tprog_ns;
         self.release(tok, done);
         let d = &mut self.dies[die as usize];

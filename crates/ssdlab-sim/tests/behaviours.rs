@@ -158,6 +158,33 @@ fn reads_of_unwritten_lbas_are_answered_from_the_map_or_slower() {
 }
 
 #[test]
+fn a_read_decode_that_holds_the_die_sets_die_bound_read_rates_and_qd1_latency() {
+    // 4 dies, one per channel: reads are die-bound, not link- or command-bound.
+    let plain = realistic(4, 32, json!({}));
+    let held = realistic(4, 32, json!({"controller": {"read_decode_bytes_per_s": 100_000_000u64}}));
+    let mut out = vec![];
+    for base in [plain, held] {
+        let mut s = base;
+        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": "256m"}));
+        s.idle(1_000_000_000).unwrap(); // the buffer's last programs finish
+        let rand = run(&mut s.clone(), json!({"rw": "randread", "bs": "4k", "iodepth": 32, "number_ios": 20000, "size": "256m"}));
+        let qd1 = run(&mut s.clone(), json!({"rw": "randread", "bs": "4k", "iodepth": 1, "number_ios": 2000, "size": "256m"}));
+        let seq = run(&mut s.clone(), json!({"rw": "read", "bs": "128k", "iodepth": 32, "size": "256m"}));
+        out.push((rand.iops(), qd1.iops(), mbps(&seq)));
+    }
+    let ((r0, q0, s0), (r1, q1, s1)) = (out[0], out[1]);
+    println!("4 dies: QD32 4KB {r0:.0} -> {r1:.0} IOPS, QD1 {q0:.0} -> {q1:.0} IOPS, 128KB {s0:.0} -> {s1:.0} MB/s");
+    // Die time per read: tR 50 us + transfer (20.5 us per 4KB, 82 us per
+    // 16KB at 200 MB/s) + decode (41 us per 4KB, 164 us per 16KB at 100 MB/s).
+    let near = |a: f64, b: f64| (a / b - 1.0).abs() < 0.08;
+    assert!(near(r1 / r0, 70.5 / 111.5), "QD32 4KB ratio {}", r1 / r0);
+    assert!(near(s1 / s0, 132.0 / 296.0), "128KB ratio {}", s1 / s0);
+    assert!(near(r1, 4e6 / 111.5) && near(s1, 4.0 * 16384.0 / 296.0), "die-bound: {r1} IOPS, {s1} MB/s");
+    // QD1: every read waits out the decode once (41 us more per read).
+    assert!(near(1e6 / q1 - 1e6 / q0, 41.0), "QD1 latency grew {} us", 1e6 / q1 - 1e6 / q0);
+}
+
+#[test]
 fn sata_3gbps_caps_sequential_reads_near_280_mbps() {
     let mut s6 = realistic(16, 32, json!({"host": {"interface": "sata-6g", "link_bytes_per_s": 0, "command_overhead_ns": 0}}));
     let mut s3 = realistic(16, 32, json!({"host": {"interface": "sata-3g", "link_bytes_per_s": 0, "command_overhead_ns": 0}}));
