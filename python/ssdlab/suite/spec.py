@@ -108,8 +108,8 @@ def format_spec(sheet: Dict[str, Any]) -> str:
         f"{'4KB random write, worst second':<30} {'':>16} {_fmt(c['lowest_1s_iops'], 'IOPS'):>16}"
         f"          lowest 1-s IOPS of the 2000 s consistency test (steady-state mean {_fmt(c['steady_state_mean_iops'], 'IOPS')})",
         "",
-        "peak: best case as vendors rated: clean drive (reads: 8GB written first), repeated data (deduplicated by a",
-        "  SandForce controller), QD32, 60 s.",
+        "peak: best case as vendors rated: clean drive, repeated data (deduplicated by a SandForce controller);",
+        "  sequential reads of 8GB written that way, random reads of an 8GB span filled with incompressible data; QD32, 60 s.",
         "steady state: filled, then 20 min of 4KB random writes; incompressible data, QD32, 60 s, whole drive.",
         "units: MB/s = 1e6 B/s, GB = 1e9 B, KB = 1024 B",
         f"reproduce: {m['reproduce']}",
