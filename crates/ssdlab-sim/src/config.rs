@@ -116,6 +116,14 @@ pub struct ControllerSection {
     /// with the die's next operation (not modelled).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub read_decode_bytes_per_s: u64,
+    /// Stored data is striped across the data dies in chunks of this many
+    /// bytes (SandForce: one 512 B ECC codeword per die in turn), so a read
+    /// touches every die its stored bytes span: a 4KB unit at an unaligned
+    /// stream offset spans 4096 / 512 + 1 = 9 dies, each a page read for its
+    /// share. Sequential data costs one page read per die per row, as without
+    /// striping. 0: each program unit lies on one die.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub die_stripe_bytes: u64,
     /// Buffer holding written data until it is transferred to a die (SRAM on
     /// DRAM-less controllers, the DRAM write cache otherwise). Writes are
     /// acknowledged once their data is in it (write-back): bursts up to its
@@ -534,6 +542,12 @@ impl DriveConfig {
                 format!("{} is outside 1e6..1e11 bytes/s (0 means the decode is overlapped)", c.read_decode_bytes_per_s),
             );
         }
+        if c.die_stripe_bytes != 0 && !(128..=65_536).contains(&c.die_stripe_bytes) {
+            return err(
+                "controller.die_stripe_bytes",
+                format!("{} is outside 128..65536 bytes (0 means each program unit lies on one die; SandForce 512)", c.die_stripe_bytes),
+            );
+        }
         let n = &self.nand;
         for (f, v) in [
             ("nand.channels", n.channels),
@@ -687,7 +701,7 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
     "command_cost_read_ns", "command_cost_write_ns", "max_write_bytes_per_s",
-    "read_decode_bytes_per_s",
+    "read_decode_bytes_per_s", "die_stripe_bytes",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
     "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
     "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
@@ -811,6 +825,10 @@ gc_threshold_blocks = 2
             .unwrap_err()
             .to_string();
         assert!(e.contains("controller.read_decode_bytes_per_s"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ndie_stripe_bytes = 100000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.die_stripe_bytes") && e.contains("128..65536"), "{e}");
     }
 
     #[test]

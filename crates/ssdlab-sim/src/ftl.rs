@@ -233,6 +233,37 @@ pub struct Release {
     pub die: u32,
 }
 
+/// The page reads of one request, issued in order: each starts once its
+/// die is free and, with a cap of `cap` dies (`seq_read_max_dies`), once the
+/// read `cap` places earlier is done; `ready_ns` is when all are done.
+struct ReadIssue {
+    earliest_ns: u64,
+    ready_ns: u64,
+    cap: usize,
+    issued: usize,
+    window: [u64; 64],
+}
+
+impl ReadIssue {
+    fn new(earliest_ns: u64, max_dies: u32) -> ReadIssue {
+        ReadIssue { earliest_ns, ready_ns: earliest_ns, cap: (max_dies as usize).min(64), issued: 0, window: [0; 64] }
+    }
+
+    #[inline]
+    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64) {
+        let mut t = self.earliest_ns;
+        if self.cap > 0 && self.issued >= self.cap {
+            t = t.max(self.window[(self.issued - self.cap) % 64]);
+        }
+        let done = nand.read(die, t, bytes);
+        if self.cap > 0 {
+            self.window[self.issued % 64] = done;
+        }
+        self.issued += 1;
+        self.ready_ns = self.ready_ns.max(done);
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Ftl {
     pub g: Geometry,
@@ -268,6 +299,8 @@ pub struct Ftl {
     ratio_meta_bytes: u64,
     /// Recycling-path cost rate (0: off).
     recycle_bytes_per_s_per_die: u64,
+    /// Die striping of stored data for reads (`controller.die_stripe_bytes`; 0: off).
+    stripe_bytes: u64,
     /// RAISE: data program units since the last parity program.
     raise_count: u32,
     /// Valid granules per die, and the most a die may hold while keeping
@@ -350,6 +383,7 @@ impl Ftl {
             stored_granules,
             ratio_meta_bytes: meta,
             recycle_bytes_per_s_per_die: cfg.ftl.recycle_bytes_per_s_per_die,
+            stripe_bytes: cfg.controller.die_stripe_bytes,
             raise_count: 0,
             die_valid: vec![0; g.dies as usize],
             perf_tprog_ns: cfg.ftl.perf_mode_tprog_ns,
@@ -971,56 +1005,86 @@ impl Ftl {
 
     /// Read units `lba..lba+n`; returns when all their data is in the
     /// controller, and how many of them are unmapped. Granules in the same
-    /// program unit of a die are read with one (multi-plane) read.
+    /// program unit of a die are read with one (multi-plane) read; with die
+    /// striping, each run of data contiguous in the stored stream is read
+    /// from the dies it spans (`read_striped`).
     /// `max_dies` > 0 caps how many dies the request pipelines across.
     pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32) -> Result<(u64, u64)> {
-        let mut ready = earliest_ns;
+        let mut reads = ReadIssue::new(earliest_ns, max_dies);
         let mut cur_unit = NONE;
         let mut cur_grans = 0u64;
         let mut unmapped = 0u64;
-        let mut window: [u64; 64] = [0; 64];
-        let mut issued = 0usize;
-        let cap = (max_dies as usize).min(64);
-        let mut issue = |unit: u32, grans: u64, this: &Self, nand: &mut Nand, ready: &mut u64| {
-            let die = this.die_of_slot(unit * this.unit);
-            let mut t = earliest_ns;
-            if cap > 0 && issued >= cap {
-                t = t.max(window[(issued - cap) % 64]);
-            }
-            let done = nand.read(die, t, grans * this.gran_bytes);
-            if cap > 0 {
-                window[issued % 64] = done;
-            }
-            issued += 1;
-            *ready = (*ready).max(done);
-        };
+        // Striped: the current run of data contiguous in the stored stream
+        // (home die of its first unit, bytes) and the granule after its end.
+        let striped = self.stripe_bytes > 0;
+        let mut run = (NONE, 0u64);
+        let mut run_end = NONE;
         for l in lba..lba + n {
             let e = self.l2p[l as usize];
             let head = if e == NONE { NONE } else { self.head_of(e) };
             if let Some(s) = self.shadow.as_ref() {
                 s.verify_read(l, head)?;
             }
-            if head == NONE {
-                unmapped += 1;
-                continue; // answered from the map
+            if head == NONE || self.is_buffered(head) {
+                // Answered from the map or from the buffer.
+                unmapped += (head == NONE) as u64;
+                run_end = NONE;
+                continue;
             }
-            if self.is_buffered(head) {
-                continue; // answered from the buffer
+            let len = self.len_of(e);
+            if striped {
+                // The stream continues where the last unit ended, or at the
+                // start of a program unit when the last one ended a unit.
+                let next = head == run_end || (run_end != NONE && self.unit_div.rem(run_end) == 0 && self.unit_div.rem(head) == 0);
+                if !next && run.1 > 0 {
+                    self.read_striped(run.0, run.1, &mut reads, nand);
+                    run.1 = 0;
+                }
+                if run.1 == 0 {
+                    run.0 = self.die_of_slot(head);
+                }
+                run.1 += len as u64 * self.gran_bytes;
+                run_end = head + len;
+                continue;
             }
             let u = self.unit_div.div(head);
             if u != cur_unit {
                 if cur_unit != NONE {
-                    issue(cur_unit, cur_grans, self, nand, &mut ready);
+                    reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
                 }
                 cur_unit = u;
                 cur_grans = 0;
             }
-            cur_grans += self.len_of(e) as u64;
+            cur_grans += len as u64;
         }
         if cur_unit != NONE {
-            issue(cur_unit, cur_grans, self, nand, &mut ready);
+            reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
         }
-        Ok((ready, unmapped))
+        if run.1 > 0 {
+            self.read_striped(run.0, run.1, &mut reads, nand);
+        }
+        Ok((reads.ready_ns, unmapped))
+    }
+
+    /// Read `bytes` contiguous in the stored stream that begin on `die`, with
+    /// the stream striped across the data dies in `stripe_bytes` chunks: at
+    /// an unaligned offset they span bytes / stripe + 1 chunks, so that many
+    /// dies (at most all) each read their share, a page read per program
+    /// unit of it.
+    fn read_striped(&self, die: u32, bytes: u64, reads: &mut ReadIssue, nand: &mut Nand) {
+        let dies = self.g.dies as u64;
+        let k = (bytes / self.stripe_bytes + 1).min(dies);
+        let unit_bytes = self.unit as u64 * self.gran_bytes;
+        let mut d = die;
+        for i in 0..k {
+            let mut share = bytes / k + (i < bytes % k) as u64;
+            while share > 0 {
+                let b = share.min(unit_bytes);
+                reads.issue(nand, d, b);
+                share -= b;
+            }
+            d = if d + 1 == self.g.dies { 0 } else { d + 1 };
+        }
     }
 
     /// Read-modify-write of a partly written unit: read the old data first.
@@ -1032,7 +1096,13 @@ impl Ftl {
         let head = self.head_of(e);
         self.counters.rmw_reads += 1;
         let bytes = self.len_of(e) as u64 * self.gran_bytes;
-        nand.read(self.die_of_slot(head), earliest_ns, bytes)
+        let die = self.die_of_slot(head);
+        if self.stripe_bytes > 0 {
+            let mut reads = ReadIssue::new(earliest_ns, 0);
+            self.read_striped(die, bytes, &mut reads, nand);
+            return reads.ready_ns;
+        }
+        nand.read(die, earliest_ns, bytes)
     }
 
     // ----- TRIM and secure erase -----

@@ -92,7 +92,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
 
     /// A data-reducing controller (1KB granules, units of 1-4 granules) with
-    /// RAISE, lazy GC and a recycling path: mixed data patterns never lose data.
+    /// RAISE, lazy GC, a recycling path and die-striped reads (SandForce):
+    /// mixed data patterns never lose data.
     #[test]
     fn reducing_controller_never_loses_or_mixes_up_data(
         seed in any::<u64>(),
@@ -103,7 +104,8 @@ proptest! {
                                "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0},
             "nand": {"raise": true},
             "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s_per_die": 50_000_000u64},
-            "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2}
+            "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2,
+                           "die_stripe_bytes": 512}
         });
         let mut sim = sim(drive_with(3, 48, 16, 1.12 * 3.0 / 2.0, "greedy", extra), seed, true);
         for s in &steps {
