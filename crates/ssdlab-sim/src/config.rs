@@ -132,6 +132,13 @@ pub struct ControllerSection {
     /// How many dies the controller can keep busy at once (0: all).
     #[serde(default)]
     pub max_active_dies: u32,
+    /// Host reads go ahead of the programs, erases and garbage-collection
+    /// work queued on their die: a read waits for the operation in progress
+    /// (at most half a program time, its mean remainder) and for earlier
+    /// reads, and the queued work moves back by the read's time. false: a
+    /// read waits for everything booked on its die (first come, first served).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub read_priority: bool,
     /// Sequential-read prefetch: bytes read ahead of a detected sequential stream (0: off).
     #[serde(default)]
     pub readahead_bytes: u64,
@@ -149,6 +156,14 @@ pub struct ControllerSection {
 
 fn one() -> u32 {
     1
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 fn is_zero(v: &u64) -> bool {

@@ -130,6 +130,9 @@ impl Calendar {
 #[derive(Clone, Debug, Default)]
 pub struct Die {
     pub busy_until_ns: u64,
+    /// End of the last read booked on the die (reads stay in order among
+    /// themselves when they pass queued work).
+    pub read_until_ns: u64,
     /// Time spent reading / programming / erasing (array busy), ns.
     pub read_busy_ns: u64,
     pub prog_busy_ns: u64,
@@ -171,6 +174,9 @@ pub struct Nand {
     channel_bytes_per_s: u64,
     /// Controller ECC decode rate that holds the die after a read (0: none).
     decode_bytes_per_s: u64,
+    /// Reads pass queued non-read work, waiting at most this long for the
+    /// operation in progress (`controller.read_priority`; u64::MAX: off).
+    read_pass_wait_ns: u64,
     pub counters: NandCounters,
     /// Checking mode: assert that no die starts an operation before its last ends.
     pub check: bool,
@@ -193,6 +199,7 @@ impl Nand {
             tbers_ns: cfg.nand.tbers_ns,
             channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
             decode_bytes_per_s: cfg.controller.read_decode_bytes_per_s,
+            read_pass_wait_ns: if cfg.controller.read_priority { cfg.nand.tprog_ns / 2 } else { u64::MAX },
             counters: NandCounters::default(),
             check: false,
             tokens: vec![0; cfg.controller.max_active_dies as usize],
@@ -250,11 +257,14 @@ impl Nand {
     /// die, so nothing that ends before the least busy die of a channel is
     /// free matters to that channel: its calendar keeps only the backlog
     /// between its dies, not all the dies' backlog ahead of the host.
+    /// A read with priority starts within `read_pass_wait_ns` of `now_ns`
+    /// even on a die with more work booked, so the horizon is no later.
     pub fn advance(&mut self, now_ns: u64) {
         let mut horizon = [u64::MAX; 64];
+        let pass = now_ns.saturating_add(self.read_pass_wait_ns);
         for (d, die) in self.dies.iter().enumerate() {
             let h = &mut horizon[self.channel_of_die[d] as usize];
-            *h = (*h).min(die.busy_until_ns);
+            *h = (*h).min(die.busy_until_ns.min(pass));
         }
         for (c, cal) in self.channels.iter_mut().enumerate() {
             cal.advance(now_ns.max(horizon[c]));
@@ -265,12 +275,23 @@ impl Nand {
     /// out over the channel; the die holds the data in its register until then,
     /// and stays held while the controller decodes it (when that is modelled).
     /// Returns when the data is decoded in the controller.
+    ///
+    /// With read priority, a read passes the programs, erases and GC work
+    /// queued on its die: it waits for the operation in progress (at most
+    /// half a program time: its mean remainder; the engine keeps no per-die
+    /// operation list) and for earlier reads, and the queued work ends later
+    /// by the read's time. Completion times already given for the passed
+    /// work are not revised (their buffer space is freed a read's time early).
     #[inline]
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let d = &self.dies[die as usize];
-        let (tok, start) = self.acquire(earliest_ns.max(d.busy_until_ns));
+        let busy = d.busy_until_ns;
+        let at = earliest_ns.max(d.read_until_ns).max(busy.min(earliest_ns.saturating_add(self.read_pass_wait_ns)));
+        // Passing queued work, the read takes the die's slot (the queued
+        // work holds one); otherwise it needs a slot of its own.
+        let (tok, start) = if at < busy { (usize::MAX, at) } else { self.acquire(at) };
         let ready = start + self.tr_ns;
         let ch = self.channel_of_die[die as usize] as usize;
         let xs = self.channels[ch].reserve(ready, x);
@@ -278,7 +299,8 @@ impl Nand {
         self.release(tok, end);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += self.tr_ns;
-        d.busy_until_ns = end;
+        d.read_until_ns = end;
+        d.busy_until_ns = if start < busy { busy + (end - start) } else { end };
         self.counters.page_reads += 1;
         self.counters.bytes_read += bytes;
         self.counters.channel_bytes += bytes;
