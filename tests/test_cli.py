@@ -116,7 +116,7 @@ def test_a_bad_drive_file_names_the_file_and_field(tmp_path: Path) -> None:
     f.write_text(
         (Path(__file__).resolve().parent.parent / "python/ssdlab/drives/generic-mlc-120.toml")
         .read_text()
-        .replace("tr_ns = 50_000", "tr_us = 50")
+        .replace("dies_per_package = 1", "dies_per_package = 1\ntr_us = 50")
     )
     assert_one_line_error(run_cli("run", "--drive", str(f), "--rw", "write"), str(f), "tr_us", "tr_ns")
     f.write_text("[drive\nid=")

@@ -519,17 +519,26 @@ def _fmt_value(v: Any) -> str:
 def cmd_drive_show(args: argparse.Namespace) -> int:
     d = _load_drive(args.drive, args.set)
     g = d.geometry
+    prov = d.provenance
     if args.json:
-        _print_json({"id": d.id, "source": d.source, "hash": d.hash, "changes": d.changes, "config": d.config, "geometry": g})
+        _print_json({"id": d.id, "source": d.source, "hash": d.hash, "changes": d.changes, "config": d.config,
+                     "provenance": prov, "overrides": [list(o) for o in d.overrides], "geometry": g})
         return EXIT_OK
     print(f"# {d.name}")
     print(f"# source: {d.source}   hash: {d.hash}")
+    cfg = d.config
+    built = [f"controller profile {cfg['drive']['controller']}"] if "controller" in cfg["drive"] else []
+    built += [f"NAND part {cfg['drive']['nand_part']}"] if "nand_part" in cfg["drive"] else []
+    if built:
+        print("# built from: " + " + ".join(built) + " (ssdlab drive parts; the comment after each value says where it comes from)")
     if d.changes:
         print("# changes: " + ", ".join(f"{k}={v}" for k, v in d.changes.items()))
-    for section, fields in d.config.items():
+    for section, fields in cfg.items():
         print(f"\n[{section}]")
-        for k, v in fields.items():
-            print(f"{k} = {_fmt_value(v)}")
+        rows = [(f"{k} = {_fmt_value(v)}", prov.get(f"{section}.{k}", "")) for k, v in fields.items()]
+        w = min(max(len(r[0]) for r in rows), 48) if rows else 0
+        for text, src in rows:
+            print(f"{text:<{w}}  # {src}" if src else text)
     print("\n# derived geometry (GB = 1e9 B, GiB = 2^30 B)")
     rows = [
         ("dies", f"{g['dies_total']} ({g['dies']} for data, {g['reserved_dies']} reserved) on {g['channels']} channels"),
@@ -543,6 +552,36 @@ def cmd_drive_show(args: argparse.Namespace) -> int:
     ]
     for k, v in rows:
         print(f"# {k:<18} {v}")
+    return EXIT_OK
+
+
+def cmd_drive_parts(args: argparse.Namespace) -> int:
+    entries = _core.library_entries()
+    if args.id:
+        found = [e for e in entries if e[1] == args.id]
+        if not found:
+            raise UsageError(f"argument id: unknown profile or part '{args.id}'; known: {', '.join(e[1] for e in entries)}")
+        kind, pid, name, text = found[0]
+        if args.json:
+            _print_json({"kind": kind, "id": pid, "name": name, "text": text})
+        else:
+            print(text, end="")
+        return EXIT_OK
+    users: Dict[str, List[str]] = {}
+    for pid in Drive.preset_ids():
+        cfg = Drive.load(pid).config["drive"]
+        for key in ("controller", "nand_part"):
+            if key in cfg:
+                users.setdefault(cfg[key], []).append(pid)
+    if args.json:
+        _print_json([{"kind": k, "id": i, "name": n, "presets": users.get(i, [])} for k, i, n, _ in entries])
+        return EXIT_OK
+    for label, kind in (("controller profiles (drive.controller)", "profile"), ("NAND parts (drive.nand_part)", "part")):
+        print(label)
+        rows = [e for e in entries if e[0] == kind]
+        w = max(len(e[1]) for e in rows)
+        for _, pid, name, _ in rows:
+            print(f"  {pid:<{w}}  {name}; presets: {', '.join(users.get(pid, [])) or '-'}")
     return EXIT_OK
 
 
@@ -1064,13 +1103,17 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_drives)
     ds = sub.add_parser("drive", help="show a drive description")
-    dsub = ds.add_subparsers(dest="drive_cmd", metavar="{show}")
+    dsub = ds.add_subparsers(dest="drive_cmd", metavar="{show,parts}")
     dsub.required = True
     show = dsub.add_parser("show", help="full description and derived geometry of a preset or file")
     show.add_argument("drive", help="preset id or .toml/.json file")
     show.add_argument("--set", action="append", metavar="KEY=VALUE", help="change a field first (repeatable)")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_drive_show)
+    parts = dsub.add_parser("parts", help="the shared library: controller profiles and NAND parts (or one of them in full)")
+    parts.add_argument("id", nargs="?", help="a profile or part id: print its file")
+    parts.add_argument("--json", action="store_true")
+    parts.set_defaults(func=cmd_drive_parts)
     _add_trace(sub)
     _add_suite(sub)
     return p

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Union
+from typing import Any, Dict, List, Mapping, Tuple, Union
 
 from . import _core
 from .errors import ConfigError, config_error
@@ -71,10 +71,19 @@ def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
 class Drive:
     """A validated drive description (see ``ssdlab drive show ID``)."""
 
-    __slots__ = ("_json", "_config", "_geometry", "_hash", "source", "changes")
+    __slots__ = ("_json", "_config", "_geometry", "_hash", "_doc", "source", "changes")
 
-    def __init__(self, drive_json: str, source: str = "<dict>", changes: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        drive_json: str,
+        source: str = "<dict>",
+        changes: Mapping[str, Any] | None = None,
+        doc: Mapping[str, Any] | None = None,
+    ):
         self._json: str = _core.validate_drive_json(drive_json)
+        #: The description as written (a file's or dict's own values, before
+        #: composition with its controller profile and NAND part).
+        self._doc: Dict[str, Any] | None = copy.deepcopy(dict(doc)) if doc is not None else None
         self._config: Dict[str, Any] = json.loads(self._json)
         self._geometry: Dict[str, Any] | None = None
         self._hash: str | None = None
@@ -92,7 +101,7 @@ class Drive:
         if isinstance(spec, Drive):
             return spec
         if isinstance(spec, Mapping):
-            return cls(json.dumps(dict(spec)), "<dict>")
+            return cls(json.dumps(dict(spec)), "<dict>", doc=spec)
         if not isinstance(spec, (str, os.PathLike)):
             raise config_error("drive", f"expected a preset id, a file path or a dict, not {type(spec).__name__}")
         text_spec = os.fspath(spec)
@@ -100,7 +109,8 @@ class Drive:
         looks_like_path = isinstance(spec, os.PathLike) or os.sep in text_spec or text_spec.endswith((".toml", ".json"))
         if not looks_like_path and text_spec in presets:
             try:
-                return cls(_core.validate_drive_toml(presets[text_spec]), text_spec)
+                text = presets[text_spec]
+                return cls(_core.validate_drive_toml(text), text_spec, doc=json.loads(_core.drive_document_json(text)))
             except ConfigError as e:  # a broken preset is a packaging bug; say which
                 raise _reraise_with_source(e, f"preset {text_spec}") from None
         path = Path(text_spec)
@@ -121,11 +131,12 @@ class Drive:
         as_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
         try:
             canonical = _core.validate_drive_json(text) if as_json else _core.validate_drive_toml(text)
+            doc = json.loads(text) if as_json else json.loads(_core.drive_document_json(text))
         except ConfigError as e:
             raise _reraise_with_source(e, str(p)) from None
         except ValueError as e:  # invalid JSON text
             raise config_error("(top level)", f"{p}: {e}") from None
-        return cls(canonical, str(p))
+        return cls(canonical, str(p), doc=doc)
 
     @staticmethod
     def presets() -> List[PresetInfo]:
@@ -153,14 +164,20 @@ class Drive:
     def with_changes(self, changes: Mapping[str, Any]) -> "Drive":
         """A new drive with dotted-key changes, e.g. ``{"nand.tprog_ns": 1800000,
         "ftl.gc_policy": "fifo"}``. The engine validates the result: an
-        unknown key or a bad value raises ConfigError naming the field."""
-        cfg = copy.deepcopy(self._config)
+        unknown key or a bad value raises ConfigError naming the field.
+
+        Changes apply to the description as written, then it is composed
+        again: ``{"drive.nand_part": "hynix-32nm"}`` swaps the part and keeps
+        the counts; a value the profile or part sets becomes an override."""
+        cfg = copy.deepcopy(self._doc if self._doc is not None else self._config)
         for key, value in changes.items():
             parts = key.split(".")
             if len(parts) < 2 or not all(parts):
                 raise config_error(key, "a change key is SECTION.FIELD, e.g. nand.tprog_ns")
             node: Any = cfg
             for i, part in enumerate(parts[:-1]):
+                if part not in node and part in self._config and i == 0:
+                    node[part] = {}  # a section the file leaves to its profile or part
                 if part not in node or not isinstance(node[part], dict):
                     sections = ", ".join(k for k, v in node.items() if isinstance(v, dict))
                     raise config_error(".".join(parts[: i + 1]), f"unknown section in '{key}'; sections: {sections}")
@@ -169,7 +186,7 @@ class Drive:
         merged = dict(self.changes)
         merged.update(changes)
         try:
-            return Drive(json.dumps(cfg), self.source, merged)
+            return Drive(json.dumps(cfg), self.source, merged, doc=cfg)
         except ConfigError as e:
             # The engine names the field ("nand.tprog_us"); its JSON position
             # ("at line 1 column 603") means nothing for a dotted-key change.
@@ -200,6 +217,27 @@ class Drive:
     def config(self) -> Dict[str, Any]:
         """The full description as a dict (a copy; units last in every key)."""
         return copy.deepcopy(self._config)
+
+    @property
+    def provenance(self) -> Dict[str, str]:
+        """Where each value comes from, by dotted key: ``profile ID`` (the
+        controller profile), ``part ID`` (the NAND part), ``drive file``,
+        ``drive file (over ...)`` for an override, ``change`` for a
+        :meth:`with_changes` key, ``derived: ...`` or ``default``."""
+        doc = self._doc if self._doc is not None else self._config
+        pairs, _ = _core.drive_provenance(json.dumps(doc), True)
+        out = dict(pairs)
+        for k in self.changes:
+            if k in out:
+                out[k] = f"change ({out[k]})" if out[k] not in ("drive file",) else "change"
+        return out
+
+    @property
+    def overrides(self) -> List[Tuple[str, str, str]]:
+        """Values the description sets that its profile or part also sets:
+        ``(key, the library's value, where)``. A shipped preset has none."""
+        doc = self._doc if self._doc is not None else self._config
+        return list(_core.drive_provenance(json.dumps(doc), True)[1])
 
     @property
     def json(self) -> str:

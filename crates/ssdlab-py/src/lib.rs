@@ -8,7 +8,8 @@
 //!
 //! The layers, in the order data flows (one section each below):
 //! 1. errors: `SimError` -> typed Python exceptions;
-//! 2. drives: `validate_drive_toml`, `validate_drive_json`, `drive_geometry`;
+//! 2. drives: `validate_drive_toml`, `validate_drive_json`, `drive_geometry`,
+//!    `drive_provenance`, `library_entries` (the parts library);
 //! 3. workloads: `parse_workload`, `parse_size_bytes`, `parse_duration_ns`;
 //! 4. the simulator: `Simulator` (phases, state, clone, checking mode);
 //! 5. traces: `trace_stats`, `generated_trace_stats`, `published_stats`,
@@ -132,6 +133,58 @@ fn validate_drive_toml(text: &str) -> PyResult<String> {
 #[pyfunction]
 fn validate_drive_json(text: &str) -> PyResult<String> {
     DriveConfig::from_json_str(text).map(|c| c.to_json_string()).map_err(sim_err)
+}
+
+/// Where each value of a drive description comes from (dotted key -> "part
+/// ID", "profile ID", "drive file", "drive file (over ...)", "derived: ...",
+/// "default"), and the keys the file overrides: `(provenance, overrides)`.
+#[pyfunction]
+fn drive_provenance(text: &str, is_json: bool) -> PyResult<(Vec<(String, String)>, Vec<(String, String, String)>)> {
+    use ssdlab_sim::library;
+    let doc: Value = if is_json {
+        serde_json::from_str(text).map_err(|e| sim_err(SimError::config("(top level)", e.to_string())))?
+    } else {
+        let t: toml::Value = toml::from_str(text).map_err(|e| sim_err(SimError::config("(top level)", e.to_string())))?;
+        serde_json::to_value(t).map_err(|e| sim_err(SimError::config("(top level)", e.to_string())))?
+    };
+    let c = library::compose(doc).map_err(sim_err)?;
+    let cfg = DriveConfig::from_composed(c.clone()).map_err(sim_err)?;
+    let full: Value = serde_json::from_str(&cfg.to_json_string()).expect("canonical JSON");
+    let mut out = Vec::new();
+    for (section, fields) in full.as_object().into_iter().flatten() {
+        for (k, _) in fields.as_object().into_iter().flatten() {
+            let key = format!("{section}.{k}");
+            let from = match c.provenance.get(&key) {
+                Some(f) => f.clone(),
+                None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => "derived: host.interface".into(),
+                None => "default".into(),
+            };
+            out.push((key, from));
+        }
+    }
+    let overrides = c.overrides.iter().map(|(k, v, from)| (k.clone(), v.to_string(), from.clone())).collect();
+    Ok((out, overrides))
+}
+
+/// A TOML drive description as JSON text, as written (not composed).
+#[pyfunction]
+fn drive_document_json(text: &str) -> PyResult<String> {
+    let t: toml::Value = toml::from_str(text).map_err(|e| sim_err(SimError::config("(top level)", e.to_string())))?;
+    Ok(serde_json::to_string(&t).expect("TOML values serialise"))
+}
+
+/// The shared parts library: `(kind, id, name, text)` of every NAND part
+/// (kind "part") and controller profile (kind "profile").
+#[pyfunction]
+fn library_entries() -> PyResult<Vec<(String, String, String, String)>> {
+    use ssdlab_sim::library::{entries, Kind};
+    let mut out = Vec::new();
+    for (kind, label) in [(Kind::Controller, "profile"), (Kind::NandPart, "part")] {
+        for e in entries(kind).map_err(sim_err)? {
+            out.push((label.to_string(), e.id.clone(), e.name().to_string(), e.text.to_string()));
+        }
+    }
+    Ok(out)
 }
 
 /// The stable hash of a drive description (16 hex digits of its canonical JSON).
@@ -991,6 +1044,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_drive_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_drive_json, m)?)?;
     m.add_function(wrap_pyfunction!(drive_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(drive_provenance, m)?)?;
+    m.add_function(wrap_pyfunction!(library_entries, m)?)?;
+    m.add_function(wrap_pyfunction!(drive_document_json, m)?)?;
     m.add_function(wrap_pyfunction!(drive_geometry, m)?)?;
     m.add_function(wrap_pyfunction!(default_memory_limit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_workload, m)?)?;

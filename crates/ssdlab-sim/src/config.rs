@@ -38,6 +38,15 @@ pub struct DriveSection {
     pub description: String,
     /// Capacity the host sees, in bytes (a "120GB" drive is 120e9 B).
     pub user_capacity_bytes: u64,
+    /// Controller profile (controller + firmware) the drive is built from
+    /// (`library/controllers/ID.toml`): its host, controller, FTL, data
+    /// reduction and controller power values (see [`crate::library`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    /// NAND part the drive is built from (`library/nand/ID.toml`): geometry
+    /// of a die, timings, endurance, per-operation energy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nand_part: Option<String>,
 }
 
 /// Host link presets (MODEL.md "Host interface").
@@ -104,9 +113,13 @@ pub struct ControllerSection {
     /// compression set-up); `command_cost_ns` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_cost_write_ns: Option<u64>,
-    /// Throughput ceiling of the controller's write data path (compression /
-    /// ECC engine, buffer bandwidth), bytes/s; written data passes it after the
-    /// link, as a resource booked in time. 0: no ceiling.
+    /// Throughput of the controller's write data path to the NAND (ECC
+    /// encoding, buffer bandwidth, per-unit DMA and map work), bytes/s of
+    /// data that reaches the NAND: with data reduction, the stored bytes
+    /// (reduced data and its metadata), so reducible data passes faster.
+    /// Written data passes it after the link, as a resource booked in time.
+    /// A controller-and-firmware value, shared by every drive with them.
+    /// 0: not modelled.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_write_bytes_per_s: u64,
     /// Per-die read pipeline: the controller ECC-decodes a page read from a
@@ -129,7 +142,8 @@ pub struct ControllerSection {
     /// acknowledged once their data is in it (write-back): bursts up to its
     /// size are absorbed; steady state is bounded by the NAND.
     pub write_buffer_bytes: u64,
-    /// How many dies the controller can keep busy at once (0: all).
+    /// How many dies the controller can keep busy at once (0, or at least
+    /// the drive's dies: no limit).
     #[serde(default)]
     pub max_active_dies: u32,
     /// Host reads go ahead of the programs, erases and garbage-collection
@@ -398,6 +412,13 @@ pub const DEFAULT_MEMORY_LIMIT_BYTES: u64 = 8 << 30;
 
 impl DriveConfig {
     pub fn from_toml_str(text: &str) -> Result<DriveConfig> {
+        if let Ok(doc) = toml::from_str::<toml::Value>(text) {
+            if let Ok(v) = serde_json::to_value(&doc) {
+                if crate::library::names_parts(&v) {
+                    return Self::from_composed(crate::library::compose(v)?);
+                }
+            }
+        }
         let de = toml::Deserializer::new(text);
         let cfg: DriveConfig = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -450,6 +471,11 @@ impl DriveConfig {
     }
 
     pub fn from_json_str(text: &str) -> Result<DriveConfig> {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+            if crate::library::names_parts(&v) {
+                return Self::from_composed(crate::library::compose(v)?);
+            }
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         let cfg: DriveConfig = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
@@ -458,6 +484,29 @@ impl DriveConfig {
         let mut cfg = cfg;
         cfg.normalize()?;
         cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// A drive from a document composed with its profile and part; an error
+    /// names the field and, for a library value, where it came from.
+    pub fn from_composed(c: crate::library::Composed) -> Result<DriveConfig> {
+        let cfg: DriveConfig = serde_path_to_error::deserialize(&c.doc).map_err(|e| {
+            let path = path_or_top(&e.path().to_string());
+            let msg = explain_serde(&e.into_inner().to_string());
+            match c.provenance.get(&path) {
+                Some(from) => SimError::config(&path, format!("{msg} (value from {from})")),
+                None => SimError::config(&path, msg),
+            }
+        })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
+        cfg.validate().map_err(|e| match e {
+            SimError::Config { field, message } => match c.provenance.get(&field) {
+                Some(from) if from != "drive file" => SimError::Config { message: format!("{message} (value from {from})"), field },
+                _ => SimError::Config { field, message },
+            },
+            other => other,
+        })?;
         Ok(cfg)
     }
 
@@ -614,8 +663,11 @@ impl DriveConfig {
                 return err("data_reduction.metadata_bytes_per_unit", format!("{} must be at most 1024", dr.metadata_bytes_per_unit));
             }
         }
-        if c.max_active_dies > dies_total {
-            return err("controller.max_active_dies", format!("{} exceeds the {dies_total} dies (0 means no limit)", c.max_active_dies));
+        if c.max_active_dies > 4096 {
+            return err(
+                "controller.max_active_dies",
+                format!("{} is more than 4096 (0, or at least the drive's {dies_total} dies, means no limit)", c.max_active_dies),
+            );
         }
         if c.readahead_bytes > (64 << 20) || c.readahead_bytes % UNIT_BYTES != 0 {
             return err("controller.readahead_bytes", format!("{} must be a multiple of 4096 up to 64 MiB (0: off)", c.readahead_bytes));

@@ -536,7 +536,7 @@ impl Simulator {
                     };
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
                     t_data = xs + self.link_ns(hi - lo);
-                    let wp = self.write_path_ns(hi - lo);
+                    let wp = self.write_path_ns(self.ftl.stored_bytes(pattern, hi - lo));
                     if wp > 0 {
                         // The controller's write path (compression / ECC
                         // engine) takes the data as it streams in, at its own

@@ -407,6 +407,16 @@ impl Ftl {
         self.bpd_div.div(self.spb_div.div(slot))
     }
 
+    /// Bytes that reach the NAND for `bytes` of host data of `pattern`
+    /// (after data reduction, with its metadata; `bytes` without it).
+    #[inline]
+    pub fn stored_bytes(&self, pattern: DataPattern, bytes: u64) -> u64 {
+        if self.g.gran_per_slot == 1 {
+            return bytes;
+        }
+        (self.granules_for(pattern) as u64 * self.gran_bytes * bytes).div_ceil(UNIT_BYTES)
+    }
+
     /// Granules a 4KB unit of `pattern` occupies once stored.
     #[inline]
     pub fn granules_for(&self, pattern: DataPattern) -> u32 {

@@ -1,7 +1,8 @@
 //! # ssdlab-sim: a deterministic discrete-event SSD simulator
 //!
 //! The pipeline, in the order data flows:
-//! 1. [`config`]: a drive description (TOML/JSON, units in every field name), validated.
+//! 1. [`config`]: a drive description (TOML/JSON, units in every field name), validated;
+//!    [`library`]: the NAND parts and controller profiles a drive is composed from.
 //! 2. [`host`]: workloads in fio's vocabulary (closed-loop) and trace playback.
 //! 3. [`engine`]: the simulator value that owns every part and runs whole phases.
 //! 4. [`ftl`]: page-level mapping at 4KB, write points, free pools, GC, TRIM;
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod ftl;
 pub mod host;
+pub mod library;
 pub mod nand;
 pub mod revmap;
 pub mod rng;

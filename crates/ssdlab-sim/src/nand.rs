@@ -202,7 +202,12 @@ impl Nand {
             read_pass_wait_ns: if cfg.controller.read_priority { cfg.nand.tprog_ns / 2 } else { u64::MAX },
             counters: NandCounters::default(),
             check: false,
-            tokens: vec![0; cfg.controller.max_active_dies as usize],
+            // A controller that can keep at least every die busy has no limit
+            // on this drive (a profile's limit applies to every capacity).
+            tokens: match cfg.controller.max_active_dies {
+                k if k >= n => Vec::new(),
+                k => vec![0; k as usize],
+            },
         }
     }
 

@@ -165,3 +165,89 @@ fn vertex3_240_beats_the_120_on_incompressible_writes() {
     println!("Vertex 3 incompressible: 120GB {a:.0} MB/s, 240GB {b:.0} MB/s");
     assert!(b > 1.6 * a, "twice the dies should give nearly twice the speed: {a} vs {b}");
 }
+
+/// Overrides not yet replaced by a shared value or a mechanism: (preset,
+/// key). Each is a value a preset sets that its controller profile or NAND
+/// part also sets; docs/presets.md ("Shared parts") says why each remains.
+/// The list may only shrink: a listed override that is gone fails the test.
+const KNOWN_OVERRIDES: &[(&str, &str)] = &[
+    ("crucial-m4-256", "nand.tr_ns"),
+    ("crucial-m4-256", "nand.tprog_ns"),
+    ("intel320-300", "nand.tr_ns"),
+    ("intel320-300", "nand.tprog_ns"),
+    ("vector-256", "nand.tr_ns"),
+    ("vertex2-25nm-120", "nand.tprog_ns"),
+    ("vertex3-120", "nand.tprog_ns"),
+    ("vertex3-240", "nand.tprog_ns"),
+    ("vertex3-480", "nand.tprog_ns"),
+    ("vertex3-480", "controller.command_cost_ns"),
+    ("vertex3-480", "controller.command_cost_write_ns"),
+    ("vertex3-480", "controller.max_active_dies"),
+    ("vertex3pro-200", "nand.tprog_ns"),
+    ("vertex4-128-fw13", "nand.tr_ns"),
+    ("vertex4-128-fw14", "nand.tr_ns"),
+    ("vertex4-128-fw15", "nand.tr_ns"),
+    ("vertex4-256-fw13", "nand.tr_ns"),
+    ("vertex4-256-fw14", "nand.tr_ns"),
+    ("vertex4-256-fw15", "nand.tr_ns"),
+    ("vertex4-512-fw15", "nand.tr_ns"),
+    ("vertex4-64-fw15", "nand.tr_ns"),
+];
+
+#[test]
+fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
+    let mut found = Vec::new();
+    for (stem, text) in presets() {
+        let c = ssdlab_sim::library::compose_toml(&text).unwrap_or_else(|e| panic!("{stem}.toml: {e}"));
+        let cfg = DriveConfig::from_toml_str(&text).unwrap();
+        assert!(cfg.drive.controller.is_some(), "{stem}.toml: name its controller profile (drive.controller)");
+        assert!(cfg.drive.nand_part.is_some(), "{stem}.toml: name its NAND part (drive.nand_part)");
+        for (key, lib, from) in c.overrides {
+            if !KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())) {
+                panic!("{stem}.toml sets {key}, which {from} sets ({lib}): move the value to the profile or part, shared by every drive that uses it");
+            }
+            found.push((stem.clone(), key));
+        }
+    }
+    for (stem, key) in KNOWN_OVERRIDES {
+        assert!(
+            found.iter().any(|(s, k)| s == stem && k == key),
+            "{stem}.toml no longer overrides {key}: remove it from KNOWN_OVERRIDES"
+        );
+    }
+}
+
+#[test]
+fn the_library_is_consistent_and_every_file_is_listed() {
+    use ssdlab_sim::library::{check_library, CONTROLLERS, NAND_PARTS};
+    check_library().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("library");
+    for (dir, listed) in [("nand", NAND_PARTS), ("controllers", CONTROLLERS)] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(listed.iter().any(|(id, _)| *id == stem), "library/{dir}/{stem}.toml is not listed in library.rs");
+        }
+    }
+    // Every profile value carries its reason (a comment on or right above it).
+    for (id, text) in CONTROLLERS {
+        let bad = uncommented_numbers(text, false);
+        assert!(bad.is_empty(), "profile {id}: numbers without a comment: {bad:?}");
+    }
+    for (id, text) in NAND_PARTS {
+        assert!(text.contains("source = "), "part {id}: give the datasheet or the reason for its values (part.source)");
+    }
+}
+
+#[test]
+fn a_user_file_may_override_and_is_told_where_each_value_comes_from() {
+    let text = std::fs::read_to_string(drives_dir().join("vertex3-120.toml")).unwrap()
+        + "\n[controller]\n# what if: a faster read path\ncommand_cost_read_ns = 10000\n";
+    let c = ssdlab_sim::library::compose_toml(&text).unwrap();
+    assert_eq!(c.provenance["nand.tr_ns"], "part imft-25nm-l74a");
+    assert!(c.provenance["controller.command_cost_read_ns"].starts_with("drive file (over profile sf-2281"), "{:?}", c.provenance);
+    let cfg = DriveConfig::from_toml_str(&text).unwrap();
+    assert_eq!(cfg.controller.command_cost_read_ns, Some(10_000));
+    let e = DriveConfig::from_toml_str(&text.replace("controller = \"sf-2281\"", "controller = \"sf-9999\"")).unwrap_err();
+    assert!(e.to_string().contains("drive.controller") && e.to_string().contains("sf-2281"), "{e}");
+}
