@@ -113,15 +113,19 @@ pub struct ControllerSection {
     /// compression set-up); `command_cost_ns` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_cost_write_ns: Option<u64>,
-    /// Throughput of the controller's write data path to the NAND (ECC
-    /// encoding, buffer bandwidth, per-unit DMA and map work), bytes/s of
-    /// data that reaches the NAND: with data reduction, the stored bytes
-    /// (reduced data and its metadata), so reducible data passes faster.
-    /// Written data passes it after the link, as a resource booked in time.
-    /// A controller-and-firmware value, shared by every drive with them.
-    /// 0: not modelled.
+    /// Throughput of the controller's write data path (DMA set-up, buffer
+    /// and map work per host byte), bytes/s of host data; written data passes
+    /// it after the link, as a resource booked in time. A controller-and-
+    /// firmware value, shared by every drive with them. 0: not modelled.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_write_bytes_per_s: u64,
+    /// Throughput of the controller's ECC encoder on the way to the NAND,
+    /// bytes/s of data that reaches the NAND: with data reduction the stored
+    /// bytes (reduced data and its metadata), so reducible data passes it
+    /// faster than incompressible data. Booked like `max_write_bytes_per_s`,
+    /// after it. 0: not modelled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub encode_bytes_per_s: u64,
     /// Per-die read pipeline: the controller ECC-decodes a page read from a
     /// die into its buffer before it issues that die's next operation, so the
     /// die is held for the decode (bytes / this rate) after the transfer.
@@ -129,6 +133,12 @@ pub struct ControllerSection {
     /// with the die's next operation (not modelled).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub read_decode_bytes_per_s: u64,
+    /// Fixed part of that decode, per page read: the ECC decoder's latency
+    /// (syndrome, error location and correction of a strong BCH code) during
+    /// which the die waits for its next command, whatever the bytes. Added
+    /// to the per-byte part. 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_decode_ns: u64,
     /// Stored data is striped across the data dies in chunks of this many
     /// bytes (SandForce: one 512 B ECC codeword per die in turn), so a read
     /// touches every die its stored bytes span: a 4KB unit at an unaligned
@@ -600,6 +610,15 @@ impl DriveConfig {
                 format!("{} is outside 1e6..1e11 bytes/s (0 means no ceiling; SF-2281 about 450000000)", c.max_write_bytes_per_s),
             );
         }
+        if c.encode_bytes_per_s != 0 && (c.encode_bytes_per_s < 1_000_000 || c.encode_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.encode_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0: not modelled)", c.encode_bytes_per_s),
+            );
+        }
+        if c.read_decode_ns > 1_000_000 {
+            return err("controller.read_decode_ns", format!("{} ns is more than 1 ms per page read (0: none)", c.read_decode_ns));
+        }
         if c.read_decode_bytes_per_s != 0 && (c.read_decode_bytes_per_s < 1_000_000 || c.read_decode_bytes_per_s > 100_000_000_000) {
             return err(
                 "controller.read_decode_bytes_per_s",
@@ -768,7 +787,7 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
     "command_cost_read_ns", "command_cost_write_ns", "max_write_bytes_per_s",
-    "read_decode_bytes_per_s", "die_stripe_bytes",
+    "read_decode_bytes_per_s", "read_decode_ns", "encode_bytes_per_s", "die_stripe_bytes",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
     "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
     "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
@@ -888,6 +907,14 @@ gc_threshold_blocks = 2
             .unwrap_err()
             .to_string();
         assert!(e.contains("wrong unit") && e.contains("max_write_bytes_per_s"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nencode_bytes_per_s = 5"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.encode_bytes_per_s"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nread_decode_ns = 2000000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.read_decode_ns"), "{e}");
         let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nread_decode_bytes_per_s = 10"))
             .unwrap_err()
             .to_string();

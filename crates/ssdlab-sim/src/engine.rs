@@ -394,6 +394,8 @@ pub struct Simulator {
     link: Calendar,
     /// The controller's write data path when it has a throughput ceiling.
     write_path: Calendar,
+    /// The controller's NAND-side write path (ECC encoder) when modelled.
+    encode_path: Calendar,
     ctrl_busy_ns: u64,
     buffer: WriteBuffer,
     /// Simulated time: every phase starts here.
@@ -447,6 +449,7 @@ impl Simulator {
             ftl,
             link: Calendar::default(),
             write_path: Calendar::default(),
+            encode_path: Calendar::default(),
             ctrl_busy_ns: 0,
             buffer,
             now_ns: 0,
@@ -487,12 +490,23 @@ impl Simulator {
         t2
     }
 
-    /// Time the controller's write data path takes for `bytes` (0 without a ceiling).
+    /// Time the controller's write data path takes for `bytes` of host data
+    /// (0 when not modelled).
     #[inline]
     fn write_path_ns(&self, bytes: u64) -> u64 {
         match self.cfg.controller.max_write_bytes_per_s {
             0 => 0,
             r => (bytes * 1_000_000_000).div_ceil(r),
+        }
+    }
+
+    /// Time the controller's ECC encoder takes for `bytes` of host data of
+    /// `pattern`: what it carries is what reaches the NAND (0 when not modelled).
+    #[inline]
+    fn encode_path_ns(&self, pattern: DataPattern, bytes: u64) -> u64 {
+        match self.cfg.controller.encode_bytes_per_s {
+            0 => 0,
+            r => (self.ftl.stored_bytes(pattern, bytes) * 1_000_000_000).div_ceil(r),
         }
     }
 
@@ -536,13 +550,20 @@ impl Simulator {
                     };
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
                     t_data = xs + self.link_ns(hi - lo);
-                    let wp = self.write_path_ns(self.ftl.stored_bytes(pattern, hi - lo));
+                    let wp = self.write_path_ns(hi - lo);
                     if wp > 0 {
-                        // The controller's write path (compression / ECC
-                        // engine) takes the data as it streams in, at its own
-                        // rate, shared by every write.
+                        // The controller's write path (DMA set-up, buffer
+                        // and map work per host byte) takes the data as it
+                        // streams in, at its own rate, shared by every write.
                         let ws = self.write_path.reserve(xs, wp);
                         t_data = t_data.max(ws + wp);
+                    }
+                    let ep = self.encode_path_ns(pattern, hi - lo);
+                    if ep > 0 {
+                        // Then the ECC encoder, at its own rate, on what
+                        // reaches the NAND: data reduction shrinks its work.
+                        let es = self.encode_path.reserve(xs, ep);
+                        t_data = t_data.max(es + ep);
                     }
                     let mut ready = t_data;
                     if partial {
@@ -692,7 +713,7 @@ impl Simulator {
     /// Verify the FTL against the shadow model and the structural invariants.
     pub fn check_now(&self) -> Result<()> {
         self.ftl.check_all()?;
-        if !self.nand.channels_consistent() || !self.link.is_consistent() || !self.write_path.is_consistent() {
+        if !self.nand.channels_consistent() || !self.link.is_consistent() || !self.write_path.is_consistent() || !self.encode_path.is_consistent() {
             return Err(SimError::integrity("a channel or the link has overlapping reservations"));
         }
         Ok(())
@@ -800,6 +821,7 @@ impl Simulator {
                 self.nand.advance(t);
                 self.link.advance(t);
                 self.write_path.advance(t);
+                self.encode_path.advance(t);
             }
             let dir = match io.dir {
                 1 => Dir::Read,
@@ -988,6 +1010,7 @@ impl Simulator {
                         self.nand.advance(t);
                         self.link.advance(t);
                         self.write_path.advance(t);
+                        self.encode_path.advance(t);
                     }
                     if t >= next_progress {
                         next_progress = t + stats.interval_ns;

@@ -174,6 +174,8 @@ pub struct Nand {
     channel_bytes_per_s: u64,
     /// Controller ECC decode rate that holds the die after a read (0: none).
     decode_bytes_per_s: u64,
+    /// Fixed decode latency per page read that holds the die (0: none).
+    decode_fixed_ns: u64,
     /// Reads pass queued non-read work, waiting at most this long for the
     /// operation in progress (`controller.read_priority`; u64::MAX: off).
     read_pass_wait_ns: u64,
@@ -199,6 +201,7 @@ impl Nand {
             tbers_ns: cfg.nand.tbers_ns,
             channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
             decode_bytes_per_s: cfg.controller.read_decode_bytes_per_s,
+            decode_fixed_ns: cfg.controller.read_decode_ns,
             read_pass_wait_ns: if cfg.controller.read_priority { cfg.nand.tprog_ns / 2 } else { u64::MAX },
             counters: NandCounters::default(),
             check: false,
@@ -248,13 +251,15 @@ impl Nand {
     }
 
     /// How long the die is held after a read of `bytes` while the controller
-    /// decodes it (`controller.read_decode_bytes_per_s`).
+    /// decodes it (`controller.read_decode_ns` plus bytes at
+    /// `controller.read_decode_bytes_per_s`).
     #[inline]
     pub fn decode_ns(&self, bytes: u64) -> u64 {
-        match self.decode_bytes_per_s {
-            0 => 0,
-            r => (bytes * 1_000_000_000).div_ceil(r),
-        }
+        self.decode_fixed_ns
+            + match self.decode_bytes_per_s {
+                0 => 0,
+                r => (bytes * 1_000_000_000).div_ceil(r),
+            }
     }
 
     /// Forget channel bookings no request can reach any more. A transfer

@@ -159,11 +159,15 @@ fn sf1200_variants_match_on_reducible_data_and_keep_the_published_order_on_incom
 }
 
 #[test]
-fn vertex3_240_beats_the_120_on_incompressible_writes() {
+fn vertex3_240_beats_the_120_on_incompressible_writes_but_not_by_the_die_ratio() {
     let span = 2u64 << 30;
     let (a, b) = (inc_write_mbps("vertex3-120", span), inc_write_mbps("vertex3-240", span));
     println!("Vertex 3 incompressible: 120GB {a:.0} MB/s, 240GB {b:.0} MB/s");
-    assert!(b > 1.6 * a, "twice the dies should give nearly twice the speed: {a} vs {b}");
+    // The 120GB (15 data dies) is die-bound; the 240GB (31) has dies to
+    // spare and stops at the SF-2000's encoder (issue 15: a model where both
+    // are die-bound gives exactly the die ratio, 31/15 = 2.07).
+    assert!(b > 1.2 * a, "twice the dies must still be clearly faster: {a} vs {b}");
+    assert!(b < 1.8 * a, "the controller must bind the larger drive before its dies: {a} vs {b}");
 }
 
 /// Overrides not yet replaced by a shared value or a mechanism: (preset,
@@ -171,27 +175,11 @@ fn vertex3_240_beats_the_120_on_incompressible_writes() {
 /// part also sets; docs/presets.md ("Shared parts") says why each remains.
 /// The list may only shrink: a listed override that is gone fails the test.
 const KNOWN_OVERRIDES: &[(&str, &str)] = &[
-    ("crucial-m4-256", "nand.tr_ns"),
-    ("crucial-m4-256", "nand.tprog_ns"),
-    ("intel320-300", "nand.tr_ns"),
-    ("intel320-300", "nand.tprog_ns"),
-    ("vector-256", "nand.tr_ns"),
     ("vertex2-25nm-120", "nand.tprog_ns"),
-    ("vertex3-120", "nand.tprog_ns"),
-    ("vertex3-240", "nand.tprog_ns"),
-    ("vertex3-480", "nand.tprog_ns"),
     ("vertex3-480", "controller.command_cost_ns"),
     ("vertex3-480", "controller.command_cost_write_ns"),
     ("vertex3-480", "controller.max_active_dies"),
-    ("vertex3pro-200", "nand.tprog_ns"),
-    ("vertex4-128-fw13", "nand.tr_ns"),
-    ("vertex4-128-fw14", "nand.tr_ns"),
-    ("vertex4-128-fw15", "nand.tr_ns"),
-    ("vertex4-256-fw13", "nand.tr_ns"),
-    ("vertex4-256-fw14", "nand.tr_ns"),
-    ("vertex4-256-fw15", "nand.tr_ns"),
-    ("vertex4-512-fw15", "nand.tr_ns"),
-    ("vertex4-64-fw15", "nand.tr_ns"),
+    ("vertex3-480", "controller.max_write_bytes_per_s"),
 ];
 
 #[test]
@@ -202,6 +190,21 @@ fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
         let cfg = DriveConfig::from_toml_str(&text).unwrap();
         assert!(cfg.drive.controller.is_some(), "{stem}.toml: name its controller profile (drive.controller)");
         assert!(cfg.drive.nand_part.is_some(), "{stem}.toml: name its NAND part (drive.nand_part)");
+        // Beyond its name, capacity, part and profile, a preset gives only its counts.
+        let doc: toml::Value = toml::from_str(&text).unwrap();
+        for (section, fields) in doc.as_table().unwrap() {
+            for (k, _) in fields.as_table().unwrap() {
+                let key = format!("{section}.{k}");
+                let count = section == "drive" || ["nand.channels", "nand.packages_per_channel", "nand.dies_per_package"].contains(&key.as_str());
+                if !count && !c.overrides.iter().any(|o| o.0 == key) {
+                    assert!(
+                        KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())),
+                        "{stem}.toml sets {key}: a controller or NAND value belongs in the profile or part, shared by every drive that uses it"
+                    );
+                    found.push((stem.clone(), key));
+                }
+            }
+        }
         for (key, lib, from) in c.overrides {
             if !KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())) {
                 panic!("{stem}.toml sets {key}, which {from} sets ({lib}): move the value to the profile or part, shared by every drive that uses it");
