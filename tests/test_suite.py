@@ -233,3 +233,39 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
             for h, v in (("1", 1.0), ("2", 2.0))]
     assert sorted(chart_values(docs, "c")) == ["x-11111111", "x-22222222"]
     assert list(chart_values(docs[:1], "c")) == ["x"]
+
+
+def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
+    """Issue 15: every ATTO size from 4KB up read and wrote io_size / runtime
+    (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
+    still lasted the whole runtime. fio ends a job at whichever comes first."""
+    runner = SuiteRunner("vertex3-120", profile=QUICK)
+    test = get_test("atto")
+    doc = runner.run_test(test)
+    rate = {f["label"]: f["value"] for f in doc["figures"]}
+    link_mbps = runner.drive.config["host"]["link_bytes_per_s"] / 1e6
+    # small transfers are slower, large ones come near the link rate
+    for rw in ("write", "read"):
+        small, large = rate[f"{rw} 4096"], rate[f"{rw} {8 << 20}"]
+        assert small < 0.75 * large, (rw, small, large)
+        assert large > 0.8 * link_mbps, (rw, large, link_mbps)
+    # a phase ends when its transfer ends (it moved all of io_size) or at its runtime, whichever first
+    size_bound = time_bound = 0
+    for job in doc["jobs"]:
+        runtime_ns = int(job["job"]["runtime"].removesuffix("ms")) * 1_000_000
+        moved = job["read"]["io_bytes"] + job["write"]["io_bytes"]
+        if moved == job["job"]["io_size"]:
+            size_bound += 1
+            assert job["duration_ns"] < runtime_ns, job["jobname"]
+        else:
+            time_bound += 1
+            assert job["duration_ns"] == runtime_ns, job["jobname"]
+    assert size_bound and time_bound
+    # the size-bound phase lasts exactly as long as the same transfer without a runtime (its last completion)
+    step = test["runs"][0]["steps"][-2]  # write 8MB
+    sim, span = runner.state(test["runs"][0]["state"])
+    job = runner.resolve_job(step, span)
+    with_runtime = sim.clone().run(job)
+    without = sim.clone().run({k: v for k, v in job.items() if k != "runtime"})
+    assert with_runtime.data["duration_ns"] == without.data["duration_ns"]
+    assert with_runtime.data["write"]["bw_bytes"] == without.data["write"]["bw_bytes"]

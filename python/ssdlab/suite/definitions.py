@@ -180,7 +180,7 @@ def _atto(iodepth: int, on_request: bool) -> Dict[str, Any]:
         "about": (
             f"Sequential writes then reads over a 2GB span at QD{iodepth} with highly compressible data (ATTO's "
             "pattern), for transfer sizes from 0.5KB to 8MB: where a drive reaches its full speed, and how much a "
-            "compressing controller gains. Each size runs for at most 10 s of simulated time."
+            "compressing controller gains. Each size moves 2GB or runs 10 s of simulated time, whichever ends first."
         ),
         "summary": "sweep",
         "chart": "line",
