@@ -289,7 +289,7 @@ def cmd_storage_bench(args: argparse.Namespace) -> int:
     # the run is the suite test only as the method has it (whole trace, the test's state and playback)
     same_as_test = (args.precondition in (None, method["state"]) and args.mode in (None, method["replay"].get("mode"))
                     and args.idle_cap in (None, method["replay"].get("idle_cap")) and args.number_ios is None
-                    and args.runtime is None and not args.set and not args.link)
+                    and args.runtime is None and args.trace_seed is None and not args.set and not args.link)
     if args.precondition is None:
         args.precondition = method["state"]
     if args.mode is None:
