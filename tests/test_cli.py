@@ -238,6 +238,12 @@ def test_storage_bench_prints_the_metrics() -> None:
     assert 0 < busy < job["duration_ns"] / 1e9
     rate = (job["read"]["io_bytes"] + job["write"]["io_bytes"]) / busy / 1e6
     assert abs(sb["data_rate_mb_per_s"] / rate - 1) < 1e-9
-    assert doc["manifest"]["precondition"] == "filled"
+    assert doc["manifest"]["precondition"] == "clean"  # METHODOLOGY.md: a secure-erased drive
     cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--workload", "heavy-2012")
     assert_one_line_error(cp, "workload")
+    cp = run_cli("storage-bench", "--workload", "typical-2010", "--full", "--precondition", "dirty")
+    assert_one_line_error(cp, "--full", "--precondition")
+    cp = run_cli("storage-bench", "--workload", "destroyer-2013", "--full")
+    assert_one_line_error(cp, "--full", "destroyer-2013")
+    cp = run_cli("storage-bench", "--workload", "typical-2010", "--idle-cap", "a while")
+    assert_one_line_error(cp, "idle_cap")

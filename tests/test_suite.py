@@ -233,3 +233,120 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
             for h, v in (("1", 1.0), ("2", 2.0))]
     assert sorted(chart_values(docs, "c")) == ["x-11111111", "x-22222222"]
     assert list(chart_values(docs[:1], "c")) == ["x"]
+
+
+def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
+    """Issue 15: every ATTO size from 4KB up read and wrote io_size / runtime
+    (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
+    still lasted the whole runtime. fio ends a job at whichever comes first."""
+    runner = SuiteRunner("vertex3-120", profile=QUICK)
+    test = get_test("atto")
+    doc = runner.run_test(test)
+    rate = {f["label"]: f["value"] for f in doc["figures"]}
+    link_mbps = runner.drive.config["host"]["link_bytes_per_s"] / 1e6
+    # small transfers are slower, large ones come near the link rate
+    for rw in ("write", "read"):
+        small, large = rate[f"{rw} 4096"], rate[f"{rw} {8 << 20}"]
+        assert small < 0.75 * large, (rw, small, large)
+        assert large > 0.8 * link_mbps, (rw, large, link_mbps)
+    # a phase ends when its transfer ends (it moved all of io_size) or at its runtime, whichever first
+    size_bound = time_bound = 0
+    for job in doc["jobs"]:
+        runtime_ns = int(job["job"]["runtime"].removesuffix("ms")) * 1_000_000
+        moved = job["read"]["io_bytes"] + job["write"]["io_bytes"]
+        if moved == job["job"]["io_size"]:
+            size_bound += 1
+            assert job["duration_ns"] < runtime_ns, job["jobname"]
+        else:
+            time_bound += 1
+            assert job["duration_ns"] == runtime_ns, job["jobname"]
+    assert size_bound and time_bound
+    # the size-bound phase lasts exactly as long as the same transfer without a runtime (its last completion)
+    step = test["runs"][0]["steps"][-2]  # write 8MB
+    sim, span = runner.state(test["runs"][0]["state"])
+    job = runner.resolve_job(step, span)
+    with_runtime = sim.clone().run(job)
+    without = sim.clone().run({k: v for k, v in job.items() if k != "runtime"})
+    assert with_runtime.data["duration_ns"] == without.data["duration_ns"]
+    assert with_runtime.data["write"]["bw_bytes"] == without.data["write"]["bw_bytes"]
+
+
+def _storage_bench_figures(doc: Dict[str, Any]) -> Dict[str, float]:
+    return {f"{f['chart'].split('.')[-1]} {f['label']}": f["value"] for f in doc["figures"]}
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path: Path, full: bool) -> None:
+    """One definition (issue 15): `ssdlab storage-bench` and `ssdlab test
+    storage-bench-...` ran the same trace two ways (41.6 vs 70.0 MB/s for
+    vertex3-120 Heavy 2011); now the command takes the test's state and playback."""
+    a, _ = small_review_drives(tmp_path)
+    tid = "storage-bench-typical-2010" + ("-full" if full else "")
+    cp = run_cli("test", tid, "--drive", str(a), "--seed", "7", "--json")
+    assert cp.returncode == 0, cp.stderr
+    suite = _storage_bench_figures(json.loads(cp.stdout))
+    cp = run_cli("storage-bench", "--workload", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
+                 *(["--full"] if full else []))
+    assert cp.returncode == 0, cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["manifest"]["storage_bench_test"] == tid
+    assert doc["manifest"]["precondition"] == ("filled" if full else "clean")
+    assert doc["manifest"]["replay"]["idle_cap"] == "25ms"
+    sb = doc["jobs"][-1]["storage_bench"]
+    command = {"rate all": sb["data_rate_mb_per_s"], "rate reads": sb["read_data_rate_mb_per_s"],
+               "rate writes": sb["write_data_rate_mb_per_s"], "busy all": sb["busy_time_ns"] / 1e9,
+               "busy reads": sb["read_busy_time_ns"] / 1e9, "busy writes": sb["write_busy_time_ns"] / 1e9,
+               "iops all": sb["iops"]}
+    assert command == suite
+    # the gaps can still be kept on request: a different run, not the suite test
+    cp = run_cli("storage-bench", "--workload", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
+                 "--idle-cap", "none", *(["--full"] if full else []))
+    assert cp.returncode == 0, cp.stderr
+    kept = json.loads(cp.stdout)
+    assert "storage_bench_test" not in kept["manifest"] and kept["manifest"]["replay"]["idle_cap"] is None
+    assert kept["jobs"][-1]["duration_ns"] > doc["jobs"][-1]["duration_ns"]
+
+
+def test_storage_bench_runs_on_a_secure_erased_drive_and_the_full_variant_on_a_filled_one() -> None:
+    """METHODOLOGY.md: the 2010 and 2011 traces ran on a secure-erased drive;
+    the filled drive (2015) is a separate test, on request, and on a drive
+    whose GC works lazily it can only cost data rate."""
+    from ssdlab.suite.definitions import STORAGE_BENCH_WORKLOADS
+
+    for workload, _, _ in STORAGE_BENCH_WORKLOADS:
+        clean, full = get_test(f"storage-bench-{workload}"), get_test(f"storage-bench-{workload}-full")
+        assert clean["runs"][0]["state"] == {"state": "clean"} and not clean["on_request"]
+        assert full["runs"][0]["state"] == {"state": "filled"} and full["on_request"]
+        for t in (clean, full):
+            step = t["runs"][0]["steps"][0]
+            assert (step["mode"], step["idle_cap"]) == ("as-recorded", "25ms")
+        assert clean["id"] in default_test_ids() and full["id"] not in default_test_ids()
+    drive = make_drive(dies=4, blocks=320, pages=256, drive_id="lazy-gc")
+    drive["ftl"]["gc_mode"] = "lazy"
+    runner = SuiteRunner(drive, profile=QUICK)
+    docs = {v: runner.run_test(get_test(f"storage-bench-typical-2010{v}")) for v in ("", "-full")}
+    cap = runner.capacity_bytes
+    for v, doc in docs.items():
+        ssd = doc["jobs"][0]["ssdlab"]
+        before = ssd["smart"]["host_bytes_written"] - ssd["host_bytes_written"]  # written before the trace
+        assert before == (cap if v else 0), (v, before)
+        assert (ssd["gc_bytes_moved"] > 0) == bool(v)  # nothing to collect on the erased drive
+    clean, full = (_storage_bench_figures(docs[v]) for v in ("", "-full"))
+    for k in ("rate all", "rate reads", "rate writes"):
+        assert full[k] <= clean[k], (k, full[k], clean[k])
+
+
+def test_the_report_flags_results_made_by_another_description_of_the_test(quick_review: Path, tmp_path: Path) -> None:
+    """Results saved before Storage Bench moved to a secure-erased drive keep
+    their id; the report says they do not compare instead of mixing them in."""
+    from ssdlab.report import build_report
+    from ssdlab.suite.review import load_results
+
+    docs = load_results([str(quick_review / "results")])
+    sb = [d for d in docs if d["test"]["id"] == "storage-bench-typical-2010"]
+    assert len(sb) == 2
+    out = tmp_path / "same"
+    assert "different description" not in build_report(docs, str(out)).read_text()
+    sb[0]["test"]["runs"][0]["state"] = {"state": "filled"}
+    page = build_report(docs, str(tmp_path / "old")).read_text()
+    assert f"{sb[0]['drive']['id']}: measured with a different description of this test (from the filled state" in page

@@ -232,7 +232,7 @@ def _add_replay(sub: Any) -> None:
     p.add_argument("--generated", metavar="WORKLOAD", help="a Storage Bench workload id, e.g. heavy-2011")
     p.add_argument("--trace-seed", dest="trace_seed", metavar="N", help="seed of the generated trace (default: --seed)")
     p.add_argument("--mode", choices=["as-recorded", "as-fast-as-possible"], default="as-recorded", help="default as-recorded")
-    p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this, e.g. 25ms")
+    p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this, e.g. 25ms (default none: gaps kept)")
     p.add_argument("--queue-depth", dest="queue_depth", metavar="N", help="queue depth for records that carry none (default 1)")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
     p.add_argument("--number-ios", dest="number_ios", metavar="N", help="replay only the first N records (fio's number_ios)")
@@ -248,29 +248,55 @@ def _add_storage_bench(sub: Any) -> None:
     p = sub.add_parser(
         "storage-bench",
         help="run a Storage Bench workload (a generated desktop trace) and print its metrics",
-        description="Storage Bench: replay a generated desktop trace that matches the published statistics "
-        "(`ssdlab trace stats --generated ID` shows the match) on a drive filled first, as recorded: idle gaps "
-        "happen (idle-time GC can use them) but do not count. Metrics: average data rate = bytes / busy time "
-        "(all, reads, writes; MB/s = 1e6 B/s), busy time, average IOPS over busy time, latency mean and p99. "
-        "The Destroyer caps every idle gap at 25 ms, as its reviews did.",
+        description="Storage Bench, as the suite runs it (ssdlab test storage-bench-WORKLOAD gives the same "
+        "figures for the same drive and seed): replay a generated desktop trace that matches the published "
+        "statistics (`ssdlab trace stats --generated ID` shows the match) on a secure-erased drive (--full: on "
+        "a drive filled first, test storage-bench-WORKLOAD-full), each I/O at its recorded time with every idle "
+        "gap cut to at most 25 ms (--idle-cap none keeps the gaps). Idle time does not count. Metrics: average "
+        "data rate = bytes / busy time (all, reads, writes; MB/s = 1e6 B/s), busy time, average IOPS over busy "
+        "time, latency mean and p99. destroyer-2013 is not a suite test: it runs on a filled drive with gaps "
+        "cut to 25 ms, as its reviews did.",
     )
     p.add_argument("--workload", required=True, choices=ids, help="which Storage Bench workload")
+    p.add_argument("--full", action="store_true",
+                   help="fill the drive first (the 2015 worst case; test storage-bench-WORKLOAD-full) instead of a secure erase")
     p.add_argument("--trace-seed", dest="trace_seed", metavar="N", help="seed of the generated trace (default: --seed)")
-    p.add_argument("--mode", choices=["as-recorded", "as-fast-as-possible"], default="as-recorded", help="default as-recorded")
-    p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION", help="shorten every idle gap to at most this (default: none; 25ms for destroyer-2013)")
+    p.add_argument("--mode", choices=["as-recorded", "as-fast-as-possible"], help="default as-recorded")
+    p.add_argument("--idle-cap", dest="idle_cap", metavar="DURATION",
+                   help="shorten every idle gap to at most this (default 25ms, the method); 'none' keeps the gaps")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
     p.add_argument("--number-ios", dest="number_ios", metavar="N", help="replay only the first N records (a partial run)")
     p.add_argument("--runtime", metavar="DURATION", help="replay only the first DURATION of trace time (a partial run)")
     _add_sim_flags(p, "trace")
-    p.set_defaults(func=cmd_storage_bench, precondition_default="filled")
+    p.set_defaults(func=cmd_storage_bench)
+
+
+#: The Destroyer is not a suite test: a filled drive, gaps cut to 25 ms (as its reviews did).
+_DESTROYER_METHOD: Dict[str, Any] = {"test_id": None, "state": "filled", "replay": {"mode": "as-recorded", "idle_cap": "25ms"}}
 
 
 def cmd_storage_bench(args: argparse.Namespace) -> int:
-    # The trace reads data it never wrote: start from a filled drive unless told otherwise.
+    from .suite.definitions import storage_bench_method
+
+    # One definition: the suite's test description gives the state and the playback.
+    method = storage_bench_method(args.workload, full=args.full)
+    if method is None:
+        if args.full:
+            raise UsageError(f"argument --full: {args.workload} is not a suite test; give --precondition instead")
+        method = _DESTROYER_METHOD
+    if args.precondition is not None and args.full:
+        raise UsageError("argument --full: give --full or --precondition, not both")
+    # the run is the suite test only as the method has it (whole trace, the test's state and playback)
+    same_as_test = (args.precondition in (None, method["state"]) and args.mode in (None, method["replay"].get("mode"))
+                    and args.idle_cap in (None, method["replay"].get("idle_cap")) and args.number_ios is None
+                    and args.runtime is None and args.trace_seed is None and not args.set and not args.link)
     if args.precondition is None:
-        args.precondition = "filled"
-    if args.idle_cap is None and args.workload == "destroyer-2013":
-        args.idle_cap = "25ms"
+        args.precondition = method["state"]
+    if args.mode is None:
+        args.mode = method["replay"].get("mode", "as-recorded")
+    if args.idle_cap is None:
+        args.idle_cap = method["replay"].get("idle_cap")
+    args.storage_bench_test = method["test_id"] if same_as_test else None
     args.file = None
     args.generated = args.workload
     args.queue_depth = None
@@ -443,7 +469,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if getattr(args, flag) is not None:
                 raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a trace file, not to --generated")
     trace_seed = _seed(args.trace_seed) if args.trace_seed is not None else None
-    idle_cap = _core.parse_duration_ns(args.idle_cap, "idle_cap") / 1e9 if args.idle_cap else None
+    # 'none' keeps every idle gap (the default of a replay)
+    keep_gaps = args.idle_cap is None or args.idle_cap.strip().lower() == "none"
+    idle_cap = None if keep_gaps else _core.parse_duration_ns(args.idle_cap, "idle_cap") / 1e9
     queue_depth = _optional_whole(args.queue_depth, "--queue-depth")
     log_avg = _optional_whole(args.log_avg_msec, "--log-avg-msec")
     number_ios = _optional_whole(args.number_ios, "--number-ios")
@@ -453,7 +481,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         _core.parse_duration_ns(args.runtime, "runtime")
     man = sim.manifest(command=command_line())
     man["replay"] = {"file": args.file, "generated": args.generated, "trace_seed": trace_seed, "mode": args.mode,
-                     "number_ios": number_ios, "runtime": args.runtime}
+                     "idle_cap": None if keep_gaps else args.idle_cap, "number_ios": number_ios, "runtime": args.runtime}
+    if getattr(args, "storage_bench_test", None):
+        man["storage_bench_test"] = args.storage_bench_test
     label = args.generated or os.path.basename(args.file)
     kwargs = {k: v for k, v in options.items() if v is not None}
     return _execute(
@@ -758,9 +788,10 @@ def _suite_test_ids(ids: Optional[Sequence[str]], default: Sequence[str]) -> Lis
 def cmd_tests(args: argparse.Namespace) -> int:
     from .suite.definitions import TESTS
 
+    w = max(len(t["id"]) for t in TESTS)
     for t in TESTS:
         flag = "  (on request)" if t["on_request"] else ""
-        print(f"{t['id']:<34} {t['title']}{flag}")
+        print(f"{t['id']:<{w}} {t['title']}{flag}")
     return EXIT_OK
 
 

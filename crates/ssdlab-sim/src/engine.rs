@@ -846,8 +846,13 @@ impl Simulator {
                 issue!(t);
             }
         }
+        // fio: a job with both a byte/count limit and a runtime ends at
+        // whichever comes first. The runtime ended it only if I/O was still
+        // in flight at the deadline; when the transfer finished first (the
+        // heap ran empty) the phase ends at its last completion.
+        let transfer_done = heap.is_empty();
         let phase_end = match end {
-            Some(e) if !interrupted => e,
+            Some(e) if !interrupted && !transfer_done => e,
             _ => last_complete,
         };
         // I/Os still in flight finish in the background after the phase.

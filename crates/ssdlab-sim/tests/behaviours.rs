@@ -413,3 +413,31 @@ fn a_reducing_drive_takes_ram_for_the_units_it_stores_not_for_every_granule() {
     assert!(rep > inc + inc / 4, "units of one granule need more entries: {rep} vs {inc}");
     assert!(rep < reserved && inc < reserved);
 }
+
+/// fio: a job with both a transfer limit (`io_size`) and a `runtime` ends at
+/// whichever comes first. A transfer that finishes early ends the phase at its
+/// last completion (so its rate is bytes over the time it took, as without a
+/// runtime), and a runtime that runs out first ends it at the deadline.
+#[test]
+fn a_job_ends_when_its_transfer_ends_or_its_runtime_runs_out_whichever_first() {
+    let base = sim(drive(4, 64, 64, 1.25, "greedy"), 3, false);
+    let size_bytes = 8u64 << 20;
+    let job = |runtime: Option<&str>| {
+        let mut j = json!({"rw": "write", "bs": "64k", "iodepth": 4, "size": size_bytes, "io_size": size_bytes, "data": "incompressible"});
+        if let Some(r) = runtime {
+            j["runtime"] = json!(r);
+        }
+        j
+    };
+    let no_runtime = run(&mut base.clone(), job(None));
+    let size_bound = run(&mut base.clone(), job(Some("10s")));
+    println!("8 MiB at QD4: {} ns without a runtime, {} ns with runtime=10s", no_runtime.duration_ns, size_bound.duration_ns);
+    assert!(no_runtime.duration_ns < 1_000_000_000, "the transfer takes well under the runtime here");
+    assert_eq!(size_bound.duration_ns, no_runtime.duration_ns, "the transfer ended first: the phase ends with it");
+    assert_eq!(size_bound.stats.write.bytes, size_bytes);
+    assert_eq!(size_bound.to_json()["write"]["bw_bytes"], no_runtime.to_json()["write"]["bw_bytes"]);
+    // The runtime runs out first: the phase is exactly the runtime, the transfer unfinished.
+    let time_bound = run(&mut base.clone(), job(Some("5ms")));
+    assert_eq!(time_bound.duration_ns, 5_000_000);
+    assert!(time_bound.stats.write.bytes < size_bytes);
+}

@@ -224,6 +224,14 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         for t in tests:
             per = by_test[t["id"]]
             parts.append(f"<h3 id={_esc(t['id'])}>{_esc(t['title'])}</h3><p class=about>{_esc(t['about'])}</p>")
+            # results saved under this id by a different description (e.g. Storage Bench on a filled drive before issue 15)
+            current = next((c for c in TESTS if c["id"] == t["id"]), None)
+            for k, d in per.items():
+                if current is not None and d["test"].get("runs") != current["runs"]:
+                    states = ", ".join(sorted({r["state"]["state"] for r in d["test"].get("runs", [])}))
+                    parts.append(f"<p class=note>{_esc(k)}: measured with a different description of this test "
+                                 f"(from the {_esc(states)} state; an earlier ssdlab?); its figures do not compare "
+                                 "with the others.</p>")
             skipped = {k: d["skipped"] for k, d in per.items() if d.get("skipped")}
             for k, why in skipped.items():
                 parts.append(f"<p class=note>{_esc(k)}: not run ({_esc(why)}).</p>")
