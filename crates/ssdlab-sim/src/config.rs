@@ -102,8 +102,12 @@ pub struct HostSection {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ControllerSection {
-    /// Controller processing per command (serialised: caps IOPS at 1e9/cost).
-    /// Reads and writes use it unless their own cost is given.
+    /// Firmware time per command: the processor time one command holds a
+    /// command slot for (command decode, map lookup or update, buffer and DMA
+    /// set-up). With `command_slots` slots, throughput is at most
+    /// `command_slots` x 1e9 / cost commands per second, and every command's
+    /// latency includes its cost once. Reads and writes use it unless their
+    /// own cost is given; also TRIM and FLUSH.
     pub command_cost_ns: u64,
     /// Firmware time per read command (map lookup, ECC and decompression
     /// set-up); `command_cost_ns` when absent.
@@ -113,6 +117,22 @@ pub struct ControllerSection {
     /// compression set-up); `command_cost_ns` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_cost_write_ns: Option<u64>,
+    /// Commands the controller processes at once: its cores, or the depth of
+    /// its firmware pipeline. Each command holds one slot (the earliest free)
+    /// for its cost, after it has crossed the link, so up to this many
+    /// commands' firmware time overlaps with each other and with die work.
+    /// 1: one command at a time (throughput 1e9 / cost). 1..=16.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub command_slots: u32,
+    /// Time every command takes that holds neither a command slot nor the
+    /// link: the controller's SATA front end handing the command FIS to the
+    /// firmware, DMA engine set-up, posting the completion (Set Device Bits
+    /// FIS) and the host adapter's turnaround (fetching the command and its
+    /// data over PCIe, raising the interrupt). It lengthens every command's
+    /// latency, so it lowers QD1-QD3 rates, but commands overlap in it: it
+    /// never caps throughput. 0: none (at most 1 ms).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub command_latency_ns: u64,
     /// Throughput of the controller's write data path (DMA set-up, buffer
     /// and map work per host byte), bytes/s of host data; written data passes
     /// it after the link, as a resource booked in time. A controller-and-
@@ -180,6 +200,10 @@ pub struct ControllerSection {
 
 fn one() -> u32 {
     1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 fn yes() -> bool {
@@ -604,6 +628,15 @@ impl DriveConfig {
                 }
             }
         }
+        if c.command_slots == 0 || c.command_slots > 16 {
+            return err(
+                "controller.command_slots",
+                format!("{} must be 1..=16 (commands processed at once: the controller's cores or firmware pipeline depth)", c.command_slots),
+            );
+        }
+        if c.command_latency_ns > 1_000_000 {
+            return err("controller.command_latency_ns", format!("{} ns is more than 1 ms per command", c.command_latency_ns));
+        }
         if c.max_write_bytes_per_s != 0 && (c.max_write_bytes_per_s < 1_000_000 || c.max_write_bytes_per_s > 100_000_000_000) {
             return err(
                 "controller.max_write_bytes_per_s",
@@ -786,7 +819,7 @@ const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_m
 
 const KNOWN_FIELDS: &[&str] = &[
     "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
-    "command_cost_read_ns", "command_cost_write_ns", "max_write_bytes_per_s",
+    "command_cost_read_ns", "command_cost_write_ns", "command_latency_ns", "max_write_bytes_per_s",
     "read_decode_bytes_per_s", "read_decode_ns", "encode_bytes_per_s", "die_stripe_bytes",
     "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
     "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s_per_die", "readahead_bytes", "unmapped_read_ns",
@@ -923,6 +956,31 @@ gc_threshold_blocks = 2
             .unwrap_err()
             .to_string();
         assert!(e.contains("controller.die_stripe_bytes") && e.contains("128..65536"), "{e}");
+    }
+
+    #[test]
+    fn command_slots_and_latency_default_to_one_and_none_and_are_validated() {
+        let c = DriveConfig::from_toml_str(SMALL).unwrap();
+        assert_eq!((c.controller.command_slots, c.controller.command_latency_ns), (1, 0));
+        let j = c.to_json_string();
+        assert!(!j.contains("command_slots") && !j.contains("command_latency_ns"), "defaults stay absent (stable hash)");
+        let t = SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_slots = 3\ncommand_latency_ns = 4000");
+        let c = DriveConfig::from_toml_str(&t).unwrap();
+        assert_eq!((c.controller.command_slots, c.controller.command_latency_ns), (3, 4000));
+        for bad in ["command_slots = 0", "command_slots = 17"] {
+            let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", &format!("command_cost_ns = 5000\n{bad}")))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("controller.command_slots") && e.contains("1..=16"), "{e}");
+        }
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_latency_ns = 2000000"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("controller.command_latency_ns") && e.contains("1 ms"), "{e}");
+        let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_latency_us = 4"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("wrong unit") && e.contains("command_latency_ns"), "{e}");
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! from one preconditioned state.
 //!
 //! Command path: host queue (NCQ) -> link (command + data, half duplex) ->
-//! controller (per-command cost) -> write buffer / FTL -> NAND dies and channels.
+//! controller (per-command cost on one of its command slots) -> write buffer /
+//! FTL -> NAND dies and channels.
 
 use crate::config::{memory_estimate_bytes, DriveConfig, Geometry, SECTOR_BYTES, UNIT_BYTES};
 use crate::error::{Result, SimError};
@@ -396,7 +397,9 @@ pub struct Simulator {
     write_path: Calendar,
     /// The controller's NAND-side write path (ECC encoder) when modelled.
     encode_path: Calendar,
-    ctrl_busy_ns: u64,
+    /// When each of the controller's command slots is next free
+    /// (`controller.command_slots` entries).
+    ctrl_free_ns: Vec<u64>,
     buffer: WriteBuffer,
     /// Simulated time: every phase starts here.
     pub now_ns: u64,
@@ -450,7 +453,7 @@ impl Simulator {
             link: Calendar::default(),
             write_path: Calendar::default(),
             encode_path: Calendar::default(),
-            ctrl_busy_ns: 0,
+            ctrl_free_ns: vec![0; cfg.controller.command_slots.max(1) as usize],
             buffer,
             now_ns: 0,
             last_io_end_ns: 0,
@@ -477,16 +480,24 @@ impl Simulator {
         (bytes * 1_000_000_000).div_ceil(self.cfg.host.link_bytes_per_s)
     }
 
-    /// Command phase common to every I/O: the command crosses the link, then the
-    /// controller processes it for `cost_ns` (serialised). Returns when the
-    /// controller is done.
+    /// Command phase common to every I/O: after the command latency (no
+    /// resource held) the command crosses the link, then the controller
+    /// processes it for `cost_ns` on the earliest free of its command slots.
+    /// Returns when the controller is done.
     #[inline]
     fn command(&mut self, t: u64, cost_ns: u64) -> u64 {
         let oh = self.cfg.host.command_overhead_ns;
-        let s = self.link.reserve(t, oh);
+        let s = self.link.reserve(t + self.cfg.controller.command_latency_ns, oh);
         let t1 = s + oh;
-        let t2 = t1.max(self.ctrl_busy_ns) + cost_ns;
-        self.ctrl_busy_ns = t2;
+        let slots = &mut self.ctrl_free_ns;
+        let mut k = 0;
+        for i in 1..slots.len() {
+            if slots[i] < slots[k] {
+                k = i;
+            }
+        }
+        let t2 = t1.max(slots[k]) + cost_ns;
+        slots[k] = t2;
         t2
     }
 
