@@ -178,7 +178,6 @@ const KNOWN_OVERRIDES: &[(&str, &str)] = &[
     ("vertex2-25nm-120", "nand.tprog_ns"),
     ("vertex3-480", "controller.command_cost_ns"),
     ("vertex3-480", "controller.command_cost_write_ns"),
-    ("vertex3-480", "controller.max_active_dies"),
     ("vertex3-480", "controller.max_write_bytes_per_s"),
 ];
 
