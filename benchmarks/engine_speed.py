@@ -48,7 +48,7 @@ def drive(capacity_gb: int, behaviours: bool) -> dict:
         d["drive"]["user_capacity_bytes"] = capacity_gb * 10**9 // dies * (dies - 1) // 512 * 512
         d["data_reduction"] = {"enabled": True, "metadata_bytes_per_unit": 64, "compressible_stored_fraction": 0.3,
                                "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0}
-        d["ftl"]["recycle_bytes_per_s_per_die"] = 40_000_000
+        d["ftl"]["recycle_bytes_per_s"] = 40_000_000 * dies
         d["controller"].update({"max_active_dies": dies * 3 // 4, "readahead_bytes": 1 << 20, "readahead_min_qd": 1,
                                 "seq_read_max_dies": 16, "unmapped_read_ns": 20_000, "write_buffer_bytes": 64 << 20})
     return d

@@ -38,7 +38,7 @@ fn drive(capacity_gb: u64, behaviours: bool) -> Value {
         d["drive"]["user_capacity_bytes"] = json!(capacity_gb * 1_000_000_000 / dies * (dies - 1) / 512 * 512);
         d["data_reduction"] = json!({"enabled": true, "metadata_bytes_per_unit": 64, "compressible_stored_fraction": 0.3,
                                      "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0});
-        d["ftl"]["recycle_bytes_per_s_per_die"] = json!(40_000_000u64);
+        d["ftl"]["recycle_bytes_per_s"] = json!(40_000_000u64 * dies);
         let c = d["controller"].as_object_mut().unwrap();
         c.insert("max_active_dies".into(), json!(dies * 3 / 4));
         c.insert("readahead_bytes".into(), json!(1u64 << 20));
@@ -50,7 +50,7 @@ fn drive(capacity_gb: u64, behaviours: bool) -> Value {
             match k {
                 "dr" => { d.as_object_mut().unwrap().remove("data_reduction"); }
                 "raise" => { d["nand"]["raise"] = json!(false); }
-                "rec" => { d["ftl"]["recycle_bytes_per_s_per_die"] = json!(0); }
+                "rec" => { d["ftl"]["recycle_bytes_per_s"] = json!(0); }
                 "tok" => { d["controller"]["max_active_dies"] = json!(0); }
                 "buf" => { d["controller"]["write_buffer_bytes"] = json!(4u64 << 20); }
                 _ => {}

@@ -725,7 +725,7 @@ impl Simulator {
     pub fn check_now(&self) -> Result<()> {
         self.ftl.check_all()?;
         if !self.nand.channels_consistent() || !self.link.is_consistent() || !self.write_path.is_consistent() || !self.encode_path.is_consistent() {
-            return Err(SimError::integrity("a channel or the link has overlapping reservations"));
+            return Err(SimError::integrity("a channel, the link, the write path, the encoder or the recycling path has overlapping reservations"));
         }
         Ok(())
     }

@@ -297,8 +297,8 @@ pub struct Ftl {
     /// Granules a 4KB unit of each pattern occupies (index: pattern slot, see `pattern_index`).
     stored_granules: [u32; 5],
     ratio_meta_bytes: u64,
-    /// Recycling-path cost rate (0: off).
-    recycle_bytes_per_s_per_die: u64,
+    /// Controller-wide recycling path rate, bytes/s (0: off).
+    recycle_bytes_per_s: u64,
     /// Die striping of stored data for reads (`controller.die_stripe_bytes`; 0: off).
     stripe_bytes: u64,
     /// RAISE: data program units since the last parity program.
@@ -382,7 +382,7 @@ impl Ftl {
             gran_bytes,
             stored_granules,
             ratio_meta_bytes: meta,
-            recycle_bytes_per_s_per_die: cfg.ftl.recycle_bytes_per_s_per_die,
+            recycle_bytes_per_s: cfg.ftl.recycle_bytes_per_s,
             stripe_bytes: cfg.controller.die_stripe_bytes,
             raise_count: 0,
             die_valid: vec![0; g.dies as usize],
@@ -1249,11 +1249,12 @@ impl Ftl {
         self.dies[d].victim_warm = 0;
         self.dies[d].victim_warm_off = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
-        if self.recycle_bytes_per_s_per_die > 0 {
-            // The recycling path processes the whole block at its fixed rate,
-            // whatever it holds (TRIMmed data included).
+        if self.recycle_bytes_per_s > 0 {
+            // The controller's recycling path processes the whole block at
+            // its fixed rate, whatever it holds (stale or TRIMmed data
+            // included; config.rs, `ftl.recycle_bytes_per_s`).
             let bytes = self.spb as u64 * self.gran_bytes;
-            nand.busy(die, now_ns, bytes * 1_000_000_000 / self.recycle_bytes_per_s_per_die);
+            nand.recycle(die, now_ns, bytes * 1_000_000_000 / self.recycle_bytes_per_s);
         }
         self.dies[d].gc_last_read = NONE;
         self.counters.gc_victims += 1;

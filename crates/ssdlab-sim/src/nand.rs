@@ -180,6 +180,9 @@ pub struct Nand {
     /// operation in progress (`controller.read_priority`; u64::MAX: off).
     read_pass_wait_ns: u64,
     pub counters: NandCounters,
+    /// The controller's block recycling path (`ftl.recycle_bytes_per_s`):
+    /// one engine for every die, booked in time.
+    pub recycle_path: Calendar,
     /// Checking mode: assert that no die starts an operation before its last ends.
     pub check: bool,
     /// Active-die limit: when each of the controller's die slots frees up,
@@ -204,6 +207,7 @@ impl Nand {
             decode_fixed_ns: cfg.controller.read_decode_ns,
             read_pass_wait_ns: if cfg.controller.read_priority { cfg.nand.tprog_ns / 2 } else { u64::MAX },
             counters: NandCounters::default(),
+            recycle_path: Calendar::default(),
             check: false,
             // A controller that can keep at least every die busy has no limit
             // on this drive (a profile's limit applies to every capacity).
@@ -279,6 +283,8 @@ impl Nand {
         for (c, cal) in self.channels.iter_mut().enumerate() {
             cal.advance(now_ns.max(horizon[c]));
         }
+        // A recycling booking starts at or after `now_ns`.
+        self.recycle_path.advance(now_ns);
     }
 
     /// Read a page (all planes at once when `bytes` spans them) and move `bytes`
@@ -373,12 +379,16 @@ impl Nand {
         xe
     }
 
-    /// Keep the die busy for `dur` ns of controller-driven work (recycling).
+    /// Pass one of the die's blocks through the controller's recycling path
+    /// for `dur_ns`: booked on the path (shared by every die) at the first
+    /// free time once the die is free, the die held from then until the
+    /// path is done with its block. Returns when it is.
     #[inline]
-    pub fn busy(&mut self, die: u32, earliest_ns: u64, dur_ns: u64) -> u64 {
-        // The recycling engine works beside the host path: it occupies the
-        // die but not one of the controller's active-die slots.
-        let s = earliest_ns.max(self.dies[die as usize].busy_until_ns);
+    pub fn recycle(&mut self, die: u32, earliest_ns: u64, dur_ns: u64) -> u64 {
+        // The recycling engine works beside the host path: it holds the die
+        // but not one of the controller's active-die slots.
+        let free = earliest_ns.max(self.dies[die as usize].busy_until_ns);
+        let s = self.recycle_path.reserve(free, dur_ns);
         let d = &mut self.dies[die as usize];
         d.busy_until_ns = s + dur_ns;
         d.read_busy_ns += dur_ns;
@@ -405,7 +415,7 @@ impl Nand {
     }
 
     pub fn channels_consistent(&self) -> bool {
-        self.channels.iter().all(|c| c.is_consistent())
+        self.channels.iter().all(|c| c.is_consistent()) && self.recycle_path.is_consistent()
     }
 }
 

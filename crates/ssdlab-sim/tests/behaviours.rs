@@ -56,7 +56,7 @@ fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
 }
 
 fn recycling_drive() -> Simulator {
-    realistic(8, 64, json!({"ftl": {"gc_mode": "lazy", "recycle_bytes_per_s_per_die": 8_000_000u64, "bg_gc_threshold_blocks": 4}}))
+    realistic(8, 64, json!({"ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 64_000_000u64, "bg_gc_threshold_blocks": 4}}))
 }
 
 /// AS-SSD-style sequential write: 16MB transfers at QD1 over 256MB.

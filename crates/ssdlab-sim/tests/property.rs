@@ -103,7 +103,7 @@ proptest! {
             "data_reduction": {"enabled": true, "metadata_bytes_per_unit": 64, "compressible_stored_fraction": 0.3,
                                "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0},
             "nand": {"raise": true},
-            "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s_per_die": 50_000_000u64},
+            "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64},
             "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2,
                            "die_stripe_bytes": 512}
         });
