@@ -12,18 +12,7 @@ fn realistic(dies: u32, blocks: u32, extra: Value) -> Simulator {
 }
 
 fn realistic_a(dies: u32, blocks: u32, a: f64, extra: Value) -> Simulator {
-    let mut e = json!({
-        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000},
-        "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 4u64 << 20},
-        "nand": {"channels": dies.min(8), "packages_per_channel": dies / dies.min(8), "planes_per_die": 2,
-                 "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000, "tprog_ns": 1_300_000,
-                 "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
-        "ftl": {"gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
-    });
-    merge(&mut e, &extra);
-    // drive() sizes capacity from 4KB pages x 1 plane; with 8KB x 2 planes a
-    // block holds 4x the slots, so pass 4x the pages to keep a = 1.15.
-    sim(drive_with(dies, blocks, 256 * 4, a, "greedy", e), 11, false)
+    realistic_drive(dies, blocks, a, 11, extra)
 }
 
 fn mbps(r: &ssdlab_sim::PhaseResult) -> f64 {

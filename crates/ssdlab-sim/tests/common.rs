@@ -64,3 +64,21 @@ pub fn run(sim: &mut Simulator, v: Value) -> ssdlab_sim::PhaseResult {
 pub fn fill(sim: &mut Simulator) -> ssdlab_sim::PhaseResult {
     run(sim, json!({"rw": "write", "bs": "128k", "iodepth": 32}))
 }
+
+/// A 25nm-class drive (8KB pages, 2 planes, 256 pages per block, 1.3 ms
+/// programs, 8 channels) of `dies` dies and `blocks` blocks per plane, whose
+/// user capacity is raw / `a`, with `extra` merged section by section.
+pub fn realistic_drive(dies: u32, blocks: u32, a: f64, seed: u64, extra: Value) -> Simulator {
+    let mut e = json!({
+        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000},
+        "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 4u64 << 20},
+        "nand": {"channels": dies.min(8), "packages_per_channel": dies / dies.min(8), "planes_per_die": 2,
+                 "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000, "tprog_ns": 1_300_000,
+                 "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+        "ftl": {"gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+    });
+    merge(&mut e, &extra);
+    // drive_with() sizes capacity from 4KB pages x 1 plane; with 8KB x 2
+    // planes a block holds 4x the slots, so pass 4x the pages to keep `a`.
+    sim(drive_with(dies, blocks, 256 * 4, a, "greedy", e), seed, false)
+}

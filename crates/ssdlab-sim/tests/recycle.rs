@@ -10,18 +10,9 @@ use ssdlab_sim::{PhaseResult, Simulator};
 /// dies with 64 blocks per plane, 1/1.15 of raw NAND as user capacity, lazy
 /// GC, and a recycling path of `recycle` bytes/s for the whole controller.
 fn drive(dies: u32, recycle: u64, extra: Value) -> Simulator {
-    let mut e = json!({
-        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000},
-        "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 4u64 << 20},
-        "nand": {"channels": dies.min(8), "packages_per_channel": dies / dies.min(8), "planes_per_die": 2,
-                 "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000, "tprog_ns": 1_300_000,
-                 "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
-        "ftl": {"gc_mode": "lazy", "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4, "recycle_bytes_per_s": recycle}
-    });
+    let mut e = json!({"ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": recycle}});
     merge(&mut e, &extra);
-    // common::drive_with counts 4KB single-plane pages: an 8KB two-plane
-    // block holds 4x the slots, so pass 4x the pages to keep a = 1.15.
-    sim(drive_with(dies, 64, 256 * 4, 1.15, "greedy", e), 5, false)
+    realistic_drive(dies, 64, 1.15, 5, e)
 }
 
 fn mbps(r: &PhaseResult) -> f64 {
