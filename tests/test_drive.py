@@ -11,6 +11,8 @@ import pytest
 import ssdlab
 from ssdlab import ConfigError, Drive, SsdlabError
 
+from conftest import run_cli
+
 
 def test_the_generic_preset_is_shipped_with_its_description() -> None:
     ids = [p.id for p in Drive.presets()]
@@ -118,3 +120,36 @@ def test_errors_are_typed_value_errors() -> None:
     from ssdlab import errors
 
     assert errors.ConfigError is ssdlab._core.ConfigError
+
+
+def test_a_preset_is_a_profile_a_part_and_counts_and_says_where_each_value_comes_from() -> None:
+    d = Drive.load("vertex3-120")
+    assert d.config["drive"]["controller"] == "sf-2281" and d.config["drive"]["nand_part"] == "imft-25nm-l74a"
+    p = d.provenance
+    assert p["nand.tprog_ns"] == "part imft-25nm-l74a"
+    assert p["controller.command_cost_write_ns"] == "profile sf-2281"
+    assert p["nand.channels"] == "drive file"
+    assert d.overrides == []
+    # A what-if on a library value is an override, shown as a change.
+    slow = d.with_changes({"nand.tprog_ns": 1_800_000})
+    assert slow.provenance["nand.tprog_ns"] == "change (over part imft-25nm-l74a: 1300000)"
+    assert [o[0] for o in slow.overrides] == ["nand.tprog_ns"]
+    # Swapping the part keeps the counts and takes the new part's values.
+    other = d.with_changes({"drive.nand_part": "toshiba-24nm-toggle"})
+    assert other.config["nand"]["tprog_ns"] == 1_000_000 and other.config["nand"]["channels"] == 8
+
+
+def test_an_unknown_profile_or_part_names_the_field_and_the_known_ids() -> None:
+    with pytest.raises(ConfigError) as e:
+        Drive.load("vertex3-120").with_changes({"drive.controller": "sf-9999"})
+    assert e.value.field == "drive.controller" and "sf-2281" in str(e.value)
+
+
+def test_drive_parts_lists_the_library_with_the_presets_that_use_it() -> None:
+    out = run_cli("drive", "parts")
+    assert out.returncode == 0, out.stderr
+    assert "sf-2281" in out.stdout and "vertex3-120" in out.stdout and "imft-25nm-l74a" in out.stdout
+    one = run_cli("drive", "parts", "imft-25nm-l74a")
+    assert one.returncode == 0 and "tprog_ns = 1_300_000" in one.stdout
+    shown = run_cli("drive", "show", "vertex3-120")
+    assert "# part imft-25nm-l74a" in shown.stdout and "# profile sf-2281" in shown.stdout

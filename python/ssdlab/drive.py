@@ -229,7 +229,8 @@ class Drive:
         out = dict(pairs)
         for k in self.changes:
             if k in out:
-                out[k] = f"change ({out[k]})" if out[k] not in ("drive file",) else "change"
+                src = out[k]
+                out[k] = "change" + (src[len("drive file") :] if src.startswith("drive file (") else "")
         return out
 
     @property
