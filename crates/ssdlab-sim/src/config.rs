@@ -183,13 +183,18 @@ pub struct ControllerSection {
     /// read waits for everything booked on its die (first come, first served).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub read_priority: bool,
-    /// Sequential-read prefetch: bytes read ahead of a detected sequential stream (0: off).
+    /// Sequential-read prefetch: die reads issued for this many bytes beyond
+    /// each request of a detected sequential stream (0: off). With it, read
+    /// data streams to the host as its die reads land; without it, a
+    /// request's data crosses the link once all of it is read.
     #[serde(default)]
     pub readahead_bytes: u64,
-    /// Read-ahead only when at least this many commands are outstanding.
+    /// Read-ahead only when at least this many commands are outstanding
+    /// (the firmware's NCQ-streaming threshold).
     #[serde(default = "one")]
     pub readahead_min_qd: u32,
-    /// Dies one sequential read stream may pipeline across (0: no cap).
+    /// Die reads one read request (or read-ahead extension) keeps in flight
+    /// at once (0: no cap).
     #[serde(default)]
     pub seq_read_max_dies: u32,
     /// Extra time to answer a read of never-written / trimmed LBAs per 4KB

@@ -588,9 +588,15 @@ impl Simulator {
                 Ok(t_data)
             }
             Op::Read => {
-                let ready = self.read_data(first, n, t2)?;
                 let x = self.link_ns(len);
-                let xs = self.link.reserve(ready, x);
+                let start = if self.cfg.controller.readahead_bytes == 0 {
+                    // Store and forward: the data crosses the link once all
+                    // of it is in the controller.
+                    self.read_data(first, n, t2)?
+                } else {
+                    self.read_stream(first, n, off, t2)?
+                };
+                let xs = self.link.reserve(start, x);
                 Ok(xs + x)
             }
             Op::Trim => {
@@ -605,53 +611,92 @@ impl Simulator {
         }
     }
 
-    /// NAND side of a host read: from the read-ahead buffer when a detected
-    /// sequential stream was prefetched, else from the dies; prefetch further
-    /// when read-ahead is on at this queue depth.
+    /// NAND side of a host read on a controller without read-ahead: the
+    /// request's die reads (at most `seq_read_max_dies` at once); returns
+    /// when all its data is in the controller.
     fn read_data(&mut self, first: u64, n: u64, t: u64) -> Result<u64> {
         let c = &self.cfg.controller;
-        let cap = c.seq_read_max_dies;
+        let (r, unmapped) = self.ftl.read_units(first, n, t, &mut self.nand, c.seq_read_max_dies)?;
+        let mut ready = r;
+        if unmapped > 0 && c.unmapped_read_ns > 0 {
+            ready = ready.max(t + unmapped * c.unmapped_read_ns);
+        }
+        Ok(ready)
+    }
+
+    /// Issue the die reads of LBAs `from..to` at `t` (at most
+    /// `seq_read_max_dies` at once) and append them to `out` as pieces
+    /// (first LBA, last LBA + 1, when the data is in the controller),
+    /// contiguous from `from` to `to`; units answered without NAND are ready
+    /// at `t` (never-written ones after `unmapped_read_ns` each).
+    fn read_pieces(&mut self, from: u64, to: u64, t: u64, out: &mut VecDeque<(u64, u64, u64)>) -> Result<()> {
+        let c = &self.cfg.controller;
+        let (_, unmapped) = self.ftl.read_units_p(from, to - from, t, &mut self.nand, c.seq_read_max_dies, true)?;
+        let floor = if unmapped > 0 && c.unmapped_read_ns > 0 { t + unmapped * c.unmapped_read_ns } else { t };
+        let p = &self.ftl.read_pieces;
+        if p.first().is_none_or(|q| q.0 > from) {
+            out.push_back((from, p.first().map_or(to, |q| q.0), floor));
+        }
+        for (i, &(s, r)) in p.iter().enumerate() {
+            let e = p.get(i + 1).map_or(to, |q| q.0);
+            out.push_back((s, e, r.max(floor)));
+        }
+        Ok(())
+    }
+
+    /// NAND side of a host read on a controller with read-ahead ("NCQ
+    /// streaming"). The request's data comes from die reads the read-ahead
+    /// issued earlier when a detected sequential stream was prefetched, and
+    /// for what the read-ahead does not hold, from its own die reads, all
+    /// issued at once (at most `seq_read_max_dies` at a time): a large
+    /// request spans many dies together. Its data streams to the host in LBA
+    /// order as the die reads land, so the transfer overlaps the reads still
+    /// in flight. With at least `readahead_min_qd` commands outstanding, a
+    /// sequential request extends the read-ahead: die reads for the next
+    /// `readahead_bytes` beyond it, issued now, so the drive runs ahead of
+    /// the host by that window and no more. Returns the earliest start of the
+    /// request's link transfer that never waits for data.
+    fn read_stream(&mut self, first: u64, n: u64, off: u64, t: u64) -> Result<u64> {
+        let ra_units = self.cfg.controller.readahead_bytes / UNIT_BYTES;
         let sequential = first == self.ra.next_lba;
-        self.ra.next_lba = first + n;
         let end = first + n;
-        let mut ready = t;
-        let covered = sequential
-            && self.ra.chunks.front().is_some_and(|c| c.0 <= first)
-            && self.ra.chunks.back().is_some_and(|c| end <= c.1);
-        if covered {
-            // Served from prefetched data: ready when the chunks it needs are.
-            for &(s, e, r) in &self.ra.chunks {
-                if s < end && e > first {
-                    ready = ready.max(r);
-                }
-            }
-        } else {
-            let (r, unmapped) = self.ftl.read_units(first, n, t, &mut self.nand, cap)?;
-            ready = r;
-            if unmapped > 0 && c.unmapped_read_ns > 0 {
-                ready = ready.max(t + unmapped * c.unmapped_read_ns);
-            }
-            self.ra.chunks.clear();
+        self.ra.next_lba = end;
+        // The read-ahead holds LBAs from its first piece to `pre_end`: a
+        // sequential request starting there takes what it holds and reads
+        // the rest itself.
+        let hit = sequential && self.ra.chunks.front().is_some_and(|c| c.0 <= first) && self.ra.pre_end > first;
+        let mut chunks = std::mem::take(&mut self.ra.chunks);
+        if !hit {
+            chunks.clear();
+            self.ra.pre_end = first;
+        }
+        if self.ra.pre_end < end {
+            self.read_pieces(self.ra.pre_end, end, t, &mut chunks)?;
             self.ra.pre_end = end;
         }
-        let ra_units = self.cfg.controller.readahead_bytes / UNIT_BYTES;
+        // The transfer starts late enough that each piece is in the
+        // controller by the time the link reaches its first byte.
+        let mut start = t;
+        for &(s, e, r) in &chunks {
+            if s < end && e > first {
+                let before = (s * UNIT_BYTES).max(off) - off;
+                start = start.max(r.saturating_sub(self.link_ns(before)));
+            }
+        }
         if ra_units > 0 && sequential && self.outstanding >= self.cfg.controller.readahead_min_qd {
             let want_end = (end + ra_units).min(self.geometry.user_units);
             let from = self.ra.pre_end.max(end);
             if want_end > from {
-                let (r, _) = self.ftl.read_units(from, want_end - from, t, &mut self.nand, cap)?;
-                if self.ra.chunks.is_empty() {
-                    // The request itself counts as the window's start.
-                    self.ra.chunks.push_back((first, end, ready));
-                }
-                self.ra.chunks.push_back((from, want_end, r));
+                self.read_pieces(from, want_end, t, &mut chunks)?;
                 self.ra.pre_end = want_end;
             }
-            while self.ra.chunks.len() > 1 && self.ra.chunks.front().is_some_and(|c| c.1 <= end) {
-                self.ra.chunks.pop_front();
-            }
         }
-        Ok(ready)
+        // Data the host has asked for leaves the read-ahead buffer.
+        while chunks.front().is_some_and(|c| c.1 <= end) {
+            chunks.pop_front();
+        }
+        self.ra.chunks = chunks;
+        Ok(start)
     }
 
     /// Average power of a phase from what the NAND did and how long the

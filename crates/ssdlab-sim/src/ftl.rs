@@ -250,7 +250,7 @@ impl ReadIssue {
     }
 
     #[inline]
-    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64) {
+    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64) -> u64 {
         let mut t = self.earliest_ns;
         if self.cap > 0 && self.issued >= self.cap {
             t = t.max(self.window[(self.issued - self.cap) % 64]);
@@ -261,6 +261,7 @@ impl ReadIssue {
         }
         self.issued += 1;
         self.ready_ns = self.ready_ns.max(done);
+        done
     }
 }
 
@@ -287,6 +288,9 @@ pub struct Ftl {
     pub shadow: Option<Shadow>,
     /// Host units programmed into NAND whose buffer space is freed later.
     pub releases: Vec<Release>,
+    /// The die reads of the last [`Ftl::read_units_p`] with pieces: (first
+    /// LBA, done), in LBA order.
+    pub read_pieces: Vec<(u64, u64)>,
     /// Granules per block, per program unit.
     spb: u32,
     unit: u32,
@@ -374,6 +378,7 @@ impl Ftl {
             counters: FtlCounters::default(),
             shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots * k as u64)) } else { None },
             releases: Vec::new(),
+            read_pieces: Vec::new(),
             spb,
             unit: g.unit_slots * k,
             spb_div: Divisor::new(spb),
@@ -1020,7 +1025,17 @@ impl Ftl {
     /// from the dies it spans (`read_striped`).
     /// `max_dies` > 0 caps how many dies the request pipelines across.
     pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32) -> Result<(u64, u64)> {
+        self.read_units_p(lba, n, earliest_ns, nand, max_dies, false)
+    }
+
+    /// [`Ftl::read_units`], and with `pieces` the die reads in LBA order in
+    /// [`Ftl::read_pieces`]: (first LBA whose data the read carries, when it
+    /// is done). A striped run is one piece, done when all its reads are.
+    pub fn read_units_p(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32, pieces: bool) -> Result<(u64, u64)> {
+        self.read_pieces.clear();
         let mut reads = ReadIssue::new(earliest_ns, max_dies);
+        let mut cur_lba = 0u64;
+        let mut run_lba = 0u64;
         let mut cur_unit = NONE;
         let mut cur_grans = 0u64;
         let mut unmapped = 0u64;
@@ -1047,11 +1062,15 @@ impl Ftl {
                 // start of a program unit when the last one ended a unit.
                 let next = head == run_end || (run_end != NONE && self.unit_div.rem(run_end) == 0 && self.unit_div.rem(head) == 0);
                 if !next && run.1 > 0 {
-                    self.read_striped(run.0, run.1, &mut reads, nand);
+                    let done = self.read_striped(run.0, run.1, &mut reads, nand);
+                    if pieces {
+                        self.read_pieces.push((run_lba, done));
+                    }
                     run.1 = 0;
                 }
                 if run.1 == 0 {
                     run.0 = self.die_of_slot(head);
+                    run_lba = l;
                 }
                 run.1 += len as u64 * self.gran_bytes;
                 run_end = head + len;
@@ -1060,18 +1079,28 @@ impl Ftl {
             let u = self.unit_div.div(head);
             if u != cur_unit {
                 if cur_unit != NONE {
-                    reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+                    let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+                    if pieces {
+                        self.read_pieces.push((cur_lba, done));
+                    }
                 }
                 cur_unit = u;
+                cur_lba = l;
                 cur_grans = 0;
             }
             cur_grans += len as u64;
         }
         if cur_unit != NONE {
-            reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+            let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+            if pieces {
+                self.read_pieces.push((cur_lba, done));
+            }
         }
         if run.1 > 0 {
-            self.read_striped(run.0, run.1, &mut reads, nand);
+            let done = self.read_striped(run.0, run.1, &mut reads, nand);
+            if pieces {
+                self.read_pieces.push((run_lba, done));
+            }
         }
         Ok((reads.ready_ns, unmapped))
     }
@@ -1081,7 +1110,8 @@ impl Ftl {
     /// an unaligned offset they span bytes / stripe + 1 chunks, so that many
     /// dies (at most all) each read their share, a page read per program
     /// unit of it.
-    fn read_striped(&self, die: u32, bytes: u64, reads: &mut ReadIssue, nand: &mut Nand) {
+    fn read_striped(&self, die: u32, bytes: u64, reads: &mut ReadIssue, nand: &mut Nand) -> u64 {
+        let mut done = 0;
         let dies = self.g.dies as u64;
         let k = (bytes / self.stripe_bytes + 1).min(dies);
         let unit_bytes = self.unit as u64 * self.gran_bytes;
@@ -1090,11 +1120,12 @@ impl Ftl {
             let mut share = bytes / k + (i < bytes % k) as u64;
             while share > 0 {
                 let b = share.min(unit_bytes);
-                reads.issue(nand, d, b);
+                done = done.max(reads.issue(nand, d, b));
                 share -= b;
             }
             d = if d + 1 == self.g.dies { 0 } else { d + 1 };
         }
+        done
     }
 
     /// Read-modify-write of a partly written unit: read the old data first.

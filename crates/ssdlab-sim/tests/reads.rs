@@ -1,0 +1,110 @@
+//! Read behaviour on the shipped presets (issue 15): a read-ahead is die
+//! reads issued ahead of the host, so at QD1 a drive runs ahead by its
+//! window and no more; a large request is split into die reads that run
+//! together, its data streaming to the host as they land; the QD threshold
+//! of NCQ streaming stays a firmware parameter. Each test prints its figures.
+
+mod common;
+
+use common::run;
+use serde_json::{json, Value};
+use ssdlab_sim::{DriveConfig, PhaseResult, SimOptions, Simulator};
+use std::path::PathBuf;
+
+fn load(id: &str) -> DriveConfig {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../python/ssdlab/drives/{id}.toml"));
+    DriveConfig::from_toml_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The preset, with its first `span` written by one sequential 128KB QD32
+/// pass (the CLI's `--precondition filled --size SPAN`).
+fn filled(cfg: DriveConfig, span: &str) -> Simulator {
+    let mut s = Simulator::new(cfg, &SimOptions { seed: 1, ..Default::default() }).unwrap();
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span}));
+    s
+}
+
+fn mbps(r: &PhaseResult) -> f64 {
+    r.stats.read.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
+}
+
+/// Sequential read MB/s of `bs` requests at `qd` over the first 1GB.
+fn seq_read(s: &Simulator, bs: &str, qd: u32) -> f64 {
+    let job: Value = json!({"rw": "read", "bs": bs, "iodepth": qd, "size": "1g", "io_size": "1g"});
+    mbps(&run(&mut s.clone(), job))
+}
+
+fn link_mbps(cfg: &DriveConfig) -> f64 {
+    cfg.host.link_bytes_per_s as f64 / 1e6
+}
+
+#[test]
+fn vertex4_fw15_qd1_sequential_reads_stay_below_the_link_and_qd32_reaches_it() {
+    let cfg = load("vertex4-256-fw15");
+    let link = link_mbps(&cfg);
+    let s = filled(cfg, "2g");
+    let (q1, q32) = (seq_read(&s, "128k", 1), seq_read(&s, "128k", 32));
+    println!("vertex4-256-fw15 128KB sequential read: QD1 {q1:.1} MB/s, QD32 {q32:.1} MB/s, link {link:.0} MB/s");
+    assert!(q1 < 0.93 * link, "QD1 {q1:.1} should stay below the link {link:.0}");
+    assert!(q1 < 0.93 * q32, "QD1 {q1:.1} should stay below QD32 {q32:.1}");
+    assert!(q32 > 0.97 * link, "QD32 {q32:.1} should reach the link {link:.0}");
+}
+
+#[test]
+fn a_16mb_read_on_fw13_beats_the_128kb_qd1_read() {
+    let s = filled(load("vertex4-256-fw13"), "2g");
+    let (small, large) = (seq_read(&s, "128k", 1), seq_read(&s, "16m", 1));
+    println!("vertex4-256-fw13 sequential read QD1: 128KB {small:.1} MB/s, 16MB {large:.1} MB/s");
+    assert!(large > 1.5 * small, "16MB QD1 {large:.1} should be much better than 128KB QD1 {small:.1}");
+    // Still capped at 8 dies at a time: below what fw1.5 reaches uncapped.
+    let f15 = filled(load("vertex4-256-fw15"), "2g");
+    let uncapped = seq_read(&f15, "16m", 1);
+    println!("vertex4-256-fw15 16MB QD1: {uncapped:.1} MB/s");
+    assert!(large < 0.9 * uncapped, "the 8-die cap should still show: fw1.3 {large:.1}, fw1.5 {uncapped:.1}");
+}
+
+#[test]
+fn fw13_128kb_reads_are_slow_at_qd1_and_qd2_and_recover_from_qd3() {
+    let s = filled(load("vertex4-256-fw13"), "2g");
+    let q: Vec<f64> = [1, 2, 3, 4, 32].iter().map(|&qd| seq_read(&s, "128k", qd)).collect();
+    println!("vertex4-256-fw13 128KB sequential read QD1 {:.1}, QD2 {:.1}, QD3 {:.1}, QD4 {:.1}, QD32 {:.1} MB/s", q[0], q[1], q[2], q[3], q[4]);
+    assert!(q[0] < 0.5 * q[4] && q[1] < 0.7 * q[4], "QD1-2 should be slow");
+    assert!(q[0] < q[1], "QD2 should recover part of it");
+    assert!(q[2] > 0.9 * q[4], "read-ahead from QD3 should recover: QD3 {:.1}", q[2]);
+    // The threshold is the firmware's: from QD1 the same drive is fast at QD1.
+    let mut cfg = load("vertex4-256-fw13");
+    cfg.controller.readahead_min_qd = 1;
+    let early = seq_read(&filled(cfg, "2g"), "128k", 1);
+    println!("  with read-ahead from QD1: QD1 {early:.1} MB/s");
+    assert!(early > 1.5 * q[0]);
+}
+
+#[test]
+fn at_qd1_a_read_ahead_runs_ahead_by_its_window_only() {
+    // The fw1.5 drive with windows of 64KB, 128KB and 1MB, and with the
+    // read-ahead off at QD1: a window that covers few dies bounds QD1 by
+    // the die reads it keeps in flight, a large one leaves the link and the
+    // per-command time.
+    let mut rates = Vec::new();
+    for (label, bytes, min_qd) in [("off at QD1", 1u64 << 20, 2u32), ("64KB", 64 << 10, 1), ("128KB", 128 << 10, 1), ("1MB", 1 << 20, 1)] {
+        let mut cfg = load("vertex4-256-fw15");
+        cfg.controller.readahead_bytes = bytes;
+        cfg.controller.readahead_min_qd = min_qd;
+        let r = seq_read(&filled(cfg, "2g"), "128k", 1);
+        println!("vertex4-256-fw15, read-ahead {label}: 128KB QD1 {r:.1} MB/s");
+        rates.push(r);
+    }
+    assert!(rates[1] > 1.1 * rates[0], "a 64KB window should hide part of the die time");
+    assert!(rates[1] < 0.75 * rates[3], "but not all of it");
+    assert!(rates[2] > rates[1] && rates[3] >= rates[2]);
+}
+
+#[test]
+fn streamed_reads_are_deterministic() {
+    let s = filled(load("vertex4-256-fw13"), "1g");
+    let job = json!({"rw": "read", "bs": "16m", "iodepth": 2, "size": "1g", "io_size": "512m"});
+    let (a, b) = (run(&mut s.clone(), job.clone()), run(&mut s.clone(), job));
+    println!("16MB QD2 twice: {} and {} ns", a.duration_ns, b.duration_ns);
+    assert_eq!(a.duration_ns, b.duration_ns);
+    assert_eq!(format!("{:?}", a.stats), format!("{:?}", b.stats));
+}
