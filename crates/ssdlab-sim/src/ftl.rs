@@ -1161,6 +1161,20 @@ impl Ftl {
                 s.trim(l);
             }
         }
+        self.resume_perf_mode();
+    }
+
+    /// Performance mode follows the fill level both ways: once TRIM leaves
+    /// no more than `perf_mode_fill_percent` of the LBAs holding data, the
+    /// drive is "50% or less full" again and writes in the fast mode (OCZ,
+    /// June 2012: drives "transition back and forth from performance to
+    /// storage mode"). Fast blocks still queued for reorganisation need no
+    /// rewrite now: they are queued again when the mode next ends.
+    fn resume_perf_mode(&mut self) {
+        if self.perf_tprog_ns > 0 && !self.perf_active && self.mapped_lbas <= self.perf_limit_lbas {
+            self.perf_active = true;
+            self.reorg.iter_mut().for_each(|r| r.clear());
+        }
     }
 
     /// Erase every block that is not already erased; forget the mapping.
