@@ -290,7 +290,9 @@ def format_summary(
     if d.get("kind") == "workload":
         lines.append(f"job {result.name} ({keys}): QD{d.get('iodepth')}, data {d.get('data_pattern')}{status}")
     else:
-        lines.append(f"{d.get('kind')} {result.name} ({keys}){status}")
+        kind = str(d.get("kind"))
+        label = result.name if result.name.startswith(kind + " ") else f"{kind} {result.name}"
+        lines.append(f"{label} ({keys}){status}")
     for direction in ("read", "write", "trim"):
         x = d[direction]
         if not x["total_ios"]:
