@@ -1,5 +1,5 @@
 """Shared fixtures: small drives built in code (so each test states its
-geometry and runs in well under a second), the shared trace directory, and a
+geometry and runs in well under a second), the sample trace directory, and a
 helper that runs the ``ssdlab`` command as a user would."""
 
 from __future__ import annotations
@@ -77,17 +77,17 @@ def small_drive_file(tmp_path: Path, small_drive: Dict[str, Any]) -> Path:
     return p
 
 
+#: The sample traces the tests read: whole public traces copied into the
+#: repository (tests/data/traces/README.md gives each one's source and licence).
+TRACES_DIR = REPO / "tests" / "data" / "traces"
+
+
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The shared data directory: $SSDLAB_SHARED_DIR, else <repo>/../shared."""
-    env = os.environ.get("SSDLAB_SHARED_DIR")
-    p = Path(env) if env else REPO.parent / "shared"
-    if not (p / "traces").is_dir():
-        pytest.fail(
-            f"shared trace directory not found at {p / 'traces'}: set SSDLAB_SHARED_DIR to the directory "
-            "holding traces/ (CI places shared/ beside the clone)"
-        )
-    return p
+def traces_dir() -> Path:
+    """The sample trace directory, tests/data/traces."""
+    if not (TRACES_DIR / "README.md").is_file():
+        pytest.fail(f"sample traces not found at {TRACES_DIR}")
+    return TRACES_DIR
 
 
 def ssdlab_command() -> List[str]:

@@ -148,8 +148,8 @@ def test_drive_show_prints_the_config_and_derived_geometry() -> None:
     assert doc["config"]["ftl"]["gc_policy"] == "fifo" and doc["geometry"]["dies"] == 16
 
 
-def test_trace_stats_on_a_shared_trace(shared_dir: Path) -> None:
-    f = shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
+def test_trace_stats_on_a_sample_trace(traces_dir: Path) -> None:
+    f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
     cp = run_cli("trace", "stats", str(f))
     assert cp.returncode == 0, cp.stderr
     assert "format msr, 1,000 records" in cp.stdout and "average queue depth" in cp.stdout
@@ -202,8 +202,8 @@ def test_version_and_help() -> None:
     assert cp.returncode == 0 and "--precondition" in cp.stdout and "1024" in cp.stdout
 
 
-def test_replay_prints_storage_bench_figures(shared_dir: Path, small_drive_file: Path) -> None:
-    f = shared_dir / "traces/umass_financial1_first10k/example.ascii"
+def test_replay_prints_storage_bench_figures(traces_dir: Path, small_drive_file: Path) -> None:
+    f = traces_dir / "umass_financial1_first10k/example.ascii"
     cp = run_cli("replay", str(f), "--drive", str(small_drive_file), "--precondition", "fill", "--idle-cap", "25ms")
     assert cp.returncode == 0, cp.stderr
     assert "Storage Bench: data rate" in cp.stdout and "over busy time" in cp.stdout

@@ -197,9 +197,9 @@ def test_replay_of_a_generated_trace_reports_data_rates_over_busy_time() -> None
     _same(r, again.replay(generated="typical-2010", idle_cap="25ms"))
 
 
-def test_replay_of_a_trace_file_as_fast_as_possible(shared_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
+def test_replay_of_a_trace_file_as_fast_as_possible(traces_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
     sim = Simulator(small_drive, check=True)
-    f = shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
+    f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
     r = sim.replay(f, mode="as-fast-as-possible", queue_depth=8)
     assert r.data["import"]["records"] == 1000 and r.data["import"]["folded"] > 0  # a 54 MB drive
     assert (r.data["read"]["total_ios"], r.data["write"]["total_ios"]) == (508, 492)
@@ -209,8 +209,8 @@ def test_replay_of_a_trace_file_as_fast_as_possible(shared_dir, small_drive: dic
         sim.replay()
 
 
-def test_a_replay_can_be_cut_by_record_count_or_trace_time(shared_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
-    f = shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
+def test_a_replay_can_be_cut_by_record_count_or_trace_time(traces_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
+    f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
     r = Simulator(small_drive).replay(f, number_ios=100)
     assert r.data["read"]["total_ios"] + r.data["write"]["total_ios"] == 100
     whole = Simulator(small_drive).replay(f)

@@ -1,5 +1,6 @@
-"""Trace statistics on the shared real traces, the generated Storage Bench
-traces against their published figures, and written traces read back."""
+"""Trace statistics on the sample real traces (tests/data/traces), the
+generated Storage Bench traces against their published figures, and written
+traces read back."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ssdlab.traces import (
     write_generated_trace,
 )
 
-SHARED_TRACES = {
+SAMPLE_TRACES = {
     # file, format, records, reads, writes
     "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv": ("msr", 1000, 508, 492),
     "snia_systor17_sample/systor17-traces-sample.csv.gz": ("systor17", 999, 826, 173),
@@ -27,10 +28,10 @@ SHARED_TRACES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SHARED_TRACES))
-def test_every_shared_trace_is_read_whole_with_its_published_counts(shared_dir: Path, name: str) -> None:
-    fmt, records, reads, writes = SHARED_TRACES[name]
-    res = trace_stats(shared_dir / "traces" / name, 2**40)
+@pytest.mark.parametrize("name", sorted(SAMPLE_TRACES))
+def test_every_sample_trace_is_read_whole_with_its_published_counts(traces_dir: Path, name: str) -> None:
+    fmt, records, reads, writes = SAMPLE_TRACES[name]
+    res = trace_stats(traces_dir / name, 2**40)
     imp, s = res["import"], res["stats"]
     assert imp["format"] == fmt
     assert (imp["records"], s["reads"], s["writes"]) == (records, reads, writes)
@@ -39,15 +40,15 @@ def test_every_shared_trace_is_read_whole_with_its_published_counts(shared_dir: 
     assert sum(s["size_mix_percent"].values()) == pytest.approx(100.0)
 
 
-def test_msr_response_times_give_busy_time_and_queue_depth(shared_dir: Path) -> None:
-    s = trace_stats(shared_dir / "traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv")["stats"]
+def test_msr_response_times_give_busy_time_and_queue_depth(traces_dir: Path) -> None:
+    s = trace_stats(traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv")["stats"]
     assert s["busy_time_ns"] == pytest.approx(0.534e9, rel=0.01)  # README: union of [issue, issue+ResponseTime]
     assert s["queue_depth_source"] == "from_latencies"
     assert s["duration_ns"] == pytest.approx(127.2e9, rel=0.001)
 
 
-def test_device_selection_and_folding(shared_dir: Path) -> None:
-    f = shared_dir / "traces/tencent_cbs_sample/cloud_storage-sample.bz2"
+def test_device_selection_and_folding(traces_dir: Path) -> None:
+    f = traces_dir / "tencent_cbs_sample/cloud_storage-sample.bz2"
     whole = trace_stats(f, 2**40)
     assert whole["import"]["devices_seen"] == 2038
     dev = whole["import"]["device_names"][0]

@@ -1,7 +1,7 @@
-//! Trace playback: the shared real traces import and replay; counts and bytes
-//! match a separate parse of the raw files; busy time follows its definition
-//! (time with at least one I/O outstanding), checked against the union of the
-//! I/O intervals computed here from the per-I/O log.
+//! Trace playback: the sample real traces (tests/data/traces) import and
+//! replay; counts and bytes match a separate parse of the raw files; busy time
+//! follows its definition (time with at least one I/O outstanding), checked
+//! against the union of the I/O intervals computed here from the per-I/O log.
 
 mod common;
 use common::*;
@@ -11,12 +11,15 @@ use ssdlab_sim::{IoLogEntry, ReplayMode, ReplayOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    let p = std::env::var("SSDLAB_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    assert!(p.join("traces").is_dir(), "shared traces not found at {} (set SSDLAB_SHARED_DIR)", p.display());
-    p.join("traces")
+/// The sample traces, `tests/data/traces` at the repository's root.
+fn traces_dir() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/traces");
+    assert!(
+        p.join("README.md").is_file(),
+        "sample traces not found at {}",
+        p.display()
+    );
+    p
 }
 
 fn raw_lines(path: &PathBuf) -> Vec<String> {
@@ -89,7 +92,7 @@ fn union_ns(log: &[IoLogEntry], keep: impl Fn(&IoLogEntry) -> bool) -> u64 {
 }
 
 fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
-    let path = shared().join(rel);
+    let path = traces_dir().join(rel);
     let mut s = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
     fill(&mut s);
     let mut opts = ImportOptions::new(s.capacity_bytes());
@@ -208,7 +211,7 @@ fn idle_gaps_in_a_replay_let_background_gc_work() {
 
 #[test]
 fn a_replay_stops_at_its_record_or_trace_time_limit() {
-    let path = shared().join("umass_financial1_first10k/example.ascii");
+    let path = traces_dir().join("umass_financial1_first10k/example.ascii");
     let s = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
     let mut opts = ImportOptions::new(s.capacity_bytes());
     opts.format = "disksim".parse().unwrap();

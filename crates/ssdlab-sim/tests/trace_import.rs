@@ -1,11 +1,10 @@
-//! The importers against the published sample traces in `shared/traces/`
-//! (see its README.md). Every expected figure is computed here, independently
-//! of the importer, by a few lines of plain std parsing of the raw file (after
-//! decompressing it with flate2 / bzip2 directly), and checked again against
-//! the counts the README states.
+//! The importers against the published sample traces in `tests/data/traces/`
+//! at the repository's root (see its README.md). Every expected figure is
+//! computed here, independently of the importer, by a few lines of plain std
+//! parsing of the raw file (after decompressing it with flate2 / bzip2
+//! directly), and checked again against the counts the README states.
 //!
-//! The directory is `../../../shared/traces` from this crate, or
-//! `$SSDLAB_SHARED_DIR/traces` (or `$SSDLAB_SHARED_DIR` itself). A missing
+//! The directory is `../../tests/data/traces` from this crate. A missing
 //! directory fails the tests: it does not skip them.
 
 use std::collections::HashSet;
@@ -16,21 +15,10 @@ use ssdlab_sim::trace::import::{open, ImportOptions, ImportReport, TraceFormat};
 use ssdlab_sim::trace::{TraceOp, TraceRecord};
 
 fn traces_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("SSDLAB_SHARED_DIR") {
-        let dir = PathBuf::from(dir);
-        let traces = dir.join("traces");
-        let found = if traces.is_dir() { traces } else { dir.clone() };
-        assert!(
-            found.join("README.md").is_file(),
-            "SSDLAB_SHARED_DIR={} holds neither traces/README.md nor README.md",
-            dir.display()
-        );
-        return found;
-    }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/traces");
     assert!(
         dir.join("README.md").is_file(),
-        "sample traces not found at {}: check out shared/ beside the repository or set SSDLAB_SHARED_DIR to the shared/ directory",
+        "sample traces not found at {}",
         dir.display()
     );
     dir
