@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..suite.definitions import TESTS
-from ..suite.review import write_figures_csv
+from ..results import write_figures_csv
 from . import charts as _charts
 
 __all__ = ["build_report", "chart_values"]
