@@ -337,12 +337,10 @@ def format_calibration(doc: Mapping[str, Any]) -> str:
     results: Sequence[Mapping[str, Any]] = doc["results"]
     lines = [f"{'drive':<20} {'figure (as published)':<76} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
     for r in results:
-        def fmt(v: Optional[float]) -> str:
-            return _fmt_figure(v, r["unit"], with_unit=False)
-
+        pub, sim = (_fmt_figure(v, r["unit"], with_unit=False) for v in (r["value"], r["simulated"]))
         verdict = "interrupted" if r.get("interrupted") else ("ok" if r["ok"] else "MISS")
         fig = f"{r['describe']} [{r['kind']}]"
-        lines.append(f"{r['drive_id']:<20} {fig[:76]:<76} {fmt(r['value']):>12} {fmt(r['simulated']):>12} {_error(r):>8} "
+        lines.append(f"{r['drive_id']:<20} {fig[:76]:<76} {pub:>12} {sim:>12} {_error(r):>8} "
                      f"{100 * r['tolerance']:>4.0f}%  {verdict}")
     lines.append(f"{doc['passed']} of {doc['figures']} figures within tolerance (measured 10%, rated 15%); "
                  f"seed {doc['manifest']['seed']}; MB/s = 1e6 B/s; reproduce a row with the 'reproduce' command in --json output")
@@ -353,12 +351,10 @@ def format_calibration_markdown(doc: Mapping[str, Any]) -> str:
     """``ssdlab calibrate --markdown``: the table of docs/presets.md."""
     lines = ["| preset | figure | published | simulated | error | tolerance | |", "|---|---|---|---|---|---|---|"]
     for r in doc["results"]:
-        def fmt(v: Optional[float]) -> str:
-            return _fmt_figure(v, r["unit"], with_unit=True)
-
+        pub, sim = (_fmt_figure(v, r["unit"], with_unit=True) for v in (r["value"], r["simulated"]))
         verdict = "ok" if r["ok"] else "**miss**"
-        lines.append(f"| {r['drive_id']} | {r['describe']} ({r['kind']}; {r['source']}) | {fmt(r['value'])} | "
-                     f"{fmt(r['simulated'])} | {_error(r)} | {100 * r['tolerance']:.0f}% | {verdict} |")
+        lines.append(f"| {r['drive_id']} | {r['describe']} ({r['kind']}; {r['source']}) | {pub} | "
+                     f"{sim} | {_error(r)} | {100 * r['tolerance']:.0f}% | {verdict} |")
     return "\n".join(lines)
 
 

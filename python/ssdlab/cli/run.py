@@ -57,7 +57,8 @@ def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     """Flags shared by the commands that run a simulated drive."""
     add_drive(p)
     add_settings(p, "change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
-    p.add_argument("--link", choices=["sata-3g", "sata-6g"], help="test the drive on this host link (usable bandwidth and command overhead of the preset)")
+    p.add_argument("--link", choices=["sata-3g", "sata-6g"],
+                   help="test the drive on this host link (usable bandwidth and command overhead of the preset)")
     p.add_argument(
         "--precondition",
         choices=STATES,
@@ -76,8 +77,10 @@ def add_import_flags(p: argparse.ArgumentParser) -> None:
     """How a trace file is read: the options of the engine's importers."""
     p.add_argument("--format", choices=TRACE_FORMATS, help="trace format (default auto)")
     p.add_argument("--device", help="keep only this device (MSR host_disk, SYSTOR LUN, SPC ASU, ...)")
-    p.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"], help="how devices share the drive (default merge)")
-    p.add_argument("--device-region", dest="device_region", type=size_text, metavar="SIZE", help="region per device with --device-mapping concatenate")
+    p.add_argument("--device-mapping", dest="device_mapping", choices=["merge", "concatenate"],
+                   help="how devices share the drive (default merge)")
+    p.add_argument("--device-region", dest="device_region", type=size_text, metavar="SIZE",
+                   help="region per device with --device-mapping concatenate")
     oor = p.add_mutually_exclusive_group()
     oor.add_argument("--fold", dest="out_of_range", action="store_const", const="fold", help="fold I/O past the capacity back in (default)")
     oor.add_argument("--reject", dest="out_of_range", action="store_const", const="reject", help="stop at I/O past the capacity")

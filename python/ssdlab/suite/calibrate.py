@@ -110,9 +110,7 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
     rows: List[Published] = []
     loaded: Dict[str, bool] = {}
     for i, raw in enumerate(reader, start=2):
-        where = f"{path}: line {i}"
-
-        def bad(field: str, msg: str) -> CalibrationError:
+        def bad(field: str, msg: str, where: str = f"{path}: line {i}") -> CalibrationError:
             return CalibrationError(f"{where}: {field}: {msg}")
 
         r = {k: (raw.get(k) or "").strip() for k in TABLE_FIELDS}

@@ -34,10 +34,10 @@ descriptions (:func:`storage_bench_method`), so it gives the same figures.
 from __future__ import annotations
 
 import copy
-from typing import Any, List, Optional, cast
+from typing import Any, Dict, List, Optional, cast
 
 from .states import STATES, State
-from .vocabulary import Job, Run, Step, StorageBenchMethod, StorageBenchPlayback, SuiteTest
+from .vocabulary import Step, StorageBenchMethod, StorageBenchPlayback, SuiteTest
 
 __all__ = [
     "TESTS", "SUMMARIES", "STATES", "STORAGE_BENCH_WORKLOADS", "STORAGE_BENCH_PLAYBACK", "test_ids", "get_test",
@@ -152,7 +152,7 @@ def _seq_read_sweep() -> SuiteTest:
 
 
 def _as_ssd() -> SuiteTest:
-    common: Job = {"size": "1g", "data_pattern": _INC}
+    common: Dict[str, Any] = {"size": "1g", "data_pattern": _INC}
     steps = [
         _job("read", "16m", 1, io_size="1g", measure="Seq read", **common),
         _job("write", "16m", 1, io_size="1g", measure="Seq write", **common),
@@ -411,7 +411,7 @@ def _storage_bench(workload: str, title: str, year: int, full: bool) -> SuiteTes
         "runs": [
             {
                 "state": state,
-                "steps": [{"action": "replay", "generated": workload, **STORAGE_BENCH_PLAYBACK, "measure": workload}],
+                "steps": [_with({"action": "replay", "generated": workload}, **STORAGE_BENCH_PLAYBACK, measure=workload)],
             }
         ],
     }
@@ -476,7 +476,7 @@ def _steady() -> SuiteTest:
 
 
 def _build() -> List[SuiteTest]:
-    tests = [
+    tests: List[SuiteTest] = [
         {
             "id": "corners-4k-random-read-qd3",
             "title": "4KB random read, QD3",

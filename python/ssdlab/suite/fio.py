@@ -65,7 +65,7 @@ def to_fio_jobfile(test: SuiteTest, device: str = "/dev/sdX") -> str:
         span = run["state"].get("span")
         sections = _state_sections(run["state"], device, span)
         delay = 0.0
-        for si, step in enumerate(run["steps"]):
+        for step in run["steps"]:
             action = step.get("action")
             label = step.get("measure", action or step.get("rw"))
             if action == "idle":

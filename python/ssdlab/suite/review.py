@@ -23,7 +23,7 @@ from ..drive import Drive
 from ..results import manifest as _manifest
 from ..results import results_document, save_document, write_figures_csv
 from .definitions import get_test
-from .profile import Profile, get_profile
+from .profile import FULL, Profile, get_profile
 from .runner import SuiteRunner
 
 __all__ = ["run_test_document", "reproduce_command", "drive_keys", "review"]
@@ -97,7 +97,7 @@ def review(
     test_ids: Sequence[str],
     jobs: Optional[int] = None,
     seed: int = 1,
-    profile: Profile = get_profile("full"),
+    profile: Profile = FULL,
     command: str = "",
     stream: TextIO = sys.stderr,
 ) -> List[str]:

@@ -148,7 +148,7 @@ class SuiteRunner:
                 sim, span = self.state(run["state"])
                 for si, step in enumerate(run["steps"][: wanted[-1] + 1]):
                     r, job = self._step(sim, step, span)
-                    if "measure" in step and r is not None:
+                    if "measure" in step and r is not None and job is not None:
                         measured.append({"run": ri, "step": si, "label": step["measure"], "x": step.get("x"),
                                          "line": step.get("line"), "job": job, "result": r})
         figures, charts = _summary.summarise(test, measured, self.profile) if skipped is None else ([], {})

@@ -18,7 +18,7 @@ from ..results import manifest as _manifest
 from .calibrate import Published, load_table, suite_figure
 from .definitions import get_test
 from .profile import FULL
-from .runner import SuiteRunner, StepProgress
+from .runner import StepProgress, SuiteRunner
 
 __all__ = ["SPEC_FIGURES", "spec_sheet"]
 

@@ -133,7 +133,8 @@ def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) ->
     cfg: SteadyConfig = test.get("steady", {})
     from_s = cfg.get("from_s", 1400) * profile.time_scale
     round_s = cfg.get("round_s", 60) * profile.time_scale
-    chart: Dict[str, Any] = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
+    chart: Chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s,
+                    "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
     figs: Figures = []
     for key, title in (("mean_iops", "mean IOPS, steady state"), ("min_iops", "minimum IOPS, steady state"),
