@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 from ssdlab import Drive
+from ssdlab.results import save_document
 from ssdlab.suite import default_test_ids, get_profile
-from ssdlab.suite.review import run_test_document, save_document
+from ssdlab.suite.review import run_test_document
 from ssdlab.suite.runner import SuiteRunner
 
 

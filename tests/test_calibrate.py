@@ -27,9 +27,11 @@ def _table_rows() -> List[Dict[str, str]]:
 
 def test_every_published_figure_of_the_domain_spec_is_in_the_table() -> None:
     # tests/data/calibration.csv: the domain spec's table of every figure of
-    # docs/drives.md, kept as it was published (tests/data/README.md)
+    # docs/drives.md, kept as it was published (tests/data/README.md); its
+    # columns data and qd are data_pattern and iodepth here
     shared = list(csv.DictReader((REPO / "tests" / "data" / "calibration.csv").read_text(encoding="utf-8").splitlines()))
-    ours = {(r["published_drive"], r["test"], r["state"], r["data"], r["qd"], float(r["value"]), r["kind"]) for r in _table_rows()}
+    ours = {(r["published_drive"], r["test"], r["state"], r["data_pattern"], r["iodepth"], float(r["value"]), r["kind"])
+            for r in _table_rows()}
     missing = [r for r in shared
                if (r["drive"], r["test"], r["state"], r["data"], r["qd"], float(r["value"]), r["kind"]) not in ours]
     assert not missing, missing
@@ -60,7 +62,7 @@ def _write_table(path: Path, rows: List[Dict[str, Any]]) -> Path:
 
 def _row(drive: str, value: Any, kind: str = "measured", **kw: Any) -> Dict[str, Any]:
     row = {"drive_id": drive, "published_drive": "a test drive", "test": "rated sequential write", "state": "clean",
-           "data": "repeated", "qd": "32", "value": value, "unit": "MB/s", "kind": kind, "source": "this test",
+           "data_pattern": "repeated", "iodepth": "32", "value": value, "unit": "MB/s", "kind": kind, "source": "this test",
            "suite_test": "rated", "measure": "sequential write"}
     row.update(kw)
     return row

@@ -17,7 +17,7 @@ JOB = ["--rw", "randwrite", "--bs", "4k", "--iodepth", "32", "--runtime", "1s"]
 
 
 def test_run_prints_a_readable_summary(small_drive_file: Path) -> None:
-    cp = run_cli("run", "--drive", str(small_drive_file), "--precondition", "fill", *JOB)
+    cp = run_cli("run", "--drive", str(small_drive_file), "--precondition", "filled", *JOB)
     assert cp.returncode == 0, cp.stderr
     out = cp.stdout
     for needle in ("write IOPS", "MB/s", "latency (us): p50", "p99.9", "max", "WAF", "NAND programmed",
@@ -58,7 +58,7 @@ def test_the_same_command_gives_the_same_jobs(small_drive_file: Path) -> None:
 
 
 def test_run_on_the_builtin_preset_with_a_small_span_and_what_if_changes() -> None:
-    base = ["run", "--drive", "generic-mlc-120", "--precondition", "fill", "--size", "64m",
+    base = ["run", "--drive", "generic-mlc-120", "--precondition", "filled", "--size", "64m",
             "--rw", "randwrite", "--bs", "4k", "--iodepth", "32", "--runtime", "0.5s", "--json"]
     fast = json.loads(run_cli(*base).stdout)
     slow_cp = run_cli(*base, "--set", "nand.tprog_ns=2600000")
@@ -86,9 +86,9 @@ def test_idle_after_and_checking_mode(small_drive_file: Path) -> None:
         (["run", "--rw", "write", "--bs", "4q"], ["'bs'"]),
         (["run", "--rw", "write", "--iodepth", "0"], ["iodepth"]),
         (["run", "--rw", "write", "--runtime", "soon"], ["runtime"]),
-        (["run", "--rw", "write", "--data", "fluffy"], ["data", "incompressible"]),
+        (["run", "--rw", "write", "--data-pattern", "fluffy"], ["data", "incompressible"]),
         (["run", "--rw", "write", "--seed", "x"], ["--seed"]),
-        (["run", "--rw", "write", "--idle-after", "later"], ["idle_after"]),
+        (["run", "--rw", "write", "--idle-after", "later"], ["--idle-after", "not a duration"]),
         (["run", "--rw", "write", "--memory-limit", "1m"], ["RAM", "--memory-limit"]),
         (["run", "--rw", "write", "--precondition", "shiny"], ["--precondition", "invalid choice"]),
         (["run", "--rw", "write", "--set", "nand.tprog_us=5"], ["nand.tprog_us", "tprog_ns"]),
@@ -100,6 +100,17 @@ def test_idle_after_and_checking_mode(small_drive_file: Path) -> None:
         (["trace", "stats", "/no/such/trace.csv"], ["/no/such/trace.csv"]),
         (["trace", "generate", "heavy-2011", "--out", "/no/such/dir/x.iolog"], ["/no/such/dir/x.iolog"]),
         (["drive", "show", "nope"], ["unknown drive 'nope'", "generic-mlc-120"]),
+        # the shared converters name the flag
+        (["replay", "--generated", "gaming-2010", "--trace-seed", "-1"], ["--trace-seed", "2^64-1"]),
+        (["replay", "--generated", "gaming-2010", "--iodepth", "x"], ["--iodepth", "whole number"]),
+        (["replay", "--generated", "gaming-2010", "--runtime", "soon"], ["--runtime", "not a duration"]),
+        (["trace", "stats", "--capacity", "0", "x.csv"], ["--capacity", "positive size"]),
+        (["trace", "stats", "--capacity", "4q", "x.csv"], ["--capacity", "not a size"]),
+        (["review", "--drive", "generic-mlc-120", "--jobs", "0", "--out", "/nonexistent/out"], ["--jobs", "at least 1"]),
+        # renamed flags keep no alias (no abbreviations either)
+        (["run", "--rw", "write", "--data", "repeated"], ["unrecognized arguments: --data"]),
+        (["replay", "--generated", "gaming-2010", "--queue-depth", "8"], ["unrecognized arguments: --queue-depth"]),
+        (["storage-bench", "--workload", "typical-2010"], ["--bench"]),
     ],
 )
 def test_bad_input_gives_one_error_line_and_exit_2(args: list, needles: list) -> None:
@@ -134,7 +145,7 @@ def test_a_bad_trace_line_is_one_error_naming_the_line(tmp_path: Path) -> None:
 def test_drives_lists_the_generic_preset() -> None:
     cp = run_cli("drives")
     assert cp.returncode == 0, cp.stderr
-    line = next(l for l in cp.stdout.splitlines() if l.startswith("generic-mlc-120"))
+    line = next(ln for ln in cp.stdout.splitlines() if ln.startswith("generic-mlc-120"))
     assert "120 GB" in line and "16 dies" in line
     assert json.loads(run_cli("drives", "--json", module=True).stdout)[0]["id"]
 
@@ -204,7 +215,7 @@ def test_version_and_help() -> None:
 
 def test_replay_prints_storage_bench_figures(traces_dir: Path, small_drive_file: Path) -> None:
     f = traces_dir / "umass_financial1_first10k/example.ascii"
-    cp = run_cli("replay", str(f), "--drive", str(small_drive_file), "--precondition", "fill", "--idle-cap", "25ms")
+    cp = run_cli("replay", str(f), "--drive", str(small_drive_file), "--precondition", "filled", "--idle-cap", "25ms")
     assert cp.returncode == 0, cp.stderr
     assert "Storage Bench: data rate" in cp.stdout and "over busy time" in cp.stdout
     assert "reproduce: ssdlab replay" in cp.stdout
@@ -214,13 +225,13 @@ def test_replay_prints_storage_bench_figures(traces_dir: Path, small_drive_file:
     assert job["storage_bench"]["data_rate_mb_per_s"] > 0
     assert_one_line_error(run_cli("replay"), "FILE", "--generated")
     assert_one_line_error(run_cli("replay", "--generated", "gaming-2010", "--device", "3"), "--device")
-    assert_one_line_error(run_cli("replay", str(f), "--idle-cap", "a while"), "idle_cap")
+    assert_one_line_error(run_cli("replay", str(f), "--idle-cap", "a while"), "--idle-cap")
 
 
 def test_link_flag_tests_one_drive_on_sata_3g_and_6g() -> None:
     rates = {}
     for link in ("sata-3g", "sata-6g"):
-        cp = run_cli("run", "--drive", "generic-mlc-120", "--precondition", "fill", "--size", "1g", "--rw", "read",
+        cp = run_cli("run", "--drive", "generic-mlc-120", "--precondition", "filled", "--size", "1g", "--rw", "read",
                      "--bs", "128k", "--iodepth", "32", "--io-size", "512m", "--link", link, "--json")
         assert cp.returncode == 0, cp.stderr
         rates[link] = json.loads(cp.stdout)["jobs"][0]["read"]["bw_bytes"] / 1e6
@@ -228,7 +239,7 @@ def test_link_flag_tests_one_drive_on_sata_3g_and_6g() -> None:
 
 
 def test_storage_bench_prints_the_metrics() -> None:
-    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--workload", "typical-2010", "--json")
+    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--bench", "typical-2010", "--json")
     assert cp.returncode == 0, cp.stderr
     doc = json.loads(cp.stdout)
     job = doc["jobs"][0]
@@ -239,11 +250,11 @@ def test_storage_bench_prints_the_metrics() -> None:
     rate = (job["read"]["io_bytes"] + job["write"]["io_bytes"]) / busy / 1e6
     assert abs(sb["data_rate_mb_per_s"] / rate - 1) < 1e-9
     assert doc["manifest"]["precondition"] == "clean"  # METHODOLOGY.md: a secure-erased drive
-    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--workload", "heavy-2012")
-    assert_one_line_error(cp, "workload")
-    cp = run_cli("storage-bench", "--workload", "typical-2010", "--full", "--precondition", "dirty")
+    cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--bench", "heavy-2012")
+    assert_one_line_error(cp, "--bench", "heavy-2011")
+    cp = run_cli("storage-bench", "--bench", "typical-2010", "--full", "--precondition", "dirty")
     assert_one_line_error(cp, "--full", "--precondition")
-    cp = run_cli("storage-bench", "--workload", "destroyer-2013", "--full")
+    cp = run_cli("storage-bench", "--bench", "destroyer-2013", "--full")
     assert_one_line_error(cp, "--full", "destroyer-2013")
-    cp = run_cli("storage-bench", "--workload", "typical-2010", "--idle-cap", "a while")
-    assert_one_line_error(cp, "idle_cap")
+    cp = run_cli("storage-bench", "--bench", "typical-2010", "--idle-cap", "a while")
+    assert_one_line_error(cp, "--idle-cap")

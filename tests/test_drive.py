@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import ssdlab
-from ssdlab import ConfigError, Drive, SsdlabError
-
 from conftest import run_cli
+from ssdlab import ConfigError, Drive, SsdlabError
 
 
 def test_the_generic_preset_is_shipped_with_its_description() -> None:

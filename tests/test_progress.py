@@ -35,6 +35,17 @@ def test_size_bounded_phases_show_bytes_and_forcing_works() -> None:
     assert "25.0%" in s.getvalue() and "25.00 GB of 100.00 GB" in s.getvalue()
 
 
+def test_one_bar_serves_a_sequence_of_phases() -> None:
+    s = io.StringIO()
+    bar = ProgressBar("", stream=s, force=True, min_interval_s=0)
+    assert bar.phase("consistency: precondition filled") is bar
+    bar(1, 4, 0, 0)
+    bar.phase("consistency: default")(3, 4, 0, 0)
+    text = s.getvalue()
+    assert "consistency: precondition filled: [" in text and "25.0%" in text
+    assert "consistency: default: [" in text and "75.0%" in text
+
+
 def test_the_bar_is_throttled_but_sees_every_interval(small_drive: dict) -> None:
     s = io.StringIO()
     bar = ProgressBar("job", stream=s, force=True, min_interval_s=3600)

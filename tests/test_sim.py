@@ -91,7 +91,7 @@ def test_phase_result_has_fio_field_names_and_consistent_series(small_drive: dic
 
 def test_fill_is_one_sequential_128KB_pass_over_the_span(small_drive: dict) -> None:
     sim = Simulator(small_drive)
-    phases = sim.precondition("fill", span="16m", offset="8m")
+    phases = sim.precondition("filled", span="16m", offset="8m")
     assert sim.smart()["mapped_bytes"] == 16 * 2**20
     w = phases[1].data["write"]
     assert w["io_bytes"] == 16 * 2**20 and w["total_ios"] == 128
@@ -200,7 +200,7 @@ def test_replay_of_a_generated_trace_reports_data_rates_over_busy_time() -> None
 def test_replay_of_a_trace_file_as_fast_as_possible(traces_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
     sim = Simulator(small_drive, check=True)
     f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
-    r = sim.replay(f, mode="as-fast-as-possible", queue_depth=8)
+    r = sim.replay(f, mode="as-fast-as-possible", iodepth=8)
     assert r.data["import"]["records"] == 1000 and r.data["import"]["folded"] > 0  # a 54 MB drive
     assert (r.data["read"]["total_ios"], r.data["write"]["total_ios"]) == (508, 492)
     with pytest.raises(WorkloadError, match="mode"):

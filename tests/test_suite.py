@@ -20,7 +20,7 @@ from ssdlab.suite import definitions as suite_definitions
 from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
 from ssdlab.suite.summary import steady_state
 
-FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data", "blockalign", "log_avg_msec", "offset", "name"}
+FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name"}
 ACTIONS = {"trim", "precondition", "idle", "replay"}
 
 
@@ -70,12 +70,12 @@ def test_the_suite_covers_every_methodology_test() -> None:
     assert [s["iodepth"] for s in sweep] == [1, 2, 4, 8, 16, 32]
     assert ATTO_SIZES[0] == 512 and ATTO_SIZES[-1] == 8 << 20 and len(ATTO_SIZES) == 15
     for tid in ("corners-4k-random-write-qd3", "corners-4k-random-write-qd32", "corners-seq-write-128k"):
-        assert sorted(s["data"] for r in get_test(tid)["runs"] for s in r["steps"]) == ["incompressible", "repeated"]
+        assert sorted(s["data_pattern"] for r in get_test(tid)["runs"] for s in r["steps"]) == ["incompressible", "repeated"]
     cons = get_test("consistency")
     assert [r["steps"][0]["runtime"] for r in cons["runs"]] == ["2000s", "2000s"]
     assert [r["steps"][0].get("size") for r in cons["runs"]] == [None, "75%"]
     as_ssd = get_test("as-ssd")["runs"][0]["steps"]
-    assert {s["iodepth"] for s in as_ssd} == {1, 64} and all(s["data"] == "incompressible" for s in as_ssd)
+    assert {s["iodepth"] for s in as_ssd} == {1, 64} and all(s["data_pattern"] == "incompressible" for s in as_ssd)
     trim = [s.get("measure") or s["action"] for s in get_test("trim-validation")["runs"][0]["steps"]]
     assert trim == ["clean", "precondition", "after torture", "after another pass", "trim", "after TRIM"]
 
@@ -285,7 +285,7 @@ def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path
     cp = run_cli("test", tid, "--drive", str(a), "--seed", "7", "--json")
     assert cp.returncode == 0, cp.stderr
     suite = _storage_bench_figures(json.loads(cp.stdout))
-    cp = run_cli("storage-bench", "--workload", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
+    cp = run_cli("storage-bench", "--bench", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
                  *(["--full"] if full else []))
     assert cp.returncode == 0, cp.stderr
     doc = json.loads(cp.stdout)
@@ -299,7 +299,7 @@ def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path
                "iops all": sb["iops"]}
     assert command == suite
     # the gaps can still be kept on request: a different run, not the suite test
-    cp = run_cli("storage-bench", "--workload", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
+    cp = run_cli("storage-bench", "--bench", "typical-2010", "--drive", str(a), "--seed", "7", "--json",
                  "--idle-cap", "none", *(["--full"] if full else []))
     assert cp.returncode == 0, cp.stderr
     kept = json.loads(cp.stdout)
@@ -340,7 +340,7 @@ def test_the_report_flags_results_made_by_another_description_of_the_test(quick_
     """Results saved before Storage Bench moved to a secure-erased drive keep
     their id; the report says they do not compare instead of mixing them in."""
     from ssdlab.report import build_report
-    from ssdlab.suite.review import load_results
+    from ssdlab.results import load_results
 
     docs = load_results([str(quick_review / "results")])
     sb = [d for d in docs if d["test"]["id"] == "storage-bench-typical-2010"]

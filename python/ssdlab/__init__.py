@@ -3,11 +3,14 @@
 The pipeline, in the order data flows (one module each):
 1. :mod:`ssdlab.drive`: drive descriptions (presets, files, dicts), validated by the engine;
 2. :mod:`ssdlab.sim`: the simulated drive, which keeps its state between phases;
-3. :mod:`ssdlab.results`: phase figures with fio's field names, series, manifest;
+3. :mod:`ssdlab.results`: phase figures with fio's field names, series, manifest,
+   and the results documents (schemas, save/load, figures.csv);
 4. :mod:`ssdlab.traces`: trace statistics and the Storage Bench generators;
-5. :mod:`ssdlab.suite`: the review suite, every test as data, and the runner;
-6. :mod:`ssdlab.report`: the HTML report and its charts;
-7. :mod:`ssdlab.cli`: the ``ssdlab`` command.
+5. :mod:`ssdlab.suite`: the review suite: preconditioning states, every test as
+   data, the runner, summaries, reviews, calibration;
+6. :mod:`ssdlab.report`: the HTML report and its charts; :mod:`ssdlab.text`:
+   what the commands print;
+7. :mod:`ssdlab.cli`: the ``ssdlab`` command, one module per command group.
 
 Units: MB/s = 1e6 B/s, GB = 1e9 B (reviewers' convention); sizes in jobs use
 fio's suffixes (k, m, g = powers of 1024); every key we add names its unit.

@@ -2,7 +2,9 @@
 
 Shown only when the stream is a terminal unless forced; redrawn at most every
 ``min_interval_s`` of wall time; never writes to stdout, so ``--json`` output
-stays clean.
+stays clean. One bar serves one phase (``Simulator.run(progress=bar)``) or a
+sequence of phases, relabelled as each starts (:meth:`ProgressBar.phase`, the
+suite runner's ``progress``).
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class ProgressBar:
         self.stream.flush()
         self._drawn = True
         return True
+
+    def phase(self, label: str) -> "ProgressBar":
+        """The bar for the next phase, under a new label (wall time from now)."""
+        self.label = label
+        self._start = time.monotonic()
+        return self
 
     def close(self) -> None:
         """Erase the bar (the summary follows on its own lines)."""

@@ -26,17 +26,20 @@ from .drive import Drive, DriveSpec
 from .errors import workload_error
 from .results import PhaseResult, manifest
 
-__all__ = ["Simulator", "ProgressCallback", "PRECONDITION_STATES"]
+__all__ = ["Simulator", "ProgressCallback"]
 
 ProgressCallback = Callable[[int, int, int, int], Optional[bool]]
 
-#: Preconditioning states (METHODOLOGY.md); "fill" is an alias of "filled".
-PRECONDITION_STATES = ("clean", "filled", "fill", "dirty", "tortured")
-
 Size = Union[int, str]
 
-#: Transfer size of the fill pass (METHODOLOGY.md "filled").
-_FILL_BS = 128 * 1024
+
+# binding: old names until the engine branch merges. Python speaks the names
+# of the BRIEF (``data_pattern``; ``iodepth`` for a replay's queue depth); the
+# old binding reads ``data`` and ``queue_depth``. Delete this function and the
+# calls to it at the merge.
+def _old_binding_names(keys: Mapping[str, Any], replay_options: bool = False) -> Dict[str, Any]:
+    renames = {"data_pattern": "data", **({"iodepth": "queue_depth"} if replay_options else {})}
+    return {renames.get(k, k): v for k, v in keys.items()}
 
 
 def _size_bytes(value: Size, capacity_bytes: int, field: str) -> int:
@@ -135,8 +138,8 @@ class Simulator:
     def parse_job(self, job: Optional[Mapping[str, Any]] = None, **keys: Any) -> Dict[str, Any]:
         """Validate fio-style keys without running; returns the normalised job
         (sizes in bytes, times in ns). Raises WorkloadError naming the key."""
-        merged = self._merge(job, keys)
-        return json.loads(_core.parse_workload(json.dumps(merged), self.capacity_bytes))
+        merged = _old_binding_names(self._merge(job, keys))
+        return dict(json.loads(_core.parse_workload(json.dumps(merged), self.capacity_bytes)))
 
     @staticmethod
     def _merge(job: Optional[Mapping[str, Any]], keys: Mapping[str, Any]) -> Dict[str, Any]:
@@ -154,7 +157,7 @@ class Simulator:
     ) -> PhaseResult:
         """Run one closed-loop workload given as fio keys (``rw``, ``bs``,
         ``bssplit``, ``iodepth``, ``size``, ``offset``, ``io_size``,
-        ``number_ios``, ``runtime``, ``time_based``, ``rwmixread``, ``data``,
+        ``number_ios``, ``runtime``, ``time_based``, ``rwmixread``, ``data_pattern``,
         ``log_avg_msec``, ``randseed``, ``name``, ...), as a dict and/or keyword
         arguments. ``progress(done_ns, total_ns, done_bytes, total_bytes)`` is
         called about once per interval of simulated time; returning False stops
@@ -162,7 +165,7 @@ class Simulator:
         merged = self._merge(job, keys)
         t0 = time.perf_counter()
         try:
-            out = self._core.run(json.dumps(merged), progress)
+            out = self._core.run(json.dumps(_old_binding_names(merged)), progress)
         except BaseException as e:
             partial = getattr(e, "partial_result", None)
             if partial is not None:
@@ -178,7 +181,7 @@ class Simulator:
         generated: Optional[str] = None,
         seed: Optional[int] = None,
         mode: str = "as-recorded",
-        queue_depth: Optional[int] = None,
+        iodepth: Optional[int] = None,
         idle_cap: Optional[Union[int, float, str]] = None,
         log_avg_msec: Optional[int] = None,
         number_ios: Optional[int] = None,
@@ -191,7 +194,8 @@ class Simulator:
         (``generated="heavy-2011"``, ``seed`` defaults to the simulator's).
 
         ``mode``: ``as-recorded`` issues each I/O at its timestamp (or later
-        when the trace's queue depth or the NCQ is full), so idle gaps happen;
+        when the trace's queue depth or the NCQ is full; ``iodepth`` is the queue
+        depth of records that carry none), so idle gaps happen;
         ``as-fast-as-possible`` ignores timestamps. ``idle_cap`` shortens every
         gap to at most that long (seconds or "25ms"). ``number_ios`` replays
         only the first that many records, ``runtime`` only the records of the
@@ -221,8 +225,8 @@ class Simulator:
             opts["name"] = f"replay {generated}"
         else:
             opts["name"] = f"replay {os.path.basename(os.fspath(trace))}"  # type: ignore[arg-type]
-        if queue_depth is not None:
-            opts["queue_depth"] = queue_depth
+        if iodepth is not None:
+            opts["iodepth"] = iodepth
         if idle_cap is not None:
             opts["idle_cap"] = f"{idle_cap}s" if isinstance(idle_cap, (int, float)) and not isinstance(idle_cap, bool) else idle_cap
         if log_avg_msec is not None:
@@ -234,7 +238,8 @@ class Simulator:
         job = {**source, **opts}
         t0 = time.perf_counter()
         try:
-            out = self._core.replay(json.dumps(source), json.dumps(opts), progress)
+            out = self._core.replay(json.dumps(_old_binding_names(source)),
+                                    json.dumps(_old_binding_names(opts, replay_options=True)), progress)
         except BaseException as e:
             partial = getattr(e, "partial_result", None)
             if partial is not None:
@@ -292,44 +297,24 @@ class Simulator:
 
     def precondition(
         self,
-        state: str,
+        state: Union[str, Mapping[str, Any]],
         span: Optional[Size] = None,
         offset: Size = 0,
         progress: Optional[ProgressCallback] = None,
-        torture_runtime: Union[int, float, str] = "20m",
+        torture_runtime: Union[int, float, str, None] = None,
     ) -> List[PhaseResult]:
-        """Bring the drive to a state of METHODOLOGY.md over a span (default
-        the whole drive from ``offset``):
+        """Bring the drive to a preconditioning state over a span (default the
+        whole drive from ``offset``): ``clean``, ``filled``, ``dirty``,
+        ``tortured`` or ``trimmed``, a name or a dict such as ``{"state":
+        "filled", "data_pattern": "repeated"}`` (:mod:`ssdlab.suite.states`
+        defines them). ``torture_runtime`` replaces the 20 minutes of
+        ``tortured`` (seconds or "60s"). Returns the phases run."""
+        from .suite.states import precondition
 
-        - ``clean``: secure erase;
-        - ``filled`` (or ``fill``): clean, then one sequential 128KB QD32 pass
-          of incompressible data over the span;
-        - ``dirty``: filled, then the span written a second time (no TRIM);
-        - ``tortured``: filled, then 4KB random writes QD32 incompressible over
-          the span for ``torture_runtime`` (20 minutes by default).
-
-        Returns the phases run."""
-        if state not in PRECONDITION_STATES:
-            raise workload_error("precondition", f"'{state}' is not a state; allowed: {', '.join(PRECONDITION_STATES)}")
         off = _size_bytes(offset, self.capacity_bytes, "offset")
-        size = self.capacity_bytes - off if span is None else _size_bytes(span, self.capacity_bytes, "span")
-        region = {"offset": off, "size": size, "data": "incompressible", "iodepth": 32}
-        phases = [self.secure_erase()]
-        phases[0].data["jobname"] = "precondition: secure erase"
-        if state == "clean":
-            return phases
-        def sequential_pass(name: str) -> None:
-            # One pass: the engine's last I/O covers what is left of the span.
-            job = dict(region, rw="write", bs=_FILL_BS, io_size=size)
-            phases.append(self.run(job, name=name, progress=progress))
-
-        sequential_pass("precondition: sequential fill 128KB QD32")
-        if state == "dirty":
-            sequential_pass("precondition: second sequential pass")
-        elif state == "tortured":
-            rnd = dict(region, rw="randwrite", bs="4k", runtime=str(torture_runtime), blockalign="4k")
-            phases.append(self.run(rnd, name="precondition: torture 4KB random QD32", progress=progress))
-        return phases
+        size = None if span is None else _size_bytes(span, self.capacity_bytes, "span")
+        return precondition(self, state, span_bytes=size, offset_bytes=off, progress=progress,
+                            torture_runtime=torture_runtime)
 
     def __repr__(self) -> str:
         return f"Simulator({self.drive.id!r}, seed={self.seed}, check={self.check_mode}, now_ns={self.now_ns})"

@@ -6,13 +6,12 @@ it from saved results without simulating."""
 from __future__ import annotations
 
 import html
-import json
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Set, Tuple
 
+from ..results import write_figures_csv
 from ..suite.definitions import TESTS
-from ..suite.review import write_figures_csv
 from . import charts as _charts
 
 __all__ = ["build_report", "chart_values"]
@@ -66,14 +65,14 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def drive_label(doc: Dict[str, Any], ids_with_hashes: Dict[str, set]) -> str:
+def drive_label(doc: Dict[str, Any], ids_with_hashes: Dict[str, Set[str]]) -> str:
     """A drive's name in charts: its id, with the hash's first 8 digits when two drives share an id."""
     dr = doc["drive"]
     return dr["id"] if len(ids_with_hashes.get(dr["id"], ())) <= 1 else f"{dr['id']}-{dr['hash'][:8]}"
 
 
-def _ids_with_hashes(docs: Sequence[Dict[str, Any]]) -> Dict[str, set]:
-    out: Dict[str, set] = {}
+def _ids_with_hashes(docs: Sequence[Dict[str, Any]]) -> Dict[str, Set[str]]:
+    out: Dict[str, Set[str]] = {}
     for d in docs:
         out.setdefault(d["drive"]["id"], set()).add(d["drive"]["hash"])
     return out
@@ -91,7 +90,7 @@ def chart_values(docs: Sequence[Dict[str, Any]], chart_id: str) -> Dict[str, Any
 
 
 def _drive_table(drives: List[Dict[str, Any]]) -> str:
-    rows = [
+    rows: List[Tuple[str, Callable[[Dict[str, Any]], Any]]] = [
         ("name", lambda d: d["name"]),
         ("user capacity (GB = 1e9 B)", lambda d: f"{d['capacity_bytes'] / 1e9:,.1f}"),
         ("raw NAND (GB)", lambda d: f"{d['geometry']['raw_bytes'] / 1e9:,.1f}"),
@@ -170,7 +169,8 @@ def _consistency_section(chart_id: str, per_drive: Dict[str, Any], out: Path, ca
         alt = f"{first['title']} {view[1].format(t=from_s)}"
         html_parts.append(_figure(srcs["v0"], alt, caption, attrs=attrs + ' data-view="' + view[0] + '"', cls="consistency"))
     # summary table
-    rows = "<tr><th>drive, spare area</th><th>mean IOPS</th><th>1st pct IOPS</th><th>min IOPS</th><th>peak IOPS</th><th>drop from peak</th><th>SNIA steady state</th></tr>"
+    rows = ("<tr><th>drive, spare area</th><th>mean IOPS</th><th>1st pct IOPS</th><th>min IOPS</th><th>peak IOPS</th>"
+            "<th>drop from peak</th><th>SNIA steady state</th></tr>")
     for drive, c in per_drive.items():
         for v, r in c["data"].items():
             snia = r.get("snia", {})

@@ -1,5 +1,7 @@
-"""The review suite: tests as data (``definitions``), profiles, the simulator
-runner, summaries, and the review driver.
+"""The review suite: preconditioning states (``states``), the typed vocabulary
+of a test description (``vocabulary``), the tests as data (``definitions``),
+profiles, the simulator runner, summaries, the review driver, calibration
+against published figures, the spec sheet and the fio export.
 
     definitions.TESTS -> runner.SuiteRunner.run_test -> summary -> results files -> report
 """

@@ -2,7 +2,7 @@
 
 The table (``published.csv`` beside this file; ``--table`` for another one) has
 one row per published figure: the preset it concerns, the figure as published
-(test, state, data, queue depth, value, unit, measured or rated, source) and
+(test, state, data_pattern, iodepth, value, unit, measured or rated, source) and
 where the suite measures it (``suite_test``: a test id of
 :mod:`ssdlab.suite.definitions`; ``measure``: the label of its measured step).
 Calibration runs those tests on the preset with the suite's own runner (only
@@ -55,7 +55,7 @@ TOLERANCE = {"measured": 0.10, "rated": 0.15}
 _UNIT_CHART = {"MB/s": "mbps", "IOPS": "iops"}
 
 TABLE_FIELDS = [
-    "drive_id", "published_drive", "test", "state", "data", "qd", "value", "unit", "kind", "source",
+    "drive_id", "published_drive", "test", "state", "data_pattern", "iodepth", "value", "unit", "kind", "source",
     "suite_test", "measure", "note",
 ]
 
@@ -73,8 +73,8 @@ class Published:
     published_drive: str
     test: str
     state: str
-    data: str
-    qd: str
+    data_pattern: str
+    iodepth: str
     value: float
     unit: str
     kind: str
@@ -88,9 +88,9 @@ class Published:
         return TOLERANCE[self.kind]
 
     def describe(self) -> str:
-        data = "" if self.data in ("", "-") else f", {self.data}"
+        data = "" if self.data_pattern in ("", "-") else f", {self.data_pattern}"
         name = self.test.split(" (")[0]
-        return f"{name}, QD{self.qd}, {self.state}{data}"
+        return f"{name}, QD{self.iodepth}, {self.state}{data}"
 
 
 def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = None,
@@ -110,9 +110,7 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
     rows: List[Published] = []
     loaded: Dict[str, bool] = {}
     for i, raw in enumerate(reader, start=2):
-        where = f"{path}: line {i}"
-
-        def bad(field: str, msg: str) -> CalibrationError:
+        def bad(field: str, msg: str, where: str = f"{path}: line {i}") -> CalibrationError:
             return CalibrationError(f"{where}: {field}: {msg}")
 
         r = {k: (raw.get(k) or "").strip() for k in TABLE_FIELDS}

@@ -7,11 +7,12 @@ description can run on the simulator or, later, on a real device through fio:
   and why, in plain language), ``summary`` (how its figures are made: one of
   :data:`SUMMARIES`) and ``chart`` (how the report draws it);
 - ``runs``: each run starts from a preconditioning ``state`` (clean, filled,
-  tortured, dirty, trimmed; optionally ``data`` for the fill, ``span``, and for
-  trimmed ``from``: the state that is then TRIMmed, dirty by default). A TRIM
+  dirty, tortured, trimmed: :mod:`ssdlab.suite.states`; optionally
+  ``data_pattern`` for the fill, ``span``, and for trimmed ``from``: the state
+  that is then TRIMmed, dirty by default). A TRIM
   in the middle of a run is a ``{"action": "trim"}`` step and then goes through
   ``steps`` in order on the same drive. A step is a fio job dict (``rw``,
-  ``bs``, ``iodepth``, ``size``, ``io_size``, ``runtime``, ``data``,
+  ``bs``, ``iodepth``, ``size``, ``io_size``, ``runtime``, ``data_pattern``,
   ``log_avg_msec``, ...) or an action: ``trim`` (the whole span),
   ``precondition`` (bring the drive to another state in place, e.g. torture),
   ``idle`` (seconds), ``replay`` (a generated Storage Bench trace, with
@@ -33,15 +34,15 @@ descriptions (:func:`storage_bench_method`), so it gives the same figures.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
+
+from .states import STATES, State
+from .vocabulary import Step, StorageBenchMethod, StorageBenchPlayback, SuiteTest
 
 __all__ = [
     "TESTS", "SUMMARIES", "STATES", "STORAGE_BENCH_WORKLOADS", "STORAGE_BENCH_PLAYBACK", "test_ids", "get_test",
     "find_test", "default_test_ids", "storage_bench_test_id", "storage_bench_method",
 ]
-
-#: Preconditioning states (METHODOLOGY.md "Preconditioning states").
-STATES = ("clean", "filled", "tortured", "dirty", "trimmed")
 
 #: How a test's measured steps become figures (see ``ssdlab.suite.summary``).
 SUMMARIES = ("throughput", "sweep", "consistency", "curve", "storage_bench", "power")
@@ -53,11 +54,16 @@ _INC = "incompressible"
 _REP = "repeated"
 
 
-def _job(rw: str, bs: Any, iodepth: int, **keys: Any) -> Dict[str, Any]:
-    return {"rw": rw, "bs": bs, "iodepth": iodepth, **keys}
+def _job(rw: str, bs: Any, iodepth: int, **keys: Any) -> Step:
+    return cast(Step, {"rw": rw, "bs": bs, "iodepth": iodepth, **keys})
 
 
-def _corner_write(test_id: str, title: str, iodepth: int) -> Dict[str, Any]:
+def _with(step: Step, **keys: Any) -> Step:
+    """A copy of a step with keys added or changed (``measure``, ``size``...)."""
+    return cast(Step, {**step, **keys})
+
+
+def _corner_write(test_id: str, title: str, iodepth: int) -> SuiteTest:
     return {
         "id": test_id,
         "title": title,
@@ -74,7 +80,7 @@ def _corner_write(test_id: str, title: str, iodepth: int) -> Dict[str, Any]:
             {
                 "state": {"state": "clean"},
                 "steps": [
-                    _job("randwrite", "4k", iodepth, size="8g", runtime="180s", blockalign="4k", data=data, measure=data)
+                    _job("randwrite", "4k", iodepth, size="8g", runtime="180s", blockalign="4k", data_pattern=data, measure=data)
                 ],
             }
             for data in (_REP, _INC)
@@ -82,7 +88,7 @@ def _corner_write(test_id: str, title: str, iodepth: int) -> Dict[str, Any]:
     }
 
 
-def _seq_write_128k() -> Dict[str, Any]:
+def _seq_write_128k() -> SuiteTest:
     return {
         "id": "corners-seq-write-128k",
         "title": "128KB sequential write, QD1",
@@ -95,13 +101,13 @@ def _seq_write_128k() -> Dict[str, Any]:
         "summary": "throughput",
         "chart": "bar",
         "runs": [
-            {"state": {"state": "filled"}, "steps": [_job("write", "128k", 1, runtime="60s", data=data, measure=data)]}
+            {"state": {"state": "filled"}, "steps": [_job("write", "128k", 1, runtime="60s", data_pattern=data, measure=data)]}
             for data in (_REP, _INC)
         ],
     }
 
 
-def _seq_read_128k() -> Dict[str, Any]:
+def _seq_read_128k() -> SuiteTest:
     return {
         "id": "corners-seq-read-128k",
         "title": "128KB sequential read, QD1",
@@ -114,7 +120,7 @@ def _seq_read_128k() -> Dict[str, Any]:
         "chart": "bar",
         "runs": [
             {
-                "state": {"state": "filled", "data": data},
+                "state": {"state": "filled", "data_pattern": data},
                 "steps": [_job("read", "128k", 1, runtime="60s", measure=data)],
             }
             for data in (_REP, _INC)
@@ -122,7 +128,7 @@ def _seq_read_128k() -> Dict[str, Any]:
     }
 
 
-def _seq_read_sweep() -> Dict[str, Any]:
+def _seq_read_sweep() -> SuiteTest:
     return {
         "id": "corners-seq-read-qd-sweep",
         "title": "128KB sequential read, queue depth 1 to 32",
@@ -145,8 +151,8 @@ def _seq_read_sweep() -> Dict[str, Any]:
     }
 
 
-def _as_ssd() -> Dict[str, Any]:
-    common = {"size": "1g", "data": _INC}
+def _as_ssd() -> SuiteTest:
+    common: Dict[str, Any] = {"size": "1g", "data_pattern": _INC}
     steps = [
         _job("read", "16m", 1, io_size="1g", measure="Seq read", **common),
         _job("write", "16m", 1, io_size="1g", measure="Seq write", **common),
@@ -174,12 +180,12 @@ def _as_ssd() -> Dict[str, Any]:
 ATTO_SIZES = [512, 1024, 2048] + [KB * (4 << i) for i in range(9)] + [KB * KB * m for m in (2, 4, 8)]
 
 
-def _atto(iodepth: int, on_request: bool) -> Dict[str, Any]:
-    steps: List[Dict[str, Any]] = []
+def _atto(iodepth: int, on_request: bool) -> SuiteTest:
+    steps: List[Step] = []
     for bs in ATTO_SIZES:
         for rw, label in (("write", "write"), ("read", "read")):
             steps.append(
-                _job(rw, bs, iodepth, size="2g", io_size="2g", runtime="10s", data="compressible",
+                _job(rw, bs, iodepth, size="2g", io_size="2g", runtime="10s", data_pattern="compressible",
                      measure=f"{label} {bs}", x=bs, line=label)
             )
     return {
@@ -195,12 +201,12 @@ def _atto(iodepth: int, on_request: bool) -> Dict[str, Any]:
         "summary": "sweep",
         "chart": "line",
         "x": {"key": "bs", "label": "transfer size (bytes; KB = 1024 B)", "log": True},
-        "runs": [{"state": {"state": "filled", "span": "2g", "data": "compressible"}, "steps": steps}],
+        "runs": [{"state": {"state": "filled", "span": "2g", "data_pattern": "compressible"}, "steps": steps}],
     }
 
 
-def _consistency() -> Dict[str, Any]:
-    job = _job("randwrite", "4k", 32, runtime="2000s", blockalign="4k", data=_INC, log_avg_msec=1000)
+def _consistency() -> SuiteTest:
+    job = _job("randwrite", "4k", 32, runtime="2000s", blockalign="4k", data_pattern=_INC, log_avg_msec=1000)
     return {
         "id": "consistency",
         "title": "Performance consistency (4KB random write QD32, 2000 s)",
@@ -216,14 +222,14 @@ def _consistency() -> Dict[str, Any]:
         "chart": "consistency",
         "steady": {"from_s": 1400, "round_s": 60, "window_rounds": 5, "range_fraction": 0.2, "slope_fraction": 0.1},
         "runs": [
-            {"state": {"state": "filled"}, "steps": [dict(job, measure="default")]},
-            {"state": {"state": "filled", "span": "75%"}, "steps": [dict(job, size="75%", measure="25% OP")]},
+            {"state": {"state": "filled"}, "steps": [_with(job, measure="default")]},
+            {"state": {"state": "filled", "span": "75%"}, "steps": [_with(job, size="75%", measure="25% OP")]},
         ],
     }
 
 
-def _trim_validation() -> Dict[str, Any]:
-    seq = _job("write", "128k", 1, io_size="100%", data=_INC, log_avg_msec=1000)
+def _trim_validation() -> SuiteTest:
+    seq = _job("write", "128k", 1, io_size="100%", data_pattern=_INC, log_avg_msec=1000)
     return {
         "id": "trim-validation",
         "title": "TRIM validation (HD Tach-style full-span write)",
@@ -240,22 +246,22 @@ def _trim_validation() -> Dict[str, Any]:
             {
                 "state": {"state": "clean"},
                 "steps": [
-                    dict(seq, measure="clean"),
+                    _with(seq, measure="clean"),
                     {"action": "precondition", "state": "tortured"},
-                    dict(seq, measure="after torture"),
-                    dict(seq, measure="after another pass"),
+                    _with(seq, measure="after torture"),
+                    _with(seq, measure="after another pass"),
                     {"action": "trim"},
-                    dict(seq, measure="after TRIM"),
+                    _with(seq, measure="after TRIM"),
                 ],
             }
         ],
     }
 
 
-_AS_SSD_SEQ_WRITE = _job("write", "16m", 1, size="1g", io_size="1g", data=_INC)
+_AS_SSD_SEQ_WRITE = _job("write", "16m", 1, size="1g", io_size="1g", data_pattern=_INC)
 
 
-def _resiliency() -> Dict[str, Any]:
+def _resiliency() -> SuiteTest:
     m = _AS_SSD_SEQ_WRITE
     return {
         "id": "resiliency",
@@ -273,32 +279,32 @@ def _resiliency() -> Dict[str, Any]:
             {
                 "state": {"state": "clean"},
                 "steps": [
-                    dict(m, measure="clean"),
+                    _with(m, measure="clean"),
                     {"action": "precondition", "state": "tortured"},
-                    dict(m, measure="tortured"),
+                    _with(m, measure="tortured"),
                     {"action": "trim"},
-                    dict(m, measure="tortured, after TRIM"),
-                    dict(m, measure="tortured, after TRIM, second pass"),
+                    _with(m, measure="tortured, after TRIM"),
+                    _with(m, measure="tortured, after TRIM, second pass"),
                 ],
             },
             {
                 "state": {"state": "dirty"},
                 "steps": [
-                    dict(m, measure="dirty"),
+                    _with(m, measure="dirty"),
                     {"action": "trim"},
-                    dict(m, measure="dirty, after TRIM"),
+                    _with(m, measure="dirty, after TRIM"),
                 ],
             },
         ],
     }
 
 
-def _file_copy() -> Dict[str, Any]:
-    write = _job("write", "1m", 1, io_size=int(6.6 * GB_DECIMAL), size=int(6.6 * GB_DECIMAL), data=_INC)
+def _file_copy() -> SuiteTest:
+    write = _job("write", "1m", 1, io_size=int(6.6 * GB_DECIMAL), size=int(6.6 * GB_DECIMAL), data_pattern=_INC)
     read = _job("read", "1m", 2, io_size=3 * GB_DECIMAL, size=3 * GB_DECIMAL)
 
-    def copy_steps(state: str) -> List[Dict[str, Any]]:
-        return [dict(write, measure=f"write, {state}"), dict(read, measure=f"read, {state}")]
+    def copy_steps(state: str) -> List[Step]:
+        return [_with(write, measure=f"write, {state}"), _with(read, measure=f"read, {state}")]
 
     return {
         "id": "file-copy",
@@ -318,7 +324,7 @@ def _file_copy() -> Dict[str, Any]:
     }
 
 
-def _power() -> Dict[str, Any]:
+def _power() -> SuiteTest:
     return {
         "id": "power",
         "title": "Power",
@@ -331,10 +337,10 @@ def _power() -> Dict[str, Any]:
         "chart": "bar",
         "runs": [
             {"state": {"state": "filled"}, "steps": [{"action": "idle", "seconds": 60, "measure": "idle"}]},
-            {"state": {"state": "clean"}, "steps": [_job("write", "128k", 1, runtime="60s", data=_INC, measure="128KB sequential write")]},
+            {"state": {"state": "clean"}, "steps": [_job("write", "128k", 1, runtime="60s", data_pattern=_INC, measure="128KB sequential write")]},
             {
                 "state": {"state": "clean"},
-                "steps": [_job("randwrite", "4k", 32, size="8g", runtime="60s", blockalign="4k", data=_INC, measure="4KB random write QD32")],
+                "steps": [_job("randwrite", "4k", 32, size="8g", runtime="60s", blockalign="4k", data_pattern=_INC, measure="4KB random write QD32")],
             },
         ],
     }
@@ -351,7 +357,7 @@ STORAGE_BENCH_WORKLOADS = (
 
 #: Storage Bench playback (METHODOLOGY.md "Storage Bench"): each I/O at its
 #: recorded time, every idle gap of the trace cut to at most 25 ms.
-STORAGE_BENCH_PLAYBACK: Dict[str, Any] = {"mode": "as-recorded", "idle_cap": "25ms"}
+STORAGE_BENCH_PLAYBACK: StorageBenchPlayback = {"mode": "as-recorded", "idle_cap": "25ms"}
 
 
 def storage_bench_test_id(workload: str, full: bool = False) -> str:
@@ -360,7 +366,7 @@ def storage_bench_test_id(workload: str, full: bool = False) -> str:
     return f"storage-bench-{workload}" + ("-full" if full else "")
 
 
-def storage_bench_method(workload: str, full: bool = False) -> Optional[Dict[str, Any]]:
+def storage_bench_method(workload: str, full: bool = False) -> Optional[StorageBenchMethod]:
     """How the suite runs a Storage Bench workload, for the commands that run
     one outside the suite (``ssdlab storage-bench``, the benchmark): the
     test id, the state the drive starts in, and the replay options (mode,
@@ -370,13 +376,17 @@ def storage_bench_method(workload: str, full: bool = False) -> Optional[Dict[str
         return None
     run = t["runs"][0]
     step = run["steps"][0]
-    return {"test_id": t["id"], "state": run["state"]["state"],
-            "replay": {k: step[k] for k in ("mode", "idle_cap") if k in step}}
+    replay: StorageBenchPlayback = {}
+    if "mode" in step:
+        replay["mode"] = step["mode"]
+    if "idle_cap" in step:
+        replay["idle_cap"] = step["idle_cap"]
+    return {"test_id": t["id"], "state": run["state"]["state"], "replay": replay}
 
 
-def _storage_bench(workload: str, title: str, year: int, full: bool) -> Dict[str, Any]:
+def _storage_bench(workload: str, title: str, year: int, full: bool) -> SuiteTest:
     if full:
-        state = {"state": "filled"}
+        state: State = {"state": "filled"}
         where = ("on a drive filled first (every LBA written once: the worst case the reviewers added from 2015; "
                  "a drive whose garbage collection lags shows it here)")
     else:
@@ -401,17 +411,17 @@ def _storage_bench(workload: str, title: str, year: int, full: bool) -> Dict[str
         "runs": [
             {
                 "state": state,
-                "steps": [{"action": "replay", "generated": workload, **STORAGE_BENCH_PLAYBACK, "measure": workload}],
+                "steps": [_with({"action": "replay", "generated": workload}, **STORAGE_BENCH_PLAYBACK, measure=workload)],
             }
         ],
     }
 
 
-def _rated() -> Dict[str, Any]:
-    written = {"state": "filled", "span": "8g", "data": _REP}
+def _rated() -> SuiteTest:
+    written: State = {"state": "filled", "span": "8g", "data_pattern": _REP}
     # The tables rate random reads on a `filled` span (METHODOLOGY.md: one
     # sequential pass of incompressible data), not on the reused buffer.
-    filled = {"state": "filled", "span": "8g"}
+    filled: State = {"state": "filled", "span": "8g"}
     return {
         "id": "rated",
         "title": "Rated-style peaks (spec-sheet conditions)",
@@ -429,18 +439,18 @@ def _rated() -> Dict[str, Any]:
         "runs": [
             {"state": written, "steps": [_job("read", "128k", 32, size="8g", runtime="60s", measure="sequential read")]},
             {"state": {"state": "clean"},
-             "steps": [_job("write", "128k", 32, runtime="60s", data=_REP, measure="sequential write")]},
+             "steps": [_job("write", "128k", 32, runtime="60s", data_pattern=_REP, measure="sequential write")]},
             {"state": filled,
              "steps": [_job("randread", "4k", 32, size="8g", runtime="60s", blockalign="4k", measure="4KB random read")]},
             {"state": {"state": "clean"},
-             "steps": [_job("randwrite", "4k", 32, size="8g", runtime="60s", blockalign="4k", data=_REP,
+             "steps": [_job("randwrite", "4k", 32, size="8g", runtime="60s", blockalign="4k", data_pattern=_REP,
                             measure="4KB random write")]},
         ],
     }
 
 
-def _steady() -> Dict[str, Any]:
-    tortured = {"state": "tortured"}
+def _steady() -> SuiteTest:
+    tortured: State = {"state": "tortured"}
     return {
         "id": "steady-state",
         "title": "Steady-state (filled and tortured, incompressible)",
@@ -456,17 +466,17 @@ def _steady() -> Dict[str, Any]:
         "chart": "bar",
         "runs": [
             {"state": tortured, "steps": [_job("read", "128k", 32, runtime="60s", measure="sequential read")]},
-            {"state": tortured, "steps": [_job("write", "128k", 32, runtime="60s", data=_INC, measure="sequential write")]},
+            {"state": tortured, "steps": [_job("write", "128k", 32, runtime="60s", data_pattern=_INC, measure="sequential write")]},
             {"state": tortured,
              "steps": [_job("randread", "4k", 32, runtime="60s", blockalign="4k", measure="4KB random read")]},
             {"state": tortured,
-             "steps": [_job("randwrite", "4k", 32, runtime="60s", blockalign="4k", data=_INC, measure="4KB random write")]},
+             "steps": [_job("randwrite", "4k", 32, runtime="60s", blockalign="4k", data_pattern=_INC, measure="4KB random write")]},
         ],
     }
 
 
-def _build() -> List[Dict[str, Any]]:
-    tests = [
+def _build() -> List[SuiteTest]:
+    tests: List[SuiteTest] = [
         {
             "id": "corners-4k-random-read-qd3",
             "title": "4KB random read, QD3",
@@ -508,7 +518,7 @@ def _build() -> List[Dict[str, Any]]:
 
 
 #: Every test, in report order (plain data: ``json.dumps(TESTS)`` works).
-TESTS: List[Dict[str, Any]] = _build()
+TESTS: List[SuiteTest] = _build()
 
 
 def test_ids(include_on_request: bool = True) -> List[str]:
@@ -520,7 +530,7 @@ def default_test_ids() -> List[str]:
     return test_ids(include_on_request=False)
 
 
-def get_test(test_id: str) -> Dict[str, Any]:
+def get_test(test_id: str) -> SuiteTest:
     """A deep copy of one test's description; KeyError names the known ids."""
     for t in TESTS:
         if t["id"] == test_id:
@@ -528,7 +538,7 @@ def get_test(test_id: str) -> Dict[str, Any]:
     raise KeyError(test_id)
 
 
-def find_test(test_id: str) -> Optional[Dict[str, Any]]:
+def find_test(test_id: str) -> Optional[SuiteTest]:
     try:
         return get_test(test_id)
     except KeyError:

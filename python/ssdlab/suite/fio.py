@@ -13,7 +13,10 @@ by ``ssdlab trace generate WORKLOAD --out WORKLOAD.iolog``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .states import DEFAULT_DATA_PATTERN, phases
+from .vocabulary import Size, State, SuiteTest
 
 __all__ = ["to_fio_jobfile", "DATA_PATTERN_OPTIONS"]
 
@@ -25,8 +28,7 @@ DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
     "zeros": {"zero_buffers": 1},
 }
 
-_SEQ_FILL: Dict[str, Any] = {"rw": "write", "bs": "128k", "iodepth": 32}
-_TORTURE: Dict[str, Any] = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "1200s", "time_based": 1, "blockalign": "4k"}
+Section = Tuple[str, Dict[str, Any]]
 
 
 def _data(pattern: str) -> Dict[str, Any]:
@@ -36,36 +38,34 @@ def _data(pattern: str) -> Dict[str, Any]:
     return dict(DATA_PATTERN_OPTIONS[pattern])
 
 
-def _state_sections(state: Dict[str, Any], device: str) -> List[Tuple[str, Dict[str, Any]]]:
-    name = state["state"]
-    span = state.get("span")
+def _state_sections(state: State, device: str, span: Optional[Size]) -> List[Section]:
+    """The phases of a state (:mod:`ssdlab.suite.states`) as fio sections."""
     region = {"size": span} if span else {}
-    erase = ("secure-erase", {"rw": "read", "size": "4k", "exec_prerun":
-                              f"hdparm --user-master u --security-set-pass p {device} && hdparm --user-master u --security-erase p {device}"})
-    base = state.get("from", "dirty") if name == "trimmed" else name
-    out = [erase]
-    if base in ("filled", "dirty", "tortured"):
-        fill = dict(_SEQ_FILL, **region, **_data(state.get("data", "incompressible")))
-        out.append(("precondition-fill", fill))
-    if base == "dirty":
-        out.append(("precondition-second-pass", dict(_SEQ_FILL, **region, **_data("incompressible"))))
-    if base == "tortured":
-        out.append(("precondition-torture", dict(_TORTURE, **region, **_data("incompressible"))))
-    if name == "trimmed":
-        out.append(("precondition-trim", {"rw": "trim", "bs": "128m", **region}))
+    out: List[Section] = []
+    for p in phases(state):
+        if p.kind == "secure_erase":
+            out.append((p.fio_section, {"rw": "read", "size": "4k", "exec_prerun":
+                                        f"hdparm --user-master u --security-set-pass p {device} && "
+                                        f"hdparm --user-master u --security-erase p {device}"}))
+        elif p.kind == "trim":
+            out.append((p.fio_section, {"rw": "trim", "bs": "128m", **region}))
+        else:
+            job: Mapping[str, Any] = p.job
+            opts = {k: v for k, v in job.items() if k != "data_pattern"}
+            out.append((p.fio_section, {**opts, **region, **_data(job.get("data_pattern", DEFAULT_DATA_PATTERN))}))
     return out
 
 
-def to_fio_jobfile(test: Dict[str, Any], device: str = "/dev/sdX") -> str:
+def to_fio_jobfile(test: SuiteTest, device: str = "/dev/sdX") -> str:
     """fio job file text for one test description (runs execute in order)."""
     lines = [f"; ssdlab test {test['id']}: {test['title']}", "; generated from ssdlab.suite.definitions; sizes: k/m/g = 1024-based",
              "[global]", f"filename={device}", "ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1",
              "write_iops_log=ssdlab", "log_avg_msec=1000", ""]
     for ri, run in enumerate(test["runs"]):
-        sections = _state_sections(run["state"], device)
-        delay = 0.0
         span = run["state"].get("span")
-        for si, step in enumerate(run["steps"]):
+        sections = _state_sections(run["state"], device, span)
+        delay = 0.0
+        for step in run["steps"]:
             action = step.get("action")
             label = step.get("measure", action or step.get("rw"))
             if action == "idle":
@@ -77,13 +77,14 @@ def to_fio_jobfile(test: Dict[str, Any], device: str = "/dev/sdX") -> str:
             if action == "trim":
                 opts: Dict[str, Any] = {"rw": "trim", "bs": "128m", **({"size": span} if span else {})}
             elif action == "precondition":
-                sections += _state_sections({"state": step["state"], "span": span}, device)
+                sections += _state_sections({"state": step["state"]}, device, span)
                 continue
             elif action == "replay":
                 opts = {"read_iolog": f"{step['generated']}.iolog", "replay_redirect": device, "iodepth": 32}
             else:
-                opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data")}
-                opts.update(_data(step.get("data", "incompressible")) if opts["rw"] in ("write", "randwrite", "rw", "randrw") else {})
+                opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data_pattern")}
+                if opts["rw"] in ("write", "randwrite", "rw", "randrw"):
+                    opts.update(_data(step.get("data_pattern", DEFAULT_DATA_PATTERN)))
                 if "runtime" in opts and "io_size" not in opts:
                     opts["time_based"] = 1  # run for the runtime (wrapping), not one pass
                 if span and "size" not in opts:

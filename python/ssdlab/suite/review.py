@@ -11,52 +11,22 @@ Layout of a review directory (docs/results-schema.md)::
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import multiprocessing
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO
 
 from ..drive import Drive
 from ..results import manifest as _manifest
+from ..results import results_document, save_document, write_figures_csv
 from .definitions import get_test
-from .profile import Profile, get_profile
+from .profile import FULL, Profile, get_profile
 from .runner import SuiteRunner
 
-__all__ = [
-    "SCHEMA",
-    "SCHEMA_VERSION",
-    "drive_info",
-    "run_test_document",
-    "save_document",
-    "load_results",
-    "write_figures_csv",
-    "review",
-    "CSV_FIELDS",
-]
-
-SCHEMA = "ssdlab.test-result"
-SCHEMA_VERSION = 1
-CSV_FIELDS = ["drive", "drive_hash", "test", "chart", "label", "metric", "value", "unit", "profile", "seed"]
-
-
-def drive_info(drive: Drive) -> Dict[str, Any]:
-    """The drive as the report describes it: identity, configuration and geometry."""
-    return {
-        "id": drive.id,
-        "name": drive.name,
-        "description": drive.description,
-        "hash": drive.hash,
-        "capacity_bytes": drive.capacity_bytes,
-        "config": drive.config,
-        "geometry": drive.geometry,
-        "changes": dict(drive.changes or {}),
-    }
+__all__ = ["run_test_document", "reproduce_command", "drive_keys", "review"]
 
 
 def reproduce_command(drive_spec: str, test_id: str, seed: int, profile: str) -> str:
@@ -80,78 +50,7 @@ def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, comman
             "reproduce": reproduce_command(drive_spec, test_id, runner.seed, runner.profile.name),
         },
     )
-    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "manifest": man, "drive": drive_info(runner.drive), **out}
-
-
-def _finite(o: Any) -> Any:
-    """NaN and infinities as None (JSON null), recursively."""
-    if isinstance(o, float) and not math.isfinite(o):
-        return None
-    if isinstance(o, dict):
-        return {k: _finite(v) for k, v in o.items()}
-    if isinstance(o, list):
-        return [_finite(v) for v in o]
-    return o
-
-
-def save_document(doc: Dict[str, Any], path: Path) -> None:
-    """Write atomically (a finished test is never left half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(_finite(doc), allow_nan=False), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def figure_rows(docs: Iterable[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    rows = []
-    for d in docs:
-        for f in d.get("figures", []):
-            rows.append({
-                "drive": d["drive"]["id"], "drive_hash": d["drive"]["hash"], "test": d["test"]["id"],
-                "chart": f["chart"], "label": f["label"], "metric": f["metric"],
-                "value": "" if f["value"] is None or not math.isfinite(f["value"]) else repr(float(f["value"])), "unit": f["unit"],
-                "profile": d.get("profile", ""), "seed": d["manifest"].get("seed", ""),
-            })
-    return rows
-
-
-def write_figures_csv(docs: Iterable[Dict[str, Any]], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        w.writeheader()
-        w.writerows(figure_rows(docs))
-    os.replace(tmp, path)
-
-
-def load_results(paths: Sequence[str]) -> List[Dict[str, Any]]:
-    """Results documents from files and directories (searched recursively for
-    ``*.json`` of this schema). Later documents of the same drive (hash) and test
-    replace earlier ones, so several runs merge."""
-    files: List[Path] = []
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            files.extend(sorted(path.rglob("*.json")))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"{p}: no such results file or directory")
-    docs: Dict[Any, Dict[str, Any]] = {}
-    for f in files:
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{f}: not a results file ({e})") from None
-        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-            continue
-        if doc.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"{f}: schema_version {doc.get('schema_version')} (this ssdlab reads {SCHEMA_VERSION})")
-        docs[(doc["drive"]["hash"], doc["drive"]["id"], doc["test"]["id"])] = doc
-    if not docs:
-        raise ValueError(f"no results files (schema {SCHEMA}) in {', '.join(paths)}")
-    return list(docs.values())
+    return results_document(man, runner.drive, out)
 
 
 # ---------------------------------------------------------------------------
@@ -198,7 +97,7 @@ def review(
     test_ids: Sequence[str],
     jobs: Optional[int] = None,
     seed: int = 1,
-    profile: Profile = get_profile("full"),
+    profile: Profile = FULL,
     command: str = "",
     stream: TextIO = sys.stderr,
 ) -> List[str]:

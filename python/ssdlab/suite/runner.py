@@ -11,16 +11,18 @@ import copy
 import json
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from .. import _core
 from ..drive import Drive, DriveSpec
 from ..results import PhaseResult
-from ..sim import Simulator
+from ..sim import ProgressCallback, Simulator
 from . import summary as _summary
 from .profile import FULL, Profile
+from .states import TORTURE_RUNTIME_S, State, state_spec
+from .vocabulary import Measured, Size, Step, SuiteTest
 
-__all__ = ["SuiteRunner", "KEPT_SERIES"]
+__all__ = ["SuiteRunner", "KEPT_SERIES", "StepProgress"]
 
 #: Per-interval series kept in results files.
 KEPT_SERIES = ("time_s", "iops", "mbps", "read_bytes", "write_bytes", "lat_p99_ns")
@@ -28,15 +30,18 @@ KEPT_SERIES = ("time_s", "iops", "mbps", "read_bytes", "write_bytes", "lat_p99_n
 #: How many preconditioned states a runner keeps for cloning.
 _STATE_CACHE = 3
 
-_FILL_BS = 128 * 1024
-_TORTURE_RUNTIME_S = 20 * 60
+#: Progress of a test: called with a label as each phase starts ("TEST: WHAT"),
+#: returns the callback that phase reports to (``ProgressBar.phase``).
+StepProgress = Callable[[str], ProgressCallback]
 
-#: A callback for progress: (label, done fraction of the current phase or -1).
-StepProgress = Callable[[str, float], None]
+
+def _no_progress(done_ns: int, total_ns: int, done_bytes: int, total_bytes: int) -> bool:
+    return True
 
 
 class SuiteRunner:
-    """Runs tests on one drive. ``progress(text, fraction)`` is called as phases advance."""
+    """Runs tests on one drive. ``progress(label)`` is called as each phase
+    starts and returns that phase's progress callback."""
 
     def __init__(self, drive: DriveSpec, seed: int = 1, profile: Profile = FULL, progress: Optional[StepProgress] = None):
         self.drive = Drive.load(drive)
@@ -52,7 +57,7 @@ class SuiteRunner:
     def capacity_bytes(self) -> int:
         return int(self.drive.capacity_bytes)
 
-    def size_bytes(self, value: Any, field: str) -> Optional[int]:
+    def size_bytes(self, value: Optional[Size], field: str) -> Optional[int]:
         """A size of the description in bytes under the profile, cut to the drive (None = whole drive)."""
         if value is None:
             return None
@@ -74,7 +79,7 @@ class SuiteRunner:
             return float(text)
         return _core.parse_duration_ns(str(text), "runtime") / 1e9
 
-    def resolve_job(self, step: Dict[str, Any], span: Optional[int]) -> Dict[str, Any]:
+    def resolve_job(self, step: Mapping[str, Any], span: Optional[int]) -> Dict[str, Any]:
         """The fio job the simulator runs for a step: sizes in bytes, scaled times."""
         job = {k: v for k, v in step.items() if k not in ("measure", "x", "line")}
         for key in ("size", "io_size"):
@@ -93,42 +98,20 @@ class SuiteRunner:
 
     # -- states ---------------------------------------------------------------
 
-    def _phase_progress(self, what: str) -> Callable[[int, int, int, int], bool]:
-        def cb(done_ns: int, total_ns: int, done_bytes: int, total_bytes: int) -> bool:
-            if self.progress is not None:
-                if total_ns > 0:
-                    frac = done_ns / total_ns
-                elif total_bytes > 0:
-                    frac = done_bytes / total_bytes
-                else:
-                    frac = -1.0
-                self.progress(f"{self._label}: {what}", min(frac, 1.0))
-            return True
+    def _phase_progress(self, what: str) -> ProgressCallback:
+        if self.progress is None:
+            return _no_progress
+        return self.progress(f"{self._label}: {what}")
 
-        return cb
-
-    def precondition(self, sim: Simulator, state: Dict[str, Any], span: Optional[int]) -> None:
+    def precondition(self, sim: Simulator, state: State, span: Optional[int]) -> None:
         """Bring ``sim`` to a state (secure erase first) over ``span`` bytes from 0 (None = whole drive)."""
-        name = state["state"]
-        data = state.get("data", "incompressible")
-        torture = f"{max(self.seconds(_TORTURE_RUNTIME_S), 0.01):.3f}s"
-        # trimmed = another state (``from``, dirty by default), then TRIM of the span
-        base = state.get("from", "dirty") if name == "trimmed" else name
-        cb = self._phase_progress(f"precondition {name}")
-        if data == "incompressible" or base == "clean":
-            sim.precondition(base, span=span, progress=cb, torture_runtime=torture)
-        else:
-            if base != "filled":
-                raise ValueError(f"state {name} with data {data}: only 'filled' takes a data pattern")
-            sim.secure_erase()
-            size = span if span is not None else self.capacity_bytes
-            sim.run(rw="write", bs=_FILL_BS, iodepth=32, size=size, io_size=size, data=data,
-                    name=f"precondition: sequential fill 128KB QD32 ({data})", progress=cb)
-        if name == "trimmed":
-            sim.trim(0, span)
+        torture = f"{max(self.seconds(TORTURE_RUNTIME_S), 0.01):.3f}s"
+        cb = self._phase_progress(f"precondition {state['state']}")
+        sim.precondition(state, span=span, progress=cb, torture_runtime=torture)
 
-    def state(self, state: Dict[str, Any]) -> "tuple[Simulator, Optional[int]]":
+    def state(self, state: State) -> Tuple[Simulator, Optional[int]]:
         """A fresh clone of a preconditioned state (preconditioned once per runner)."""
+        state = state_spec(state)
         key = json.dumps(state, sort_keys=True)
         if key not in self._states:
             sim = Simulator(self.drive, seed=self.seed)
@@ -143,7 +126,7 @@ class SuiteRunner:
 
     # -- tests ----------------------------------------------------------------
 
-    def run_test(self, test: Dict[str, Any], only: Optional[Set[str]] = None) -> Dict[str, Any]:
+    def run_test(self, test: SuiteTest, only: Optional[Set[str]] = None) -> Dict[str, Any]:
         """Run one test description; returns its results document (see docs/results-schema.md).
 
         ``only``: measure labels wanted (None = all). Runs without one of them
@@ -151,7 +134,7 @@ class SuiteRunner:
         before it (which make its state) all run, exactly as described."""
         t0 = time.perf_counter()
         self._label = test["id"]
-        measured: List[Dict[str, Any]] = []
+        measured: List[Measured] = []
         skipped = None
         if test["id"] in self.profile.skip:
             skipped = f"left out of the {self.profile.name} profile"
@@ -165,7 +148,7 @@ class SuiteRunner:
                 sim, span = self.state(run["state"])
                 for si, step in enumerate(run["steps"][: wanted[-1] + 1]):
                     r, job = self._step(sim, step, span)
-                    if "measure" in step and r is not None:
+                    if "measure" in step and r is not None and job is not None:
                         measured.append({"run": ri, "step": si, "label": step["measure"], "x": step.get("x"),
                                          "line": step.get("line"), "job": job, "result": r})
         figures, charts = _summary.summarise(test, measured, self.profile) if skipped is None else ([], {})
@@ -180,7 +163,7 @@ class SuiteRunner:
             "wall_time_s": round(time.perf_counter() - t0, 3),
         }
 
-    def _step(self, sim: Simulator, step: Dict[str, Any], span: Optional[int]) -> "tuple[Optional[PhaseResult], Optional[Dict[str, Any]]]":
+    def _step(self, sim: Simulator, step: Step, span: Optional[int]) -> Tuple[Optional[PhaseResult], Optional[Dict[str, Any]]]:
         action = step.get("action")
         label = step.get("measure", action or step.get("rw", "job"))
         if action is None:
@@ -196,15 +179,15 @@ class SuiteRunner:
             s = self.seconds(float(step["seconds"]))
             return sim.idle(s), {"action": "idle", "seconds": s}
         if action == "replay":
-            opts: Dict[str, Any] = {k: step[k] for k in ("mode", "idle_cap", "queue_depth") if k in step}
+            opts: Dict[str, Any] = {k: v for k, v in step.items() if k in ("mode", "idle_cap", "iodepth")}
             r = sim.replay(generated=step["generated"], progress=self._phase_progress(str(label)), **opts)
             return r, {"action": "replay", "generated": step["generated"], **opts}
         raise ValueError(f"unknown step action {action!r}")
 
 
-def _job_doc(m: Dict[str, Any]) -> Dict[str, Any]:
+def _job_doc(m: Measured) -> Dict[str, Any]:
     """A measured phase as a fio-shaped job (read/write/trim, ssdlab, kept series)."""
-    r: PhaseResult = m["result"]
+    r = m["result"]
     d = r.to_dict(series=False)
     d["jobname"] = m["label"]
     d["run"] = m["run"]

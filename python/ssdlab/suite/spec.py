@@ -10,16 +10,17 @@ calibration table has one for the drive, is printed beside them.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..drive import Drive, DriveSpec
+from ..results import SCHEMA_VERSION, SPEC_SHEET_SCHEMA
 from ..results import manifest as _manifest
 from .calibrate import Published, load_table, suite_figure
 from .definitions import get_test
 from .profile import FULL
-from .runner import SuiteRunner
+from .runner import StepProgress, SuiteRunner
 
-__all__ = ["SPEC_FIGURES", "spec_sheet", "format_spec"]
+__all__ = ["SPEC_FIGURES", "spec_sheet"]
 
 #: (measure label of the rated / steady-state tests, unit, label on the sheet).
 SPEC_FIGURES = [
@@ -29,7 +30,8 @@ SPEC_FIGURES = [
     ("4KB random write", "IOPS", "4KB random write, QD32"),
 ]
 
-def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[Callable[[str, float], None]] = None,
+
+def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[StepProgress] = None,
                command: Optional[str] = None) -> Dict[str, Any]:
     """Run the spec tests on a drive and return the sheet (JSON-ready)."""
     d = Drive.load(drive)
@@ -60,8 +62,8 @@ def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[Callable[[str
     iops = [float(x) for x in job["series"]["iops"]]
     cfig = {f["metric"]: f["value"] for f in consistency["figures"] if f["label"] == "default"}
     return {
-        "schema": "ssdlab.spec-sheet",
-        "schema_version": 1,
+        "schema": SPEC_SHEET_SCHEMA,
+        "schema_version": SCHEMA_VERSION,
         "manifest": _manifest(seed=seed, drive_id=d.id, drive_hash=d.hash, command=command, drive_changes=d.changes,
                               extra={"reproduce": f"ssdlab spec {drive if isinstance(drive, str) else d.id} --seed {seed}"}),
         "drive": {"id": d.id, "name": d.name, "hash": d.hash, "capacity_bytes": d.capacity_bytes},
@@ -79,39 +81,3 @@ def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[Callable[[str
         },
         "wall_time_s": round(time.perf_counter() - t0, 3),
     }
-
-
-def _fmt(v: Optional[float], unit: str) -> str:
-    if v is None:
-        return "-"
-    return f"{v:,.0f} {unit}" if unit == "IOPS" else f"{v:,.1f} {unit}"
-
-
-def format_spec(sheet: Dict[str, Any]) -> str:
-    d = sheet["drive"]
-    m = sheet["manifest"]
-    lines = [
-        f"{d['name']}  [{d['id']} {d['hash'][:16]}]  {d['capacity_bytes'] / 1e9:.0f} GB  seed {m['seed']}",
-        "",
-        f"{'':<30} {'box: peak':>16} {'steady state':>16} {'ratio':>6}   published rating",
-    ]
-    for r in sheet["figures"]:
-        ratio = "-" if r["steady_over_peak"] is None else f"{r['steady_over_peak']:.2f}"
-        pub = "-"
-        if r["published"] is not None:
-            p = r["published"]
-            err = "" if p["error"] is None else f" (peak {100 * p['error']:+.1f}%)"
-            pub = f"{_fmt(p['value'], r['unit'])}{err}, {p['source']}"
-        lines.append(f"{r['figure']:<30} {_fmt(r['peak'], r['unit']):>16} {_fmt(r['steady_state'], r['unit']):>16} {ratio:>6}   {pub}")
-    c = sheet["consistency"]
-    lines += [
-        f"{'4KB random write, worst second':<30} {'':>16} {_fmt(c['lowest_1s_iops'], 'IOPS'):>16}"
-        f"          lowest 1-s IOPS of the 2000 s consistency test (steady-state mean {_fmt(c['steady_state_mean_iops'], 'IOPS')})",
-        "",
-        "peak: best case as vendors rated: clean drive, repeated data (deduplicated by a SandForce controller);",
-        "  sequential reads of 8GB written that way, random reads of an 8GB span filled with incompressible data; QD32, 60 s.",
-        "steady state: filled, then 20 min of 4KB random writes; incompressible data, QD32, 60 s, whole drive.",
-        "units: MB/s = 1e6 B/s, GB = 1e9 B, KB = 1024 B",
-        f"reproduce: {m['reproduce']}",
-    ]
-    return "\n".join(lines)

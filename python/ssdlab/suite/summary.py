@@ -5,17 +5,19 @@ maps a chart id to what the report draws (type, title with unit, data)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Tuple
 
 import numpy as np
 
-from ..results import PhaseResult
+from ..results import PhaseResult, Series
 from .profile import Profile
+from .vocabulary import Chart, Figure, Measured, SteadyConfig, SuiteTest
 
 __all__ = ["summarise", "steady_state", "consistency_figures"]
 
-Figures = List[Dict[str, Any]]
-Charts = Dict[str, Dict[str, Any]]
+Figures = List[Figure]
+Charts = Dict[str, Chart]
+Summariser = Callable[[SuiteTest, List[Measured], Profile], Tuple[Figures, Charts]]
 
 
 def _direction(r: PhaseResult) -> str:
@@ -23,17 +25,17 @@ def _direction(r: PhaseResult) -> str:
     return "read" if d["read"]["io_bytes"] >= d["write"]["io_bytes"] else "write"
 
 
-def _fig(chart: str, label: str, metric: str, value: float, unit: str) -> Dict[str, Any]:
+def _fig(chart: str, label: str, metric: str, value: float, unit: str) -> Figure:
     return {"chart": chart, "label": label, "metric": metric, "value": float(value), "unit": unit}
 
 
-def _bar(title: str, unit: str, higher: bool = True) -> Dict[str, Any]:
+def _bar(title: str, unit: str, higher: bool = True) -> Chart:
     return {"type": "bar", "title": f"{title} ({unit})", "unit": unit, "higher_is_better": higher, "data": {}}
 
 
-def summarise(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     kind = test["summary"]
-    fn = {
+    fn: Summariser = {
         "throughput": _throughput,
         "sweep": _sweep,
         "consistency": _consistency,
@@ -44,19 +46,19 @@ def summarise(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Pro
     return fn(test, measured, profile)
 
 
-def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _throughput(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     figs: Figures = []
     mb = _bar(test["title"], "MB/s")
     charts: Charts = {f"{tid}.mbps": mb}
     # IOPS beside MB/s for the 4KB phases (a test may mix them with large transfers)
-    def small(m: Dict[str, Any]) -> bool:
+    def small(m: Measured) -> bool:
         return m["job"].get("bs") in ("4k", 4096)
 
     if any(small(m) for m in measured):
         charts[f"{tid}.iops"] = _bar(test["title"], "IOPS")
     for m in measured:
-        r: PhaseResult = m["result"]
+        r = m["result"]
         d = _direction(r)
         mbps = r.data[d]["bw_bytes"] / 1e6
         mb["data"][m["label"]] = mbps
@@ -68,14 +70,14 @@ def _throughput(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: P
     return figs, charts
 
 
-def _sweep(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _sweep(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     x = test.get("x", {})
     chart: Dict[str, Any] = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
              "x_log": bool(x.get("log")), "data": {}}
     figs: Figures = []
     for m in measured:
-        r: PhaseResult = m["result"]
+        r = m["result"]
         d = _direction(r)
         line = m["line"] or d
         mbps = r.data[d]["bw_bytes"] / 1e6
@@ -86,7 +88,7 @@ def _sweep(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profil
     return figs, {f"{tid}.mbps": chart}
 
 
-def steady_state(iops: np.ndarray, round_n: int, window_rounds: int = 5, range_fraction: float = 0.2,
+def steady_state(iops: Series, round_n: int, window_rounds: int = 5, range_fraction: float = 0.2,
                  slope_fraction: float = 0.1) -> Dict[str, Any]:
     """SNIA PTS steady state over rounds of ``round_n`` samples: the first window
     of ``window_rounds`` consecutive round means whose max - min is within
@@ -110,8 +112,8 @@ def steady_state(iops: np.ndarray, round_n: int, window_rounds: int = 5, range_f
     return out
 
 
-def consistency_figures(time_s: np.ndarray, iops: np.ndarray, from_s: float, round_n: int,
-                        steady_cfg: Dict[str, Any]) -> Dict[str, Any]:
+def consistency_figures(time_s: Series, iops: Series, from_s: float, round_n: int,
+                        steady_cfg: Mapping[str, Any]) -> Dict[str, Any]:
     win = iops[time_s > from_s] if np.any(time_s > from_s) else iops
     peak = float(np.max(iops)) if len(iops) else 0.0
     mean = float(np.mean(win)) if len(win) else 0.0
@@ -126,19 +128,20 @@ def consistency_figures(time_s: np.ndarray, iops: np.ndarray, from_s: float, rou
     }
 
 
-def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
-    cfg = test.get("steady", {})
+    cfg: SteadyConfig = test.get("steady", {})
     from_s = cfg.get("from_s", 1400) * profile.time_scale
     round_s = cfg.get("round_s", 60) * profile.time_scale
-    chart: Dict[str, Any] = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s, "round_s": round_s, "data": {}}
+    chart: Chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s,
+                    "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
     figs: Figures = []
     for key, title in (("mean_iops", "mean IOPS, steady state"), ("min_iops", "minimum IOPS, steady state"),
                        ("p1_iops", "1st percentile IOPS, steady state")):
         charts[f"{tid}.{key}"] = _bar(f"Performance consistency, {title}", "IOPS")
     for m in measured:
-        r: PhaseResult = m["result"]
+        r = m["result"]
         t = np.asarray(r.series["time_s"], dtype=float)
         t = t - (t[0] - float(r.series["interval_s"][0])) if len(t) else t
         iops = np.asarray(r.series["iops"], dtype=float)
@@ -157,13 +160,13 @@ def _consistency(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: 
     return figs, charts
 
 
-def _curve(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
     avg = _bar(f"{test['title']}, average", "MB/s")
     figs: Figures = []
     for m in measured:
-        r: PhaseResult = m["result"]
+        r = m["result"]
         wb = np.asarray(r.series["write_bytes"], dtype=float)
         pos = np.cumsum(wb) / 1e9
         mbps = np.asarray(r.series["mbps"], dtype=float)
@@ -177,7 +180,7 @@ def _curve(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profil
     return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
 
 
-def _storage_bench(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     title = test["title"]
     charts: Charts = {
@@ -203,7 +206,7 @@ def _storage_bench(test: Dict[str, Any], measured: List[Dict[str, Any]], profile
     return figs, charts
 
 
-def _power(test: Dict[str, Any], measured: List[Dict[str, Any]], profile: Profile) -> Tuple[Figures, Charts]:
+def _power(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart = _bar("Average power", "W", higher=False)
     figs: Figures = []

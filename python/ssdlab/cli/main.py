@@ -1,0 +1,86 @@
+"""The parser of every command, and ``main``: one line per error, the exit
+codes (0 ok, 1 failure, 2 bad input, 130 interrupted)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Sequence
+
+from .. import _core
+from ..errors import DriveError, IntegrityError, SsdlabError
+from ..results import command_line, ssdlab_version
+from . import drives, run, suite, trace
+from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="ssdlab",
+        description="An SSD review lab in software: simulated drives and the reviewers' tests. "
+        "Units: MB/s = 1e6 B/s, GB = 1e9 B in results; k/m/g sizes are powers of 1024 (fio).",
+    )
+    p.add_argument("--version", action="version", version=f"ssdlab {ssdlab_version()} (engine {_core.version()})")
+    sub = p.add_subparsers(dest="cmd", metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,calibrate,spec}")
+    sub.required = True
+    run.add_parsers(sub)
+    drives.add_parsers(sub)
+    trace.add_parsers(sub)
+    suite.add_parsers(sub)
+    return p
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(str(msg).split())
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except UsageError as e:
+        print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except (IntegrityError, DriveError) as e:
+        print(f"ssdlab: error: {_one_line(str(e))} (reproduce: {command_line()})", file=sys.stderr)
+        return EXIT_FAILURE
+    except SsdlabError as e:
+        print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ssdlab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # stdout closed early (e.g. piped into head): not an error of ours
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return EXIT_OK
+    except OSError as e:
+        print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except BaseException as e:
+        # A bug (a Python exception, or a Rust panic: pyo3's PanicException
+        # derives from BaseException): one line unless asked for the traceback.
+        if isinstance(e, (SystemExit, GeneratorExit)) or not (
+            isinstance(e, Exception) or type(e).__name__ == "PanicException"
+        ):
+            raise
+        if os.environ.get("SSDLAB_DEBUG"):
+            raise
+        print(
+            f"ssdlab: internal error: {type(e).__name__}: {_one_line(str(e))} "
+            f"(reproduce: {command_line()}; set SSDLAB_DEBUG=1 for the traceback; please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

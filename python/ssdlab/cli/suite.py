@@ -1,0 +1,260 @@
+"""The review suite's commands: ``ssdlab tests``, ``test``, ``review``,
+``report``, ``calibrate`` and ``spec``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from itertools import chain
+from pathlib import Path
+from typing import Any, List, Sequence
+
+from ..errors import SsdlabError
+from ..progress import ProgressBar
+from ..results import calibration_document, command_line, finite, load_results, manifest, save_document
+from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
+from ..suite.profile import Profile, get_profile
+from ..text import format_calibration, format_calibration_markdown, format_spec, format_test_figures, format_tests
+from .flags import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_drive,
+    add_json,
+    add_output,
+    add_progress,
+    add_seed,
+    emit,
+    load_drive,
+    positive_whole,
+    print_json,
+    write_output,
+)
+
+__all__ = ["add_parsers"]
+
+
+def _test_ids(text: str) -> List[str]:
+    """``--tests``: test ids, comma-separated lists allowed."""
+    known = test_ids()
+    out = [tid.strip() for tid in text.split(",") if tid.strip()]
+    for tid in out:
+        if tid not in known:
+            raise argparse.ArgumentTypeError(f"unknown test '{tid}' ('ssdlab tests' lists them)")
+    return out
+
+
+def _add_quick(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+
+
+def _add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=positive_whole, help="drives simulated at once (default: the number of cores)")
+
+
+def add_parsers(sub: Any) -> None:
+    t = sub.add_parser("tests", help="list the review suite's tests")
+    t.set_defaults(func=cmd_tests)
+
+    p = sub.add_parser(
+        "test",
+        help="run one test of the suite on a drive and print its figures",
+        description="Run one test of the review suite (see 'ssdlab tests') on a simulated drive: precondition, "
+        "measure, print the figures (MB/s = 1e6 B/s). --quick cuts runtimes and spans (same code path).",
+    )
+    p.add_argument("test_id", help="a test id from 'ssdlab tests'")
+    add_drive(p)
+    add_seed(p)
+    _add_quick(p)
+    add_json(p, "print the results document (docs/results-schema.md)")
+    add_output(p, "also write the results document to FILE")
+    p.add_argument("--fio", action="store_true", help="print the test as an fio job file for a real device instead of running it")
+    p.add_argument("--filename", default="/dev/sdX", help="the device named in the --fio job file (default /dev/sdX)")
+    add_progress(p)
+    p.set_defaults(func=cmd_test)
+
+    r = sub.add_parser(
+        "review",
+        help="run the suite on several drives (in parallel) and write results and the report",
+        description="Run the review suite on every --drive (one process per drive, up to --jobs at once), save "
+        "each test's results as it finishes (OUT/results/DRIVE/TEST.json, figures.csv), then write the report "
+        "OUT/index.html with charts in OUT/charts.",
+    )
+    add_drive(r, "preset id or .toml/.json file (repeat for each drive)", append=True)
+    r.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    _add_jobs(r)
+    r.add_argument("--tests", nargs="+", type=_test_ids, metavar="TEST_ID", help="only these tests (ids or comma-separated lists)")
+    _add_quick(r)
+    add_seed(r)
+    r.set_defaults(func=cmd_review)
+
+    rep = sub.add_parser(
+        "report",
+        help="rebuild the report from saved results (no simulation); merges several runs",
+        description="Build the HTML report from results files or directories (searched for *.json results "
+        "documents); several reviews merge, a later result of the same drive and test replacing an earlier one.",
+    )
+    rep.add_argument("results", nargs="+", help="results files or directories")
+    rep.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    rep.set_defaults(func=cmd_report)
+
+    c = sub.add_parser(
+        "calibrate",
+        help="run every published figure of the presets through the suite and compare",
+        description="Run each figure of the calibration table (built in: every measured and rated figure of the "
+        "presets' published sources, ssdlab/suite/published.csv; or --table FILE with the same columns) through "
+        "the suite test that measures it, on its preset, and print simulated against published with the error. "
+        "Measured figures must land within 10%%, rated figures within 15%%. Exit status 1 when one does not.",
+    )
+    add_drive(c, "only the figures of this drive (repeatable)", append=True, metavar="ID")
+    c.add_argument("--kind", choices=["measured", "rated"], help="only measured or only rated figures")
+    c.add_argument("--table", metavar="FILE", help="a calibration table of your own (CSV with the built-in table's columns)")
+    _add_jobs(c)
+    add_seed(c)
+    cfmt = c.add_mutually_exclusive_group()
+    add_json(c, "print the results as JSON", group=cfmt)
+    cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
+    add_output(c, "also write the JSON results to FILE")
+    c.set_defaults(func=cmd_calibrate)
+
+    sp = sub.add_parser(
+        "spec",
+        help="the honest spec sheet of a drive: rated-style peaks beside steady-state figures",
+        description="Print what a drive's box should say: the rated-style peak figures (128KB sequential read and "
+        "write, 4KB random read and write, QD32, best-case data on a clean drive) beside the steady-state figures "
+        "(incompressible data after the drive is filled and tortured) and the lowest one-second IOPS of the "
+        "performance-consistency test; with the published rating where one is known.",
+    )
+    sp.add_argument("drive", help="preset id or .toml/.json file")
+    add_seed(sp)
+    add_json(sp, "print the sheet as JSON")
+    add_output(sp, "also write the JSON sheet to FILE")
+    add_progress(sp)
+    sp.set_defaults(func=cmd_spec)
+
+
+def _profile(args: argparse.Namespace) -> Profile:
+    return get_profile("quick" if args.quick else "full")
+
+
+def cmd_tests(args: argparse.Namespace) -> int:
+    print(format_tests(TESTS))
+    return EXIT_OK
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from ..suite.review import run_test_document
+    from ..suite.runner import SuiteRunner
+
+    if args.test_id not in test_ids():
+        raise UsageError(f"unknown test '{args.test_id}' (see 'ssdlab tests')")
+    if args.fio:
+        from ..suite.fio import to_fio_jobfile
+
+        sys.stdout.write(to_fio_jobfile(get_test(args.test_id), device=args.filename))
+        return EXIT_OK
+    drive = load_drive(args.drive)
+    bar = ProgressBar("", force=args.progress)
+    runner = SuiteRunner(drive, seed=args.seed, profile=_profile(args), progress=bar.phase)
+    try:
+        doc = run_test_document(runner, args.drive, args.test_id, command=command_line())
+    finally:
+        bar.close()
+    if args.output:
+        save_document(doc, Path(args.output))
+    if args.json:
+        print_json(finite(doc))  # NaN (e.g. no steady state) as null, as in results files
+    else:
+        print(format_test_figures(doc))
+    return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from ..report import build_report
+    from ..suite.review import drive_keys, review
+
+    if not args.drive:
+        raise UsageError("review: give at least one --drive")
+    try:
+        drive_keys(args.drive)  # fail fast on an unknown drive or one given twice
+    except ValueError as e:
+        if isinstance(e, SsdlabError):
+            raise
+        raise UsageError(f"argument --drive: {e}") from None
+    ids: Sequence[str] = list(chain.from_iterable(args.tests)) if args.tests else default_test_ids()
+    os.makedirs(args.out, exist_ok=True)
+    cmd = command_line()
+    try:
+        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd)
+    except KeyboardInterrupt:
+        # every finished test is saved: draw what there is
+        results = os.path.join(args.out, "results")
+        try:
+            page = build_report(load_results([results]), args.out, command=cmd)
+            done = f"the report of the finished tests is {page}"
+        except (ValueError, FileNotFoundError):
+            done = "no test had finished"
+        print(f"ssdlab: interrupted; {done} (results in {results})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    page = build_report(load_results(saved), args.out, command=cmd)
+    print(f"ssdlab review: {len(saved)} results files in {os.path.join(args.out, 'results')}; report {page}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..report import build_report
+
+    try:
+        docs = load_results(args.results)
+    except (FileNotFoundError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    page = build_report(docs, args.out, command=command_line())
+    print(f"ssdlab report: {len(docs)} results from {len({d['drive']['hash'] for d in docs})} drive(s); report {page}")
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from ..suite.calibrate import TOLERANCE, calibrate, load_table
+
+    kinds = [args.kind] if args.kind else None
+    rows = load_table(args.table, drives=args.drive, kinds=kinds)
+    if not rows:
+        raise UsageError("calibrate: no figure of the table matches the --drive / --kind given")
+    cmd = command_line()
+    results = calibrate(rows, jobs=args.jobs, seed=args.seed)
+    by_line = {r.line: r for r in rows}
+    for x in results:
+        x["describe"] = by_line[x["line"]].describe()
+    # one manifest for the table; each result row names its drive and drive_hash
+    man = manifest(seed=args.seed, drive_id="(calibration table)", drive_hash="", command=cmd,
+                   extra={"table": str(args.table or "built-in (ssdlab/suite/published.csv)"),
+                          "tolerance": dict(TOLERANCE),
+                          "drives": {x["drive_id"]: x.get("drive_hash") for x in results}})
+    doc = calibration_document(man, results)
+    if args.output:
+        write_output(args.output, doc)
+    if args.json:
+        print_json(doc)
+    elif args.markdown:
+        print(format_calibration_markdown(doc))
+    else:
+        print(format_calibration(doc))
+    if any(x.get("interrupted") for x in results):
+        print("ssdlab: interrupted; the drives that finished are above", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if doc["passed"] == len(results) else EXIT_FAILURE
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    from ..suite.spec import spec_sheet
+
+    load_drive(args.drive)  # a bad drive is one clear error before anything runs
+    bar = ProgressBar("", force=args.progress)
+    try:
+        sheet = spec_sheet(args.drive, seed=args.seed, progress=bar.phase, command=command_line())
+    finally:
+        bar.close()
+    emit(args, sheet, lambda: format_spec(sheet))
+    return EXIT_OK
