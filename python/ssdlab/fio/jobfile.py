@@ -43,7 +43,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import JobFileError
 
@@ -350,9 +350,9 @@ def _mult(suffix: str, kb_base: int) -> Optional[int]:
         return 1
     powers = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
     if s in powers:
-        return (1024 if kb_base == 1024 else 1000) ** powers[s]
+        return int((1024 if kb_base == 1024 else 1000) ** powers[s])
     if len(s) == 2 and s[1] == "i" and s[0] in powers:
-        return (1000 if kb_base == 1024 else 1024) ** powers[s[0]]
+        return int((1000 if kb_base == 1024 else 1024) ** powers[s[0]])
     return None
 
 
@@ -638,7 +638,7 @@ def _jsonable(v: Value) -> object:
     return v
 
 
-def main(argv: Optional[Sequence[str]] = None, *, out: Callable[[str], object] = sys.stdout.write) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """``ssdlab fio JOBFILE --parse-only``: print the jobs and their typed
     values (sizes in bytes, times in ns) as JSON; exit 2 with one error line."""
     ap = argparse.ArgumentParser(prog="ssdlab fio --parse-only", description="Parse an fio job file and print its jobs as ssdlab reads them.")
@@ -663,5 +663,5 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Callable[[str], object] =
             for j in jf.jobs
         ],
     }
-    out(json.dumps(doc, indent=2) + "\n")
+    sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     return 0
