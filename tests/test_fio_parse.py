@@ -13,7 +13,7 @@ from ssdlab.errors import TraceError
 from ssdlab.fio import parse, simulate
 from ssdlab.fio.errors import FioOutputError
 from ssdlab.fio.jobfile import parse_jobfile, parse_jobfile_text
-from ssdlab.fio.run import _classify
+from ssdlab.fio.run import classify
 
 from conftest import make_drive
 
@@ -62,9 +62,9 @@ def test_a_run_stopped_by_sigint_still_reads_and_splits_finished_from_cut() -> N
     r = parse.load_fio_json(DATA / "interrupted.json")
     assert [j.name for j in r.jobs] == ["first", "second", "third"]
     assert r.jobs[0].iodepth_in_flight == 1 and r.jobs[0].ioengine == "psync"
-    fin, cut, later = _classify(r, interrupted=True)
+    fin, cut, later = classify(r, interrupted=True)
     assert (fin, cut, later) == (("first",), ("second",), ("third",))
-    assert _classify(r, interrupted=False)[0] == ("first", "second", "third")
+    assert classify(r, interrupted=False)[0] == ("first", "second", "third")
 
 
 def test_simulated_output_reads_with_the_same_code(tmp_path: Path) -> None:

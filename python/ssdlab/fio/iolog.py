@@ -25,6 +25,9 @@ Timestamps of v3 iologs are microseconds since the start (fio's
 
 API: :func:`write_storage_bench_iolog`, :func:`rewrite_iolog`
 (both ``-> IologStats``), :func:`replay_jobfile` (job file text),
+:func:`replay_on_target` ``(workload, target, *, size_bytes, destroy_data, max_ios,
+max_time_us, ...) -> ReplayRun`` (what ``ssdlab review --device`` runs for a
+Storage Bench test),
 :func:`main` ``(argv) -> int``: the future ``ssdlab trace iolog WORKLOAD
 --target-bytes N --out FILE [--filename PATH] [--align 4096] [--max-ios N]
 [--max-time 600s] [--trims keep|drop|error]``.
@@ -37,13 +40,14 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import SsdlabError, TraceError
-from .errors import FioOutputError
+from .errors import FioNotFoundError, FioOutputError, FioRunError
 from .jobfile import parse_size, parse_time_ns
+from .run import FioRun
 
-__all__ = ["IologStats", "write_storage_bench_iolog", "rewrite_iolog", "replay_jobfile", "scale_offset", "main"]
+__all__ = ["IologStats", "ReplayRun", "write_storage_bench_iolog", "rewrite_iolog", "replay_jobfile", "replay_on_target", "scale_offset", "main"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 HEADER_V3 = "fio version 3 iolog"
@@ -218,6 +222,80 @@ def replay_jobfile(iolog: PathLike, *, name: str = "storage-bench", iodepth: int
     if no_stall:
         lines.append("replay_no_stall=1")
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class ReplayRun:
+    """A Storage Bench replay on a real target: fio's run, the iolog's figures
+    and what was changed to make it replayable (``notes``)."""
+
+    fio: FioRun
+    iolog: IologStats
+    notes: Tuple[str, ...]
+
+
+def replay_on_target(
+    workload: str,
+    target: PathLike,
+    *,
+    size_bytes: int = 1_000_000_000,
+    destroy_data: Optional[str] = None,
+    seed: int = 1,
+    iodepth: int = 32,
+    max_ios: Optional[int] = None,
+    max_time_us: Optional[int] = None,
+    no_stall: bool = False,
+    workdir: Optional[PathLike] = None,
+    fio: Optional[str] = None,
+    should_stop: Optional[Callable[[], bool]] = None,
+) -> ReplayRun:
+    """Replay a generated Storage Bench trace on a block device (checked by
+    :mod:`ssdlab.fio.safety`) or on a test file ssdlab creates in a directory
+    (``size_bytes``, written once sequentially by fio first so that reads
+    touch real blocks; removed afterwards). The iolog is generated for the
+    target's size, aligned to its logical block size and bounded by
+    ``max_ios``/``max_time_us``; TRIM records are dropped (and counted in the
+    notes) when the installed fio is older than 3.34."""
+    from .run import FileTarget, find_fio, fio_version, iolog_trim_problem, iolog_v3_problem, run_fio
+    from .safety import check_target
+
+    exe = find_fio(fio)
+    version = fio_version(exe)
+    problem = iolog_v3_problem(version)
+    if problem:
+        raise FioNotFoundError(problem)
+    notes: List[str] = []
+    trim_problem = iolog_trim_problem(version)
+    check = check_target(os.fspath(target), destroy_data=destroy_data)
+    tmp = tempfile.TemporaryDirectory(prefix="ssdlab-replay-") if workdir is None else None
+    wd = tmp.name if tmp is not None else os.fspath(workdir)  # type: ignore[arg-type]
+    try:
+        os.makedirs(wd, exist_ok=True)
+        log = os.path.join(wd, f"{workload}.iolog")
+
+        def go(path: str, nbytes: int, align: int) -> ReplayRun:
+            st = write_storage_bench_iolog(workload, log, target_bytes=nbytes, seed=seed, filename=path, align_bytes=align,
+                                           max_ios=max_ios, max_time_us=max_time_us, trims="drop" if trim_problem else "keep")
+            if st.dropped_trims:
+                notes.append(f"{st.dropped_trims:,} TRIM records dropped: {trim_problem}")
+            if st.truncated:
+                notes.append(f"replay bounded to {st.records:,} I/Os ({st.duration_us / 1e6:,.1f} s of trace time)")
+            r = run_fio(replay_jobfile(log, name=workload, iodepth=iodepth, no_stall=no_stall), wd, fio=exe, should_stop=should_stop)
+            r.target = check
+            return ReplayRun(r, st, tuple(notes))
+
+        if check.kind == "block":
+            if not check.size_bytes:
+                raise FioRunError(f"cannot read the size of {check.path} from /sys")
+            return go(check.resolved, check.size_bytes, max(512, check.logical_block_bytes))
+        with FileTarget(check.path) as path:
+            layout = f"[layout]\nfilename={path}\nsize={int(size_bytes)}\nrw=write\nbs=1m\nioengine=libaio\ndirect=1\niodepth=8\n"
+            run_fio(layout, os.path.join(wd, "layout"), fio=exe, should_stop=should_stop)
+            notes.append(f"test file of {int(size_bytes):,} B written once sequentially before the replay")
+            return go(path, int(size_bytes), 4096)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

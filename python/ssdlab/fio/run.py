@@ -62,6 +62,7 @@ __all__ = [
     "iolog_trim_problem",
     "iolog_v3_problem",
     "run_fio",
+    "classify",
     "run_on_target",
     "main",
 ]
@@ -157,7 +158,9 @@ class _Stop(Exception):
     pass
 
 
-def _classify(result: FioResult, interrupted: bool) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]]:
+def classify(result: FioResult, interrupted: bool) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...]]:
+    """(finished, interrupted, not run) job names of a run: when stopped, the
+    reporting group with the highest ``groupid`` that did I/O was running."""
     if not interrupted:
         return tuple(j.name for j in result.jobs), (), ()
     active = [j.groupid for j in result.jobs if j.read.total_ios + j.write.total_ios + j.trim.total_ios > 0]
@@ -255,16 +258,17 @@ def run_fio(
                 signal.signal(signal.SIGTERM, old_term)
     stderr = err_path.read_text(errors="replace")
     result: Optional[FioResult] = None
-    if json_path.exists() and json_path.stat().st_size:
+    out_text = json_path.read_text(errors="replace") if json_path.exists() else ""
+    if out_text.strip():
         try:
-            result = attach_logs(parse_fio_json_text(json_path.read_text(errors="replace"), str(json_path)), wd)
+            result = attach_logs(parse_fio_json_text(out_text, str(json_path)), wd)
         except FioOutputError:
-            if not interrupted:
-                raise
+            # fio writes its own errors ("fio: failed parsing bs=...") to --output.
+            stderr = out_text + stderr
     if result is None and not interrupted:
         tail = " | ".join(stderr.strip().splitlines()[-3:])
         raise FioRunError(f"fio exited with status {proc.returncode} and wrote no results: {tail or 'no message'}", returncode=proc.returncode, stderr=stderr)
-    fin, cut, later = _classify(result, interrupted) if result is not None else ((), (), ())
+    fin, cut, later = classify(result, interrupted) if result is not None else ((), (), ())
     run = FioRun(result, proc.returncode, interrupted, fin, cut, later, stderr, json_path, wd)
     if keyboard is not None:
         keyboard.fio_run = run  # type: ignore[attr-defined]
