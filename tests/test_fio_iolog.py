@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ssdlab.fio import iolog
@@ -35,6 +35,9 @@ def records(path: Path) -> List[List[str]]:
     align=st.sampled_from([512, 4096]),
     mode=st.sampled_from(["scale", "fold"]),
 )
+@example(offset=120 * GB - 512, length=8 << 20, target=GB // 8, align=4096, mode="scale")
+@example(offset=GB // 8 - 4096, length=1 << 20, target=GB // 8, align=512, mode="fold")
+@example(offset=5 * GB, length=3584, target=GB // 8, align=4096, mode="fold")
 def test_a_moved_io_is_aligned_and_inside_the_target(offset: int, length: int, target: int, align: int, mode: str) -> None:
     off, ln = scale_offset(offset, length, 120 * GB, target, align_bytes=align, mode=mode)
     assert off % align == 0 and ln % align == 0 and ln >= length

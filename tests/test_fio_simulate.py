@@ -192,6 +192,10 @@ def test_identical_concurrent_random_jobs_merge_into_one_queue() -> None:
     text = "[global]\nioengine=libaio\ngroup_reporting\nrw=randread\niodepth=4\nsize=4m\nruntime=1\ntime_based\n[a]\n[b]\nname=other\n"
     (p,) = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
     assert p.clones == 2 and p.engine["iodepth"] == 8 and p.numbers == (1, 2)
+    # Bounds add up over clones: each clone does its own pass / number_ios.
+    text = "[a]\nioengine=libaio\ngroup_reporting\nrw=randwrite\niodepth=4\nsize=4m\nnumber_ios=100\nnumjobs=3\n"
+    (p,) = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
+    assert (p.engine["iodepth"], p.engine["number_ios"], p.engine["io_size"], p.numbers) == (12, 300, 12 << 20, (1, 2, 3))
 
 
 def test_the_engines_own_checks_name_the_line(small_drive: Dict[str, Any]) -> None:
