@@ -189,6 +189,18 @@ def test_file_targets_only_ever_get_a_new_file(tmp_path: Path) -> None:
     assert existing.read_bytes() == b"data"
 
 
+def test_what_a_target_cannot_do_is_a_reason_to_skip(fake: FakeSystem, tmp_path: Path) -> None:
+    dev = fake.add_disk("sdz", "8:240")
+    c = check_target(str(dev), view=fake.view())
+    assert "discard_max_bytes is missing" in str(safety.capabilities(c, fake.view()).trim)
+    (fake.sysdir("sdz") / "queue" / "discard_max_bytes").write_text("2147450880\n")
+    caps = safety.capabilities(c, fake.view())
+    assert caps.trim is None and caps.missing(["trim"]) is None
+    assert "SECURITY ERASE" in str(caps.missing(["trim", "secure_erase"]))
+    f = safety.capabilities(check_target(str(tmp_path), view=SystemView(block_devices={})))
+    assert "no TRIM" in str(f.missing(["trim"]))
+
+
 def test_find_signatures_reads_a_file(tmp_path: Path) -> None:
     p = tmp_path / "img"
     with open(p, "wb") as f:

@@ -246,6 +246,11 @@ def test_main_writes_json_and_logs_or_one_error_line(small_drive: Dict[str, Any]
     e = capsys.readouterr().err
     assert e.count("\n") == 1 and "j.fio:3" in e and "Traceback" not in e
     assert simulate.main([str(job), "--drive", str(drive), "--output-format", "normal"]) == 2
+    assert simulate.main([str(job), "--drive", "no-such-preset"]) == 2
+    assert "no-such-preset" in capsys.readouterr().err
+    job.write_text("[w]\nrw=randread\nsize=1m\nnumber_ios=10\n")
+    assert simulate.main([str(job), "--drive", str(drive), "--output", str(tmp_path / "missing-dir" / "o.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err
 
 
 def test_parse_only_plans_against_a_preset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

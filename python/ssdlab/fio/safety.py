@@ -30,7 +30,9 @@ The system is read through a :class:`SystemView` (roots of ``/sys`` and
 devices in a temporary directory and never look at the machine's disks.
 
 API: ``check_target(path, destroy_data=None, view=SystemView()) -> TargetCheck``
-(raises UnsafeTargetError); ``find_signatures(path) -> list[str]``;
+(raises UnsafeTargetError); ``capabilities(check, view) -> Capabilities`` (TRIM,
+secure erase: None or the reason a test needing it is skipped);
+``find_signatures(path) -> list[str]``;
 :func:`main` ``(argv) -> int``: the future ``ssdlab fio-check TARGET
 [--destroy-data=DEVICE]`` (also what ``ssdlab review --device`` runs first).
 """
@@ -49,7 +51,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .errors import UnsafeTargetError
 
-__all__ = ["SystemView", "TargetCheck", "check_target", "find_signatures", "block_name", "main"]
+__all__ = ["SystemView", "TargetCheck", "Capabilities", "capabilities", "check_target", "find_signatures", "block_name", "main"]
 
 
 @dataclass(frozen=True)
@@ -382,6 +384,31 @@ def check_target(path: str, destroy_data: Optional[str] = None, view: SystemView
     if not os.path.isdir(parent):
         raise UnsafeTargetError(path, [f"its directory {parent} does not exist"], None)
     return TargetCheck(path=path, resolved=real, kind="new-file")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a target can do beyond reads and writes: None when it can, else
+    the reason a test needing it is skipped (recorded in the results)."""
+
+    trim: Optional[str]
+    secure_erase: Optional[str]
+
+    def missing(self, needs: Sequence[str]) -> Optional[str]:
+        """The reason a test needing ``needs`` ("trim", "secure_erase") is
+        skipped, or None when the target has them all."""
+        reasons = [r for r in (getattr(self, n) for n in needs) if r]
+        return "; ".join(reasons) or None
+
+
+def capabilities(check: TargetCheck, view: SystemView = SystemView()) -> Capabilities:
+    """TRIM and secure erase on an accepted target."""
+    erase = "ssdlab does not issue ATA SECURITY ERASE (fio's exec_prerun would fail silently where hdparm is missing or the drive is frozen)"
+    if check.kind != "block" or check.name is None:
+        return Capabilities(trim="a file target has no TRIM (fio trims block devices only)", secure_erase="a file cannot be secure-erased; " + erase)
+    dmax = _read(os.path.join(view.sys_block(check.name), "queue", "discard_max_bytes"))
+    trim = None if dmax and dmax.isdigit() and int(dmax) > 0 else f"{check.path} does not accept discard (queue/discard_max_bytes is {dmax or 'missing'})"
+    return Capabilities(trim=trim, secure_erase=erase)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -623,5 +623,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     for n in run.document["ssdlab"]["notes"]:
         sys.stderr.write(f"ssdlab: note: {n}\n")
-    write_outputs(run, args.output, args.log_dir)
+    try:
+        write_outputs(run, args.output, args.log_dir)
+    except OSError as e:
+        sys.stderr.write(f"ssdlab: error: cannot write the results: {e}\n")
+        return 2
     return 0
