@@ -9,11 +9,14 @@ How fio's semantics map onto the engine (one closed-loop job per call):
   error unless its jobs are *identical* (same options but ``name`` and
   ``description``; ``numjobs`` clones are identical by definition), random
   (``randread``, ``randwrite``, ``randrw``, ``randtrim``) and reported with
-  ``group_reporting``: N identical random jobs of depth D over one region are
-  one queue of depth N*D whose I/Os fall uniformly on the region, which is what
-  the engine runs (byte and I/O bounds add up). Sequential clones are N
-  separate streams and cannot be merged; without ``group_reporting`` fio would
-  report each clone, which the merged queue cannot split.
+  N identical random jobs of depth D over one region are one queue of depth
+  N*D whose I/Os fall uniformly on the region, which is what the engine runs
+  (byte and I/O bounds add up). Sequential clones are N separate streams and
+  cannot be merged. With ``group_reporting`` the queue is one entry, as in
+  fio; without it fio reports each clone, and each clone's entry gets 1/N of
+  the queue's I/Os and bytes (counts split exactly, the remainder to the first
+  clones) with the queue's latency distribution: fio's clones would differ by
+  noise (a note says so).
 - Reporting groups (``groupid``) follow fio: a job with ``stonewall`` or
   ``new_group`` starts a new group when the current one has jobs.
 - Bounds follow fio: without ``time_based`` a job does one pass over ``size``
@@ -104,6 +107,8 @@ class PlannedJob:
     per_job_logs: bool = True
     interval_ms: int = 1000
     notes: Tuple[str, ...] = ()
+    #: Reported clone by clone (no ``group_reporting``): one JSON entry per clone.
+    per_clone: bool = False
 
     @property
     def name(self) -> str:
@@ -290,9 +295,11 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
                     raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one queue; add stonewall or drop new_group")
             if not _is_random(first):
                 raise first.error("numjobs" if len(group) == 1 else "rw", f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue and cannot merge sequential streams. Add stonewall between jobs, or use numjobs=1")
-            if not first.flag("group_reporting"):
-                raise first.error("numjobs" if len(group) == 1 else "group_reporting", f"{what} run at once in fio and are reported one by one; the simulator runs them as one queue, which it can report only as a group: add group_reporting")
         engine, notes, ramp = _engine_job(first, clones, capacity_bytes)
+        per_clone = clones > 1 and not first.flag("group_reporting")
+        if per_clone:
+            notes.append(f"{what} run as one queue and are reported one by one (no group_reporting), each with 1/{clones} "
+                         "of the queue's I/Os and its latency distribution (fio's clones would differ by noise)")
         iops_log = first.value("write_iops_log")
         bw_log = first.value("write_bw_log")
         if bw_log is not None and str(first.value("rw", "read")) in _TRIMS:
@@ -311,6 +318,7 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
                 per_job_logs=first.flag("per_job_logs", True),
                 interval_ms=int(engine.get("log_avg_msec", 1000)),
                 notes=tuple(notes),
+                per_clone=per_clone,
             )
         )
     return tuple(planned)
@@ -413,6 +421,52 @@ def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay
     )
     entry["ssdlab"] = extra
     return entry
+
+
+def _share(total: int, n: int, clone: int) -> int:
+    """Clone ``clone``'s part of ``total`` split over ``n`` (the remainder to the first clones)."""
+    return total // n + (1 if clone < total % n else 0)
+
+
+def _clone_direction(x: Dict[str, Any], n: int, clone: int) -> Dict[str, Any]:
+    """One clone's part of a direction of the merged queue: I/Os and bytes
+    split exactly, rates and per-interval statistics in proportion."""
+    ios, nbytes = int(x["total_ios"]), int(x["io_bytes"])
+    mine, mine_b = _share(ios, n, clone), _share(nbytes, n, clone)
+    f = mine / ios if ios else 0.0
+    fb = mine_b / nbytes if nbytes else 0.0
+    out = dict(x)
+    out.update({"total_ios": mine, "io_bytes": mine_b, "io_kbytes": mine_b // 1024, "iops": float(x["iops"]) * f,
+                "bw_bytes": int(round(float(x["bw_bytes"]) * fb))})
+    out["bw"] = out["bw_bytes"] // 1024
+    for k in ("bw_min", "bw_max", "iops_min", "iops_max"):
+        out[k] = int(x[k] / n)
+    for k in ("bw_mean", "bw_dev", "iops_mean", "iops_stddev"):
+        out[k] = float(x[k]) / n
+    if not mine:
+        out["runtime"] = 0
+    for k in ("slat_ns", "clat_ns", "lat_ns"):
+        out[k] = dict(x[k], N=mine)
+    return out
+
+
+def _job_entries(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay_ns: int) -> List[Dict[str, Any]]:
+    """The JSON entries of a planned job: one (a group, or a single job), or
+    one per clone when the clones are reported one by one."""
+    entry = _job_entry(p, r, ramp, delay_ns)
+    if not p.per_clone:
+        return [entry]
+    names = [j for j in p.jobs for _ in range(j.int_value("numjobs", 1))]
+    out: List[Dict[str, Any]] = []
+    for clone, job in enumerate(names):
+        e = dict(entry, jobname=job.name)
+        if job.own and job.job_options():
+            e["job options"] = job.job_options()
+        for d in ("read", "write", "trim"):
+            e[d] = _clone_direction(entry[d], p.clones, clone)
+        e["ssdlab"] = dict(entry["ssdlab"], clone=clone)
+        out.append(e)
+    return out
 
 
 def _log_text(p: PlannedJob, r: PhaseResult, kind: str, clone: int) -> str:
@@ -530,6 +584,7 @@ def simulate(
             line = f"job '{p.name}': {n}"
             if line not in notes:
                 notes.append(line)
+    done = 0  # planned jobs finished
     try:
         for p in planned:
             if p.startdelay_ns:
@@ -546,15 +601,17 @@ def simulate(
             run.measured.append(r)
             if p.end_fsync:
                 sim.flush()
-            entries.append(_job_entry(p, r, ramp, p.startdelay_ns))
+            entries.extend(_job_entries(p, r, ramp, p.startdelay_ns))
             run.logs.update(_logs(p, r))
+            done += 1
     except KeyboardInterrupt as e:
         partial = getattr(e, "result", None)
         if isinstance(partial, PhaseResult) and partial.kind == "workload":
-            done = len(entries)
             if done < len(planned):
-                entries.append(_job_entry(planned[done], partial, None, planned[done].startdelay_ns))
-                entries[-1]["ssdlab"]["interrupted"] = True
+                cut = _job_entries(planned[done], partial, None, planned[done].startdelay_ns)
+                for c in cut:
+                    c["ssdlab"]["interrupted"] = True
+                entries.extend(cut)
         run.interrupted = True
         run.document = _document(jobfile, entries, sim, notes, True)
         e.run = run  # type: ignore[attr-defined]
