@@ -84,7 +84,8 @@ def test_an_iolog_for_a_big_drive_is_scaled_onto_a_small_target(tmp_path: Path) 
 
 def test_trims_are_kept_dropped_or_refused(tmp_path: Path) -> None:
     src = tmp_path / "t.iolog"
-    src.write_text("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n5 /dev/x write 0 4096\n9 /dev/x trim 0 4096\n12 /dev/x read 0 4096\n12 /dev/x close\n")
+    src.write_text("fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n5 /dev/x write 0 4096\n9 /dev/x trim 0 4096\n"
+                   "12 /dev/x read 0 4096\n12 /dev/x close\n")
     kept = rewrite_iolog(src, tmp_path / "k.iolog", target_bytes=GB)
     assert (kept.records, kept.trims, kept.dropped_trims) == (3, 1, 0)
     dropped = rewrite_iolog(src, tmp_path / "d.iolog", target_bytes=GB, trims="drop")
@@ -97,7 +98,8 @@ def test_trims_are_kept_dropped_or_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text,line",
-    [("fio version 2 iolog\n/dev/x add\n", 1), ("fio version 3 iolog\n0 /dev/x write 0\n", 2), ("fio version 3 iolog\n0 /dev/x write zero 4096\n", 2)],
+    [("fio version 2 iolog\n/dev/x add\n", 1), ("fio version 3 iolog\n0 /dev/x write 0\n", 2),
+     ("fio version 3 iolog\n0 /dev/x write zero 4096\n", 2)],
 )
 def test_a_bad_iolog_names_the_line(tmp_path: Path, text: str, line: int) -> None:
     src = tmp_path / "bad.iolog"

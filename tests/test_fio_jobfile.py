@@ -116,7 +116,8 @@ def test_kb_base_1000_swaps_the_prefixes() -> None:
     assert jf.jobs[0].value("size") == 1_000_000 and jf.jobs[0].value("bs") == 4096
 
 
-@pytest.mark.parametrize("text,ns", [("60", 60 * 10**9), ("500ms", 5 * 10**8), ("2m", 120 * 10**9), ("1h", 3600 * 10**9), ("250us", 250_000), ("10s", 10**10)])
+@pytest.mark.parametrize("text,ns", [("60", 60 * 10**9), ("500ms", 5 * 10**8), ("2m", 120 * 10**9), ("1h", 3600 * 10**9),
+                                     ("250us", 250_000), ("10s", 10**10)])
 def test_times_are_seconds_unless_suffixed(text: str, ns: int) -> None:
     assert parse_time_ns(text) == ns
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
+from conftest import make_drive
 from ssdlab.errors import TraceError
 from ssdlab.fio import parse, simulate
 from ssdlab.fio.errors import FioOutputError
 from ssdlab.fio.jobfile import parse_jobfile, parse_jobfile_text
 from ssdlab.fio.run import classify
-
-from conftest import make_drive
 
 DATA = Path(__file__).parent / "data" / "fio"
 
@@ -75,7 +74,10 @@ def test_simulated_output_reads_with_the_same_code(tmp_path: Path) -> None:
     sim = parse.read_fio_output(tmp_path / "sim.json", tmp_path)
     real = parse.read_fio_output(DATA / "seq-rand.json", DATA)
     assert sim.source == "ssdlab" and real.source == "fio"
-    assert [(j.name, j.rw, j.bs_bytes, j.iodepth, j.groupid) for j in sim.jobs] == [(j.name, j.rw, j.bs_bytes, j.iodepth, j.groupid) for j in real.jobs]
+    def shape(r: Any) -> Any:
+        return [(j.name, j.rw, j.bs_bytes, j.iodepth, j.groupid) for j in r.jobs]
+
+    assert shape(sim) == shape(real)
     assert sim.jobs[0].write.io_bytes == real.jobs[0].write.io_bytes == 64 << 20
     s = sim.jobs[1].iops_series
     assert s is not None and len(s.read) == 3 and all(v > 0 for v in s.read)

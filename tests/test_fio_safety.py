@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import struct
+import subprocess
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 

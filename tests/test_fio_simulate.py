@@ -129,7 +129,8 @@ def test_time_based_runs_for_the_runtime_and_loops_multiply_a_pass(small_drive: 
 
 
 def test_fios_default_psync_engine_keeps_one_io_in_flight(small_drive: Dict[str, Any]) -> None:
-    fill = "[fill]\nioengine=libaio\nrw=write\nbs=128k\niodepth=8\nsize=4m\n[q]\nstonewall\nrw=randread\niodepth=32\nsize=4m\nruntime=100ms\ntime_based\n"
+    fill = ("[fill]\nioengine=libaio\nrw=write\nbs=128k\niodepth=8\nsize=4m\n"
+            "[q]\nstonewall\nrw=randread\niodepth=32\nsize=4m\nruntime=100ms\ntime_based\n")
     r = run(fill, small_drive)
     job = r.document["jobs"][1]
     assert job["ssdlab"]["iodepth"] == 1
@@ -155,7 +156,8 @@ def test_startdelay_idles_and_end_fsync_flushes(small_drive: Dict[str, Any]) -> 
 
 
 def test_iops_log_has_fios_format_and_no_line_without_io(small_drive: Dict[str, Any]) -> None:
-    r = run("[m]\nioengine=libaio\nrw=randrw\nrwmixread=50\niodepth=4\nsize=4m\nruntime=3\ntime_based\nwrite_iops_log=mix\nlog_avg_msec=1000\n", small_drive)
+    r = run("[m]\nioengine=libaio\nrw=randrw\nrwmixread=50\niodepth=4\nsize=4m\nruntime=3\ntime_based\n"
+            "write_iops_log=mix\nlog_avg_msec=1000\n", small_drive)
     lines = r.logs["mix_iops.1.log"].splitlines()
     assert len(lines) == 6  # 3 intervals x (read, write)
     ms, value, ddir, bs, off = (int(x) for x in lines[1].split(", "))
@@ -212,7 +214,8 @@ def test_ctrl_c_keeps_the_finished_jobs(small_drive: Dict[str, Any]) -> None:
             raise KeyboardInterrupt
         return True
 
-    jf = parse_jobfile_text("[a]\nrw=randwrite\nsize=4m\nruntime=2\ntime_based\n[b]\nstonewall\nrw=randread\nsize=4m\nruntime=20\ntime_based\n", "j", env={})
+    jf = parse_jobfile_text("[a]\nrw=randwrite\nsize=4m\nruntime=2\ntime_based\n[b]\nstonewall\nrw=randread\nsize=4m\nruntime=20\n"
+                            "time_based\n", "j", env={})
     with pytest.raises(KeyboardInterrupt) as ei:
         simulate.simulate(jf, small_drive, progress=progress)
     partial = ei.value.run  # type: ignore[attr-defined]

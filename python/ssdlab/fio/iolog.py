@@ -105,12 +105,15 @@ def rewrite_iolog(
     max_ios: Optional[int] = None,
     max_time_us: Optional[int] = None,
     trims: str = "keep",
+    idle_cap_us: Optional[int] = None,
 ) -> IologStats:
     """Copy a v3 iolog, fitting it to a target of ``target_bytes``: offsets
     scaled from ``source_bytes`` (when given and different; else only moved
     to fit and aligned), file names replaced by ``filename``, at most
-    ``max_ios`` I/O records and none after ``max_time_us``. Raises
-    FioOutputError naming the line of a bad record."""
+    ``max_ios`` I/O records and none after ``max_time_us``. ``idle_cap_us``
+    cuts every gap between consecutive timestamps to at most that long (the
+    suite's Storage Bench playback: gaps cut to 25 ms), before the time bound
+    applies. Raises FioOutputError naming the line of a bad record."""
     if trims not in ("keep", "drop", "error"):
         raise ValueError(f"trims '{trims}': use keep, drop or error")
     if target_bytes < align_bytes:
@@ -121,6 +124,8 @@ def rewrite_iolog(
     last_t = 0
     max_end = 0
     name_seen: Optional[str] = None
+    prev_in: Optional[int] = None  # the last timestamp read, before capping
+    cut_us = 0  # idle time removed so far
     with open(s, encoding="utf-8") as fin, open(os.fspath(dst), "w", encoding="utf-8") as fout:
         first = fin.readline().strip()
         if first != HEADER_V3:
@@ -142,6 +147,11 @@ def rewrite_iolog(
                 t, off, length = int(parts[0]), int(parts[3]), int(parts[4])
             except ValueError:
                 raise FioOutputError(s, f"'{line.strip()}': timestamp, offset and length must be whole numbers", line=ln) from None
+            if idle_cap_us is not None:
+                if prev_in is not None and t - prev_in > idle_cap_us:
+                    cut_us += t - prev_in - idle_cap_us
+                prev_in = t
+                t -= cut_us
             if max_time_us is not None and t > max_time_us:
                 truncated = True
                 break
@@ -190,6 +200,7 @@ def write_storage_bench_iolog(
     max_ios: Optional[int] = None,
     max_time_us: Optional[int] = None,
     trims: str = "keep",
+    idle_cap_us: Optional[int] = None,
 ) -> IologStats:
     """Write the iolog of a generated Storage Bench trace (``workload`` as in
     ``ssdlab trace generate``) placed on a target of ``target_bytes`` (at least
@@ -202,7 +213,7 @@ def write_storage_bench_iolog(
         raw = os.path.join(tmp, "generated.iolog")
         write_generated_trace(workload, raw, capacity_bytes=int(target_bytes), seed=int(seed), format="fio-iolog")
         return rewrite_iolog(raw, out, target_bytes=int(target_bytes), filename=filename, align_bytes=align_bytes,
-                             max_ios=max_ios, max_time_us=max_time_us, trims=trims)
+                             max_ios=max_ios, max_time_us=max_time_us, trims=trims, idle_cap_us=idle_cap_us)
 
 
 def replay_jobfile(iolog: PathLike, *, name: str = "storage-bench", iodepth: int = 32, ioengine: str = "libaio",

@@ -373,7 +373,8 @@ def parse_size(text: str, *, kb_base: int = 1024, percent_ok: bool = False) -> U
     m = _SIZE_RE.match(t)
     if not m:
         if re.match(r"^\d+\.\d+", t):
-            raise ValueError(f"'{text}': fio reads only the whole part of a number (it would take {t.split('.')[0]}...); give a whole number of bytes or units")
+            raise ValueError(f"'{text}': fio reads only the whole part of a number (it would take {t.split('.')[0]}...); "
+                             "give a whole number of bytes or units")
         raise ValueError(f"'{text}' is not a size: give bytes or a number with k, m, g, t (powers of 1024 as fio), e.g. 4k")
     num = int(m.group(1), 16) if m.group(1).startswith("0x") else int(m.group(1))
     mult = _mult(m.group(2), kb_base)
@@ -382,7 +383,8 @@ def parse_size(text: str, *, kb_base: int = 1024, percent_ok: bool = False) -> U
     return num * mult
 
 
-_TIME_UNITS_US = {"": 1_000_000, "us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 1_000_000, "m": 60_000_000, "h": 3_600_000_000, "d": 86_400_000_000}
+_TIME_UNITS_US = {"": 1_000_000, "us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 1_000_000, "m": 60_000_000,
+                  "h": 3_600_000_000, "d": 86_400_000_000}
 
 
 def parse_time_ns(text: str) -> int:

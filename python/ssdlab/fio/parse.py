@@ -194,7 +194,8 @@ class FioResult:
                     "mbps": j.mbps,
                     "runtime_ms": j.runtime_ms,
                     **{
-                        d: {"io_bytes": x.io_bytes, "total_ios": x.total_ios, "iops": x.iops, "mbps": x.mbps, "runtime_ms": x.runtime_ms, "clat": lat(x.clat), "lat": lat(x.lat)}
+                        d: {"io_bytes": x.io_bytes, "total_ios": x.total_ios, "iops": x.iops, "mbps": x.mbps,
+                            "runtime_ms": x.runtime_ms, "clat": lat(x.clat), "lat": lat(x.lat)}
                         for d, x in (("read", j.read), ("write", j.write), ("trim", j.trim))
                     },
                     "iops_series": ser(j.iops_series),

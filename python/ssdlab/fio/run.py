@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Callable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Optional, Sequence, Tuple, Type, Union
 
 from ..errors import SsdlabError
 from .errors import FioNotFoundError, FioOutputError, FioRunError, JobFileError, UnsafeTargetError
@@ -267,7 +267,8 @@ def run_fio(
             stderr = out_text + stderr
     if result is None and not interrupted:
         tail = " | ".join(stderr.strip().splitlines()[-3:])
-        raise FioRunError(f"fio exited with status {proc.returncode} and wrote no results: {tail or 'no message'}", returncode=proc.returncode, stderr=stderr)
+        raise FioRunError(f"fio exited with status {proc.returncode} and wrote no results: {tail or 'no message'}",
+                          returncode=proc.returncode, stderr=stderr)
     fin, cut, later = classify(result, interrupted) if result is not None else ((), (), ())
     run = FioRun(result, proc.returncode, interrupted, fin, cut, later, stderr, json_path, wd)
     if keyboard is not None:
@@ -397,7 +398,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     _emit(run, args.output)
     if run.interrupted:
-        sys.stderr.write(f"ssdlab: interrupted: finished {', '.join(run.finished) or 'none'}; cut short {', '.join(run.interrupted_jobs) or 'none'}\n")
+        sys.stderr.write(f"ssdlab: interrupted: finished {', '.join(run.finished) or 'none'}; "
+                         f"cut short {', '.join(run.interrupted_jobs) or 'none'}\n")
         return 130
     return 0
 

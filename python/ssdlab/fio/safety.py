@@ -338,7 +338,8 @@ def _check_block(path: str, name: str, destroy_data: Optional[str], view: System
     allowed = False
     if destroy_data is not None:
         if os.path.realpath(destroy_data) != real:
-            hard.append(f"--destroy-data names {destroy_data} ({os.path.realpath(destroy_data)}), but the target is {path} ({real}); they must be the same device")
+            hard.append(f"--destroy-data names {destroy_data} ({os.path.realpath(destroy_data)}), but the target is {path} ({real}); "
+                        "they must be the same device")
         else:
             allowed = True
     if hard:
@@ -368,7 +369,8 @@ def check_target(path: str, destroy_data: Optional[str] = None, view: SystemView
         return _check_block(path, name, destroy_data, view)
     real = os.path.realpath(path)
     if destroy_data is not None:
-        raise UnsafeTargetError(path, [f"--destroy-data applies to block devices and {path} is not one (ssdlab only ever writes its own test file there)"], None)
+        raise UnsafeTargetError(
+            path, [f"--destroy-data applies to block devices and {path} is not one (ssdlab only ever writes its own test file there)"], None)
     if os.path.isdir(real):
         if not os.access(real, os.W_OK):
             raise UnsafeTargetError(path, ["the directory is not writable"], None)
@@ -403,11 +405,12 @@ class Capabilities:
 
 def capabilities(check: TargetCheck, view: SystemView = SystemView()) -> Capabilities:
     """TRIM and secure erase on an accepted target."""
-    erase = "ssdlab does not issue ATA SECURITY ERASE (fio's exec_prerun would fail silently where hdparm is missing or the drive is frozen)"
+    erase = "ssdlab issues no ATA SECURITY ERASE (run from fio's exec_prerun, hdparm fails silently when missing or on a frozen drive)"
     if check.kind != "block" or check.name is None:
-        return Capabilities(trim="a file target has no TRIM (fio trims block devices only)", secure_erase="a file cannot be secure-erased; " + erase)
+        return Capabilities(trim="a file target has no TRIM (fio trims block devices only)", secure_erase="a file has no ATA SECURITY ERASE")
     dmax = _read(os.path.join(view.sys_block(check.name), "queue", "discard_max_bytes"))
-    trim = None if dmax and dmax.isdigit() and int(dmax) > 0 else f"{check.path} does not accept discard (queue/discard_max_bytes is {dmax or 'missing'})"
+    trim = (None if dmax and dmax.isdigit() and int(dmax) > 0
+            else f"{check.path} does not accept discard (queue/discard_max_bytes is {dmax or 'missing'})")
     return Capabilities(trim=trim, secure_erase=erase)
 
 

@@ -66,7 +66,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -190,11 +190,13 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     qd = job.int_value("iodepth", 1)
     if engine in SYNC_ENGINES:
         if qd > 1:
-            notes.append(f"ioengine={engine} (fio's default when unset) keeps one I/O in flight: iodepth={qd} has no effect; set ioengine=libaio or io_uring")
+            notes.append(f"ioengine={engine} (fio's default when unset) keeps one I/O in flight: iodepth={qd} has no effect; "
+                         "set ioengine=libaio or io_uring")
         qd = 1
     total_qd = qd * clones
     if total_qd > 256:
-        raise job.error("numjobs" if clones > 1 else "iodepth", f"{clones} clone(s) x iodepth {qd} = {total_qd} I/Os in flight; the engine takes at most 256")
+        raise job.error("numjobs" if clones > 1 else "iodepth",
+                        f"{clones} clone(s) x iodepth {qd} = {total_qd} I/Os in flight; the engine takes at most 256")
     e["iodepth"] = total_qd
     if clones > 1:
         notes.append(f"{clones} identical random jobs run as one queue of {clones} x {qd} = {total_qd} I/Os in flight")
@@ -218,14 +220,16 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         if io_size is not None:
             assert isinstance(io_size, int)
             if not random and io_size % size != 0:
-                raise job.error("io_size", "with time_based, a sequential job restarts at offset every io_size bytes; the engine wraps at size: make io_size a multiple of size or drop it")
+                raise job.error("io_size", "with time_based, a sequential job restarts at offset every io_size bytes; the engine wraps "
+                                "at size: make io_size a multiple of size or drop it")
         if loops > 1:
             notes.append("loops has no effect with time_based (as in fio)")
     else:
         e["time_based"] = 0
         per_pass = size if io_size is None else int(io_size)  # type: ignore[arg-type]
         if not random and loops > 1 and per_pass % size != 0:
-            raise job.error("loops", "a sequential job restarts at offset every loop of io_size bytes; the engine wraps at size: make io_size a multiple of size")
+            raise job.error("loops", "a sequential job restarts at offset every loop of io_size bytes; the engine wraps at size: "
+                            "make io_size a multiple of size")
         e["io_size"] = per_pass * loops * clones
     if number_ios is not None:
         assert isinstance(number_ios, int)
@@ -238,14 +242,17 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
 
     if ramp:
         if not time_based:
-            raise job.error("ramp_time", "ramp_time is supported on time_based jobs only (fio counts the ramp's I/O toward size/io_size, which the simulator cannot split)")
+            raise job.error("ramp_time", "ramp_time is supported on time_based jobs only (fio counts the ramp's I/O toward "
+                            "size/io_size, which the simulator cannot split)")
         if not random:
-            raise job.error("ramp_time", "a sequential job would restart at offset after the ramp (fio continues the stream): ramp_time is supported on random jobs only")
+            raise job.error("ramp_time", "a sequential job would restart at offset after the ramp (fio continues the stream): "
+                            "ramp_time is supported on random jobs only")
         if number_ios is not None:
             raise job.error("number_ios", "number_ios with ramp_time: fio counts the ramp's I/Os; not supported")
         notes.append("ramp_time: the ramp and the measurement are two engine phases; the queue drains at the boundary")
     if random and not job.flag("norandommap"):
-        notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches each block once per pass)")
+        notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches "
+                     "each block once per pass)")
     if job.has("direct") and not job.flag("direct") or job.flag("buffered"):
         notes.append("a simulated drive has no page cache: buffered I/O (direct=0) is simulated as direct I/O")
     return e, notes, ramp
@@ -289,12 +296,16 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
             for j in group[1:]:
                 why = _mergeable(first, j)
                 if why is not None:
-                    raise j.error("stonewall", f"runs at the same time as '{first.name}' in fio (no stonewall between them) and the simulator runs one job at a time; "
-                                  f"only identical random jobs with group_reporting can share one queue, and {why}. Add stonewall to run them one after the other")
+                    raise j.error("stonewall", f"runs at the same time as '{first.name}' in fio (no stonewall between them) and the "
+                                  "simulator runs one job at a time; only identical random jobs can share one queue, and "
+                                  f"{why}. Add stonewall to run them one after the other")
                 if groupids[id(j)] != groupids[id(first)]:
-                    raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one queue; add stonewall or drop new_group")
+                    raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one "
+                                  "queue; add stonewall or drop new_group")
             if not _is_random(first):
-                raise first.error("numjobs" if len(group) == 1 else "rw", f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue and cannot merge sequential streams. Add stonewall between jobs, or use numjobs=1")
+                raise first.error("numjobs" if len(group) == 1 else "rw",
+                                  f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue "
+                                  "and cannot merge sequential streams. Add stonewall between jobs, or use numjobs=1")
         engine, notes, ramp = _engine_job(first, clones, capacity_bytes)
         per_clone = clones > 1 and not first.flag("group_reporting")
         if per_clone:
@@ -352,7 +363,8 @@ def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
     dur_ms = int(round(int(r.data["duration_ns"]) / 1e6))
     clat = x["clat_ns"]
     if n:
-        c: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n, "percentile": dict(clat["percentile"])}
+        c: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n,
+                             "percentile": dict(clat["percentile"])}
         lat: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n}
     else:
         c = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
