@@ -92,6 +92,7 @@ def chart_values(docs: Sequence[Dict[str, Any]], chart_id: str) -> Dict[str, Any
 def _drive_table(drives: List[Dict[str, Any]]) -> str:
     rows: List[Tuple[str, Callable[[Dict[str, Any]], Any]]] = [
         ("name", lambda d: d["name"]),
+        ("kind", lambda d: "real drive (fio)" if d.get("kind") == "real" else "simulated"),
         ("user capacity (GB = 1e9 B)", lambda d: f"{d['capacity_bytes'] / 1e9:,.1f}"),
         ("raw NAND (GB)", lambda d: f"{d['geometry']['raw_bytes'] / 1e9:,.1f}"),
         ("spare area", lambda d: f"{100 * d['geometry']['spare_fraction']:.1f}%"),
@@ -205,6 +206,8 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
              "<p>Simulated drives put through the review suite of 2010-2013 client-SSD reviews (ssdlab METHODOLOGY). "
              "Units: MB/s = 10<sup>6</sup> B/s, GB = 10<sup>9</sup> B, KB = 1024 B for transfer sizes. "
              "Every bar chart shows all drives, the best at the top.</p>",
+             *(["<p class=note>Drives named <code>real-...</code> are real drives measured with fio (<code>ssdlab review "
+                "--device</code>), in the same charts as the simulated ones.</p>"] if any(d.get("kind") == "real" for d in drives.values()) else []),
              "<nav><b>Contents:</b> <a href=\"#drives\">The drives</a>"
              + "".join(f" &middot; <a href=\"#{_esc(g)}\">{_esc(t)}</a>" for g, t in _GROUPS.items()
                        if any(d["test"].get("group") == g for d in docs))

@@ -76,7 +76,7 @@ from .vocabulary import Measured, SuiteTest
 
 __all__ = [
     "DeviceReview", "DeviceReviewInterrupted", "DeviceTarget", "test_needs", "skip_reason", "default_file_size",
-    "target_drive_info", "phase_from_fio", "log_series", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
+    "target_drive_info", "phase_from_fio", "log_series", "disk_stat", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
 ]
 
 #: The test file's size when ``--size`` is not given (less when free space is short).
@@ -134,6 +134,15 @@ class DeviceTarget:
     @property
     def is_block(self) -> bool:
         return self.check.kind == "block"
+
+    @property
+    def disk(self) -> Optional[str]:
+        """The kernel name of the disk the I/O reaches (the device, or the one
+        holding the test file's file system)."""
+        if self.is_block:
+            return self.check.name
+        fs = _fs_device(os.path.dirname(self.filename))
+        return None if fs == "fs" else fs
 
     @property
     def align_bytes(self) -> int:
@@ -245,11 +254,12 @@ def target_drive_info(check: TargetCheck, capacity_bytes: int, version: FioVersi
     a ``hash`` of what identifies it (same device or directory and size: the
     same hash, so a later review replaces an earlier one's results), and
     ``kind`` "real" with the ``target`` and ``fio_version``."""
+    sv = view or SystemView()
     if check.kind == "block":
         name = check.name or os.path.basename(check.resolved)
-        model = " ".join(_sys(view, name, "device", "model").split())
-        vendor = " ".join(_sys(view, name, "device", "vendor").split())
-        serial = _sys(view, name, "device", "serial") or _sys(view, name, "wwid")
+        model = " ".join(_sys(sv, name, "device", "model").split())
+        vendor = " ".join(_sys(sv, name, "device", "vendor").split())
+        serial = _sys(sv, name, "device", "serial") or _sys(sv, name, "wwid")
         label = " ".join(x for x in (vendor, model) if x) or name
         ident: Dict[str, Any] = {"kind": "block", "name": name, "model": label, "serial": serial, "size": capacity_bytes}
         drive_id = f"real-{name}"
@@ -411,13 +421,35 @@ def _disk_util(json_path: Path, device: Optional[str]) -> Optional[Dict[str, Any
     return next((u for u in utils if u.get("name") == device), utils[0])
 
 
-def _storage_bench(job: JobResult, util: Optional[Dict[str, Any]]) -> Tuple[Dict[str, Any], Optional[str]]:
+def disk_stat(name: Optional[str], view: Optional[SystemView] = None) -> Optional[Tuple[int, int, int]]:
+    """(read ticks, write ticks, io ticks) in ms from ``/sys/class/block/NAME/stat``
+    (io ticks: the time the disk had at least one I/O in flight), or None."""
+    if not name:
+        return None
+    fields = _sys(view or SystemView(), name, "stat").split()
+    if len(fields) < 10 or not all(f.isdigit() for f in fields[:10]):
+        return None
+    return int(fields[3]), int(fields[7]), int(fields[9])
+
+
+def _storage_bench(job: JobResult, util: Optional[Dict[str, Any]], ticks: Optional[Tuple[int, int, int]] = None,
+                   disk: Optional[str] = None) -> Tuple[Dict[str, Any], Optional[str]]:
     """The Storage Bench figures of a replay: bytes over the time the disk was
-    busy (the kernel's io_ticks, fio's ``util``); without disk statistics,
-    over the replay's run time (a note says so)."""
+    busy: the kernel's io_ticks over the replay (``ticks``: read, write and io
+    ticks in ms), else fio's ``disk_util``; without either, over the replay's
+    run time (a note says so)."""
     run_ns = int(job.runtime_ms) * 1_000_000
     note = None
-    if util is not None and isinstance(util.get("util"), (int, float)):
+    source = "run time"
+    if ticks is not None and ticks[2] > 0:
+        source = "io_ticks"
+        busy = min(ticks[2] * 1_000_000, run_ns) if run_ns else ticks[2] * 1_000_000
+        rt, wt = float(ticks[0]), float(ticks[1])
+        rshare = rt / (rt + wt) if rt + wt > 0 else (1.0 if job.read.total_ios else 0.0)
+        rbusy, wbusy = int(busy * rshare), int(busy * (1 - rshare))
+        util = {"name": disk}
+    elif util is not None and isinstance(util.get("util"), (int, float)):
+        source = "disk_util"
         busy = int(run_ns * float(util["util"]) / 100.0)
         rt, wt = float(util.get("read_ticks", 0)), float(util.get("write_ticks", 0))
         rshare = rt / (rt + wt) if rt + wt > 0 else (1.0 if job.read.total_ios else 0.0)
@@ -438,7 +470,7 @@ def _storage_bench(job: JobResult, util: Optional[Dict[str, Any]]) -> Tuple[Dict
         "read_busy_time_ns": rbusy,
         "write_busy_time_ns": wbusy,
         "iops": ios / (busy / 1e9) if busy > 0 else 0.0,
-        "busy_time_from": "disk_util" if note is None else "run time",
+        "busy_time_from": source,
         "disk": util.get("name") if util else None,
     }, note
 
@@ -514,17 +546,21 @@ def _run_replay(t: DeviceTarget, sec: FioSection, workdir: Path, notes: List[str
         opts["replay_no_stall"] = 1
     replay = FioSection(sec.name, opts, sec.run, sec.step, "replay", sec.measure, sec.about)
     text = _header(t, False) + _section_text(replay, "m")
+    before = disk_stat(t.disk)
     try:
         run = run_fio("\n".join(text), workdir, fio=t.fio)
     finally:
         log.unlink(missing_ok=True)  # big, and rewritten from the seed when needed
+    after = disk_stat(t.disk)
     result = _check_run(run, sec.name)
     job = result.job(sec.name)
-    sb, note = _storage_bench(job, _disk_util(run.json_path, t.check.name if t.is_block else None))
+    ticks = tuple(a - b for a, b in zip(after, before)) if before is not None and after is not None else None
+    sb, note = _storage_bench(job, _disk_util(run.json_path, t.disk), ticks, t.disk)  # type: ignore[arg-type]
     if note:
         notes.append(f"{workload}: {note}")
     else:
-        notes.append(f"{workload}: busy time from the kernel's statistics of {sb['disk']} (fio's disk_util), which count all I/O to it")
+        notes.append(f"{workload}: busy time from the kernel's statistics of {sb['disk']} ({sb['busy_time_from']}), "
+                     "which count all I/O to that disk")
     info = {"records": st.records, "reads": st.reads, "writes": st.writes, "trims": st.trims, "dropped_trims": st.dropped_trims,
             "duration_us": st.duration_us, "idle_cap_us": cap_us}
     return job, {"storage_bench": sb, "iolog": info}
