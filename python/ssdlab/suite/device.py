@@ -14,12 +14,13 @@ How the pieces map onto fio:
   ``--destroy-data`` naming it); a file target is one file ssdlab creates at
   the start (``--size``, by default 1 GiB or half the free space when that is
   less) and removes at the end, whatever happens;
-- each test runs its phases in one fio run (a section per phase and step,
-  each behind ``stonewall``; ``ioengine=libaio``, ``direct=1`` unless the
-  file system refuses O_DIRECT, ``norandommap`` as the simulator draws
-  offsets, ``randseed`` from ``--seed``); measured steps log IOPS and
-  bandwidth per ``log_avg_msec`` (1 s unless the step says), which become the
-  per-second series of the results;
+- each phase and step of a test (a section of :func:`ssdlab.suite.fio.fio_sections`)
+  is one fio run, in order, so that a failing phase stops the test at once
+  (``ioengine=libaio``, ``direct=1`` unless the file system refuses
+  O_DIRECT, ``norandommap`` as the simulator draws offsets, ``randseed`` from
+  ``--seed``); measured steps log IOPS and bandwidth per ``log_avg_msec``
+  (1 s unless the step says), which become the per-interval series of the
+  results at fio's own sample times (:func:`log_series`);
 - the secure erase that starts every state is not something fio can do: on a
   block device that accepts discard it is replaced by a TRIM of the span
   (fio's trim workload), elsewhere left out (the fill that follows writes the
@@ -36,10 +37,13 @@ How the pieces map onto fio:
   a note), in its own fio run; the busy time comes from the kernel's disk
   statistics fio reports (``disk_util``), which count all I/O to that disk.
 
+A test fio fails in (an error of a job, e.g. a TRIM the device refuses) is
+recorded as not run, with fio's error, and the review goes on.
+
 Ctrl-C and SIGTERM stop fio (it writes what ran) and end the review: tests
 that finished are saved (each as soon as it finishes), the one running is
-not. fio's job files, JSON and logs of every test are kept in
-``OUT/fio/<drive>/<test>/``.
+not. fio's job files, JSON and logs of every phase are kept in
+``OUT/fio/<drive>/<test>/NN-<section>/``.
 """
 
 from __future__ import annotations
@@ -69,13 +73,13 @@ from ..results import manifest as _manifest
 from ..results.documents import SCHEMA_VERSION, TEST_RESULT_SCHEMA
 from . import summary as _summary
 from .definitions import get_test
-from .fio import TRIM_OPTIONS, FioSection, ProfileSizes, test_sections
+from .fio import FioSection, ProfileSizes, fio_sections, trim_options
 from .profile import FULL, Profile
 from .runner import KEPT_SERIES
 from .vocabulary import Measured, SuiteTest
 
 __all__ = [
-    "DeviceReview", "DeviceReviewInterrupted", "DeviceTarget", "test_needs", "skip_reason", "default_file_size",
+    "DeviceReview", "DeviceReviewInterrupted", "DeviceTarget", "needs_of", "skip_reason", "default_file_size",
     "target_drive_info", "phase_from_fio", "log_series", "disk_stat", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
 ]
 
@@ -154,7 +158,7 @@ class DeviceTarget:
 # ---------------------------------------------------------------------------
 
 
-def test_needs(test: SuiteTest) -> Tuple[str, ...]:
+def needs_of(test: SuiteTest) -> Tuple[str, ...]:
     """What a test needs beyond reads and writes: ``secure_erase`` (a run
     measures a drive from the ``clean`` state), ``trim`` (a TRIM step or the
     ``trimmed`` state), ``power`` (the power test), ``iolog`` (a replay)."""
@@ -180,7 +184,7 @@ def skip_reason(test: SuiteTest, *, profile: Profile, capacity_bytes: int, caps:
     need_cap = int(test.get("min_capacity_bytes", 0))
     if capacity_bytes < need_cap:
         return f"needs a drive of at least {need_cap:,} B and the target has {capacity_bytes:,} B"
-    needs = test_needs(test)
+    needs = needs_of(test)
     reasons: List[str] = []
     if "power" in needs:
         reasons.append("fio measures no power (a power meter on the drive's supply would)")
@@ -504,16 +508,23 @@ def _section_text(sec: FioSection, logs: Optional[str]) -> List[str]:
     return lines
 
 
+def _failure(run: FioRun, what: str) -> str:
+    bad = [j for j in run.result.jobs if j.error] if run.result is not None else []
+    if bad:
+        return "fio failed in " + ", ".join(f"{j.name}: error {j.error} ({os.strerror(j.error)})" for j in bad)
+    tail = " | ".join(ln.strip() for ln in run.stderr.strip().splitlines()[-2:]) or f"exit status {run.returncode}"
+    return f"fio failed running {what}: {tail}"
+
+
 def _check_run(run: FioRun, what: str) -> FioResult:
+    """The run's result, or _TestFailed saying what failed (KeyboardInterrupt
+    when it was stopped by a signal)."""
     if run.interrupted:
         raise KeyboardInterrupt()
     if run.result is None:
         raise _TestFailed(f"fio wrote no results for {what}")
-    bad = [j for j in run.result.jobs if j.error]
-    if bad or run.returncode not in (0, None):
-        tail = " | ".join(run.stderr.strip().splitlines()[-2:])
-        errs = ", ".join(f"{j.name}: error {j.error} ({os.strerror(j.error)})" for j in bad) or f"exit status {run.returncode}"
-        raise _TestFailed(f"fio failed in {what}: {errs}{': ' + tail if tail else ''}")
+    if any(j.error for j in run.result.jobs) or run.returncode not in (0, None):
+        raise _TestFailed(_failure(run, what))
     return run.result
 
 
@@ -522,7 +533,7 @@ def _run_jobs(t: DeviceTarget, sections: List[FioSection], workdir: Path, measur
     for sec in sections:
         text += _section_text(sec, measured_logs.get(sec.name))
     run = run_fio("\n".join(text), workdir, fio=t.fio)
-    return _check_run(run, ", ".join(s.name for s in sections[:1]) + (f" .. {sections[-1].name}" if len(sections) > 1 else ""))
+    return _check_run(run, f"{workdir / 'ssdlab.fio'}")
 
 
 def _run_replay(t: DeviceTarget, sec: FioSection, workdir: Path, notes: List[str]) -> Tuple[JobResult, Dict[str, Any]]:
@@ -578,14 +589,14 @@ def _job_doc(m: Measured, wall_s: float) -> Dict[str, Any]:
     return d
 
 
-def _prepare(t: DeviceTarget, sections: List[FioSection], notes: List[str]) -> List[FioSection]:
+def _prepare(t: DeviceTarget, sections: List[FioSection], notes: List[str], sizes: ProfileSizes) -> List[FioSection]:
     """The secure erase phases as this target can do them: a TRIM of the span
     where it accepts discard, else left out (with a note)."""
     out: List[FioSection] = []
     for sec in sections:
         if sec.kind == "secure_erase":
             if t.caps.trim is None:
-                out.append(FioSection(sec.name, {**TRIM_OPTIONS, **sec.options}, sec.run, sec.step, "trim", None, sec.about))
+                out.append(FioSection(sec.name, trim_options(sec.options.get("size"), sizes), sec.run, sec.step, "trim", None, sec.about))
                 msg = "secure erase replaced by a TRIM of the span (ssdlab issues no ATA SECURITY ERASE)"
             else:
                 msg = "secure erase left out (this target can neither be erased nor trimmed); the fill writes the whole span"
@@ -603,51 +614,33 @@ def run_device_test(test: SuiteTest, t: DeviceTarget, profile: Profile, workdir:
     t0 = time.perf_counter()
     sizes = ProfileSizes(t.capacity_bytes, profile)
     notes: List[str] = list(t.notes)
-    sections = _prepare(t, test_sections(test, sizes), notes)
+    sections = _prepare(t, fio_sections(test, sizes), notes, sizes)
     measured: List[Measured] = []
     job_docs: List[Dict[str, Any]] = []
-    pending: List[FioSection] = []
-    seg = 0
-
-    def flush() -> None:
-        nonlocal seg, pending
-        if not pending:
-            return
-        logs = {s.name: f"m{i}" for i, s in enumerate(pending) if s.measure is not None}
+    # One fio run per section: a failure stops the test at once (fio 3.33
+    # would run the jobs behind later stonewalls, exitall_on_error or not),
+    # and each part keeps its job file, JSON and logs.
+    for i, sec in enumerate(sections):
+        part = workdir / f"{i:02d}-{sec.name}"
         w0 = time.perf_counter()
-        part = workdir / f"part{seg}"
-        result = _run_jobs(t, pending, part, logs)
-        wall = time.perf_counter() - w0
-        for s in pending:
-            if s.measure is None:
+        if sec.kind == "replay":
+            job, extra = _run_replay(t, sec, part, notes)
+            r = phase_from_fio(job, str(sec.measure or sec.name), "replay", log_series(part, "m"))
+            r.data.update(extra)
+            jd: Dict[str, Any] = {"action": "replay", **sec.options}
+        else:
+            result = _run_jobs(t, [sec], part, {sec.name: "m"} if sec.measure is not None else {})
+            if sec.measure is None:
                 continue
-            job = result.job(s.name)
-            kind = {"trim": "trim", "idle": "idle"}.get(s.kind, "workload")
-            m: Measured = {"run": s.run, "step": s.step if s.step is not None else -1, "label": s.measure,
-                           "x": s.x, "line": s.line, "job": dict(s.options),
-                           "result": phase_from_fio(job, s.measure, kind, log_series(part, logs[s.name]))}
-            measured.append(m)
-            job_docs.append(_job_doc(m, wall / max(len(logs), 1)))
-        seg += 1
-        pending = []
-
-    for sec in sections:
-        if sec.kind != "replay":
-            pending.append(sec)
+            kind = {"trim": "trim", "idle": "idle"}.get(sec.kind, "workload")
+            r = phase_from_fio(result.job(sec.name), sec.measure, kind, log_series(part, "m"))
+            jd = dict(sec.options)
+        if sec.measure is None:
             continue
-        flush()
-        w0 = time.perf_counter()
-        job, extra = _run_replay(t, sec, workdir / f"part{seg}", notes)
-        seg += 1
-        r = phase_from_fio(job, str(sec.measure or sec.name), "replay", log_series(workdir / f"part{seg - 1}", "m"))
-        r.data.update(extra)
-        jd = {"action": "replay", **sec.options}
-        if sec.measure is not None:
-            m = {"run": sec.run, "step": sec.step if sec.step is not None else -1, "label": sec.measure, "x": None,
-                 "line": None, "job": jd, "result": r}
-            measured.append(m)  # type: ignore[arg-type]
-            job_docs.append(_job_doc(m, time.perf_counter() - w0))  # type: ignore[arg-type]
-    flush()
+        m: Measured = {"run": sec.run, "step": sec.step if sec.step is not None else -1, "label": sec.measure,
+                       "x": sec.x, "line": sec.line, "job": jd, "result": r}
+        measured.append(m)
+        job_docs.append(_job_doc(m, time.perf_counter() - w0))
     figures, charts = _summary.summarise(test, measured, profile)
     return {
         "test": test,

@@ -33,7 +33,7 @@ from .profile import FULL, Profile
 from .states import DEFAULT_DATA_PATTERN, TORTURE_RUNTIME_S, phases
 from .vocabulary import Size, State, SuiteTest
 
-__all__ = ["to_fio_jobfile", "test_sections", "data_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS",
+__all__ = ["to_fio_jobfile", "fio_sections", "data_options", "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS",
            "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
 
 #: fio options per data pattern (METHODOLOGY.md "Data patterns").
@@ -120,6 +120,18 @@ def _name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "-", text).strip("-") or "job"
 
 
+def trim_options(span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[str, Any]:
+    """A TRIM of ``span`` (None: the whole target): 128 MiB discards, fewer
+    bytes when the span (known under ``sizes``) is smaller."""
+    opts: Dict[str, Any] = dict(TRIM_OPTIONS)
+    if sizes is not None:
+        whole = span if isinstance(span, int) else sizes.capacity_bytes
+        opts["bs"] = max(4096, min(128 << 20, whole - whole % 4096))
+    if span is not None:
+        opts["size"] = span
+    return opts
+
+
 def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], span: Optional[Size],
                     sizes: Optional[ProfileSizes]) -> List[FioSection]:
     region: Dict[str, Any] = {"size": span} if span is not None else {}
@@ -128,7 +140,7 @@ def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], spa
         if p.kind == "secure_erase":
             out.append(FioSection(p.fio_section, dict(region), run, step, "secure_erase", about=p.name))
         elif p.kind == "trim":
-            out.append(FioSection(p.fio_section, {**TRIM_OPTIONS, **region}, run, step, "trim", about=p.name))
+            out.append(FioSection(p.fio_section, trim_options(span, sizes), run, step, "trim", about=p.name))
         else:
             job = dict(p.job)
             pattern = job.pop("data_pattern", DEFAULT_DATA_PATTERN)
@@ -160,7 +172,7 @@ def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[
     return opts
 
 
-def test_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[FioSection]:
+def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[FioSection]:
     """Every phase and step of ``test`` as fio sections, in order. With
     ``sizes`` the sizes are bytes and the times scaled (a target of known
     capacity); without, as the description writes them."""
@@ -199,7 +211,7 @@ def test_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List
                     add(sec)
                 continue
             if action == "trim":
-                sec = FioSection(name, {**TRIM_OPTIONS, **({"size": span} if span is not None else {})}, ri, si, "trim", label, "TRIM")
+                sec = FioSection(name, trim_options(span, sizes), ri, si, "trim", label, "TRIM")
             elif action == "replay":
                 replay: Mapping[str, Any] = step
                 opts = {k: replay[k] for k in ("generated", "mode", "idle_cap", "iodepth") if k in replay}
@@ -226,7 +238,7 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
     if device is not None:
         lines.append(f"filename={device}")
     lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "log_avg_msec=1000", ""]
-    for sec in test_sections(test, sizes):
+    for sec in fio_sections(test, sizes):
         if sec.kind == "secure_erase":
             lines += [f"; [{sec.name}] {SECURE_ERASE_HINT}", ""]
             continue
