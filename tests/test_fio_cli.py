@@ -139,3 +139,18 @@ def test_fio_check_says_what_it_would_write_or_why_not(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("fio-check", str(existing)), "refusing to write", "existing file")
     assert_one_line_error(run_cli("fio-check", str(tmp_path), "--destroy-data", str(tmp_path)), "applies to block devices")
     assert existing.read_bytes() == b"keep"
+
+
+def test_trace_iolog_writes_a_bounded_iolog_fitted_to_a_target(tmp_path: Path) -> None:
+    out = tmp_path / "g.iolog"
+    cp = run_cli("trace", "iolog", "gaming-2010", "--target-bytes", "2g", "--filename", "/dev/sdz", "--max-time", "5s",
+                 "--idle-cap", "25ms", "--out", str(out))
+    assert cp.returncode == 0, cp.stderr
+    assert "cut at the bound" in cp.stdout
+    lines = out.read_text().splitlines()
+    assert lines[:3] == ["fio version 3 iolog", "0 /dev/sdz add", "0 /dev/sdz open"] and lines[-1].endswith("/dev/sdz close")
+    records = [ln.split() for ln in lines[3:-1]]
+    times = [int(r[0]) for r in records]
+    assert max(times) <= 5_000_000 and max(b - a for a, b in zip(times, times[1:])) <= 25_000
+    assert all(int(r[3]) % 4096 == 0 and int(r[3]) + int(r[4]) <= 2 << 30 for r in records)
+    assert_one_line_error(run_cli("trace", "iolog", "nope", "--target-bytes", "2g", "--out", str(out)), "nope")
