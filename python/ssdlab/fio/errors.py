@@ -65,12 +65,14 @@ class UnsafeTargetError(SsdlabError):
     flag that would allow it (``flag`` is None when no flag does, e.g. a
     mounted filesystem)."""
 
-    def __init__(self, target: str, reasons: Sequence[str], flag: Optional[str]) -> None:
+    def __init__(self, target: str, reasons: Sequence[str], flag: Optional[str], *, device: bool = True) -> None:
         why = "; ".join(reasons)
         if flag:
             tail = f"pass {flag} to destroy its data"
-        else:
+        elif device:
             tail = "no flag allows this: free the device first"
+        else:
+            tail = "no flag allows this"
         super().__init__(f"refusing to write {target}: {why}; {tail}")
         self.target = target
         self.reasons = tuple(reasons)

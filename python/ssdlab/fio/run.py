@@ -293,11 +293,12 @@ class FileTarget:
             fd, p = tempfile.mkstemp(prefix="ssdlab-fio-", suffix=".dat", dir=req)
         else:
             if os.path.lexists(req):
-                raise UnsafeTargetError(req, ["the file exists and ssdlab writes only files it creates: give a directory or a new file name"], None)
+                raise UnsafeTargetError(req, ["the file exists and ssdlab writes only files it creates: give a directory or a new file name"],
+                                        None, device=False)
             try:
                 fd = os.open(req, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except OSError as e:
-                raise UnsafeTargetError(req, [f"cannot create the test file: {e.strerror}"], None) from None
+                raise UnsafeTargetError(req, [f"cannot create the test file: {e.strerror}"], None, device=False) from None
             p = req
         st = os.fstat(fd)
         os.close(fd)

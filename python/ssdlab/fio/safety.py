@@ -370,10 +370,11 @@ def check_target(path: str, destroy_data: Optional[str] = None, view: SystemView
     real = os.path.realpath(path)
     if destroy_data is not None:
         raise UnsafeTargetError(
-            path, [f"--destroy-data applies to block devices and {path} is not one (ssdlab only ever writes its own test file there)"], None)
+            path, [f"--destroy-data applies to block devices and {path} is not one (ssdlab only ever writes its own test file there)"], None,
+            device=False)
     if os.path.isdir(real):
         if not os.access(real, os.W_OK):
-            raise UnsafeTargetError(path, ["the directory is not writable"], None)
+            raise UnsafeTargetError(path, ["the directory is not writable"], None, device=False)
         return TargetCheck(path=path, resolved=real, kind="directory")
     if os.path.lexists(path):
         try:
@@ -381,10 +382,11 @@ def check_target(path: str, destroy_data: Optional[str] = None, view: SystemView
         except OSError:
             mode = 0
         what = "an existing file" if stat.S_ISREG(mode) else "neither a block device, a directory nor a new file"
-        raise UnsafeTargetError(path, [f"it is {what}: ssdlab writes only a test file it creates; give a directory or a new file name"], None)
+        raise UnsafeTargetError(path, [f"it is {what}: ssdlab writes only a test file it creates; give a directory or a new file name"],
+                                None, device=False)
     parent = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(parent):
-        raise UnsafeTargetError(path, [f"its directory {parent} does not exist"], None)
+        raise UnsafeTargetError(path, [f"its directory {parent} does not exist"], None, device=False)
     return TargetCheck(path=path, resolved=real, kind="new-file")
 
 
