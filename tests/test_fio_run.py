@@ -165,3 +165,19 @@ def _fio_cmdlines() -> list[str]:
             if cmd.startswith("fio ") or "/fio " in cmd:
                 out.append(cmd)
     return out
+
+
+def test_the_test_file_is_removed_even_when_fio_re_created_it(tmp_path: Path) -> None:
+    # fio unlinks and re-writes a file it lays out: the path ssdlab created is
+    # still removed (the inode changed); a symlink put there is not followed.
+    with fio_run.FileTarget(tmp_path, 1 << 20) as p:
+        assert os.path.getsize(p) == 1 << 20
+        os.unlink(p)
+        Path(p).write_bytes(b"re-created by fio")
+    assert list(tmp_path.iterdir()) == []
+    keep = tmp_path / "keep.dat"
+    keep.write_bytes(b"keep")
+    with fio_run.FileTarget(tmp_path / "t.dat") as p:
+        os.unlink(p)
+        os.symlink(keep, p)
+    assert keep.read_bytes() == b"keep" and (tmp_path / "t.dat").is_symlink()

@@ -299,7 +299,7 @@ def replay_on_target(
             if not check.size_bytes:
                 raise FioRunError(f"cannot read the size of {check.path} from /sys")
             return go(check.resolved, check.size_bytes, max(512, check.logical_block_bytes))
-        with FileTarget(check.path) as path:
+        with FileTarget(check.path, int(size_bytes)) as path:
             layout = f"[layout]\nfilename={path}\nsize={int(size_bytes)}\nrw=write\nbs=1m\nioengine=libaio\ndirect=1\niodepth=8\n"
             run_fio(layout, os.path.join(wd, "layout"), fio=exe, should_stop=should_stop)
             notes.append(f"test file of {int(size_bytes):,} B written once sequentially before the replay")

@@ -30,10 +30,12 @@ counterpart of ``ssdlab fio JOBFILE --drive X``).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -279,13 +281,19 @@ def run_fio(
 
 class FileTarget:
     """A test file ssdlab owns: created with O_EXCL at ``path`` (or as
-    ``ssdlab-fio-*.dat`` in ``path`` when it is a directory) and removed on
-    exit only if it is still the file created. An existing file is refused."""
+    ``ssdlab-fio-*.dat`` in ``path`` when it is a directory), allocated to
+    ``size_bytes`` when given (so that fio need not lay it out), and removed on
+    exit, also after an error or Ctrl-C. An existing file is refused.
 
-    def __init__(self, path: PathLike) -> None:
+    fio re-creates a file it lays out (it unlinks a file shorter than its
+    ``size`` and writes a new one), so the file removed on exit is the regular
+    file at the path ssdlab created, whatever its inode; a symlink or other
+    node put there meanwhile is left alone."""
+
+    def __init__(self, path: PathLike, size_bytes: Optional[int] = None) -> None:
         self.requested = os.fspath(path)
+        self.size_bytes = size_bytes
         self.path: Optional[str] = None
-        self._ino: Optional[Tuple[int, int]] = None
 
     def __enter__(self) -> str:
         req = self.requested
@@ -300,21 +308,36 @@ class FileTarget:
             except OSError as e:
                 raise UnsafeTargetError(req, [f"cannot create the test file: {e.strerror}"], None, device=False) from None
             p = req
-        st = os.fstat(fd)
-        os.close(fd)
         self.path = p
-        self._ino = (st.st_dev, st.st_ino)
+        try:
+            if self.size_bytes:
+                self._allocate(fd, p, int(self.size_bytes))
+        except BaseException:
+            os.close(fd)
+            self.__exit__(None, None, None)
+            raise
+        os.close(fd)
         return p
+
+    @staticmethod
+    def _allocate(fd: int, path: str, size: int) -> None:
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as e:
+            if e.errno in (errno.EOPNOTSUPP, errno.EINVAL):  # no fallocate here: fio extends the file itself
+                os.ftruncate(fd, size)
+            else:
+                raise UnsafeTargetError(path, [f"cannot allocate a {size:,} B test file: {e.strerror}"], None, device=False) from None
 
     def __exit__(self, et: Optional[Type[BaseException]], ev: Optional[BaseException], tb: Optional[TracebackType]) -> None:
         if self.path is None:
             return
         try:
-            st = os.lstat(self.path)
-            if (st.st_dev, st.st_ino) == self._ino:
+            if stat.S_ISREG(os.lstat(self.path).st_mode):
                 os.unlink(self.path)
         except FileNotFoundError:
             pass
+        self.path = None
 
 
 _OWN_TARGET = re.compile(r"^\s*(filename|directory|filename_format|exec_prerun|exec_postrun)\s*(=|$)")
@@ -358,7 +381,7 @@ def run_on_target(
             run = run_fio(head + jobfile_text, wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
             run.target = check
             return run
-        with FileTarget(check.path) as path:
+        with FileTarget(check.path, size_bytes) as path:
             head = f"[global]\nfilename={path}\nsize={int(size_bytes)}\n\n"
             run = run_fio(head + jobfile_text, wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
             run.target = check

@@ -306,23 +306,6 @@ def _direct_io_works(path: str) -> bool:
     return True
 
 
-@contextmanager
-def _target_file(check: TargetCheck, size: int) -> Iterator[str]:
-    """The test file: created (O_EXCL), allocated to ``size``, removed on exit."""
-    with FileTarget(check.path) as path:
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.posix_fallocate(fd, 0, size)
-        except OSError as e:
-            if e.errno in (95, 22):  # EOPNOTSUPP / EINVAL: no fallocate here; fio extends the file itself
-                os.ftruncate(fd, size)
-            else:
-                os.close(fd)
-                raise SsdlabError(f"cannot allocate the {size:,} B test file {path}: {e.strerror}") from None
-        os.close(fd)
-        yield path
-
-
 # ---------------------------------------------------------------------------
 # fio results as phases
 # ---------------------------------------------------------------------------
@@ -755,7 +738,7 @@ def review_device(
                 "jobs": [], "wall_time_s": 0.0}
 
     try:
-        with _sigterm_interrupts(), (_target_file(check, capacity) if check.kind != "block" else _nullpath(check.resolved)) as path:
+        with _sigterm_interrupts(), (FileTarget(check.path, capacity) if check.kind != "block" else _nullpath(check.resolved)) as path:
             t = DeviceTarget(check, path, capacity, caps, exe, version, seed=seed, clean_by_trim=clean_by_trim)
             if check.kind != "block" and not _direct_io_works(path):
                 t.direct = False
