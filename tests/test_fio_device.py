@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterator, List
 import numpy as np
 import pytest
 
-from conftest import assert_one_line_error, make_drive, run_cli, ssdlab_command
+from conftest import REPO, assert_one_line_error, make_drive, run_cli, ssdlab_command
 from ssdlab.fio import run as fio_run
 from ssdlab.fio.errors import UnsafeTargetError
 from ssdlab.fio.iolog import rewrite_iolog
@@ -39,6 +39,7 @@ if fio_run.shutil.which("fio") is None and os.environ.get("CI"):
     pytest.fail("fio is not installed (.ci/run installs Debian's fio)", pytrace=False)
 needs_fio = pytest.mark.skipif(fio_run.shutil.which("fio") is None, reason="fio is not installed (.ci/run installs Debian's fio)")
 
+REPO_FIO = REPO / "tests" / "data" / "fio"
 FILE_CAPS = Capabilities(trim="a file target has no TRIM", secure_erase="a file has no ATA SECURITY ERASE")
 BLOCK_CAPS = Capabilities(trim=None, secure_erase="ssdlab issues no ATA SECURITY ERASE")
 
@@ -298,3 +299,34 @@ def test_on_a_loop_device_trim_runs_and_cleans_by_trim(loop_device: str, tmp_pat
     assert any("replaced by a TRIM" in n for n in doc["notes"])
     jobfiles = [p.read_text() for p in sorted((out / "fio" / doc["drive"]["id"] / "file-copy").glob("*/ssdlab.fio"))]
     assert sum(j.count("rw=trim") for j in jobfiles) == 3 and all(f"filename={loop_device}" in j for j in jobfiles)
+
+
+# ---------------------------------------------------------------------------
+# a fio run made by hand joins a review
+# ---------------------------------------------------------------------------
+
+
+@needs_fio
+def test_fio_output_of_a_printed_job_file_run_by_hand_joins_a_report(tmp_path: Path) -> None:
+    cp = run_cli("test", "corners-seq-read-128k", "--fio", "--filename", str(tmp_path / "disk.img"))
+    assert cp.returncode == 0, cp.stderr
+    # as someone would run it by hand, on a 32 MiB file, each read 2.5 s instead of 60 s
+    job = cp.stdout.replace("runtime=60s", "runtime=2500ms").replace("[global]\n", "[global]\nsize=32m\n", 1)
+    assert job.count("description=ssdlab:corners-seq-read-128k:") == 2
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "job.fio").write_text(job)
+    fio = subprocess.run(["fio", "--output-format=json", "--output=out.json", "job.fio"], cwd=logs, capture_output=True, text=True)
+    assert fio.returncode == 0, fio.stdout + fio.stderr
+    cp = run_cli("fio-import", str(logs / "out.json"), "--log-dir", str(logs), "--name", "my disk", "--out", str(tmp_path / "imp"))
+    assert cp.returncode == 0, cp.stderr
+    doc = results(tmp_path / "imp")["corners-seq-read-128k"]
+    assert doc["drive"]["id"] == "real-my-disk" and doc["drive"]["kind"] == "real"
+    assert [f["label"] for f in doc["figures"]] == ["repeated", "incompressible"] and all(f["value"] > 0 for f in doc["figures"])
+    assert all(len(j["series"]["mbps"]) >= 1 for j in doc["jobs"])
+    cp = run_cli("report", str(tmp_path / "imp"), "--out", str(tmp_path / "rep"))
+    assert cp.returncode == 0, cp.stderr
+    assert "real-my-disk" in (tmp_path / "rep" / "index.html").read_text()
+    # a JSON with no step of the suite is one clear error
+    assert_one_line_error(run_cli("fio-import", str(REPO_FIO / "seq-rand.json"), "--name", "x", "--out", str(tmp_path / "none")),
+                          "no measured step of an ssdlab test")

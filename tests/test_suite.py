@@ -196,7 +196,7 @@ def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
 
 FIO_OPTIONS = FIO_KEYS | {"filename", "ioengine", "direct", "group_reporting", "stonewall", "write_iops_log", "time_based",
                           "refill_buffers", "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "exec_prerun",
-                          "startdelay", "read_iolog", "replay_redirect"}
+                          "startdelay", "read_iolog", "replay_redirect", "write_bw_log", "description"}
 
 
 def test_every_test_renders_as_an_fio_job_file() -> None:

@@ -9,6 +9,9 @@
   review there can run (:mod:`ssdlab.fio.safety`);
 - ``ssdlab fio-parse OUTPUT.json``: fio's JSON and logs (real or simulated) as
   ssdlab reads them (:mod:`ssdlab.fio.parse`);
+- ``ssdlab fio-import OUTPUT.json --name NAME --out DIR``: fio's JSON of an
+  ``ssdlab test ID --fio`` job file run by hand, as results ``ssdlab report``
+  draws (:func:`ssdlab.suite.device.results_from_fio`);
 - the ``--device`` flags of ``ssdlab review`` and the device review itself
   (:func:`cmd_review_device`, running :mod:`ssdlab.suite.device`).
 """
@@ -111,6 +114,20 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--log-dir", dest="log_dir", metavar="DIR", help="where the run's logs are")
     p.add_argument("--jobfile", metavar="FILE", help="the job file (matches logs to jobs exactly)")
     p.set_defaults(func=cmd_fio_parse)
+
+    i = sub.add_parser(
+        "fio-import",
+        help="turn fio's JSON of an 'ssdlab test ID --fio' job file run by hand into results for 'ssdlab report'",
+        description="Read fio's JSON (and, with --log-dir, its logs) of a job file printed by 'ssdlab test ID --fio' and "
+        "run by hand, and write the suite's results documents (OUT/results/real-NAME/TEST.json), so that 'ssdlab report' "
+        "shows that drive beside simulated ones. The job file's measured sections name their test and step "
+        "(description=ssdlab:TEST:RUN:STEP).",
+    )
+    i.add_argument("output", help="fio's JSON output (--output-format=json)")
+    i.add_argument("--log-dir", dest="log_dir", metavar="DIR", help="where the run's logs are (per-second series)")
+    i.add_argument("--name", required=True, help="the drive's name in the report (its id is real-NAME)")
+    i.add_argument("--out", required=True, metavar="DIR", help="output directory (results/ is written in it)")
+    i.set_defaults(func=cmd_fio_import)
 
 
 # ---------------------------------------------------------------------------
@@ -219,6 +236,23 @@ def cmd_fio_parse(args: argparse.Namespace) -> int:
 
     r = read_fio_output(args.output, args.log_dir, args.jobfile)
     print(json.dumps(r.to_dict(), indent=2))
+    return EXIT_OK
+
+
+def cmd_fio_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..fio.parse import read_fio_output
+    from ..results import save_document, write_figures_csv
+    from ..suite.device import results_from_fio
+
+    docs = results_from_fio(read_fio_output(args.output, args.log_dir), args.name, command=command_line())
+    base = Path(args.out) / "results" / docs[0]["drive"]["id"]
+    for d in docs:
+        save_document(d, base / f"{d['test']['id']}.json")
+    write_figures_csv(docs, base / "figures.csv")
+    print(f"ssdlab fio-import: {len(docs)} test(s) ({', '.join(d['test']['id'] for d in docs)}) of {docs[0]['drive']['id']} "
+          f"in {base}; 'ssdlab report {args.out} ... --out DIR' draws them")
     return EXIT_OK
 
 

@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ssdlab {ssdlab_version()} (engine {_core.version()})")
     sub = p.add_subparsers(
         dest="cmd",
-        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,calibrate,spec,fio,fio-run,fio-check,fio-parse}",
+        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,calibrate,spec,fio,fio-run,fio-check,fio-parse,fio-import}",
     )
     sub.required = True
     run.add_parsers(sub)

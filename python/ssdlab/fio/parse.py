@@ -128,6 +128,8 @@ class JobResult:
     iops_series: Optional[Series] = None
     bw_series: Optional[Series] = None
     ssdlab: Optional[Mapping[str, Any]] = None
+    #: The job's ``description`` (fio's ``desc``), "" when it has none.
+    description: str = ""
 
     @property
     def iops(self) -> float:
@@ -307,6 +309,7 @@ def _job(d: Any, i: int, glob: Mapping[str, str], path: str) -> JobResult:
         runtime_ms=rt,
         error=int(_num(d, "error", path, where, 0)),
         ssdlab=dict(extra) if isinstance(extra, Mapping) else None,
+        description=str(d.get("desc", "")),
     )
 
 

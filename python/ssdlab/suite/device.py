@@ -80,7 +80,8 @@ from .vocabulary import Measured, SuiteTest
 
 __all__ = [
     "DeviceReview", "DeviceReviewInterrupted", "DeviceTarget", "needs_of", "skip_reason", "default_file_size",
-    "target_drive_info", "phase_from_fio", "log_series", "disk_stat", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
+    "target_drive_info", "phase_from_fio", "log_series", "disk_stat",
+    "results_from_fio", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
 ]
 
 #: The test file's size when ``--size`` is not given (less when free space is short).
@@ -636,6 +637,71 @@ def run_device_test(test: SuiteTest, t: DeviceTarget, profile: Profile, workdir:
         "wall_time_s": round(time.perf_counter() - t0, 3),
         "notes": notes,
     }
+
+
+# ---------------------------------------------------------------------------
+# fio runs made by hand
+# ---------------------------------------------------------------------------
+
+
+def results_from_fio(result: FioResult, name: str, command: str = "") -> List[Dict[str, Any]]:
+    """Results documents (one per test) from fio's JSON of a job file that
+    ``ssdlab test ID --fio`` printed and someone ran by hand: its measured
+    sections carry ``description=ssdlab:TEST:RUN:STEP``; with the logs attached
+    (:func:`ssdlab.fio.parse.read_fio_output` with the log directory) they
+    have their per-second series. ``name`` names the drive (``real-NAME``).
+    Raises SsdlabError when no job of the JSON is one of ssdlab's."""
+    from .fio import parse_measured_description
+
+    found: Dict[str, List[Tuple[int, int, JobResult]]] = {}
+    for j in result.jobs:
+        key = parse_measured_description(j.description)
+        if key is not None:
+            found.setdefault(key[0], []).append((key[1], key[2], j))
+    if not found:
+        raise SsdlabError(f"{result.path}: no measured step of an ssdlab test (the job files 'ssdlab test ID --fio' prints "
+                          "name them: description=ssdlab:TEST:RUN:STEP)")
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-") or "drive"
+    digest = hashlib.sha256(json.dumps({"kind": "fio-import", "name": name}).encode()).hexdigest()[:16]
+    drive_id = f"real-{slug}"
+    drive: Dict[str, Any] = {"id": drive_id, "name": f"{name}, measured with {result.version} (imported)",
+             "description": f"A real drive measured by hand with {result.version}; imported from {result.path}.",
+             "hash": digest, "capacity_bytes": None, "config": {}, "geometry": {}, "changes": {}, "kind": "real",
+             "target": {"kind": "imported", "fio_json": result.path, "filename": result.global_options.get("filename")},
+             "fio_version": result.version}
+    docs: List[Dict[str, Any]] = []
+    for tid, jobs in found.items():
+        try:
+            test = get_test(tid)
+        except KeyError:
+            raise SsdlabError(f"{result.path}: '{tid}' is not a test of this ssdlab ('ssdlab tests' lists them)") from None
+        measured: List[Measured] = []
+        job_docs: List[Dict[str, Any]] = []
+        for run, si, j in sorted(jobs, key=lambda x: (x[0], x[1])):
+            try:
+                step = test["runs"][run]["steps"][si]
+            except IndexError:
+                raise SsdlabError(f"{result.path}: job '{j.name}' names run {run}, step {si} of {tid}, which has no such step") from None
+            label = str(step.get("measure", j.name))
+            m: Measured = {"run": run, "step": si, "label": label, "x": step.get("x"), "line": step.get("line"),
+                           "job": dict(j.options), "result": phase_from_fio(j, label)}
+            measured.append(m)
+            job_docs.append(_job_doc(m, 0.0))
+        wanted = [s["measure"] for r in test["runs"] for s in r["steps"] if "measure" in s]
+        missing = [w for w in wanted if w not in {m["label"] for m in measured}]
+        figures, charts = _summary.summarise(test, measured, FULL)
+        notes = [f"imported from {result.path} (fio run by hand from 'ssdlab test {tid} --fio')"]
+        if missing:
+            notes.append(f"not in the fio output: {', '.join(missing)}")
+        rs = result.global_options.get("randseed", "0")
+        seed = int(rs) if rs.isdigit() else 0
+        man = _manifest(seed=seed, drive_id=drive_id, drive_hash=digest, command=command,
+                        extra={"profile": FULL.name, "test_id": tid, "fio_version": result.version,
+                               "reproduce": f"fio job file from 'ssdlab test {tid} --fio', run by hand; 'ssdlab fio-import' read it"})
+        docs.append({"schema": TEST_RESULT_SCHEMA, "schema_version": SCHEMA_VERSION, "manifest": man, "drive": drive,
+                     "test": test, "skipped": None, "profile": FULL.name, "only_measures": None, "figures": figures,
+                     "charts": charts, "jobs": job_docs, "wall_time_s": 0.0, "notes": notes})
+    return docs
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,10 @@ secure erase that starts every state (section kind ``secure_erase``), and a
 Storage Bench replay (kind ``replay``), whose iolog ssdlab writes for the
 target it replays on (:mod:`ssdlab.fio.iolog`).
 
+A printed job file names each measured section's test, run and step in its
+``description`` (fio's JSON keeps it), so that the JSON of a run made by hand
+joins a review (``ssdlab fio-import``).
+
 Sizes and times are as the description writes them, or resolved for a
 target of known capacity under a profile (:class:`ProfileSizes`, the same
 arithmetic as :class:`ssdlab.suite.runner.SuiteRunner`: absolute sizes
@@ -26,15 +30,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .. import _core
 from .profile import FULL, Profile
 from .states import DEFAULT_DATA_PATTERN, TORTURE_RUNTIME_S, phases
 from .vocabulary import Size, State, SuiteTest
 
-__all__ = ["to_fio_jobfile", "fio_sections", "data_options", "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS",
-           "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
+__all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
+           "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
 
 #: fio options per data pattern (METHODOLOGY.md "Data patterns").
 DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
@@ -237,7 +241,8 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
              "[global]"]
     if device is not None:
         lines.append(f"filename={device}")
-    lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "log_avg_msec=1000", ""]
+    lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "write_bw_log=ssdlab",
+              "log_avg_msec=1000", ""]
     for sec in fio_sections(test, sizes):
         if sec.kind == "secure_erase":
             lines += [f"; [{sec.name}] {SECURE_ERASE_HINT}", ""]
@@ -248,6 +253,22 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
                       f"(or: ssdlab trace generate {sec.options['generated']} --out {sec.options['generated']}.iolog --capacity SIZE)", ""]
             continue
         lines.append(f"[{sec.name}]")
+        if sec.measure is not None:  # 'ssdlab fio-import' finds the measured step in fio's JSON by it
+            lines.append(f"description={measured_description(test['id'], sec.run, sec.step)}")
         lines += [f"{k}={v}" for k, v in sec.options.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def measured_description(test_id: str, run: int, step: Optional[int]) -> str:
+    """The ``description`` of a measured section in a printed job file
+    (fio's JSON keeps it as ``desc``): ``ssdlab:TEST:RUN:STEP``."""
+    return f"ssdlab:{test_id}:{run}:{step}"
+
+
+def parse_measured_description(desc: str) -> Optional[Tuple[str, int, int]]:
+    """(test id, run, step) of a :func:`measured_description`, else None."""
+    parts = desc.split(":")
+    if len(parts) != 4 or parts[0] != "ssdlab" or not parts[2].isdigit() or not parts[3].isdigit():
+        return None
+    return parts[1], int(parts[2]), int(parts[3])
