@@ -15,6 +15,12 @@ drives through fio.
 
 Errors are in :mod:`ssdlab.fio.errors`, each a subclass of an
 :mod:`ssdlab.errors` class.
+
+The commands (``ssdlab fio``, ``fio-run``, ``fio-check``, ``fio-parse``,
+``fio-import``, ``trace iolog``) are in :mod:`ssdlab.cli.fio` and
+:mod:`ssdlab.cli.trace`; each module's ``main`` is a standalone form of its
+command. The review suite on a real drive (``ssdlab review --device``) is
+:mod:`ssdlab.suite.device`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ API: :func:`write_storage_bench_iolog`, :func:`rewrite_iolog`
 :func:`replay_on_target` ``(workload, target, *, size_bytes, destroy_data, max_ios,
 max_time_us, ...) -> ReplayRun`` (what ``ssdlab review --device`` runs for a
 Storage Bench test),
-:func:`main` ``(argv) -> int``: the future ``ssdlab trace iolog WORKLOAD
+:func:`main` ``(argv) -> int``: a standalone form of ``ssdlab trace iolog WORKLOAD
 --target-bytes N --out FILE [--filename PATH] [--align 4096] [--max-ios N]
 [--max-time 600s] [--trims keep|drop|error]``.
 """

@@ -31,7 +31,7 @@ API:
 - :func:`parse_jobfile` (path) and :func:`parse_jobfile_text` (text) -> :class:`JobFile`;
 - :class:`JobFile` (``.jobs``, ``.global_options``), :class:`Job` (``.name``,
   ``.value(name)``, ``.where(name)``, ``.error(name, message)``);
-- :func:`main` ``(argv) -> int``: the future ``ssdlab fio JOBFILE --parse-only``:
+- :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --parse-only``:
   prints the jobs with their typed values as JSON, or one error line (exit 2).
 """
 

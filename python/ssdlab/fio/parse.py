@@ -21,7 +21,7 @@ API:
 - :func:`read_log` ``(path) -> LogFile``; :func:`series_from_logs`;
 - :func:`attach_logs` ``(result, log_dir, jobfile=None) -> FioResult``;
 - :func:`read_fio_output` ``(json_path, log_dir=None, jobfile=None) -> FioResult``;
-- :func:`main` ``(argv) -> int``: the future ``ssdlab fio-parse OUTPUT.json
+- :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio-parse OUTPUT.json
   [--log-dir D] [--jobfile J]``, printing :meth:`FioResult.to_dict` as JSON.
 """
 

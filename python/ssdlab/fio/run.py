@@ -22,7 +22,7 @@ output with :mod:`ssdlab.fio.parse`.
 API: ``find_fio(fio=None) -> str``; ``fio_version(fio) -> FioVersion``;
 ``run_fio(jobfile_text, workdir, *, fio=None, should_stop=None, timeout_s=None) -> FioRun``;
 ``run_on_target(jobfile_text, target, *, size_bytes=..., destroy_data=None, workdir=None, fio=None) -> FioRun``;
-:func:`main` ``(argv) -> int``: the future ``ssdlab fio-run JOBFILE --target PATH
+:func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio-run JOBFILE --target PATH
 [--size 1g] [--destroy-data=/dev/sdX] [--output F] [--log-dir D]`` (the real-device
 counterpart of ``ssdlab fio JOBFILE --drive X``).
 """

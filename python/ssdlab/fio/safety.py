@@ -33,7 +33,7 @@ API: ``check_target(path, destroy_data=None, view=SystemView()) -> TargetCheck``
 (raises UnsafeTargetError); ``capabilities(check, view) -> Capabilities`` (TRIM,
 secure erase: None or the reason a test needing it is skipped);
 ``find_signatures(path) -> list[str]``;
-:func:`main` ``(argv) -> int``: the future ``ssdlab fio-check TARGET
+:func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio-check TARGET
 [--destroy-data=DEVICE]`` (also what ``ssdlab review --device`` runs first).
 """
 

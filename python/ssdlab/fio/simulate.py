@@ -51,7 +51,7 @@ API:
   everything without running;
 - :func:`simulate` ``(jobfile, drive=..., seed=1, simulator=None, progress=None) -> SimulatedRun``;
 - :func:`write_outputs` ``(run, output, log_dir) -> list[Path]``;
-- :func:`main` ``(argv) -> int``: the future ``ssdlab fio JOBFILE --drive X
+- :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --drive X
   [--seed N] [--output-format json] [--output F] [--log-dir D] [--parse-only]``.
 """
 
