@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 __all__ = [
     "bar_order", "bar_chart", "line_chart", "curve_chart", "consistency_chart", "latency_chart", "latency_cdf_chart",
@@ -319,6 +320,12 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
     return fig
 
 
+def _plain_log_ticks(axis: Any) -> None:
+    """Log-axis ticks as plain numbers (10, 100, 1,000 us), no minor labels."""
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 #: The percentiles of a latency chart: (key, legend, marker, color).
 LATENCY_POINTS = (("p50", "median (p50)", "o", "#2ca02c"), ("p99", "p99", "s", "#1f77b4"),
                   ("p99.9", "p99.9", "^", "#ff7f0e"), ("max", "max", "x", "#d62728"))
@@ -332,7 +339,7 @@ def latency_chart(title: str, panels: Dict[str, Dict[str, Dict[str, float]]]) ->
     n_drives = max((len(p) for p in panels.values()), default=1)
     ncol = 1 if len(names) == 1 else 2
     nrow = math.ceil(len(names) / ncol)
-    panel_h = 0.55 + 0.24 * n_drives
+    panel_h = 0.6 + 0.34 * n_drives
     fig, axes = plt.subplots(nrow, ncol, figsize=(_WIDTH_IN * (1.0 if ncol == 1 else 1.15), panel_h * nrow + 0.5),
                              sharex=True, squeeze=False)
     flat = list(axes.flat)
@@ -352,6 +359,7 @@ def latency_chart(title: str, panels: Dict[str, Dict[str, Dict[str, float]]]) ->
         ax.set_yticklabels([_name(d) for d in order], fontsize=8)
         ax.set_ylim(len(order) - 0.5, -0.5)
         ax.set_xscale("log")
+        _plain_log_ticks(ax.xaxis)
         ax.grid(True, axis="x", which="both", alpha=0.25)
         ax.set_title(_wrap(name, 50), fontsize=9)
     for ax in flat[max(0, len(names) - ncol):len(names)]:
@@ -385,6 +393,7 @@ def latency_cdf_chart(title: str, panels: Dict[str, Dict[str, List[Tuple[float, 
                     lw=max(2.6 - 1.6 * i / max(n - 1, 1), 1.0), color=COLORS[i % len(COLORS)], zorder=2 + i)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _plain_log_ticks(ax.xaxis)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("completion latency (us)")
         ax.grid(True, which="both", alpha=0.25)

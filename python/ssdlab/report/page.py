@@ -43,7 +43,7 @@ table{border-collapse:collapse;font-size:.85em;margin:.6em 0} td,th{border:1px s
 th{background:#f2f2f2;font-weight:600} td:first-child,th:first-child{text-align:left}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0} .scroll table{margin:0}
 table.drives th{min-width:7em;max-width:11em;white-space:normal;vertical-align:bottom}
-table.drives td{max-width:14em;white-space:normal;text-align:left}
+table.drives td{max-width:14em;white-space:normal;text-align:left;overflow-wrap:anywhere}
 table.headline{font-size:.8em} table.headline th{white-space:normal;text-align:center}
 table.headline td.best{font-weight:bold;background:#e8f4e8}
 table.headline td:first-child{max-width:16em}
@@ -569,7 +569,7 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
             section, take = _test_section(t, by_test[t["id"]], out)
             body.append(section)
             if first_take is None and take:
-                first_take = (str(t["id"]), f"{gtitle}: {t['title']}", take)
+                first_take = (str(t["id"]), gtitle, take)
         if first_take:
             group_takes.append(first_take)
         sections.append((gid, gtitle, "".join(body)))

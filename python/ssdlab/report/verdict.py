@@ -124,6 +124,11 @@ def headline_values(by_test: ByTest, drives: Sequence[str]) -> Dict[str, Dict[st
     return out
 
 
+#: In the table, not in the texts: a spread near 0 (a drive capped at a fixed
+#: rate) would be "infinitely" better than the field.
+_NOT_COMPARED = frozenset({"spread"})
+
+
 @dataclass(frozen=True)
 class Standout:
     """One drive's figure against the field."""
@@ -145,7 +150,7 @@ def _rank(values: Mapping[str, float], drive: str, higher: bool) -> int:
 def standouts(values: Mapping[str, Mapping[str, float]]) -> Dict[str, List[Standout]]:
     """Each drive's headline figures against the field, best first (by how far
     above the median of the other drives)."""
-    heads = {h.key: h for h in HEADLINE}
+    heads = {h.key: h for h in HEADLINE if h.key not in _NOT_COMPARED}
     out: Dict[str, List[Standout]] = {d: [] for d in values}
     for key, h in heads.items():
         have = {d: v[key] for d, v in values.items() if key in v}
@@ -171,8 +176,10 @@ def _ordinal(n: int) -> str:
 def _against(s: Standout) -> str:
     h = next(x for x in HEADLINE if x.key == s.key)
     unit = h.unit
-    if s.median_others == 0 or math.isinf(s.ratio):
+    if s.median_others == 0:
         rel = "the others' median is 0"
+    elif s.value == 0:
+        rel = f"the others' median is {fmt_value(s.median_others, unit)} {unit}"
     else:
         pct = 100.0 * (s.value / s.median_others - 1.0)
         word = "above" if pct >= 0 else "below"
@@ -250,7 +257,8 @@ def section_take(docs: Mapping[str, Mapping[str, Any]]) -> str:
             return ""
         values = {d: float(v[label]) for d, v in per.items()
                   if v.get(label) is not None and not math.isnan(float(v[label]))}
-        what = label
+        several = len({lab for v in per.values() for lab in v}) > 1
+        what = label if several else ""
     else:  # a sweep: the best point of the first line
         line = None
         for d, doc in docs.items():
@@ -266,15 +274,17 @@ def section_take(docs: Mapping[str, Mapping[str, Any]]) -> str:
         return ""
     order = sorted(values, key=lambda d: (-values[d] if higher else values[d], d))
     lead, last = order[0], order[-1]
+    head = f"{what}: " if what else ""
     if len(order) == 1:
-        return f"{what}: {fmt_value(values[lead], unit)} {unit}."
+        return f"{head}{fmt_value(values[lead], unit)} {unit}."
     lo, hi = min(values.values()), max(values.values())
     if hi == lo:
-        return f"{what}: every drive alike at {fmt_value(hi, unit)} {unit}."
+        return f"{head}every drive alike at {fmt_value(hi, unit)} {unit}."
     apart = f"{hi / lo:.1f}x apart" if lo > 0 else "the last at 0"
     word = "lowest" if not higher else "best"
-    return (f"{what}: {word} {lead} ({fmt_value(values[lead], unit)} {unit}), last {last} "
+    text = (f"{word} {lead} ({fmt_value(values[lead], unit)} {unit}), last {last} "
             f"({fmt_value(values[last], unit)} {unit}); {apart}.")
+    return head + text if head else text[0].upper() + text[1:]
 
 
 # ---------------------------------------------------------------------------
