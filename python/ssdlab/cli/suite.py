@@ -172,8 +172,10 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
     from ..suite.review import drive_keys, review
+
+    require_matplotlib()  # one clear line before any simulation, not an error at the end
 
     if not args.drive:
         raise UsageError("review: give at least one --drive")
@@ -204,7 +206,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
+
+    require_matplotlib()
 
     try:
         docs = load_results(args.results)

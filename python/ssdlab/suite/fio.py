@@ -62,6 +62,8 @@ def to_fio_jobfile(test: SuiteTest, device: str = "/dev/sdX") -> str:
              "[global]", f"filename={device}", "ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1",
              "write_iops_log=ssdlab", "log_avg_msec=1000", ""]
     for ri, run in enumerate(test["runs"]):
+        if run.get("drive"):  # e.g. the 3Gbps link: set up the device so before this run
+            lines.append(f"; run{ri}: with the drive changed: " + ", ".join(f"{k}={v}" for k, v in run["drive"].items()))
         span = run["state"].get("span")
         sections = _state_sections(run["state"], device, span)
         delay = 0.0
