@@ -174,8 +174,10 @@ def test_a_quick_device_review_on_a_file_makes_a_report_beside_a_simulated_drive
     cp = run_cli("report", str(sim), str(out / "results"), "--out", str(merged))
     assert cp.returncode == 0, cp.stderr
     assert "from 2 drive(s)" in cp.stdout
-    both = chart_values([json.loads(sim.read_text()), seq], "corners-seq-read-128k.mbps")
-    assert sorted(both) == sorted(["small-sim", seq["drive"]["id"]])
+    sim_doc = json.loads(sim.read_text())
+    both = chart_values([sim_doc, seq], "corners-seq-read-128k.mbps")
+    assert sorted(both) == sorted([sim_doc["drive"]["name"], seq["drive"]["name"]])  # the report labels drives by name
+    assert seq["drive"]["name"].endswith("(real, fio)")
     page = (merged / "index.html").read_text()
     assert "small-sim" in page and seq["drive"]["id"] in page and "simulated" in page and "real drive (fio)" in page
 

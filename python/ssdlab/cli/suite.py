@@ -174,8 +174,10 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
     from ..suite.review import drive_keys, review
+
+    require_matplotlib()  # one clear line before any simulation, not an error at the end
 
     if args.device:  # a real drive through fio (ssdlab.suite.device)
         return cmd_review_device(args, list(chain.from_iterable(args.tests)) if args.tests else default_test_ids())
@@ -208,7 +210,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
+
+    require_matplotlib()
 
     try:
         docs = load_results(args.results)

@@ -162,7 +162,8 @@ class DeviceTarget:
 def needs_of(test: SuiteTest) -> Tuple[str, ...]:
     """What a test needs beyond reads and writes: ``secure_erase`` (a run
     measures a drive from the ``clean`` state), ``trim`` (a TRIM step or the
-    ``trimmed`` state), ``power`` (the power test), ``iolog`` (a replay)."""
+    ``trimmed`` state), ``power`` (the power test), ``iolog`` (a replay),
+    ``drive_changes`` (a run on a changed drive, e.g. a SATA 3Gbps link)."""
     out: List[str] = []
     states = [r["state"]["state"] for r in test["runs"]]
     states += [s["state"] for r in test["runs"] for s in r["steps"] if s.get("action") == "precondition"]
@@ -174,6 +175,8 @@ def needs_of(test: SuiteTest) -> Tuple[str, ...]:
         out.append("power")
     if any(s.get("action") == "replay" for r in test["runs"] for s in r["steps"]):
         out.append("iolog")
+    if any(r.get("drive") for r in test["runs"]):
+        out.append("drive_changes")
     return tuple(out)
 
 
@@ -189,6 +192,10 @@ def skip_reason(test: SuiteTest, *, profile: Profile, capacity_bytes: int, caps:
     reasons: List[str] = []
     if "power" in needs:
         reasons.append("fio measures no power (a power meter on the drive's supply would)")
+    if "drive_changes" in needs:
+        changes = sorted({f"{k}={v}" for r in test["runs"] for k, v in (r.get("drive") or {}).items()})
+        reasons.append(f"it changes the drive ({', '.join(changes)}), which fio cannot do to a real one (connect the drive "
+                       "that way and run the tests it repeats)")
     if "secure_erase" in needs and caps.secure_erase is not None and not (clean_by_trim and caps.trim is None):
         erase = f"it starts from a secure-erased drive: {caps.secure_erase}"
         if caps.trim is None:
@@ -256,7 +263,8 @@ def _sys(view: SystemView, name: str, *parts: str) -> str:
 def target_drive_info(check: TargetCheck, capacity_bytes: int, version: FioVersion, view: Optional[SystemView] = None,
                       directory: Optional[str] = None) -> Dict[str, Any]:
     """The ``drive`` object of a real target's results: ``id`` ``real-NAME``,
-    a ``hash`` of what identifies it (same device or directory and size: the
+    a ``name`` marked "(real, fio)" (the report labels drives by name), a
+    ``hash`` of what identifies it (same device or directory and size: the
     same hash, so a later review replaces an earlier one's results), and
     ``kind`` "real" with the ``target`` and ``fio_version``."""
     sv = view or SystemView()
@@ -266,6 +274,7 @@ def target_drive_info(check: TargetCheck, capacity_bytes: int, version: FioVersi
         vendor = " ".join(_sys(sv, name, "device", "vendor").split())
         serial = _sys(sv, name, "device", "serial") or _sys(sv, name, "wwid")
         label = " ".join(x for x in (vendor, model) if x) or name
+        short = label if label == name else f"{label} ({name})"
         ident: Dict[str, Any] = {"kind": "block", "name": name, "model": label, "serial": serial, "size": capacity_bytes}
         drive_id = f"real-{name}"
         desc = f"{label}, block device {check.resolved}"
@@ -276,13 +285,14 @@ def target_drive_info(check: TargetCheck, capacity_bytes: int, version: FioVersi
         fs = _fs_device(d)
         ident = {"kind": "file", "directory": os.path.realpath(d), "fs_device": fs, "size": capacity_bytes}
         drive_id = f"real-file-{fs}"
-        label = f"test file in {os.path.realpath(d)} (on {fs})"
+        size = f"{capacity_bytes / 2**30:.3g} GiB" if capacity_bytes >= 2**30 else f"{capacity_bytes / 2**20:.3g} MiB"
+        short = f"{size} file on {fs}"
         desc = f"a {capacity_bytes:,} B test file ssdlab created in {os.path.realpath(d)} (file system on {fs}) and removed afterwards"
         target = {"kind": "file", "path": check.path, "directory": os.path.realpath(d), "fs_device": fs}
     digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "id": drive_id,
-        "name": f"{label}, measured with {version}",
+        "name": f"{short} (real, fio)",
         "description": f"A real drive measured with {version}: {desc}.",
         "hash": digest,
         "capacity_bytes": int(capacity_bytes),
@@ -664,7 +674,7 @@ def results_from_fio(result: FioResult, name: str, command: str = "") -> List[Di
     slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-") or "drive"
     digest = hashlib.sha256(json.dumps({"kind": "fio-import", "name": name}).encode()).hexdigest()[:16]
     drive_id = f"real-{slug}"
-    drive: Dict[str, Any] = {"id": drive_id, "name": f"{name}, measured with {result.version} (imported)",
+    drive: Dict[str, Any] = {"id": drive_id, "name": f"{name} (real, fio)",
              "description": f"A real drive measured by hand with {result.version}; imported from {result.path}.",
              "hash": digest, "capacity_bytes": None, "config": {}, "geometry": {}, "changes": {}, "kind": "real",
              "target": {"kind": "imported", "fio_json": result.path, "filename": result.global_options.get("filename")},

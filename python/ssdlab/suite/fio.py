@@ -243,7 +243,13 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
         lines.append(f"filename={device}")
     lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "write_bw_log=ssdlab",
               "log_avg_msec=1000", ""]
+    run = -1
     for sec in fio_sections(test, sizes):
+        if sec.run != run:
+            run = sec.run
+            changes = test["runs"][run].get("drive")
+            if changes:  # e.g. the 3Gbps link: set the device up so before this run
+                lines += [f"; run{run}: with the drive changed: " + ", ".join(f"{k}={v}" for k, v in changes.items()), ""]
         if sec.kind == "secure_erase":
             lines += [f"; [{sec.name}] {SECURE_ERASE_HINT}", ""]
             continue

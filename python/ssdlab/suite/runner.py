@@ -109,12 +109,14 @@ class SuiteRunner:
         cb = self._phase_progress(f"precondition {state['state']}")
         sim.precondition(state, span=span, progress=cb, torture_runtime=torture)
 
-    def state(self, state: State) -> Tuple[Simulator, Optional[int]]:
-        """A fresh clone of a preconditioned state (preconditioned once per runner)."""
+    def state(self, state: State, drive_changes: Optional[Mapping[str, Any]] = None) -> Tuple[Simulator, Optional[int]]:
+        """A fresh clone of a preconditioned state (preconditioned once per
+        runner), on the drive with ``drive_changes`` if given (a run's ``drive``)."""
         state = state_spec(state)
-        key = json.dumps(state, sort_keys=True)
+        key = json.dumps([state, dict(drive_changes)] if drive_changes else state, sort_keys=True)
         if key not in self._states:
-            sim = Simulator(self.drive, seed=self.seed)
+            drive = self.drive.with_changes(drive_changes) if drive_changes else self.drive
+            sim = Simulator(drive, seed=self.seed)
             self.precondition(sim, state, self.size_bytes(state.get("span"), "span"))
             self._states[key] = sim
             while len(self._states) > _STATE_CACHE:
@@ -145,7 +147,7 @@ class SuiteRunner:
                 wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]
                 if not wanted:
                     continue
-                sim, span = self.state(run["state"])
+                sim, span = self.state(run["state"], run.get("drive"))
                 for si, step in enumerate(run["steps"][: wanted[-1] + 1]):
                     r, job = self._step(sim, step, span)
                     if "measure" in step and r is not None and job is not None:
