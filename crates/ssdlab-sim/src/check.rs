@@ -3,7 +3,7 @@
 //! and compared with it on every read and after every phase.
 
 use crate::error::{Result, SimError};
-use crate::ftl::NONE;
+use crate::mem::NONE;
 
 #[derive(Clone, Debug)]
 pub struct Shadow {

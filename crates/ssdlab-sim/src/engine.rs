@@ -9,7 +9,8 @@
 
 use crate::config::{memory_estimate_bytes, DriveConfig, Geometry, SECTOR_BYTES, UNIT_BYTES};
 use crate::error::{Result, SimError};
-use crate::ftl::{Ftl, FtlCounters, Release, NONE};
+use crate::ftl::{Ftl, FtlCounters, Release};
+use crate::mem::NONE;
 use crate::host::{unit_span, IoGen, Op, Workload};
 use crate::nand::{Calendar, Nand, NandCounters};
 use crate::pattern::DataPattern;

@@ -22,6 +22,7 @@ pub mod error;
 pub mod ftl;
 pub mod host;
 pub mod library;
+pub mod mem;
 pub mod nand;
 pub mod revmap;
 pub mod rng;

@@ -6,12 +6,22 @@ pub struct Rng {
     s: [u64; 4],
 }
 
-fn splitmix64(x: &mut u64) -> u64 {
+/// SplitMix64 (Steele, Lea and Flood 2014): seeds the generators; one step
+/// of it also hashes a value (`mix64`).
+#[inline]
+pub fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9e3779b97f4a7c15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
     z ^ (z >> 31)
+}
+
+/// One SplitMix64 step from `x`: a well-mixed hash of it.
+#[inline]
+pub fn mix64(x: u64) -> u64 {
+    let mut s = x;
+    splitmix64(&mut s)
 }
 
 impl Rng {

@@ -68,26 +68,7 @@ const BLOCK: u64 = 4096;
 const SECTOR: u64 = 512;
 const NS_PER_S: u64 = 1_000_000_000;
 
-// ------------------------------------------------------------------------
-// PRNG (private; the engine's crate::rng may replace it later)
-// ------------------------------------------------------------------------
-
-#[inline]
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-#[inline]
-fn mix64(x: u64) -> u64 {
-    let mut s = x;
-    splitmix64(&mut s)
-}
-
-use crate::rng::Rng;
+use crate::rng::{mix64, Rng};
 
 // ------------------------------------------------------------------------
 // Workloads
