@@ -7,7 +7,7 @@ import numpy as np
 
 from ssdlab import Simulator
 
-JOB = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "data": "incompressible"}
+JOB = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "data_pattern": "incompressible"}
 
 
 def test_random_writes_on_a_filled_drive_fall_to_a_steady_state_once_the_spare_area_is_used() -> None:

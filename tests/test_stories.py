@@ -19,7 +19,7 @@ SPAN = "8g"
 
 def _randwrite_iops(drive: str, iodepth: int, data: str = "repeated", runtime: str = "5s") -> float:
     sim = Simulator(drive)
-    return float(sim.run({"rw": "randwrite", "bs": "4k", "iodepth": iodepth, "size": SPAN, "data": data}, runtime=runtime).iops)
+    return float(sim.run({"rw": "randwrite", "bs": "4k", "iodepth": iodepth, "size": SPAN, "data_pattern": data}, runtime=runtime).iops)
 
 
 def _randread_iops(drive: str, iodepth: int, runtime: str = "5s") -> float:

@@ -45,7 +45,7 @@ from .traces import (
     DEFAULT_CAPACITY_BYTES,
     TRACE_FORMATS,
     generated_stats,
-    storage_bench_workloads,
+    storage_bench_traces,
     trace_stats,
     write_generated_trace,
 )
@@ -149,7 +149,7 @@ _JOB_FLAGS = {
     "io_size": "io_size",
     "number_ios": "number_ios",
     "rwmixread": "rwmixread",
-    "data": "data",
+    "data": "data_pattern",
     "log_avg_msec": "log_avg_msec",
     "randseed": "randseed",
 }
@@ -244,7 +244,7 @@ def _add_replay(sub: Any) -> None:
 
 
 def _add_storage_bench(sub: Any) -> None:
-    ids = [w["id"] for w in storage_bench_workloads()]
+    ids = [w["id"] for w in storage_bench_traces()]
     p = sub.add_parser(
         "storage-bench",
         help="run a Storage Bench workload (a generated desktop trace) and print its metrics",
@@ -381,7 +381,7 @@ def _execute(
         finally:
             b.close()
         if idle_ns is not None:
-            after.append(sim.idle(idle_ns / 1e9))
+            after.append(sim.idle(duration_ns=idle_ns))
             after[-1].data["jobname"] = f"idle {args.idle_after}"
     except KeyboardInterrupt as e:
         interrupted = True
@@ -438,7 +438,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed,
         man,
         f"job {norm['name']}",
-        lambda b: sim.run(job, progress=b),
+        lambda b: sim.run(norm, progress=b),
         span=norm["size_bytes"],
         offset=norm["offset_bytes"],
     )
@@ -460,7 +460,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             "device_region_bytes": _core.parse_size_bytes(args.device_region, cap, "device_region") if args.device_region else None,
             "out_of_range": args.out_of_range,
             "skip_bad_lines": args.skip_bad_lines or None,
-            "data": args.data,
+            "data_pattern": args.data,
         }
         if args.device_mapping == "concatenate" and not args.device_region:
             raise UsageError("argument --device-region: needed with --device-mapping concatenate")
@@ -471,7 +471,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     trace_seed = _seed(args.trace_seed) if args.trace_seed is not None else None
     # 'none' keeps every idle gap (the default of a replay)
     keep_gaps = args.idle_cap is None or args.idle_cap.strip().lower() == "none"
-    idle_cap = None if keep_gaps else _core.parse_duration_ns(args.idle_cap, "idle_cap") / 1e9
+    idle_cap_ns = None if keep_gaps else _core.parse_duration_ns(args.idle_cap, "idle_cap")
     queue_depth = _optional_whole(args.queue_depth, "--queue-depth")
     log_avg = _optional_whole(args.log_avg_msec, "--log-avg-msec")
     number_ios = _optional_whole(args.number_ios, "--number-ios")
@@ -498,8 +498,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             generated=args.generated,
             seed=trace_seed,
             mode=args.mode,
-            queue_depth=queue_depth,
-            idle_cap=idle_cap,
+            iodepth=queue_depth,
+            idle_cap_ns=idle_cap_ns,
             log_avg_msec=log_avg,
             number_ios=number_ios,
             runtime=args.runtime,
@@ -625,7 +625,7 @@ def _fmt_measured(figure: str, v: Optional[float]) -> str:
         return "unknown"
     if figure in ("reads", "writes", "read_bytes", "write_bytes"):
         return f"{v:,.0f}"
-    return f"{v:,.4g}" if figure == "avg_queue_depth" else f"{v:,.2f}"
+    return f"{v:,.4g}" if figure == "iodepth_mean" else f"{v:,.2f}"
 
 
 def _comparison_table(comparison: List[Dict[str, Any]]) -> str:
@@ -660,7 +660,7 @@ def cmd_trace_stats(args: argparse.Namespace) -> int:
             _print_json(res)
             return EXIT_OK
         ok = sum(1 for c in res["comparison"] if c["ok"])
-        print(f"{res['name']} ({res['workload']}): generated with seed {seed} on a {_gb(cap)} drive")
+        print(f"{res['name']} ({res['bench']}): generated with seed {seed} on a {_gb(cap)} drive")
         print(_comparison_table(res["comparison"]))
         print(f"{ok} of {len(res['comparison'])} published figures matched (tolerances of STORAGE_BENCH.md)")
         print()
@@ -715,7 +715,7 @@ def cmd_trace_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_trace_workloads(args: argparse.Namespace) -> int:
-    for w in storage_bench_workloads():
+    for w in storage_bench_traces():
         print(f"{w['id']:<18} {w['records']:>12,} records  {w['duration_s']:>7,} s  {w['name']}")
     return EXIT_OK
 
@@ -748,7 +748,7 @@ def _add_trace(sub: Any) -> None:
         help="write a generated Storage Bench trace to a file",
         description="Write a generated Storage Bench trace: fio iolog v3 (replay on a real drive with "
         "fio --read_iolog=FILE --replay_redirect=/dev/sdX) or CSV with every field "
-        "(time_ns,op,offset_bytes,length_bytes,queue_depth,recorded_latency_ns,data_pattern).",
+        "(time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern).",
     )
     g.add_argument("workload", help="heavy-2011, light-2011, typical-2010, multitasking-2010, gaming-2010, destroyer-2013")
     g.add_argument("--out", required=True, metavar="FILE", help="output file (.csv selects csv)")

@@ -132,14 +132,14 @@ fn every_preset_builds_within_the_default_memory_limit() {
 
 fn inc_write_mbps(id: &str, bytes: u64) -> f64 {
     let mut s = Simulator::new(load(id), &SimOptions::default()).unwrap();
-    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": bytes, "data": "incompressible"}), s.capacity_bytes()).unwrap();
+    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": bytes, "data_pattern": "incompressible"}), s.capacity_bytes()).unwrap();
     let r = s.run(&w, &mut |_| true).unwrap();
     r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }
 
 fn rep_qd1_write_mbps(id: &str, bytes: u64) -> f64 {
     let mut s = Simulator::new(load(id), &SimOptions::default()).unwrap();
-    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 1, "io_size": bytes, "data": "repeated"}), s.capacity_bytes()).unwrap();
+    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 1, "io_size": bytes, "data_pattern": "repeated"}), s.capacity_bytes()).unwrap();
     let r = s.run(&w, &mut |_| true).unwrap();
     r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }

@@ -47,7 +47,7 @@ fn apply(sim: &mut ssdlab_sim::Simulator, s: &Step) {
             let align = (align_sectors * 512).min(bs);
             let bs = bs / align * align;
             run(sim, json!({"rw": if random {"randwrite"} else {"write"}, "bs": bs, "blockalign": align,
-                            "offset": off, "size": len, "number_ios": ios, "iodepth": qd, "data": data}));
+                            "offset": off, "size": len, "number_ios": ios, "iodepth": qd, "data_pattern": data}));
         }
         Step::Trim { first, units } => {
             let (off, len) = span(first, units);

@@ -95,7 +95,7 @@ fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
     let mut opts = ImportOptions::new(s.capacity_bytes());
     opts.format = fmt.parse().unwrap();
     let mut reader = open(&path, &opts).unwrap();
-    let ro = ReplayOptions { mode, queue_depth: 4, io_log: true, ..Default::default() };
+    let ro = ReplayOptions { mode, iodepth: 4, io_log: true, ..Default::default() };
     let r = s.replay(&mut reader, &ro, &mut |_| true).unwrap();
     let (rr, ww, rb, wb) = raw_counts(&path, fmt);
     assert_eq!((r.stats.read.ios, r.stats.write.ios), (rr, ww), "{rel}: read/write counts");
@@ -128,7 +128,7 @@ fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
         let mut n = 0;
         for (_, d) in ev {
             n += d;
-            assert!(n <= 4, "{rel}: queue depth {n} > 4");
+            assert!(n <= 4, "{rel}: iodepth {n} > 4");
         }
     }
 }
@@ -179,8 +179,8 @@ fn idle_gaps_in_a_replay_let_background_gc_work() {
                 op: TraceOp::Write,
                 offset_bytes: (x >> 33) % cap_units * 4096,
                 length_bytes: 4096,
-                pattern: DataPattern::Incompressible,
-                queue_depth: 0,
+                data_pattern: DataPattern::Incompressible,
+                iodepth: 0,
                 recorded_latency_ns: 0,
             });
         }

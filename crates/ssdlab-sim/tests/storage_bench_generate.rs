@@ -8,30 +8,30 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use ssdlab_sim::pattern::DataPattern;
-use ssdlab_sim::trace::generate::{generate, published, Generator, Workload};
-use ssdlab_sim::trace::stats::{QueueDepthSource, SizeBucket, TraceStats, TraceStatsBuilder};
+use ssdlab_sim::trace::storage_bench::{generate, published, Generator, StorageBench};
+use ssdlab_sim::trace::stats::{IodepthSource, SizeBucket, TraceStats, TraceStatsBuilder};
 use ssdlab_sim::trace::{TraceOp, TraceRecord};
 
 const CAP: u64 = 120_000_000_000;
 
 /// Data-pattern byte shares stated in the generator docs (incompressible,
 /// ratio:0.5, ratio:0.3, zeros) and the tolerance in points.
-fn documented_patterns(w: Workload) -> ([f64; 4], f64) {
+fn documented_patterns(w: StorageBench) -> ([f64; 4], f64) {
     match w {
-        Workload::Heavy2011 => ([62.0, 26.0, 9.0, 3.0], 3.0),
-        Workload::Light2011 => ([46.0, 29.0, 22.0, 3.0], 3.0),
-        Workload::Typical2010 => ([44.0, 31.0, 22.0, 4.0], 4.0),
-        Workload::HeavyMultitasking2010 => ([58.0, 27.0, 11.0, 4.0], 3.0),
-        Workload::Gaming2010 => ([38.0, 44.0, 15.0, 3.0], 8.0),
-        Workload::Destroyer2013 => ([59.0, 25.0, 14.0, 2.0], 3.0),
+        StorageBench::Heavy2011 => ([62.0, 26.0, 9.0, 3.0], 3.0),
+        StorageBench::Light2011 => ([46.0, 29.0, 22.0, 3.0], 3.0),
+        StorageBench::Typical2010 => ([44.0, 31.0, 22.0, 4.0], 4.0),
+        StorageBench::HeavyMultitasking2010 => ([58.0, 27.0, 11.0, 4.0], 3.0),
+        StorageBench::Gaming2010 => ([38.0, 44.0, 15.0, 3.0], 8.0),
+        StorageBench::Destroyer2013 => ([59.0, 25.0, 14.0, 2.0], 3.0),
     }
 }
 
 /// One pass over a generated trace: per-record invariants, then every
 /// published figure through TraceStats.
-fn check_workload(w: Workload) -> TraceStats {
+fn check_workload(w: StorageBench) -> TraceStats {
     let mut b = TraceStatsBuilder::new();
-    // Completion times of outstanding I/Os, to check each record's queue depth
+    // Completion times of outstanding I/Os, to check each record's iodepth
     // against its timestamps and latencies.
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
     let (mut prev_t, mut n, mut aligned_4k) = (0u64, 0u64, 0u64);
@@ -48,11 +48,11 @@ fn check_workload(w: Workload) -> TraceStats {
             outstanding.pop();
         }
         assert_eq!(
-            r.queue_depth as usize,
+            r.iodepth as usize,
             outstanding.len() + 1,
-            "{w}: record {n}: queue_depth disagrees with the outstanding I/Os"
+            "{w}: record {n}: iodepth disagrees with the outstanding I/Os"
         );
-        assert!(r.queue_depth >= 1 && r.queue_depth <= 32);
+        assert!(r.iodepth >= 1 && r.iodepth <= 32);
         assert!(r.recorded_latency_ns > 0);
         outstanding.push(Reverse(r.time_ns + r.recorded_latency_ns));
         b.push(&r);
@@ -101,15 +101,15 @@ fn check_workload(w: Workload) -> TraceStats {
     }
     let seq = p.sequential_percent.unwrap();
     assert!((s.sequential_share_percent() - seq.value).abs() <= 1.0, "{w}");
-    let q = s.queue_depth.expect("generated traces carry queue depths");
-    assert_eq!(q.source, QueueDepthSource::Recorded);
-    let qd = p.avg_queue_depth.unwrap().value;
+    let q = s.iodepth.expect("generated traces carry iodepths");
+    assert_eq!(q.source, IodepthSource::Recorded);
+    let qd = p.iodepth_mean.unwrap().value;
     assert!((q.avg() - qd).abs() <= qd * 0.02, "{w}: avg QD {} vs {qd}", q.avg());
-    if let Some(f) = p.qd1_percent {
+    if let Some(f) = p.iodepth1_share_percent {
         assert!(
-            (q.qd1_share_percent() - f.value).abs() <= 1.0,
+            (q.iodepth1_share_percent() - f.value).abs() <= 1.0,
             "{w}: QD1 {}",
-            q.qd1_share_percent()
+            q.iodepth1_share_percent()
         );
     }
 
@@ -158,7 +158,7 @@ fn check_workload(w: Workload) -> TraceStats {
 
 #[test]
 fn heavy_2011_matches_published() {
-    let s = check_workload(Workload::Heavy2011);
+    let s = check_workload(StorageBench::Heavy2011);
     // The finer breakdown, spelled out.
     for (b, v) in [
         (SizeBucket::Under4K, 7.8),
@@ -176,31 +176,31 @@ fn heavy_2011_matches_published() {
     assert_eq!(s.write_bytes, 106_320_000_000);
     assert!(s.read_bytes.abs_diff(48_630_000_000) <= 512);
     assert!((s.sequential_share_percent() - 43.0).abs() <= 1.0);
-    assert!((s.avg_queue_depth().unwrap() - 4.625).abs() <= 4.625 * 0.02);
-    assert!((s.qd1_share_percent().unwrap() - 59.0).abs() <= 1.0);
+    assert!((s.iodepth_mean().unwrap() - 4.625).abs() <= 4.625 * 0.02);
+    assert!((s.iodepth1_share_percent().unwrap() - 59.0).abs() <= 1.0);
 }
 
 #[test]
 fn light_2011_matches_published() {
-    let s = check_workload(Workload::Light2011);
+    let s = check_workload(StorageBench::Light2011);
     assert!(s.sequential_share_percent() > 60.0);
 }
 
 #[test]
 fn typical_2010_matches_published() {
-    let s = check_workload(Workload::Typical2010);
+    let s = check_workload(StorageBench::Typical2010);
     assert!(s.sequential_share_percent() < 30.0);
     assert!(s.size_share_percent(SizeBucket::K4) > 30.0);
 }
 
 #[test]
 fn multitasking_2010_matches_published() {
-    check_workload(Workload::HeavyMultitasking2010);
+    check_workload(StorageBench::HeavyMultitasking2010);
 }
 
 #[test]
 fn gaming_2010_matches_published() {
-    let s = check_workload(Workload::Gaming2010);
+    let s = check_workload(StorageBench::Gaming2010);
     assert!(s.size_share_percent(SizeBucket::K64) < 40.0);
 }
 
@@ -209,13 +209,13 @@ fn gaming_2010_matches_published() {
 #[ignore]
 fn destroyer_2013_matches_published() {
     let t = std::time::Instant::now();
-    let n = generate(Workload::Destroyer2013, CAP, 1).count();
+    let n = generate(StorageBench::Destroyer2013, CAP, 1).count();
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
         "destroyer-2013: {n} records in {secs:.2} s = {:.1} M records/s",
         n as f64 / secs / 1e6
     );
-    let s = check_workload(Workload::Destroyer2013);
+    let s = check_workload(StorageBench::Destroyer2013);
     assert!(s.read_bytes.abs_diff(1_583_020_000_000) <= 512);
     assert!(s.write_bytes.abs_diff(875_620_000_000) <= 512);
 }
@@ -228,8 +228,8 @@ fn digest(r: &TraceRecord, h: u64) -> u64 {
         r.op as u64,
         r.offset_bytes,
         r.length_bytes,
-        r.pattern.code() as u64,
-        r.queue_depth as u64,
+        r.data_pattern.code() as u64,
+        r.iodepth as u64,
         r.recorded_latency_ns,
     ] {
         for byte in v.to_le_bytes() {
@@ -242,7 +242,7 @@ fn digest(r: &TraceRecord, h: u64) -> u64 {
 
 #[test]
 fn same_seed_same_trace_different_seed_different_trace() {
-    for w in Workload::ALL {
+    for w in StorageBench::ALL {
         let a: Vec<TraceRecord> = generate(w, CAP, 1).take(10_000).collect();
         let b: Vec<TraceRecord> = generate(w, CAP, 1).take(10_000).collect();
         assert_eq!(a, b, "{w}");
@@ -255,9 +255,9 @@ fn same_seed_same_trace_different_seed_different_trace() {
         );
     }
     for w in [
-        Workload::Typical2010,
-        Workload::HeavyMultitasking2010,
-        Workload::Gaming2010,
+        StorageBench::Typical2010,
+        StorageBench::HeavyMultitasking2010,
+        StorageBench::Gaming2010,
     ] {
         let s1 = TraceStats::compute(generate(w, CAP, 7));
         let s2 = TraceStats::compute(generate(w, CAP, 7));
@@ -270,7 +270,7 @@ fn same_seed_same_trace_different_seed_different_trace() {
 
 #[test]
 fn streaming_twice_gives_the_same_trace() {
-    let w = Workload::Heavy2011;
+    let w = StorageBench::Heavy2011;
     let g: Generator = generate(w, CAP, 1);
     assert_eq!(g.len() as u64, w.records());
     // Flat state: the generator is a fixed-size value (plus ~20 size classes).
@@ -285,7 +285,7 @@ fn streaming_twice_gives_the_same_trace() {
 #[test]
 fn offsets_fit_small_and_odd_capacities() {
     for cap in [1_000_000_000u64, 2_000_000_000 + 12_345, 64_000_000_000] {
-        for w in [Workload::Typical2010, Workload::Gaming2010] {
+        for w in [StorageBench::Typical2010, StorageBench::Gaming2010] {
             let mut n = 0;
             for r in generate(w, cap, 5) {
                 assert!(r.offset_bytes + r.length_bytes <= cap, "{w} cap {cap}: {r:?}");
@@ -310,17 +310,17 @@ fn workload_ids() {
         "gaming-2010",
         "destroyer-2013",
     ];
-    for (w, id) in Workload::ALL.iter().zip(ids) {
-        assert_eq!(Workload::parse(id), Ok(*w));
+    for (w, id) in StorageBench::ALL.iter().zip(ids) {
+        assert_eq!(StorageBench::parse(id), Ok(*w));
         assert_eq!(w.id(), id);
     }
-    assert_eq!(Workload::parse(" Heavy-2011 "), Ok(Workload::Heavy2011));
-    let e = Workload::parse("heavy2011").unwrap_err();
+    assert_eq!(StorageBench::parse(" Heavy-2011 "), Ok(StorageBench::Heavy2011));
+    let e = StorageBench::parse("heavy2011").unwrap_err();
     for id in ids {
         assert!(e.contains(id), "error does not list {id}: {e}");
     }
-    assert_eq!(published(Workload::Destroyer2013).reads, 38_830_000);
-    assert_eq!(published(Workload::Destroyer2013).read_bytes, Some(1_583_020_000_000));
+    assert_eq!(published(StorageBench::Destroyer2013).reads, 38_830_000);
+    assert_eq!(published(StorageBench::Destroyer2013).read_bytes, Some(1_583_020_000_000));
 }
 
 // ---------------------------------------------------------------------------
@@ -333,8 +333,8 @@ fn rec(t: u64, op: TraceOp, off: u64, len: u64) -> TraceRecord {
         op,
         offset_bytes: off,
         length_bytes: len,
-        pattern: DataPattern::Incompressible,
-        queue_depth: 0,
+        data_pattern: DataPattern::Incompressible,
+        iodepth: 0,
         recorded_latency_ns: 0,
     }
 }
@@ -404,12 +404,12 @@ fn stats_sequential_is_per_direction() {
     assert_eq!(s.duration_ns(), 10);
     assert_eq!(s.lowest_offset_bytes, Some(0));
     assert_eq!(s.highest_end_bytes, Some(116_384));
-    assert_eq!(s.queue_depth, None, "no queue depths and no latencies");
+    assert_eq!(s.iodepth, None, "no iodepths and no latencies");
     assert_eq!(s.to_json()["sequential_write_share_percent"].as_f64(), Some(25.0));
 }
 
 #[test]
-fn stats_queue_depth_from_latencies() {
+fn stats_iodepth_from_latencies() {
     use TraceOp::*;
     // Intervals [t, t+lat): A [0,100) B [10,110) C [50,60) D [60,70) E [100,130) F [200,201)
     let recs = vec![
@@ -421,39 +421,39 @@ fn stats_queue_depth_from_latencies() {
         lat(200, Read, 0, 4096, 1),  // all done -> qd 1
     ];
     let s = TraceStats::compute(recs.clone());
-    let q = s.queue_depth.unwrap();
-    assert_eq!(q.source, QueueDepthSource::FromLatencies);
+    let q = s.iodepth.unwrap();
+    assert_eq!(q.source, IodepthSource::FromLatencies);
     assert_eq!(q.samples, 6);
     assert_eq!(q.sum, 1 + 2 + 3 + 3 + 2 + 1);
     assert_eq!(q.at_qd1, 2);
     assert_eq!(q.max, 3);
-    assert!((s.avg_queue_depth().unwrap() - 2.0).abs() < 1e-12);
-    assert!((s.qd1_share_percent().unwrap() - 100.0 / 3.0).abs() < 1e-9);
+    assert!((s.iodepth_mean().unwrap() - 2.0).abs() < 1e-12);
+    assert!((s.iodepth1_share_percent().unwrap() - 100.0 / 3.0).abs() < 1e-9);
     // Busy: [0,130) and [200,201); reads [0,110)+[100,130)->[0,130), [200,201); writes [50,70).
     let b = s.busy.unwrap();
     assert_eq!((b.all_ns, b.read_ns, b.write_ns), (131, 131, 20));
 
-    // Recorded queue depths take precedence; records without one are skipped.
+    // Recorded iodepths take precedence; records without one are skipped.
     let mut r2 = recs;
-    r2[0].queue_depth = 4;
-    r2[1].queue_depth = 1;
+    r2[0].iodepth = 4;
+    r2[1].iodepth = 1;
     let s2 = TraceStats::compute(r2);
-    let q2 = s2.queue_depth.unwrap();
-    assert_eq!(q2.source, QueueDepthSource::Recorded);
+    let q2 = s2.iodepth.unwrap();
+    assert_eq!(q2.source, IodepthSource::Recorded);
     assert_eq!((q2.samples, q2.sum, q2.at_qd1, q2.max), (2, 5, 1, 4));
-    assert_eq!(s2.to_json()["avg_queue_depth"].as_f64(), Some(2.5));
-    assert_eq!(s2.to_json()["queue_depth_source"], "recorded");
+    assert_eq!(s2.to_json()["iodepth_mean"].as_f64(), Some(2.5));
+    assert_eq!(s2.to_json()["iodepth_source"], "recorded");
 }
 
 #[test]
-fn stats_generated_queue_depths_match_latency_derived() {
-    // The generator's queue_depth field and its timestamps/latencies agree:
+fn stats_generated_iodepths_match_latency_derived() {
+    // The generator's iodepth field and its timestamps/latencies agree:
     // stripping the field gives the same figures from the latencies.
-    let w = Workload::HeavyMultitasking2010;
+    let w = StorageBench::HeavyMultitasking2010;
     let a = TraceStats::compute(generate(w, CAP, 3));
-    let b = TraceStats::compute(generate(w, CAP, 3).map(|r| TraceRecord { queue_depth: 0, ..r }));
-    let (qa, qb) = (a.queue_depth.unwrap(), b.queue_depth.unwrap());
-    assert_eq!(qb.source, QueueDepthSource::FromLatencies);
+    let b = TraceStats::compute(generate(w, CAP, 3).map(|r| TraceRecord { iodepth: 0, ..r }));
+    let (qa, qb) = (a.iodepth.unwrap(), b.iodepth.unwrap());
+    assert_eq!(qb.source, IodepthSource::FromLatencies);
     assert_eq!(
         (qa.samples, qa.sum, qa.at_qd1, qa.max),
         (qb.samples, qb.sum, qb.at_qd1, qb.max)
@@ -468,10 +468,10 @@ fn stats_patterns_json_and_display() {
         rec(1_000_000_000, Write, 4096, 12288),
         rec(3_000_000_000, Read, 0, 8192),
     ];
-    recs[1].pattern = DataPattern::Ratio { permille: 500 };
-    recs[0].queue_depth = 1;
-    recs[1].queue_depth = 2;
-    recs[2].queue_depth = 3;
+    recs[1].data_pattern = DataPattern::Ratio { permille: 500 };
+    recs[0].iodepth = 1;
+    recs[1].iodepth = 2;
+    recs[2].iodepth = 3;
     let s = TraceStats::compute(recs.clone());
     assert!((s.pattern_share_percent(DataPattern::Incompressible) - 25.0).abs() < 1e-9);
     assert!((s.pattern_share_percent(DataPattern::Ratio { permille: 500 }) - 75.0).abs() < 1e-9);
@@ -480,8 +480,8 @@ fn stats_patterns_json_and_display() {
     assert_eq!(j["read_bytes"], 8192);
     assert_eq!(j["write_bytes"], 16384);
     assert_eq!(j["duration_ns"], 3_000_000_000u64);
-    assert_eq!(j["avg_queue_depth"].as_f64(), Some(2.0));
-    assert_eq!(j["qd1_share_percent"].as_f64(), Some(100.0 / 3.0));
+    assert_eq!(j["iodepth_mean"].as_f64(), Some(2.0));
+    assert_eq!(j["iodepth1_share_percent"].as_f64(), Some(100.0 / 3.0));
     assert_eq!(
         j["write_bytes_share_percent_by_pattern"]["ratio:0.5"].as_f64(),
         Some(75.0)
@@ -493,7 +493,7 @@ fn stats_patterns_json_and_display() {
         "operations",
         "sequential",
         "4KB",
-        "average queue depth",
+        "iodepth mean",
         "ratio:0.5",
         "duration",
     ] {
@@ -512,7 +512,7 @@ fn golden_digest_pins_the_trace() {
     // Integer-only generation: the same seed gives the same bytes on every
     // machine. If this changes deliberately (generator retuned), update the
     // value and say so in the commit message.
-    let d = generate(Workload::Heavy2011, CAP, 1)
+    let d = generate(StorageBench::Heavy2011, CAP, 1)
         .take(1000)
         .fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     assert_eq!(d, 0xff7f_53f1_4d02_1fcb, "the generated Heavy 2011 trace changed");

@@ -76,7 +76,7 @@ class SuiteRunner:
 
     def resolve_job(self, step: Dict[str, Any], span: Optional[int]) -> Dict[str, Any]:
         """The fio job the simulator runs for a step: sizes in bytes, scaled times."""
-        job = {k: v for k, v in step.items() if k not in ("measure", "x", "line")}
+        job = {("data_pattern" if k == "data" else k): v for k, v in step.items() if k not in ("measure", "x", "line")}
         for key in ("size", "io_size"):
             if key in job:
                 job[key] = self.size_bytes(job[key], key)
@@ -122,7 +122,7 @@ class SuiteRunner:
                 raise ValueError(f"state {name} with data {data}: only 'filled' takes a data pattern")
             sim.secure_erase()
             size = span if span is not None else self.capacity_bytes
-            sim.run(rw="write", bs=_FILL_BS, iodepth=32, size=size, io_size=size, data=data,
+            sim.run(rw="write", bs=_FILL_BS, iodepth=32, size=size, io_size=size, data_pattern=data,
                     name=f"precondition: sequential fill 128KB QD32 ({data})", progress=cb)
         if name == "trimmed":
             sim.trim(0, span)
@@ -196,7 +196,7 @@ class SuiteRunner:
             s = self.seconds(float(step["seconds"]))
             return sim.idle(s), {"action": "idle", "seconds": s}
         if action == "replay":
-            opts: Dict[str, Any] = {k: step[k] for k in ("mode", "idle_cap", "queue_depth") if k in step}
+            opts: Dict[str, Any] = {k: step[k] for k in ("mode", "idle_cap", "iodepth") if k in step}
             r = sim.replay(generated=step["generated"], progress=self._phase_progress(str(label)), **opts)
             return r, {"action": "replay", "generated": step["generated"], **opts}
         raise ValueError(f"unknown step action {action!r}")

@@ -3,6 +3,8 @@
 //! and the RAM the engine will need for it (checked before anything is
 //! allocated).
 
+use serde_json::Value;
+
 use super::{DriveConfig, UNIT_BYTES};
 
 /// With data reduction, map and log entries carry the unit's length in
@@ -110,4 +112,37 @@ impl DriveConfig {
         }
     }
 
+}
+
+impl DriveConfig {
+    /// The geometry and memory estimates as named values, in a fixed order:
+    /// dies, blocks, slots, raw / user / spare bytes, spare fraction, and the
+    /// RAM needed in normal and checking mode.
+    pub fn geometry_fields(&self) -> Vec<(&'static str, Value)> {
+        let g = self.geometry();
+        vec![
+            ("channels", g.channels.into()),
+            ("dies", g.dies.into()),
+            ("dies_total", g.dies_total.into()),
+            ("reserved_dies", self.nand.reserved_dies.into()),
+            ("planes_per_die", g.planes_per_die.into()),
+            ("pages_per_block", g.pages_per_block.into()),
+            ("page_size_bytes", self.nand.page_size_bytes.into()),
+            ("slots_per_page", g.slots_per_page.into()),
+            ("unit_slots", g.unit_slots.into()),
+            ("slots_per_block", g.slots_per_block.into()),
+            ("block_bytes", (g.slots_per_block as u64 * UNIT_BYTES).into()),
+            ("blocks_per_die", g.blocks_per_die.into()),
+            ("total_blocks", g.total_blocks().into()),
+            ("raw_slots", g.raw_slots.into()),
+            ("user_units", g.user_units.into()),
+            ("spare_slots", g.spare_slots.into()),
+            ("raw_bytes", g.raw_bytes().into()),
+            ("user_bytes", self.drive.user_capacity_bytes.into()),
+            ("spare_bytes", (g.spare_slots * UNIT_BYTES).into()),
+            ("spare_fraction", g.spare_fraction().into()),
+            ("memory_estimate_bytes", memory_estimate_bytes(&g, false).into()),
+            ("memory_estimate_check_bytes", memory_estimate_bytes(&g, true).into()),
+        ]
+    }
 }

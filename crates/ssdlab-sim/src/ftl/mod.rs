@@ -163,7 +163,7 @@ pub struct Ftl {
     /// Controller-wide recycling path rate, bytes/s (0: off).
     recycle_bytes_per_s: u64,
     /// Die striping of stored data for reads (`controller.die_stripe_bytes`; 0: off).
-    stripe_bytes: u64,
+    die_stripe_bytes: u64,
     /// RAISE: data program units since the last parity program.
     raise_count: u32,
     /// Valid granules per die, and the most a die may hold while keeping
@@ -247,7 +247,7 @@ impl Ftl {
             stored_granules,
             ratio_meta_bytes: meta,
             recycle_bytes_per_s: cfg.ftl.recycle_bytes_per_s,
-            stripe_bytes: cfg.controller.die_stripe_bytes,
+            die_stripe_bytes: cfg.controller.die_stripe_bytes,
             raise_count: 0,
             die_valid: vec![0; g.dies as usize],
             perf_tprog_ns: cfg.ftl.perf_mode_tprog_ns,

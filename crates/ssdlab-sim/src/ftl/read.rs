@@ -63,7 +63,7 @@ impl Ftl {
         let mut unmapped = 0u64;
         // Striped: the current run of data contiguous in the stored stream
         // (home die of its first unit, bytes) and the granule after its end.
-        let striped = self.stripe_bytes > 0;
+        let striped = self.die_stripe_bytes > 0;
         let mut run = (NONE, 0u64);
         let mut run_end = NONE;
         for l in lba..lba + n {
@@ -128,14 +128,14 @@ impl Ftl {
     }
 
     /// Read `bytes` contiguous in the stored stream that begin on `die`, with
-    /// the stream striped across the data dies in `stripe_bytes` chunks: at
+    /// the stream striped across the data dies in `die_stripe_bytes` chunks: at
     /// an unaligned offset they span bytes / stripe + 1 chunks, so that many
     /// dies (at most all) each read their share, a page read per program
     /// unit of it.
     fn read_striped(&self, die: u32, bytes: u64, reads: &mut ReadIssue, nand: &mut Nand) -> u64 {
         let mut done = 0;
         let dies = self.g.dies as u64;
-        let k = (bytes / self.stripe_bytes + 1).min(dies);
+        let k = (bytes / self.die_stripe_bytes + 1).min(dies);
         let unit_bytes = self.unit as u64 * self.gran_bytes;
         let mut d = die;
         for i in 0..k {
@@ -160,7 +160,7 @@ impl Ftl {
         self.counters.rmw_reads += 1;
         let bytes = self.len_of(e) as u64 * self.gran_bytes;
         let die = self.die_of_slot(head);
-        if self.stripe_bytes > 0 {
+        if self.die_stripe_bytes > 0 {
             let mut reads = ReadIssue::new(earliest_ns, 0);
             self.read_striped(die, bytes, &mut reads, nand);
             return reads.ready_ns;

@@ -7,9 +7,12 @@
 //! [`stats`] summarises any such stream; playback (engine) replays it against a
 //! simulated drive.
 
-pub mod generate;
+pub mod export;
 pub mod import;
+pub mod source;
 pub mod stats;
+pub mod storage_bench;
+pub mod summary;
 
 use crate::pattern::DataPattern;
 
@@ -34,10 +37,10 @@ pub struct TraceRecord {
     /// Length in bytes (0 for flush).
     pub length_bytes: u64,
     /// Data pattern of a write (ignored for other ops).
-    pub pattern: DataPattern,
-    /// Queue depth at which the I/O was issued on the recording system (number of
+    pub data_pattern: DataPattern,
+    /// The iodepth at which the I/O was issued on the recording system (number of
     /// outstanding I/Os including this one), or 0 if the trace does not say.
-    pub queue_depth: u16,
+    pub iodepth: u16,
     /// Response time recorded in the trace, if any (ns), else 0.
     pub recorded_latency_ns: u64,
 }

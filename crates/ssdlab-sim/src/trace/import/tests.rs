@@ -145,7 +145,7 @@ fn every_format_imports_its_sample_with_rebased_times() {
         }
         assert!(records
             .iter()
-            .all(|r| r.queue_depth == 0 && r.pattern == DataPattern::Incompressible));
+            .all(|r| r.iodepth == 0 && r.data_pattern == DataPattern::Incompressible));
     }
 }
 
@@ -646,21 +646,21 @@ fn binary_or_overlong_lines_are_bad_lines() {
 }
 
 #[test]
-fn write_pattern_is_applied_and_queue_depth_can_be_inferred() {
+fn data_pattern_is_applied_and_iodepth_can_be_inferred() {
     let (_, name, text) = SAMPLES[0];
     let dir = TempDir::new();
     let path = dir.file(name, text);
     let o = ImportOptions {
-        write_pattern: DataPattern::Compressible,
+        data_pattern: DataPattern::Compressible,
         ..opts(TraceFormat::Msr)
     };
-    let records: Vec<TraceRecord> = infer_queue_depth(open(&path, &o).unwrap())
+    let records: Vec<TraceRecord> = infer_iodepth(open(&path, &o).unwrap())
         .map(Result::unwrap)
         .collect();
-    assert_eq!(records[1].pattern, DataPattern::Compressible);
+    assert_eq!(records[1].data_pattern, DataPattern::Compressible);
     // Line 3 is issued 100 ns after line 2 whose response time is 10 us.
     assert_eq!(
-        records.iter().map(|r| r.queue_depth).collect::<Vec<_>>(),
+        records.iter().map(|r| r.iodepth).collect::<Vec<_>>(),
         [1, 1, 2]
     );
 }
