@@ -96,7 +96,7 @@ fn drive_document<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn drive_provenance(doc: &Bound<'_, PyAny>) -> PyResult<(Vec<(String, String)>, Vec<(String, String, String)>)> {
-    library::provenance(to_value(doc, "drive")?).map_err(sim_err)
+    DriveConfig::provenance(to_value(doc, "drive")?).map_err(sim_err)
 }
 
 /// The shared parts library: `(kind, id, name, text)` of every NAND part

@@ -289,30 +289,6 @@ pub fn compose(doc: Value) -> Result<Composed> {
     Ok(Composed { doc: Value::Object(base), provenance, overrides })
 }
 
-/// Where each value of a composed drive comes from, by dotted key ("part
-/// ID", "profile ID", "drive file", "drive file (over ...)", "derived: ...",
-/// "default"), in the canonical order of the drive's fields; and the keys the
-/// document overrides: (key, the library's value as JSON text, where).
-pub fn provenance(doc: Value) -> Result<(Vec<(String, String)>, Vec<(String, String, String)>)> {
-    let c = compose(doc)?;
-    let cfg = crate::DriveConfig::from_composed(c.clone())?;
-    let full: Value = serde_json::from_str(&cfg.to_json_string()).expect("canonical JSON");
-    let mut out = Vec::new();
-    for (section, fields) in full.as_object().into_iter().flatten() {
-        for (k, _) in fields.as_object().into_iter().flatten() {
-            let key = format!("{section}.{k}");
-            let from = match c.provenance.get(&key) {
-                Some(f) => f.clone(),
-                None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => "derived: host.interface".into(),
-                None => "default".into(),
-            };
-            out.push((key, from));
-        }
-    }
-    let overrides = c.overrides.iter().map(|(k, v, from)| (k.clone(), v.to_string(), from.clone())).collect();
-    Ok((out, overrides))
-}
-
 /// A TOML drive description as written (not composed), as a JSON value.
 pub fn toml_document(text: &str) -> Result<Value> {
     toml_to_json(text).map_err(|e| SimError::config("(top level)", e))

@@ -3,9 +3,6 @@
 //! doubly linked lists, for greedy and cost-benefit victim selection) and
 //! the FIFO order, sealing, opening and wear.
 
-use std::collections::VecDeque;
-
-use super::write::WritePoint;
 use super::Ftl;
 use crate::config::{GcMode, GcPolicy};
 use crate::error::{Result, SimError};
@@ -36,33 +33,6 @@ pub struct Block {
     pub(super) sealed_ns: u64,
 }
 
-#[derive(Clone, Debug)]
-pub(super) struct DieFtl {
-    pub(super) free: VecDeque<u32>,
-    pub(super) host_wp: WritePoint,
-    pub(super) gc_wp: WritePoint,
-    /// Sealed blocks by valid count: heads/tails of doubly linked lists,
-    /// ordered by last modification (oldest first).
-    pub(super) heads: Vec<u32>,
-    pub(super) tails: Vec<u32>,
-    pub(super) min_hint: u32,
-    /// Sealed blocks in the order they were sealed (FIFO policy).
-    pub(super) fifo: VecDeque<u32>,
-    /// Victim being cleaned: its next log entry to look at and that entry's
-    /// granule offset, and the entry (and offset) up to which the map entries
-    /// of its units have been prefetched.
-    pub(super) victim: u32,
-    pub(super) victim_entry: u32,
-    pub(super) victim_next: u32,
-    pub(super) victim_warm: u32,
-    pub(super) victim_warm_off: u32,
-    /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
-    pub(super) gc_last_read: u32,
-    pub(super) gc_pending_reads: u64,
-    /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
-    pub(super) victim_valid0: u32,
-    pub(super) gc_credit: u64,
-}
 
 impl Ftl {
     #[inline]

@@ -31,7 +31,6 @@ pub use blocks::{Block, BlockState};
 
 use std::collections::VecDeque;
 
-use self::blocks::DieFtl;
 use self::write::WritePoint;
 use crate::check::Shadow;
 use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, LEN_SHIFT, UNIT_BYTES};
@@ -68,6 +67,36 @@ impl Divisor {
             x % self.d
         }
     }
+}
+
+/// The FTL state of one die: its free pool, its write points, its GC buckets
+/// or FIFO order, and the victim being cleaned.
+#[derive(Clone, Debug)]
+struct DieFtl {
+    free: VecDeque<u32>,
+    host_wp: WritePoint,
+    gc_wp: WritePoint,
+    /// Sealed blocks by valid count: heads/tails of doubly linked lists,
+    /// ordered by last modification (oldest first).
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    min_hint: u32,
+    /// Sealed blocks in the order they were sealed (FIFO policy).
+    fifo: VecDeque<u32>,
+    /// Victim being cleaned: its next log entry to look at and that entry's
+    /// granule offset, and the entry (and offset) up to which the map entries
+    /// of its units have been prefetched.
+    victim: u32,
+    victim_entry: u32,
+    victim_next: u32,
+    victim_warm: u32,
+    victim_warm_off: u32,
+    /// Victim page (unit) last read for GC, and reads owed by the GC unit being filled.
+    gc_last_read: u32,
+    gc_pending_reads: u64,
+    /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
+    victim_valid0: u32,
+    gc_credit: u64,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.

@@ -14,6 +14,7 @@ pub mod stats;
 pub mod storage_bench;
 pub mod summary;
 
+pub use crate::error::TraceError;
 use crate::pattern::DataPattern;
 
 /// What a trace record asks the drive to do.
@@ -44,25 +45,3 @@ pub struct TraceRecord {
     /// Response time recorded in the trace, if any (ns), else 0.
     pub recorded_latency_ns: u64,
 }
-
-/// An error reading a trace: names the file, line, field and what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceError {
-    pub file: String,
-    /// 1-based line number, 0 when the error is not about one line.
-    pub line: u64,
-    pub field: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.field, self.message)
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}

@@ -15,7 +15,7 @@
 
 use super::device::DeviceKey;
 use super::num::{parse_u64, quote, scale, seconds_to_ns, FieldError, SECTOR_BYTES};
-use super::parser::{FieldNames, NotIo, Parsed, RawIo};
+use super::line::{FieldNames, NotIo, Parsed, RawIo};
 use super::BlkparseEvent;
 use crate::trace::TraceOp;
 

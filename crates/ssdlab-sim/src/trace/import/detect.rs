@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::parser::{LineParser, NotIo, Parsed};
+use super::line::{NotIo, Parsed};
+use super::parser::LineParser;
 use super::source::{display_name, LineReader, NextLine};
 use super::{ImportOptions, TraceFormat};
 use crate::trace::TraceError;

@@ -11,7 +11,7 @@ use super::device::DeviceKey;
 use super::num::{
     parse_scaled, parse_u64, quote, scale, split_whitespace, FieldError, SECTOR_BYTES,
 };
-use super::parser::{FieldNames, Parsed, RawIo};
+use super::line::{FieldNames, Parsed, RawIo};
 use crate::trace::TraceOp;
 
 const FIELDS: [&str; 5] = ["time_ns", "device", "lba_sectors", "size_sectors", "type"];

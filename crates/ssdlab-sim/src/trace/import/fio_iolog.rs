@@ -14,7 +14,7 @@
 
 use super::device::DeviceKey;
 use super::num::{parse_u64, quote, scale, FieldError};
-use super::parser::{FieldNames, NotIo, Parsed, RawIo};
+use super::line::{FieldNames, NotIo, Parsed, RawIo};
 use crate::trace::TraceOp;
 
 pub(crate) const NAMES: FieldNames = FieldNames {

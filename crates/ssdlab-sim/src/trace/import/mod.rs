@@ -40,6 +40,7 @@ mod device;
 mod disksim;
 mod fio_iolog;
 mod iodepth;
+mod line;
 mod msr;
 mod num;
 mod options;
@@ -61,7 +62,8 @@ use serde_json::{json, Value};
 
 use self::device::{DeviceId, DeviceTable, MAX_TRACKED_DEVICES};
 use self::num::FieldError;
-use self::parser::{FieldNames, LineParser, NotIo, Parsed, RawIo};
+use self::line::{FieldNames, NotIo, Parsed, RawIo};
+use self::parser::LineParser;
 use self::reorder::{Pending, ReorderBuffer};
 use self::source::{display_name, LineReader, NextLine};
 use crate::pattern::DataPattern;

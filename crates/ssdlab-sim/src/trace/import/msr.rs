@@ -7,7 +7,7 @@
 
 use super::device::DeviceKey;
 use super::num::{parse_u64, scale, split_fields, FieldError};
-use super::parser::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
+use super::line::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 
 const FIELDS: [&str; 7] = [
     "Timestamp",

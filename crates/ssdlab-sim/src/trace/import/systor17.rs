@@ -7,7 +7,7 @@
 
 use super::device::DeviceKey;
 use super::num::{parse_u64, seconds_to_ns, split_fields, FieldError};
-use super::parser::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
+use super::line::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 
 const FIELDS: [&str; 6] = ["Timestamp", "Response", "IOType", "LUN", "Offset", "Size"];
 

@@ -8,7 +8,7 @@
 
 use super::device::DeviceKey;
 use super::num::{parse_u64, quote, scale, seconds_to_ns, split_fields, FieldError, SECTOR_BYTES};
-use super::parser::{FieldNames, Parsed, RawIo};
+use super::line::{FieldNames, Parsed, RawIo};
 use crate::trace::TraceOp;
 
 const FIELDS: [&str; 5] = ["ASU", "LBA", "Size", "Opcode", "Timestamp"];
