@@ -77,8 +77,8 @@ pub struct TraceError {
     pub message: String,
 }
 
-impl std::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line > 0 {
             write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
         } else {

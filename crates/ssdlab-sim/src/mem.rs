@@ -2,6 +2,10 @@
 //! tables backed by huge pages, and CPU prefetch hints. All of the engine's
 //! `unsafe` code is here; none of it changes a result.
 
+// The workspace warns on `unsafe` everywhere else; each block below says why
+// it is sound.
+#![allow(unsafe_code)]
+
 /// "No entry" in the FTL's tables (map, block lists, logs, shadow model).
 pub const NONE: u32 = u32::MAX;
 
@@ -12,7 +16,7 @@ pub fn big_table<T: Copy>(n: usize, value: T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
-        let bytes = n * std::mem::size_of::<T>();
+        let bytes = n * size_of::<T>();
         if bytes >= 4 << 20 {
             let p = v.as_mut_ptr() as usize;
             let huge = 2usize << 20;
@@ -47,7 +51,7 @@ pub fn prefetch<T>(v: &[T], i: usize) {
 /// Ask the CPU to start loading every cache line of `*x` (no effect on results).
 #[inline(always)]
 pub fn prefetch_value<T>(x: &T) {
-    let lines = std::mem::size_of::<T>().div_ceil(64);
+    let lines = size_of::<T>().div_ceil(64);
     let p = x as *const T as *const u8;
     for i in 0..lines {
         // SAFETY: prefetch never faults; the addresses lie within `*x`.

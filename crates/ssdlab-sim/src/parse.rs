@@ -75,7 +75,7 @@ pub fn parse_time_ns(field: &str, v: &Value) -> Result<u64> {
         _ => return Err(bad()),
     };
     let f: f64 = num.parse().map_err(|_| bad())?;
-    if !(f >= 0.0) {
+    if f.is_nan() || f < 0.0 {
         return Err(bad());
     }
     Ok((f * mult).round() as u64)

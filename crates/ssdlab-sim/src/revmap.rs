@@ -106,7 +106,7 @@ impl RevMap {
 
     #[inline(never)]
     fn push_over(&mut self, b: u32, j: u32, e: u32) {
-        if j % CHUNK == 0 {
+        if j.is_multiple_of(CHUNK) {
             let c = self.free.pop().unwrap_or_else(|| {
                 self.bump += 1;
                 self.bump - 1

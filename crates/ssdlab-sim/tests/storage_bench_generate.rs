@@ -274,7 +274,7 @@ fn streaming_twice_gives_the_same_trace() {
     let g: Generator = generate(w, CAP, 1);
     assert_eq!(g.len() as u64, w.records());
     // Flat state: the generator is a fixed-size value (plus ~20 size classes).
-    assert!(std::mem::size_of::<Generator>() < 64 * 1024);
+    assert!(size_of::<Generator>() < 64 * 1024);
     let h1 = g.fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     let h2 = generate(w, CAP, 1).fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     assert_eq!(h1, h2);

@@ -1,9 +1,15 @@
 //! Drive description: parsed from TOML (presets, user files) or JSON (the Python
 //! binding's dicts), validated here, with units last in every field name.
 //!
-//! Validation gives one error naming the field, the value and what is allowed.
-//! Geometry that follows from the description (dies, slots, spare area) is
-//! derived once in [`Geometry`].
+//! - `sections`: the sections of a description (drive, host, controller, NAND,
+//!   FTL, data reduction, power), one struct each;
+//! - `validate`: every rule, with one error naming the field, the value and
+//!   what is allowed;
+//! - `geometry`: what follows from a description ([`Geometry`]: dies, slots,
+//!   spare area), the map-format limits and the memory estimate.
+//!
+//! A description may name a controller profile and a NAND part of the
+//! [`crate::library`]; it is composed with them before it is parsed.
 
 
 mod geometry;
@@ -23,6 +29,11 @@ use validate::{explain_serde, path_or_top};
 pub const UNIT_BYTES: u64 = 4096;
 /// Host sector size: offsets and lengths must be multiples of it.
 pub const SECTOR_BYTES: u64 = 512;
+
+/// Where each value of a drive comes from, by dotted key, and the keys its
+/// document overrides: (key, the library's value as JSON text, where). See
+/// [`DriveConfig::provenance`].
+pub type Provenance = (Vec<(String, String)>, Vec<(String, String, String)>);
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -160,7 +171,7 @@ impl DriveConfig {
     /// ID", "profile ID", "drive file", "drive file (over ...)", "derived: ...",
     /// "default"), in the canonical order of the drive's fields; and the keys the
     /// document overrides: (key, the library's value as JSON text, where).
-    pub fn provenance(doc: serde_json::Value) -> Result<(Vec<(String, String)>, Vec<(String, String, String)>)> {
+    pub fn provenance(doc: serde_json::Value) -> Result<Provenance> {
         let c = crate::library::compose(doc)?;
         let cfg = DriveConfig::from_composed(c.clone())?;
         let full: serde_json::Value = serde_json::from_str(&cfg.to_json_string()).expect("canonical JSON");

@@ -17,7 +17,7 @@ impl DriveConfig {
         if d.id.is_empty() || !d.id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
             return err("drive.id", format!("'{}' must be non-empty letters, digits, '-', '_' or '.'", d.id));
         }
-        if d.user_capacity_bytes == 0 || d.user_capacity_bytes % SECTOR_BYTES != 0 {
+        if d.user_capacity_bytes == 0 || !d.user_capacity_bytes.is_multiple_of(SECTOR_BYTES) {
             return err(
                 "drive.user_capacity_bytes",
                 format!("{} must be a positive multiple of {SECTOR_BYTES} (bytes, e.g. 120000000000 for 120GB)", d.user_capacity_bytes),
@@ -102,7 +102,7 @@ impl DriveConfig {
         if n.planes_per_die > 8 {
             return err("nand.planes_per_die", format!("{}: at most 8", n.planes_per_die));
         }
-        if n.page_size_bytes < UNIT_BYTES || n.page_size_bytes % UNIT_BYTES != 0 || n.page_size_bytes > 65536 {
+        if n.page_size_bytes < UNIT_BYTES || !n.page_size_bytes.is_multiple_of(UNIT_BYTES) || n.page_size_bytes > 65536 {
             return err("nand.page_size_bytes", format!("{} must be a multiple of 4096 up to 65536 (4096, 8192, 16384)", n.page_size_bytes));
         }
         let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
@@ -140,7 +140,7 @@ impl DriveConfig {
                 format!("{} is more than 4096 (0, or at least the drive's {dies_total} dies, means no limit)", c.max_active_dies),
             );
         }
-        if c.readahead_bytes > (64 << 20) || c.readahead_bytes % UNIT_BYTES != 0 {
+        if c.readahead_bytes > (64 << 20) || !c.readahead_bytes.is_multiple_of(UNIT_BYTES) {
             return err("controller.readahead_bytes", format!("{} must be a multiple of 4096 up to 64 MiB (0: off)", c.readahead_bytes));
         }
         if c.unmapped_read_ns > 10_000_000 {
@@ -153,7 +153,7 @@ impl DriveConfig {
             ("power.erase_uj_per_block", p.erase_uj_per_block),
             ("power.transfer_pj_per_byte", p.transfer_pj_per_byte),
         ] {
-            if !(v >= 0.0 && v < 1e6) {
+            if !(0.0..1e6).contains(&v) {
                 return err(f, format!("{v} must be a non-negative energy"));
             }
         }

@@ -33,7 +33,10 @@ impl Controller {
         }
     }
 
-    /// Submit one host I/O at `t`; returns its completion time.
+    /// Submit one host I/O at `t`; returns its completion time. The FTL and
+    /// the NAND are the simulator's, lent for the command (the hot path: one
+    /// call per I/O, so no bundle is built for it).
+    #[allow(clippy::too_many_arguments)]
     pub fn submit(&mut self, ftl: &mut Ftl, nand: &mut Nand, op: Op, off: u64, len: u64, t: u64, pattern: DataPattern) -> Result<u64> {
         let c = &self.cfg;
         let cost = match op {

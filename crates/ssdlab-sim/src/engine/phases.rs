@@ -4,6 +4,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::ops::Range;
 
 use serde_json::{json, Value};
 
@@ -97,7 +98,7 @@ impl Simulator {
     }
 
     fn check_range(&self, field: &str, off: u64, len: u64) -> Result<()> {
-        if off % SECTOR_BYTES != 0 || len % SECTOR_BYTES != 0 || off + len > self.capacity_bytes() {
+        if !off.is_multiple_of(SECTOR_BYTES) || !len.is_multiple_of(SECTOR_BYTES) || off + len > self.capacity_bytes() {
             return Err(SimError::workload(
                 field,
                 format!("offset {off} + length {len} must be multiples of 512 B within {} B", self.capacity_bytes()),
@@ -110,16 +111,17 @@ impl Simulator {
         (self.ftl.counters, self.nand.counters)
     }
 
+    /// The result of a phase over `span` (simulated ns) that began at `before`.
     pub(super) fn finish_phase(
         &mut self,
         name: String,
         kind: &'static str,
-        start: u64,
-        duration: u64,
+        span: Range<u64>,
         stats: PhaseStats,
         before: (FtlCounters, NandCounters),
         interrupted: bool,
     ) -> Result<PhaseResult> {
+        let (start, duration) = (span.start, span.end - span.start);
         let (f0, n0) = before;
         let ftl = self.ftl.counters.since(&f0);
         let nand = self.nand.counters.since(&n0);
@@ -285,7 +287,7 @@ impl Simulator {
         stats.finish(duration);
         self.now_ns = phase_end;
         self.last_io_end_ns = max_complete;
-        let mut r = self.finish_phase(w.name.clone(), "workload", start, duration, stats, before, interrupted)?;
+        let mut r = self.finish_phase(w.name.clone(), "workload", start..start + duration, stats, before, interrupted)?;
         r.iodepth = w.iodepth;
         r.data_pattern = Some(w.data_pattern);
         Ok(r)
@@ -300,7 +302,7 @@ impl Simulator {
         self.ftl.background_gc(from, end, &mut self.nand)?;
         self.now_ns = end;
         let stats = PhaseStats::new(duration_ns.max(1));
-        self.finish_phase(format!("idle {}s", duration_ns as f64 / 1e9), "idle", start, duration_ns, stats, before, false)
+        self.finish_phase(format!("idle {}s", duration_ns as f64 / 1e9), "idle", start..start + duration_ns, stats, before, false)
     }
 
     /// TRIM a byte range (the whole drive when `len` is None), as one command
@@ -328,7 +330,7 @@ impl Simulator {
         stats.finish(t - start);
         self.now_ns = t;
         self.last_io_end_ns = t;
-        self.finish_phase("trim".into(), "trim", start, t - start, stats, before, false)
+        self.finish_phase("trim".into(), "trim", start..t, stats, before, false)
     }
 
     /// ATA secure erase: every block erased, mapping empty.
@@ -340,7 +342,7 @@ impl Simulator {
         self.now_ns = done;
         self.last_io_end_ns = done;
         let stats = PhaseStats::new(1_000_000_000);
-        self.finish_phase("secure erase".into(), "secure_erase", start, done - start, stats, before, false)
+        self.finish_phase("secure erase".into(), "secure_erase", start..done, stats, before, false)
     }
 
     /// Program partly filled units now (what a FLUSH CACHE command does).

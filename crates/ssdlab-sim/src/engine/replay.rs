@@ -279,7 +279,7 @@ impl Simulator {
         stats.finish(end - start);
         self.now_ns = end;
         self.last_io_end_ns = max_complete;
-        let mut r = self.finish_phase(opts.name.clone(), "replay", start, end - start, stats, before, interrupted)?;
+        let mut r = self.finish_phase(opts.name.clone(), "replay", start..end, stats, before, interrupted)?;
         r.iodepth = opts.iodepth;
         r.io_log = log;
         Ok(r)

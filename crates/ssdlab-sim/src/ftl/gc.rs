@@ -84,12 +84,12 @@ impl Ftl {
         self.dies[d].victim_warm = 0;
         self.dies[d].victim_warm_off = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
-        if self.recycle_bytes_per_s > 0 {
-            // The controller's recycling path processes the whole block at
-            // its fixed rate, whatever it holds (stale or TRIMmed data
-            // included; config.rs, `ftl.recycle_bytes_per_s`).
-            let bytes = self.spb as u64 * self.gran_bytes;
-            nand.recycle(die, now_ns, bytes * 1_000_000_000 / self.recycle_bytes_per_s);
+        // The controller's recycling path (when there is one: a rate above 0)
+        // processes the whole block at its fixed rate, whatever it holds
+        // (stale or TRIMmed data included; `ftl.recycle_bytes_per_s`).
+        let block_bytes = self.spb as u64 * self.gran_bytes;
+        if let Some(ns) = (block_bytes * 1_000_000_000).checked_div(self.recycle_bytes_per_s) {
+            nand.recycle(die, now_ns, ns);
         }
         self.dies[d].gc_last_read = NONE;
         self.counters.gc_victims += 1;

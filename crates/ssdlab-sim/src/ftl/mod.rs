@@ -1,7 +1,15 @@
 //! Flash translation layer: page-level mapping at 4KB, host program units
 //! dispatched across dies (to the die that frees up first), per-die
-//! free-block pools, garbage collection (greedy,
-//! cost-benefit, FIFO), TRIM and secure erase.
+//! free-block pools, garbage collection (greedy, cost-benefit, FIFO), TRIM
+//! and secure erase. One [`Ftl`] value; its methods are split by concern:
+//! - `mapping`: map entries, stored size per data pattern, invalidation, TRIM, secure erase;
+//! - `blocks`: block states, free pools, GC buckets and FIFO order, sealing, opening, wear;
+//! - `write`: write points, die dispatch, allocation, programming, coalescing, flush;
+//! - `read`: page reads across dies, die striping, read-modify-write;
+//! - `gc`: victim selection, paced / lazy / background GC, the recycling path;
+//! - `perf_mode`: performance mode and its reorganisation;
+//! - `raise`: RAISE parity;
+//! - `invariants`: the checking mode's structural checks.
 //!
 //! Layout: the FTL allocates *granules*: a 4KB slot, or a 1KB quarter of one
 //! when data reduction packs compressed units (`gran_per_slot` = 4). A 4KB
@@ -15,7 +23,7 @@
 //! every plane) at a time, in order.
 //!
 //! The FTL changes the mapping at the moment a command is processed and books
-//! the NAND work it implies on the [`Nand`] timelines; host writes therefore
+//! the NAND work it implies on the [`Nand`](crate::nand::Nand) timelines; host writes therefore
 //! wait behind foreground GC booked on the same die.
 
 mod blocks;
@@ -304,7 +312,7 @@ impl Ftl {
     /// the units written; see [`RevMap`]).
     pub fn memory_in_use_bytes(&self) -> u64 {
         let dies: usize = self.dies.iter().map(|d| (d.heads.len() + d.tails.len()) * 4 + d.free.capacity() * 4 + d.fifo.capacity() * 4).sum();
-        (self.l2p.len() * 4 + self.blocks.len() * std::mem::size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use()
+        (self.l2p.len() * 4 + self.blocks.len() * size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use()
     }
 
     pub fn gran_bytes(&self) -> u64 {

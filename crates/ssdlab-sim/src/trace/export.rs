@@ -101,7 +101,7 @@ pub fn write_trace(
         write_record(&mut out, format, &rec)?;
         last_us = rec.time_ns / 1000;
         n += 1;
-        if n % CHECK_EVERY_RECORDS == 0 && !keep_going() {
+        if n.is_multiple_of(CHECK_EVERY_RECORDS) && !keep_going() {
             return Ok(None);
         }
     }

@@ -3,9 +3,15 @@
 //!
 //! Pipeline: a source (an importer reading a real trace file, or a Storage Bench
 //! generator) yields [`TraceRecord`]s in issue-time order as an iterator, so a
-//! trace of hundreds of millions of I/Os streams through in flat memory;
-//! [`stats`] summarises any such stream; playback (engine) replays it against a
-//! simulated drive.
+//! trace of hundreds of millions of I/Os streams through in flat memory:
+//! - [`import`]: public trace formats, with their options;
+//! - [`storage_bench`]: the Storage Bench traces' specs, published figures and generator;
+//! - [`source`]: a trace given as plain data (a file with options, or a generated trace), opened;
+//! - [`stats`]: the statistics of any such stream; [`summary`]: them as one document,
+//!   side by side with the published figures;
+//! - [`export`]: writing a trace (fio iolog, CSV);
+//!
+//! and playback ([`crate::engine`]) replays it against a simulated drive.
 
 pub mod export;
 pub mod import;

@@ -34,7 +34,7 @@ fn summarise<E>(
     for rec in records {
         b.push(&rec?);
         n += 1;
-        if n % CHECK_EVERY_RECORDS == 0 && !keep_going() {
+        if n.is_multiple_of(CHECK_EVERY_RECORDS) && !keep_going() {
             return Ok(None);
         }
     }

@@ -162,7 +162,7 @@ impl ImportOptions {
         }
     }
 
-    pub(super) fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
+    pub(super) fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.drive_capacity_bytes == 0 {
             return Err(("drive_capacity_bytes", "must be > 0".into()));
         }
