@@ -400,6 +400,19 @@ mod tests {
     }
 
     #[test]
+    fn the_data_pattern_has_one_name_and_old_names_point_to_it() {
+        let w = Workload::from_json(&json!({"rw":"write","data_pattern":"ratio:0.5"}), CAP).unwrap();
+        assert_eq!(w.data_pattern, DataPattern::Ratio { permille: 500 });
+        assert_eq!(w.to_json()["data_pattern"], "ratio:0.5");
+        for old in ["data", "pattern", "write_pattern"] {
+            let e = Workload::from_json(&json!({"rw":"write", old: "zeros"}), CAP).unwrap_err().to_string();
+            assert!(e.contains(&format!("'{old}'")) && e.contains("'data_pattern'"), "{e}");
+        }
+        let e = Workload::from_json(&json!({"rw":"write","data_pattern":"lumpy"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'data_pattern'"), "{e}");
+    }
+
+    #[test]
     fn a_sequential_pass_covers_the_region_exactly() {
         let w = Workload::from_json(&json!({"rw":"write","bs":"128k","offset":"4k","size":"300k"}), CAP).unwrap();
         let mut g = IoGen::new(&w, 1);

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use ssdlab_sim::trace::import::{open, ImportOptions};
 use ssdlab_sim::trace::TraceOp;
+use serde_json::json;
 use ssdlab_sim::{IoLogEntry, ReplayMode, ReplayOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -230,4 +231,43 @@ fn a_replay_stops_at_its_record_or_trace_time_limit() {
     // No limit: every record.
     let r = s.clone().replay(&mut open(&path, &opts).unwrap(), &ReplayOptions::default(), &mut |_| true).unwrap();
     assert_eq!(io(&r), data(records.len()));
+}
+
+#[test]
+fn replay_options_and_sources_parse_from_plain_data_once_in_the_engine() {
+    let o = ReplayOptions::from_json(&json!({
+        "name": "x", "mode": "as-fast-as-possible", "iodepth": 8, "idle_cap": "25ms",
+        "runtime_ns": 1_000_000_000u64, "number_ios": 5, "log_avg_msec": 100
+    }))
+    .unwrap();
+    assert_eq!(
+        (o.mode, o.iodepth, o.idle_cap_ns, o.max_trace_ns, o.max_records, o.interval_ns),
+        (ReplayMode::AsFastAsPossible, 8, Some(25_000_000), Some(1_000_000_000), 5, 100_000_000)
+    );
+    assert_eq!(ReplayOptions::from_json(&json!({"idle_cap": 0.025})).unwrap().idle_cap_ns, Some(25_000_000));
+    for (bad, field) in [
+        (json!({"queue_depth": 8}), "'iodepth'"),
+        (json!({"idle_cap": "25ms", "idle_cap_ns": 1}), "'idle_cap_ns'"),
+        (json!({"mode": "slowly"}), "'mode'"),
+        (json!({"runtime": "0s"}), "'runtime'"),
+    ] {
+        let e = ReplayOptions::from_json(&bad).unwrap_err().to_string();
+        assert!(e.contains(field), "{bad}: {e}");
+    }
+    // The same generated trace, replayed from plain data or from the struct.
+    let mut a = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
+    let mut b = a.clone();
+    let opts = ReplayOptions { iodepth: 4, idle_cap_ns: Some(25_000_000), max_records: 2000, ..Default::default() };
+    let src = ssdlab_sim::trace::source::TraceSource::from_json(&json!({"generated": "typical-2010", "seed": 3}), a.capacity_bytes(), 1).unwrap();
+    let ra = a.replay(&mut src.open().unwrap(), &opts, &mut |_| true).unwrap();
+    let rb = b
+        .replay_from_json(
+            &json!({"generated": "typical-2010", "seed": 3}),
+            &json!({"name": "replay", "iodepth": 4, "idle_cap": "25ms", "number_ios": 2000}),
+            &mut |_| true,
+        )
+        .unwrap();
+    let mut ja = ra.to_json();
+    ja["source"] = json!({"generated": "typical-2010", "seed": 3});
+    assert_eq!(ja, rb.to_json());
 }
