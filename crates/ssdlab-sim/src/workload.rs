@@ -230,9 +230,7 @@ impl Workload {
             randseed,
         })
     }
-}
 
-impl Workload {
     /// The normalised job: every size in bytes, every time in ns.
     pub fn to_json(&self) -> Value {
         json!({
@@ -253,6 +251,7 @@ impl Workload {
         })
     }
 }
+
 
 /// Our `data_pattern` key, or fio's buffer options, to a data pattern.
 fn parse_data_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
