@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional
 from .. import _core
 from ..results import command_line, manifest
 from ..text import format_generated_trace_stats, format_storage_bench_list, format_trace_stats, gb
-from ..traces import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_workloads, trace_stats, write_generated_trace
+from ..traces import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_traces, trace_stats, write_generated_trace
 from .flags import (
     EXIT_OK,
     UsageError,
@@ -56,7 +56,7 @@ def add_parsers(sub: Any) -> None:
         help="write a generated Storage Bench trace to a file",
         description="Write a generated Storage Bench trace: fio iolog v3 (replay on a real drive with "
         "fio --read_iolog=FILE --replay_redirect=/dev/sdX) or CSV with every field "
-        "(time_ns,op,offset_bytes,length_bytes,queue_depth,recorded_latency_ns,data_pattern).",
+        "(time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern).",
     )
     g.add_argument("workload", help="heavy-2011, light-2011, typical-2010, multitasking-2010, gaming-2010, destroyer-2013")
     g.add_argument("--out", required=True, metavar="FILE", help="output file (.csv selects csv)")
@@ -156,7 +156,7 @@ def cmd_trace_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_trace_workloads(args: argparse.Namespace) -> int:
-    print(format_storage_bench_list(storage_bench_workloads()))
+    print(format_storage_bench_list(storage_bench_traces()))
     return EXIT_OK
 
 

@@ -600,7 +600,7 @@ def simulate(
     try:
         for p in planned:
             if p.startdelay_ns:
-                run.phases.append(sim.idle(f"{p.startdelay_ns}ns"))
+                run.phases.append(sim.idle(duration_ns=p.startdelay_ns))
             ramp: Optional[PhaseResult] = None
             if p.ramp_ns:
                 rj = dict(p.engine, runtime=f"{p.ramp_ns}ns", time_based=1, name=f"{p.name} (ramp)")
