@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from matplotlib.text import Text
 
 from conftest import REPO, assert_one_line_error, run_cli, small_review_drives
 from ssdlab import Drive
@@ -201,6 +202,7 @@ def test_coinciding_lines_are_found() -> None:
 
 
 def _extents(fig: Any, prefix: str) -> List[Any]:
+    """Window extents of the texts and legends whose gid starts with ``prefix``."""
     r = fig.canvas.get_renderer()
     out = [t.get_window_extent(r) for ax in fig.axes for t in ax.texts if str(t.get_gid()).startswith(prefix)]
     out += [leg.get_window_extent(r) for leg in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
@@ -208,7 +210,8 @@ def _extents(fig: Any, prefix: str) -> List[Any]:
     return out
 
 
-@pytest.mark.parametrize("labels", [["repeated", "incompressible"], ["a", "b", "c", "d", "e", "f"]])
+@pytest.mark.parametrize("labels", [["repeated", "incompressible"], ["a", "b", "c", "d", "e", "f"],
+                                    [f"{t} {d}" for d in ("read", "write") for t in ("SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1")]])
 def test_legends_never_cover_bar_labels_at_13_drives(labels: List[str]) -> None:
     from ssdlab.report.charts import bar_chart
 
@@ -220,6 +223,12 @@ def test_legends_never_cover_bar_labels_at_13_drives(labels: List[str]) -> None:
     assert len(bar_labels) == 13 * len(labels)
     assert all(not leg.overlaps(b) for leg in legends for b in bar_labels)
     assert order[0].startswith("Drive 12")
+    # no text on another: the figure title, panel titles, drive names, value labels
+    texts = [t for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible())]
+    boxes = [(t.get_text(), t.get_window_extent(fig.canvas.get_renderer()).shrunk(0.98, 0.9)) for t in texts]
+    hits = [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+    assert not hits, hits[:5]
 
 
 def test_latency_panels_come_from_the_jobs_percentiles() -> None:

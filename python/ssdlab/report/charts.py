@@ -79,6 +79,12 @@ def _name(drive: str) -> str:
     return _wrap(drive, 30)
 
 
+def _suptitle(fig: Figure, text: str) -> None:
+    """The figure's title just above its panels (after the layout, so it can
+    never sit on a panel's own title; the saved file grows to include it)."""
+    fig.suptitle(text, y=1.0, va="bottom")
+
+
 def _legend_below(fig: Figure, axes: Sequence[Axes], handles: Sequence[Any], labels: Sequence[str], ncol: int,
                   title: Optional[str] = None) -> None:
     """A figure legend under the lowest axes' tick labels and axis label (the
@@ -158,8 +164,8 @@ def bar_chart(title: str, values: Dict[str, Dict[str, float]], higher: bool = Tr
             ax.set_title(_wrap(lab, 45), fontsize=9)
         for idx in range(len(labels), nrow * ncol):
             axes[idx // ncol, idx % ncol].set_visible(False)
-        fig.suptitle(_wrap(title + note, 100))
         fig.tight_layout()
+        _suptitle(fig, _wrap(title + note, 100))
         return fig, order
     k = max(len(labels), 1)
     row_h = 0.2 * k + 0.16
@@ -276,8 +282,8 @@ def curve_chart(title: str, curves: Dict[str, Dict[str, Dict[str, Any]]]) -> Fig
     for ax in flat[-2:]:
         ax.set_xlabel("position (GB = 1e9 B)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], color=COLORS[j % len(COLORS)], ls="--" if "read" in s else "-") for j, s in enumerate(states)]
     _legend_below(fig, flat[:n], handles, states, ncol=min(len(states), 5))
     return fig
@@ -315,8 +321,8 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
     for ax in flat[max(0, n - 2):n]:
         ax.set_xlabel("time (s)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(f"{title}: {suffix.format(t=from_s)}", 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(f"{title}: {suffix.format(t=from_s)}", 100))
     return fig
 
 
@@ -365,8 +371,8 @@ def latency_chart(title: str, panels: Dict[str, Dict[str, Dict[str, float]]]) ->
     for ax in flat[max(0, len(names) - ncol):len(names)]:
         ax.set_xlabel("completion latency (us, log scale)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], ls="none", marker=m, color=c, mfc="none" if m != "x" else c) for _, _, m, c in LATENCY_POINTS]
     _legend_below(fig, flat[:len(names)], handles, [lab for _, lab, _, _ in LATENCY_POINTS], ncol=4)
     return fig
@@ -398,8 +404,8 @@ def latency_cdf_chart(title: str, panels: Dict[str, Dict[str, List[Tuple[float, 
         ax.set_xlabel("completion latency (us)")
         ax.grid(True, which="both", alpha=0.25)
     flat[0].set_ylabel("fraction of I/Os slower")
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)], mfc="none") for i in range(n)]
     _legend_below(fig, flat, handles, drives, ncol=2)
     return fig

@@ -8,14 +8,14 @@ import html
 import math
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..results import write_figures_csv
 from ..suite.definitions import TESTS
 from . import charts as _charts
 from . import verdict as _verdict
 from .labels import chart_values, drive_label, names_with_hashes
-from .prices import price_of, usd_per_gb
+from .prices import Price, price_of, usd_per_gb
 
 __all__ = ["build_report", "chart_values", "drive_label", "GROUPS"]
 
@@ -102,8 +102,13 @@ def _scroll(table: str) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
+def _price(d: Mapping[str, Any]) -> Optional[Price]:
+    """A drive's launch price, by the preset id its file names."""
+    return price_of(str(d.get("preset_id", d.get("id", ""))))
+
+
 def _price_cell(d: Mapping[str, Any]) -> str:
-    p = price_of(str(d.get("preset_id", d.get("id", ""))))
+    p = _price(d)
     if p is None:
         return "-"
     return f"${p.usd:,.2f} ({p.kind}); ${usd_per_gb(p, int(d['capacity_bytes'])):.2f}/GB"
@@ -111,15 +116,15 @@ def _price_cell(d: Mapping[str, Any]) -> str:
 
 def _drive_table(drives: Mapping[str, Dict[str, Any]]) -> str:
     def price(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "-" if p is None else f"${p.usd:,.2f} ({p.kind})"
 
     def per_gb(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "-" if p is None else f"${usd_per_gb(p, int(d['capacity_bytes'])):.2f}"
 
     def source(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "no sourced launch price" if p is None else p.source
 
     rows: List[Tuple[str, Callable[[Mapping[str, Any]], Any]]] = [
@@ -233,7 +238,7 @@ def _grid_section(per_drive: Mapping[str, Any]) -> str:
                     continue
                 cells += (f"<td><b>{cell['mbps']:,.2f}</b><small>{cell['iops']:,.0f} IOPS</small>"
                           f"<small>{cell['lat_mean_us']:,.0f} us</small></td>")
-            body += f"<tr><th>{_esc(r.replace(' ', '<br>')).replace('&lt;br&gt;', '<br>')}</th>{cells}</tr>"
+            body += f"<tr><th>{'<br>'.join(_esc(w) for w in r.split())}</th>{cells}</tr>"
         tiles.append(f'<div class="cdm"><div class="name">{_esc(drive)}</div><table class="cdm">{body}</table></div>')
     return ('<div class="cdm-grids">' + "".join(tiles) + "</div><p class=note>Each cell: MB/s (10<sup>6</sup> B/s), "
             "IOPS and mean completion latency (us). SEQ1M = 1MB sequential, RND4K = 4KB random; Q = outstanding "
