@@ -272,7 +272,7 @@ def test_the_page_opens_with_the_verdict_and_the_grid_and_names_products(quick_r
     assert {"corners-4k-random-read-qd3.latency.png", "cdm.latency.png", "mixed-70-30.latency.png",
             "consistency.latency-cdf.png"} <= charts
     # consistency: 0-IOPS count in the captions, the selected button marked
-    assert "Seconds with 0 IOPS" in page and 'class=on onclick="ssdlabSpare(\'v0\')"' in page
+    assert "with 0 IOPS (red markers on the bottom edge), whole run:" in page and 'class=on onclick="ssdlabSpare(\'v0\')"' in page
 
 
 def test_a_report_of_results_from_an_older_ssdlab_still_builds(quick_review: Path, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 __all__ = [
     "bar_order", "bar_chart", "line_chart", "curve_chart", "consistency_chart", "latency_chart", "latency_cdf_chart",
-    "coinciding", "save", "CONSISTENCY_VIEWS", "COLORS", "MARKERS",
+    "coinciding", "interval_s", "save", "CONSISTENCY_VIEWS", "COLORS", "MARKERS",
 ]
 
 plt.rcParams.update({"svg.hashsalt": "ssdlab", "font.size": 9, "axes.titlesize": 10})
@@ -289,11 +289,22 @@ def curve_chart(title: str, curves: Dict[str, Dict[str, Dict[str, Any]]]) -> Fig
     return fig
 
 
+def interval_s(run: Dict[str, Any]) -> float:
+    """The length of a consistency series' intervals (1 s in a review; less under --quick)."""
+    t = run.get("time_s", [])
+    steps = sorted(b - a for a, b in zip(t, t[1:]))
+    return float(steps[len(steps) // 2]) if steps else 1.0
+
+
+def _at_zero(n: int, dt: float) -> str:
+    return f"{n} s at 0 IOPS" if abs(dt - 1.0) < 1e-9 else f"{n} intervals of {dt:g} s at 0 IOPS"
+
+
 def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[str, str, bool, bool], from_s: float,
                       y_max: float, t_max: float) -> Figure:
     """One panel per drive, the same axes (the caller gives the same ``y_max``
     to every spare-area variant): IOPS against time for one variant and one
-    view. Seconds with 0 IOPS, which a log axis cannot show, are red markers on
+    view. Intervals with 0 IOPS, which a log axis cannot show, are red markers on
     the bottom edge (and on the 0 line of the linear view)."""
     _, suffix, from_steady, log = view
     n = max(len(runs), 1)
@@ -308,7 +319,7 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
         zeros = [tt for tt, yy in zip(t, y) if yy <= 0]
         if zeros:
             ax.plot(zeros, [y_low] * len(zeros), "v", ms=4, color="#d00", clip_on=False, zorder=5)
-        ax.set_title(_wrap(drive, 60) + (f"  ({len(zeros)} s at 0 IOPS)" if zeros else ""), fontsize=9)
+        ax.set_title(_wrap(drive, 60) + (f"  ({_at_zero(len(zeros), interval_s(r))})" if zeros else ""), fontsize=9)
         ax.set_ylabel("IOPS")
         ax.grid(True, alpha=0.3)
     ax0 = flat[0]

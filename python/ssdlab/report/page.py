@@ -281,8 +281,10 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
         for i, v in enumerate(variants)) + "</div>"]
     t_max = max((max(r["time_s"]) for c in per_drive.values() for r in c["data"].values() if r["time_s"]), default=1.0)
     zeros = {v: {drive: _zero_seconds(c["data"][v]) for drive, c in per_drive.items() if v in c["data"]} for v in variants}
+    dt = _charts.interval_s(next(iter(first["data"].values())))
     zero_note = "; ".join(
         f"{_esc(v)}: " + (", ".join(f"{_esc(d)} {n}" for d, n in z.items() if n) or "none") for v, z in zeros.items())
+    unit = "Seconds" if abs(dt - 1.0) < 1e-9 else f"Intervals of {dt:g} s"
     for view in _charts.CONSISTENCY_VIEWS:
         srcs = {}
         # one y axis for every spare-area variant of a view, so switching compares like with like
@@ -297,11 +299,12 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
             srcs[f"v{i}"] = f"charts/{name}.png"
         attrs = " ".join(f'data-{k}="{_esc(s)}"' for k, s in srcs.items())
         alt = f"{first['title']} {view[1].format(t=from_s)}"
-        caption = (f"{_esc(alt)}; the same y axis for every spare-area variant. Seconds with 0 IOPS (red markers on "
-                   f"the bottom edge): {zero_note}.")
+        caption = (f"{_esc(alt)}; the same y axis for every spare-area variant. {unit} with 0 IOPS (red markers on "
+                   f"the bottom edge), whole run: {zero_note}.")
         html_parts.append(_figure(srcs["v0"], alt, caption, attrs=attrs + ' data-view="' + view[0] + '"', cls="consistency"))
+    zero_head = "seconds" if unit == "Seconds" else unit.lower()
     rows = ("<tr><th>drive, spare area</th><th>mean IOPS</th><th>1st pct IOPS</th><th>min IOPS</th><th>peak IOPS</th>"
-            "<th>drop from peak</th><th>spread (sd, % of mean)</th><th>seconds at 0 IOPS</th><th>SNIA steady state</th></tr>")
+            f"<th>drop from peak</th><th>spread (sd, % of mean)</th><th>{zero_head} at 0 IOPS</th><th>SNIA steady state</th></tr>")
     for drive, c in per_drive.items():
         for v, r in c["data"].items():
             snia = r.get("snia", {})
