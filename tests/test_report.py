@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from matplotlib.text import Text
 
 from conftest import REPO, assert_one_line_error, run_cli, small_review_drives
 from ssdlab import Drive
@@ -201,6 +202,7 @@ def test_coinciding_lines_are_found() -> None:
 
 
 def _extents(fig: Any, prefix: str) -> List[Any]:
+    """Window extents of the texts and legends whose gid starts with ``prefix``."""
     r = fig.canvas.get_renderer()
     out = [t.get_window_extent(r) for ax in fig.axes for t in ax.texts if str(t.get_gid()).startswith(prefix)]
     out += [leg.get_window_extent(r) for leg in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
@@ -208,7 +210,8 @@ def _extents(fig: Any, prefix: str) -> List[Any]:
     return out
 
 
-@pytest.mark.parametrize("labels", [["repeated", "incompressible"], ["a", "b", "c", "d", "e", "f"]])
+@pytest.mark.parametrize("labels", [["repeated", "incompressible"], ["a", "b", "c", "d", "e", "f"],
+                                    [f"{t} {d}" for d in ("read", "write") for t in ("SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1")]])
 def test_legends_never_cover_bar_labels_at_13_drives(labels: List[str]) -> None:
     from ssdlab.report.charts import bar_chart
 
@@ -220,6 +223,12 @@ def test_legends_never_cover_bar_labels_at_13_drives(labels: List[str]) -> None:
     assert len(bar_labels) == 13 * len(labels)
     assert all(not leg.overlaps(b) for leg in legends for b in bar_labels)
     assert order[0].startswith("Drive 12")
+    # no text on another: the figure title, panel titles, drive names, value labels
+    texts = [t for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible())]
+    boxes = [(t.get_text(), t.get_window_extent(fig.canvas.get_renderer()).shrunk(0.98, 0.9)) for t in texts]
+    hits = [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+    assert not hits, hits[:5]
 
 
 def test_latency_panels_come_from_the_jobs_percentiles() -> None:
@@ -263,7 +272,7 @@ def test_the_page_opens_with_the_verdict_and_the_grid_and_names_products(quick_r
     assert {"corners-4k-random-read-qd3.latency.png", "cdm.latency.png", "mixed-70-30.latency.png",
             "consistency.latency-cdf.png"} <= charts
     # consistency: 0-IOPS count in the captions, the selected button marked
-    assert "Seconds with 0 IOPS" in page and 'class=on onclick="ssdlabSpare(\'v0\')"' in page
+    assert "with 0 IOPS (red markers on the bottom edge), whole run:" in page and 'class=on onclick="ssdlabSpare(\'v0\')"' in page
 
 
 def test_a_report_of_results_from_an_older_ssdlab_still_builds(quick_review: Path, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 __all__ = [
     "bar_order", "bar_chart", "line_chart", "curve_chart", "consistency_chart", "latency_chart", "latency_cdf_chart",
-    "coinciding", "save", "CONSISTENCY_VIEWS", "COLORS", "MARKERS",
+    "coinciding", "interval_s", "save", "CONSISTENCY_VIEWS", "COLORS", "MARKERS",
 ]
 
 plt.rcParams.update({"svg.hashsalt": "ssdlab", "font.size": 9, "axes.titlesize": 10})
@@ -77,6 +77,12 @@ def _wrap(text: str, width: int) -> str:
 def _name(drive: str) -> str:
     """A drive's product name as a tick label: at most two lines."""
     return _wrap(drive, 30)
+
+
+def _suptitle(fig: Figure, text: str) -> None:
+    """The figure's title just above its panels (after the layout, so it can
+    never sit on a panel's own title; the saved file grows to include it)."""
+    fig.suptitle(text, y=1.0, va="bottom")
 
 
 def _legend_below(fig: Figure, axes: Sequence[Axes], handles: Sequence[Any], labels: Sequence[str], ncol: int,
@@ -158,8 +164,8 @@ def bar_chart(title: str, values: Dict[str, Dict[str, float]], higher: bool = Tr
             ax.set_title(_wrap(lab, 45), fontsize=9)
         for idx in range(len(labels), nrow * ncol):
             axes[idx // ncol, idx % ncol].set_visible(False)
-        fig.suptitle(_wrap(title + note, 100))
         fig.tight_layout()
+        _suptitle(fig, _wrap(title + note, 100))
         return fig, order
     k = max(len(labels), 1)
     row_h = 0.2 * k + 0.16
@@ -276,18 +282,29 @@ def curve_chart(title: str, curves: Dict[str, Dict[str, Dict[str, Any]]]) -> Fig
     for ax in flat[-2:]:
         ax.set_xlabel("position (GB = 1e9 B)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], color=COLORS[j % len(COLORS)], ls="--" if "read" in s else "-") for j, s in enumerate(states)]
     _legend_below(fig, flat[:n], handles, states, ncol=min(len(states), 5))
     return fig
+
+
+def interval_s(run: Dict[str, Any]) -> float:
+    """The length of a consistency series' intervals (1 s in a review; less under --quick)."""
+    t = run.get("time_s", [])
+    steps = sorted(b - a for a, b in zip(t, t[1:]))
+    return float(steps[len(steps) // 2]) if steps else 1.0
+
+
+def _at_zero(n: int, dt: float) -> str:
+    return f"{n} s at 0 IOPS" if abs(dt - 1.0) < 1e-9 else f"{n} intervals of {dt:g} s at 0 IOPS"
 
 
 def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[str, str, bool, bool], from_s: float,
                       y_max: float, t_max: float) -> Figure:
     """One panel per drive, the same axes (the caller gives the same ``y_max``
     to every spare-area variant): IOPS against time for one variant and one
-    view. Seconds with 0 IOPS, which a log axis cannot show, are red markers on
+    view. Intervals with 0 IOPS, which a log axis cannot show, are red markers on
     the bottom edge (and on the 0 line of the linear view)."""
     _, suffix, from_steady, log = view
     n = max(len(runs), 1)
@@ -302,7 +319,7 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
         zeros = [tt for tt, yy in zip(t, y) if yy <= 0]
         if zeros:
             ax.plot(zeros, [y_low] * len(zeros), "v", ms=4, color="#d00", clip_on=False, zorder=5)
-        ax.set_title(_wrap(drive, 60) + (f"  ({len(zeros)} s at 0 IOPS)" if zeros else ""), fontsize=9)
+        ax.set_title(_wrap(drive, 60) + (f"  ({_at_zero(len(zeros), interval_s(r))})" if zeros else ""), fontsize=9)
         ax.set_ylabel("IOPS")
         ax.grid(True, alpha=0.3)
     ax0 = flat[0]
@@ -315,8 +332,8 @@ def consistency_chart(title: str, runs: Dict[str, Dict[str, Any]], view: Tuple[s
     for ax in flat[max(0, n - 2):n]:
         ax.set_xlabel("time (s)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(f"{title}: {suffix.format(t=from_s)}", 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(f"{title}: {suffix.format(t=from_s)}", 100))
     return fig
 
 
@@ -365,8 +382,8 @@ def latency_chart(title: str, panels: Dict[str, Dict[str, Dict[str, float]]]) ->
     for ax in flat[max(0, len(names) - ncol):len(names)]:
         ax.set_xlabel("completion latency (us, log scale)")
         ax.xaxis.set_tick_params(labelbottom=True)
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], ls="none", marker=m, color=c, mfc="none" if m != "x" else c) for _, _, m, c in LATENCY_POINTS]
     _legend_below(fig, flat[:len(names)], handles, [lab for _, lab, _, _ in LATENCY_POINTS], ncol=4)
     return fig
@@ -398,8 +415,8 @@ def latency_cdf_chart(title: str, panels: Dict[str, Dict[str, List[Tuple[float, 
         ax.set_xlabel("completion latency (us)")
         ax.grid(True, which="both", alpha=0.25)
     flat[0].set_ylabel("fraction of I/Os slower")
-    fig.suptitle(_wrap(title, 100))
     fig.tight_layout()
+    _suptitle(fig, _wrap(title, 100))
     handles = [Line2D([], [], color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)], mfc="none") for i in range(n)]
     _legend_below(fig, flat, handles, drives, ncol=2)
     return fig

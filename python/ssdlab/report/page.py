@@ -8,14 +8,14 @@ import html
 import math
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..results import write_figures_csv
 from ..suite.definitions import TESTS
 from . import charts as _charts
 from . import verdict as _verdict
 from .labels import chart_values, drive_label, names_with_hashes
-from .prices import price_of, usd_per_gb
+from .prices import Price, price_of, usd_per_gb
 
 __all__ = ["build_report", "chart_values", "drive_label", "GROUPS"]
 
@@ -102,8 +102,13 @@ def _scroll(table: str) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
+def _price(d: Mapping[str, Any]) -> Optional[Price]:
+    """A drive's launch price, by the preset id its file names."""
+    return price_of(str(d.get("preset_id", d.get("id", ""))))
+
+
 def _price_cell(d: Mapping[str, Any]) -> str:
-    p = price_of(str(d.get("preset_id", d.get("id", ""))))
+    p = _price(d)
     if p is None:
         return "-"
     return f"${p.usd:,.2f} ({p.kind}); ${usd_per_gb(p, int(d['capacity_bytes'])):.2f}/GB"
@@ -111,15 +116,15 @@ def _price_cell(d: Mapping[str, Any]) -> str:
 
 def _drive_table(drives: Mapping[str, Dict[str, Any]]) -> str:
     def price(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "-" if p is None else f"${p.usd:,.2f} ({p.kind})"
 
     def per_gb(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "-" if p is None else f"${usd_per_gb(p, int(d['capacity_bytes'])):.2f}"
 
     def source(d: Mapping[str, Any]) -> str:
-        p = price_of(str(d.get("preset_id", d["id"])))
+        p = _price(d)
         return "no sourced launch price" if p is None else p.source
 
     rows: List[Tuple[str, Callable[[Mapping[str, Any]], Any]]] = [
@@ -234,7 +239,7 @@ def _grid_section(per_drive: Mapping[str, Any]) -> str:
                     continue
                 cells += (f"<td><b>{cell['mbps']:,.2f}</b><small>{cell['iops']:,.0f} IOPS</small>"
                           f"<small>{cell['lat_mean_us']:,.0f} us</small></td>")
-            body += f"<tr><th>{_esc(r.replace(' ', '<br>')).replace('&lt;br&gt;', '<br>')}</th>{cells}</tr>"
+            body += f"<tr><th>{'<br>'.join(_esc(w) for w in r.split())}</th>{cells}</tr>"
         tiles.append(f'<div class="cdm"><div class="name">{_esc(drive)}</div><table class="cdm">{body}</table></div>')
     return ('<div class="cdm-grids">' + "".join(tiles) + "</div><p class=note>Each cell: MB/s (10<sup>6</sup> B/s), "
             "IOPS and mean completion latency (us). SEQ1M = 1MB sequential, RND4K = 4KB random; Q = outstanding "
@@ -277,8 +282,10 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
         for i, v in enumerate(variants)) + "</div>"]
     t_max = max((max(r["time_s"]) for c in per_drive.values() for r in c["data"].values() if r["time_s"]), default=1.0)
     zeros = {v: {drive: _zero_seconds(c["data"][v]) for drive, c in per_drive.items() if v in c["data"]} for v in variants}
+    dt = _charts.interval_s(next(iter(first["data"].values())))
     zero_note = "; ".join(
         f"{_esc(v)}: " + (", ".join(f"{_esc(d)} {n}" for d, n in z.items() if n) or "none") for v, z in zeros.items())
+    unit = "Seconds" if abs(dt - 1.0) < 1e-9 else f"Intervals of {dt:g} s"
     for view in _charts.CONSISTENCY_VIEWS:
         srcs = {}
         # one y axis for every spare-area variant of a view, so switching compares like with like
@@ -293,11 +300,12 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
             srcs[f"v{i}"] = f"charts/{name}.png"
         attrs = " ".join(f'data-{k}="{_esc(s)}"' for k, s in srcs.items())
         alt = f"{first['title']} {view[1].format(t=from_s)}"
-        caption = (f"{_esc(alt)}; the same y axis for every spare-area variant. Seconds with 0 IOPS (red markers on "
-                   f"the bottom edge): {zero_note}.")
+        caption = (f"{_esc(alt)}; the same y axis for every spare-area variant. {unit} with 0 IOPS (red markers on "
+                   f"the bottom edge), whole run: {zero_note}.")
         html_parts.append(_figure(srcs["v0"], alt, caption, attrs=attrs + ' data-view="' + view[0] + '"', cls="consistency"))
+    zero_head = "seconds" if unit == "Seconds" else unit.lower()
     rows = ("<tr><th>drive, spare area</th><th>mean IOPS</th><th>1st pct IOPS</th><th>min IOPS</th><th>peak IOPS</th>"
-            "<th>drop from peak</th><th>spread (sd, % of mean)</th><th>seconds at 0 IOPS</th><th>SNIA steady state</th></tr>")
+            f"<th>drop from peak</th><th>spread (sd, % of mean)</th><th>{zero_head} at 0 IOPS</th><th>SNIA steady state</th></tr>")
     for drive, c in per_drive.items():
         for v, r in c["data"].items():
             snia = r.get("snia", {})
