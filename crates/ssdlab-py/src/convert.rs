@@ -26,9 +26,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
     }
     if let Ok(f) = obj.downcast::<PyFloat>() {
         let v = f.value();
-        return Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("{what}: {v} is not a finite number")));
+        return Number::from_f64(v).map(Value::Number).ok_or_else(|| PyTypeError::new_err(format!("{what}: {v} is not a finite number")));
     }
     if let Ok(s) = obj.downcast::<PyString>() {
         return Ok(Value::String(s.to_cow()?.into_owned()));

@@ -70,11 +70,7 @@ pub fn sim_err(e: SimError) -> PyErr {
 
 fn trace_err(py: Python<'_>, t: SimTraceError) -> PyErr {
     let msg = t.to_string();
-    with_attrs(
-        py,
-        TraceError::new_err(msg),
-        vec![("file", obj(py, t.file)), ("line", obj(py, t.line)), ("field", obj(py, t.field))],
-    )
+    with_attrs(py, TraceError::new_err(msg), vec![("file", obj(py, t.file)), ("line", obj(py, t.line)), ("field", obj(py, t.field))])
 }
 
 /// Register the exception classes.

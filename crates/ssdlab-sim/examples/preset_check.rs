@@ -179,7 +179,8 @@ fn check(path: &str) {
     }
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span8, "runtime": "60s", "data_pattern": "repeated"}));
+        let r =
+            run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span8, "runtime": "60s", "data_pattern": "repeated"}));
         let extra = format!("{:.1} MB/s, WA {:.2}, {:.2} W", mbps(&r), r.waf(), watts(&r));
         rep.figure("rw_rated", "4KB random write QD32 8GiB 60s clean, repeated", r.iops(), "IOPS", &extra);
     }
@@ -207,7 +208,8 @@ fn check(path: &str) {
     }
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
+        let r =
+            run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
         rep.figure("asssd_clean", "AS-SSD seq write 16MB QD1 1GiB, clean", mbps(&r), "MB/s", "");
     }
 
@@ -221,7 +223,10 @@ fn check(path: &str) {
     let mut tenths = Vec::new();
     for i in 0..10u64 {
         let size = if i == 9 { cap - 9 * tenth } else { tenth };
-        let r = run(&mut filled, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * tenth, "size": size, "data_pattern": "incompressible"}));
+        let r = run(
+            &mut filled,
+            json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * tenth, "size": size, "data_pattern": "incompressible"}),
+        );
         bytes += r.stats.write.bytes;
         ns += r.duration_ns;
         prog += r.ftl.nand_bytes_programmed;
@@ -261,11 +266,13 @@ fn check(path: &str) {
     run(&mut dirty, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data_pattern": "incompressible"}));
     {
         let mut s = dirty.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
+        let r =
+            run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
         rep.figure("asssd_dirty", "AS-SSD seq write 16MB QD1 1GiB, dirty", mbps(&r), "MB/s", &gc_note(&r));
     }
     dirty.trim(0, None).expect("trim");
-    let r = run(&mut dirty, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
+    let r =
+        run(&mut dirty, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
     rep.figure("asssd_trim", "AS-SSD seq write 16MB QD1 1GiB, dirty then full TRIM", mbps(&r), "MB/s", &gc_note(&r));
     println!("   {} misses; {:.1}s wall", rep.misses, t0.elapsed().as_secs_f64());
 }

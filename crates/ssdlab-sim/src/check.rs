@@ -18,7 +18,12 @@ pub struct Shadow {
 
 impl Shadow {
     pub fn new(user_units: u64, raw_slots: u64) -> Shadow {
-        Shadow { lba_ver: vec![0; user_units as usize], slot_ver: vec![0; raw_slots as usize], slot_lba: vec![NONE; raw_slots as usize], counter: 0 }
+        Shadow {
+            lba_ver: vec![0; user_units as usize],
+            slot_ver: vec![0; raw_slots as usize],
+            slot_lba: vec![NONE; raw_slots as usize],
+            counter: 0,
+        }
     }
 
     pub fn write(&mut self, lba: u64, slot: u32) {

@@ -88,4 +88,3 @@ impl fmt::Display for TraceError {
 }
 
 impl std::error::Error for TraceError {}
-

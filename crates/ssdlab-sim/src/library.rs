@@ -317,10 +317,7 @@ pub fn check_library() -> Result<()> {
             let field = k.split_once('.').map(|x| x.1).unwrap_or(k);
             if let (Some((lo, hi)), Some(x)) = (p.range(field), v.as_f64()) {
                 if x < lo || x > hi {
-                    return Err(SimError::config(
-                        format!("part {} {k}", p.id),
-                        format!("{x} is outside the datasheet range {lo}..{hi}"),
-                    ));
+                    return Err(SimError::config(format!("part {} {k}", p.id), format!("{x} is outside the datasheet range {lo}..{hi}")));
                 }
             }
         }

@@ -88,9 +88,29 @@ pub struct Workload {
 }
 
 const KEYS: &[&str] = &[
-    "name", "rw", "readwrite", "bs", "bssplit", "blockalign", "offset", "size", "io_size", "io_limit", "number_ios",
-    "runtime", "time_based", "iodepth", "rwmixread", "rwmixwrite", "data_pattern", "refill_buffers",
-    "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "log_avg_msec", "randseed",
+    "name",
+    "rw",
+    "readwrite",
+    "bs",
+    "bssplit",
+    "blockalign",
+    "offset",
+    "size",
+    "io_size",
+    "io_limit",
+    "number_ios",
+    "runtime",
+    "time_based",
+    "iodepth",
+    "rwmixread",
+    "rwmixwrite",
+    "data_pattern",
+    "refill_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "zero_buffers",
+    "log_avg_msec",
+    "randseed",
 ];
 
 impl Workload {
@@ -100,9 +120,10 @@ impl Workload {
         let obj = v.as_object().ok_or_else(|| werr("(job)", "a workload is a mapping of fio-style keys"))?;
         known_keys(obj, KEYS, "workload key")?;
         let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
-        let rw_text = get("rw").or(get("readwrite")).map(as_text).ok_or_else(|| {
-            werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim")
-        })?;
+        let rw_text = get("rw")
+            .or(get("readwrite"))
+            .map(as_text)
+            .ok_or_else(|| werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))?;
         let rw = RwMode::parse(rw_text.trim()).ok_or_else(|| {
             werr("rw", format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))
         })?;
@@ -110,9 +131,9 @@ impl Workload {
         if let Some(split) = get("bssplit") {
             let text = as_text(split);
             for part in text.split(':').filter(|p| !p.trim().is_empty()) {
-                let (b, w) = part.split_once('/').ok_or_else(|| {
-                    werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50"))
-                })?;
+                let (b, w) = part
+                    .split_once('/')
+                    .ok_or_else(|| werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50")))?;
                 let bytes = parse_size("bssplit", &Value::String(b.into()), capacity_bytes)?;
                 let wt: u32 = w.trim().parse().map_err(|_| werr("bssplit", format!("'{w}' is not a whole percentage")))?;
                 if wt > 0 {
@@ -193,7 +214,10 @@ impl Workload {
             None => 1,
         };
         if iodepth == 0 || iodepth > 256 {
-            return Err(werr("iodepth", format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)")));
+            return Err(werr(
+                "iodepth",
+                format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)"),
+            ));
         }
         let rwmixread_percent = match (get("rwmixread"), get("rwmixwrite")) {
             (Some(v), _) => parse_u64("rwmixread", v)?,
@@ -251,7 +275,6 @@ impl Workload {
         })
     }
 }
-
 
 /// Our `data_pattern` key, or fio's buffer options, to a data pattern.
 fn parse_data_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
@@ -376,7 +399,8 @@ mod tests {
         assert_eq!(w.data_pattern, DataPattern::Incompressible);
         let w = Workload::from_json(&json!({"rw":"write","bs":"128k"}), CAP).unwrap();
         assert_eq!(w.io_limit_bytes, Some(CAP));
-        let w = Workload::from_json(&json!({"rw":"randrw","bssplit":"4k/50:64k/50","rwmixread":70,"size":"75%","scramble_buffers":0}), CAP).unwrap();
+        let w = Workload::from_json(&json!({"rw":"randrw","bssplit":"4k/50:64k/50","rwmixread":70,"size":"75%","scramble_buffers":0}), CAP)
+            .unwrap();
         assert_eq!(w.sizes.len(), 2);
         assert_eq!(w.data_pattern, DataPattern::Repeated);
         assert_eq!(w.size_bytes, 90_000_000_000);
@@ -415,7 +439,12 @@ mod tests {
     fn a_sequential_pass_covers_the_region_exactly() {
         let w = Workload::from_json(&json!({"rw":"write","bs":"128k","offset":"4k","size":"300k"}), CAP).unwrap();
         let mut g = IoGen::new(&w, 1);
-        let ios: Vec<(u64, u64)> = (0..4).map(|_| { let (_, o, l) = g.next_io(); (o, l) }).collect();
+        let ios: Vec<(u64, u64)> = (0..4)
+            .map(|_| {
+                let (_, o, l) = g.next_io();
+                (o, l)
+            })
+            .collect();
         assert_eq!(ios, vec![(4096, 131072), (4096 + 131072, 131072), (4096 + 262144, 45056), (4096, 131072)]);
     }
 

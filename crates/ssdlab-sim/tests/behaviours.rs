@@ -279,7 +279,10 @@ fn more_spare_area_raises_steady_state_random_write_iops() {
         results.push((r.iops(), r.waf()));
     }
     let _ = &mut s;
-    println!("default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}", results[0].0, results[0].1, results[1].0, results[1].1);
+    println!(
+        "default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}",
+        results[0].0, results[0].1, results[1].0, results[1].1
+    );
     assert!(results[1].0 > 1.5 * results[0].0 && results[1].1 < results[0].1);
 }
 
@@ -394,11 +397,22 @@ fn a_reducing_drive_takes_ram_for_the_units_it_stores_not_for_every_granule() {
     let inc = fill(&mut s.clone(), "incompressible");
     let rep = fill(&mut s.clone(), "repeated");
     let per4k = |b: u64| b as f64 / g.raw_slots as f64;
-    println!("B per 4KB: plain {:.2}, reducing incompressible {:.2}, repeated {:.2}, reserved {:.2}", per4k(plain), per4k(inc), per4k(rep), per4k(reserved));
+    println!(
+        "B per 4KB: plain {:.2}, reducing incompressible {:.2}, repeated {:.2}, reserved {:.2}",
+        per4k(plain),
+        per4k(inc),
+        per4k(rep),
+        per4k(reserved)
+    );
     // A reverse-map entry per 1KB granule would cost 12 B per 4KB more than a
     // plain drive; what remains here is the per-block and per-die tables,
     // sized by granules (live bits, GC buckets), which a small drive feels most.
-    assert!(per4k(inc) < per4k(plain) + 2.0, "incompressible data on a reducing drive: {:.2} B per 4KB vs plain {:.2}", per4k(inc), per4k(plain));
+    assert!(
+        per4k(inc) < per4k(plain) + 2.0,
+        "incompressible data on a reducing drive: {:.2} B per 4KB vs plain {:.2}",
+        per4k(inc),
+        per4k(plain)
+    );
     assert!(rep > inc + inc / 4, "units of one granule need more entries: {rep} vs {inc}");
     assert!(rep < reserved && inc < reserved);
 }
@@ -412,7 +426,8 @@ fn a_job_ends_when_its_transfer_ends_or_its_runtime_runs_out_whichever_first() {
     let base = sim(drive(4, 64, 64, 1.25, "greedy"), 3, false);
     let size_bytes = 8u64 << 20;
     let job = |runtime: Option<&str>| {
-        let mut j = json!({"rw": "write", "bs": "64k", "iodepth": 4, "size": size_bytes, "io_size": size_bytes, "data_pattern": "incompressible"});
+        let mut j =
+            json!({"rw": "write", "bs": "64k", "iodepth": 4, "size": size_bytes, "io_size": size_bytes, "data_pattern": "incompressible"});
         if let Some(r) = runtime {
             j["runtime"] = json!(r);
         }

@@ -5,9 +5,9 @@
 
 mod common;
 use common::*;
+use serde_json::json;
 use ssdlab_sim::trace::import::{open, ImportOptions};
 use ssdlab_sim::trace::TraceOp;
-use serde_json::json;
 use ssdlab_sim::{IoLogEntry, ReplayMode, ReplayOptions};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -258,7 +258,8 @@ fn replay_options_and_sources_parse_from_plain_data_once_in_the_engine() {
     let mut a = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
     let mut b = a.clone();
     let opts = ReplayOptions { iodepth: 4, idle_cap_ns: Some(25_000_000), max_records: 2000, ..Default::default() };
-    let src = ssdlab_sim::trace::source::TraceSource::from_json(&json!({"generated": "typical-2010", "seed": 3}), a.capacity_bytes(), 1).unwrap();
+    let src =
+        ssdlab_sim::trace::source::TraceSource::from_json(&json!({"generated": "typical-2010", "seed": 3}), a.capacity_bytes(), 1).unwrap();
     let ra = a.replay(&mut src.open().unwrap(), &opts, &mut |_| true).unwrap();
     let rb = b
         .replay_from_json(

@@ -8,8 +8,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use ssdlab_sim::pattern::DataPattern;
-use ssdlab_sim::trace::storage_bench::{generate, published, Generator, StorageBench};
 use ssdlab_sim::trace::stats::{IodepthSource, SizeBucket, TraceStats, TraceStatsBuilder};
+use ssdlab_sim::trace::storage_bench::{generate, published, Generator, StorageBench};
 use ssdlab_sim::trace::{TraceOp, TraceRecord};
 
 const CAP: u64 = 120_000_000_000;
@@ -47,21 +47,14 @@ fn check_workload(w: StorageBench) -> TraceStats {
         while outstanding.peek().is_some_and(|c| c.0 <= r.time_ns) {
             outstanding.pop();
         }
-        assert_eq!(
-            r.iodepth as usize,
-            outstanding.len() + 1,
-            "{w}: record {n}: iodepth disagrees with the outstanding I/Os"
-        );
+        assert_eq!(r.iodepth as usize, outstanding.len() + 1, "{w}: record {n}: iodepth disagrees with the outstanding I/Os");
         assert!(r.iodepth >= 1 && r.iodepth <= 32);
         assert!(r.recorded_latency_ns > 0);
         outstanding.push(Reverse(r.time_ns + r.recorded_latency_ns));
         b.push(&r);
     }
     assert_eq!(n, w.records());
-    assert!(
-        aligned_4k * 100 >= n * 85,
-        "{w}: only {aligned_4k} of {n} offsets 4KB aligned"
-    );
+    assert!(aligned_4k * 100 >= n * 85, "{w}: only {aligned_4k} of {n} offsets 4KB aligned");
 
     let s = b.finish();
     let p = published(w);
@@ -77,27 +70,14 @@ fn check_workload(w: StorageBench) -> TraceStats {
     assert_eq!((s.reads, s.writes), (p.reads, p.writes), "{w}");
     assert_eq!(s.trims + s.flushes, 0);
     if let Some(rb) = p.read_bytes {
-        assert!(
-            (s.read_bytes as f64 - rb as f64).abs() <= rb as f64 * 1e-3,
-            "{w}: read bytes {}",
-            s.read_bytes
-        );
+        assert!((s.read_bytes as f64 - rb as f64).abs() <= rb as f64 * 1e-3, "{w}: read bytes {}", s.read_bytes);
     }
     if let Some(wb) = p.write_bytes {
-        assert!(
-            (s.write_bytes as f64 - wb as f64).abs() <= wb as f64 * 1e-3,
-            "{w}: write bytes {}",
-            s.write_bytes
-        );
+        assert!((s.write_bytes as f64 - wb as f64).abs() <= wb as f64 * 1e-3, "{w}: write bytes {}", s.write_bytes);
     }
     for (bucket, fig) in &p.size_mix_percent {
         let m = s.size_share_percent(*bucket);
-        assert!(
-            (m - fig.value).abs() <= 1.0,
-            "{w}: {} {m} vs {}",
-            bucket.label(),
-            fig.value
-        );
+        assert!((m - fig.value).abs() <= 1.0, "{w}: {} {m} vs {}", bucket.label(), fig.value);
     }
     let seq = p.sequential_percent.unwrap();
     assert!((s.sequential_share_percent() - seq.value).abs() <= 1.0, "{w}");
@@ -106,53 +86,31 @@ fn check_workload(w: StorageBench) -> TraceStats {
     let qd = p.iodepth_mean.unwrap().value;
     assert!((q.avg() - qd).abs() <= qd * 0.02, "{w}: avg QD {} vs {qd}", q.avg());
     if let Some(f) = p.iodepth1_share_percent {
-        assert!(
-            (q.iodepth1_share_percent() - f.value).abs() <= 1.0,
-            "{w}: QD1 {}",
-            q.iodepth1_share_percent()
-        );
+        assert!((q.iodepth1_share_percent() - f.value).abs() <= 1.0, "{w}: QD1 {}", q.iodepth1_share_percent());
     }
 
     // Timestamps: spread over the (published or chosen) duration, mostly idle
     // (a desktop trace), with real bursts.
     let dur = s.duration_ns() as f64 / 1e9;
     let want = w.duration_s() as f64;
-    assert!(
-        (dur - want).abs() <= want * 0.05,
-        "{w}: duration {dur} s, want {want} s"
-    );
+    assert!((dur - want).abs() <= want * 0.05, "{w}: duration {dur} s, want {want} s");
     let busy = s.busy.unwrap();
-    assert!(
-        busy.all_ns as f64 / 1e9 < 0.3 * dur,
-        "{w}: busy {} ns of {dur} s",
-        busy.all_ns
-    );
+    assert!(busy.all_ns as f64 / 1e9 < 0.3 * dur, "{w}: busy {} ns of {dur} s", busy.all_ns);
     assert!(q.max >= 16, "{w}: no deep bursts (max QD {})", q.max);
 
     assert_eq!(s.highest_end_bytes.map(|e| e <= CAP), Some(true));
 
     // Data patterns as documented.
     let (want, tol) = documented_patterns(w);
-    let pats = [
-        DataPattern::Incompressible,
-        DataPattern::Ratio { permille: 500 },
-        DataPattern::Ratio { permille: 300 },
-        DataPattern::Zeros,
-    ];
+    let pats =
+        [DataPattern::Incompressible, DataPattern::Ratio { permille: 500 }, DataPattern::Ratio { permille: 300 }, DataPattern::Zeros];
     let mut total = 0.0;
     for (p, want) in pats.iter().zip(want) {
         let m = s.pattern_share_percent(*p);
         total += m;
-        assert!(
-            (m - want).abs() <= tol,
-            "{w}: {p} {m:.1}% of write bytes, documented {want}%"
-        );
+        assert!((m - want).abs() <= tol, "{w}: {p} {m:.1}% of write bytes, documented {want}%");
     }
-    assert!(
-        (total - 100.0).abs() < 1e-6,
-        "{w}: unexpected patterns {:?}",
-        s.write_bytes_by_pattern
-    );
+    assert!((total - 100.0).abs() < 1e-6, "{w}: unexpected patterns {:?}", s.write_bytes_by_pattern);
     s
 }
 
@@ -211,10 +169,7 @@ fn destroyer_2013_matches_published() {
     let t = std::time::Instant::now();
     let n = generate(StorageBench::Destroyer2013, CAP, 1).count();
     let secs = t.elapsed().as_secs_f64();
-    eprintln!(
-        "destroyer-2013: {n} records in {secs:.2} s = {:.1} M records/s",
-        n as f64 / secs / 1e6
-    );
+    eprintln!("destroyer-2013: {n} records in {secs:.2} s = {:.1} M records/s", n as f64 / secs / 1e6);
     let s = check_workload(StorageBench::Destroyer2013);
     assert!(s.read_bytes.abs_diff(1_583_020_000_000) <= 512);
     assert!(s.write_bytes.abs_diff(875_620_000_000) <= 512);
@@ -223,15 +178,8 @@ fn destroyer_2013_matches_published() {
 fn digest(r: &TraceRecord, h: u64) -> u64 {
     // FNV-1a over the record's fields.
     let mut h = h;
-    for v in [
-        r.time_ns,
-        r.op as u64,
-        r.offset_bytes,
-        r.length_bytes,
-        r.data_pattern.code() as u64,
-        r.iodepth as u64,
-        r.recorded_latency_ns,
-    ] {
+    for v in [r.time_ns, r.op as u64, r.offset_bytes, r.length_bytes, r.data_pattern.code() as u64, r.iodepth as u64, r.recorded_latency_ns]
+    {
         for byte in v.to_le_bytes() {
             h ^= byte as u64;
             h = h.wrapping_mul(0x100_0000_01b3);
@@ -248,17 +196,9 @@ fn same_seed_same_trace_different_seed_different_trace() {
         assert_eq!(a, b, "{w}");
         let c: Vec<TraceRecord> = generate(w, CAP, 2).take(10_000).collect();
         let differing = a.iter().zip(&c).filter(|(x, y)| x != y).count();
-        assert!(
-            differing > 9_000,
-            "{w}: seeds 1 and 2 share {} of 10000 records",
-            10_000 - differing
-        );
+        assert!(differing > 9_000, "{w}: seeds 1 and 2 share {} of 10000 records", 10_000 - differing);
     }
-    for w in [
-        StorageBench::Typical2010,
-        StorageBench::HeavyMultitasking2010,
-        StorageBench::Gaming2010,
-    ] {
+    for w in [StorageBench::Typical2010, StorageBench::HeavyMultitasking2010, StorageBench::Gaming2010] {
         let s1 = TraceStats::compute(generate(w, CAP, 7));
         let s2 = TraceStats::compute(generate(w, CAP, 7));
         assert_eq!(s1, s2, "{w}");
@@ -302,14 +242,7 @@ fn offsets_fit_small_and_odd_capacities() {
 
 #[test]
 fn workload_ids() {
-    let ids = [
-        "heavy-2011",
-        "light-2011",
-        "typical-2010",
-        "multitasking-2010",
-        "gaming-2010",
-        "destroyer-2013",
-    ];
+    let ids = ["heavy-2011", "light-2011", "typical-2010", "multitasking-2010", "gaming-2010", "destroyer-2013"];
     for (w, id) in StorageBench::ALL.iter().zip(ids) {
         assert_eq!(StorageBench::parse(id), Ok(*w));
         assert_eq!(w.id(), id);
@@ -340,22 +273,13 @@ fn rec(t: u64, op: TraceOp, off: u64, len: u64) -> TraceRecord {
 }
 
 fn lat(t: u64, op: TraceOp, off: u64, len: u64, l: u64) -> TraceRecord {
-    TraceRecord {
-        recorded_latency_ns: l,
-        ..rec(t, op, off, len)
-    }
+    TraceRecord { recorded_latency_ns: l, ..rec(t, op, off, len) }
 }
 
 #[test]
 fn stats_size_buckets_are_exact() {
-    let lens = [
-        512u64, 4095, 4096, 4097, 8192, 8704, 12288, 16384, 20480, 24576, 32768, 65536, 131072, 131584, 262144,
-    ];
-    let recs: Vec<TraceRecord> = lens
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| rec(i as u64, TraceOp::Read, 1 << 30, l))
-        .collect();
+    let lens = [512u64, 4095, 4096, 4097, 8192, 8704, 12288, 16384, 20480, 24576, 32768, 65536, 131072, 131584, 262144];
+    let recs: Vec<TraceRecord> = lens.iter().enumerate().map(|(i, &l)| rec(i as u64, TraceOp::Read, 1 << 30, l)).collect();
     let s = TraceStats::compute(recs);
     let count = |b| s.size_count(b);
     assert_eq!(count(SizeBucket::Under4K), 2);
@@ -371,10 +295,7 @@ fn stats_size_buckets_are_exact() {
     assert_eq!(count(SizeBucket::Other), 5);
     assert!((s.size_share_percent(SizeBucket::K4) - 100.0 / 15.0).abs() < 1e-9);
     assert_eq!(s.read_bytes, lens.iter().sum::<u64>());
-    assert_eq!(
-        s.to_json()["size_mix_percent"]["other"].as_f64().unwrap(),
-        100.0 * 5.0 / 15.0
-    );
+    assert_eq!(s.to_json()["size_mix_percent"]["other"].as_f64().unwrap(), 100.0 * 5.0 / 15.0);
     assert!(s.to_json()["size_mix_percent"]["4096"].is_number());
 }
 
@@ -454,20 +375,13 @@ fn stats_generated_iodepths_match_latency_derived() {
     let b = TraceStats::compute(generate(w, CAP, 3).map(|r| TraceRecord { iodepth: 0, ..r }));
     let (qa, qb) = (a.iodepth.unwrap(), b.iodepth.unwrap());
     assert_eq!(qb.source, IodepthSource::FromLatencies);
-    assert_eq!(
-        (qa.samples, qa.sum, qa.at_qd1, qa.max),
-        (qb.samples, qb.sum, qb.at_qd1, qb.max)
-    );
+    assert_eq!((qa.samples, qa.sum, qa.at_qd1, qa.max), (qb.samples, qb.sum, qb.at_qd1, qb.max));
 }
 
 #[test]
 fn stats_patterns_json_and_display() {
     use TraceOp::*;
-    let mut recs = vec![
-        rec(0, Write, 0, 4096),
-        rec(1_000_000_000, Write, 4096, 12288),
-        rec(3_000_000_000, Read, 0, 8192),
-    ];
+    let mut recs = vec![rec(0, Write, 0, 4096), rec(1_000_000_000, Write, 4096, 12288), rec(3_000_000_000, Read, 0, 8192)];
     recs[1].data_pattern = DataPattern::Ratio { permille: 500 };
     recs[0].iodepth = 1;
     recs[1].iodepth = 2;
@@ -482,21 +396,11 @@ fn stats_patterns_json_and_display() {
     assert_eq!(j["duration_ns"], 3_000_000_000u64);
     assert_eq!(j["iodepth_mean"].as_f64(), Some(2.0));
     assert_eq!(j["iodepth1_share_percent"].as_f64(), Some(100.0 / 3.0));
-    assert_eq!(
-        j["write_bytes_share_percent_by_pattern"]["ratio:0.5"].as_f64(),
-        Some(75.0)
-    );
+    assert_eq!(j["write_bytes_share_percent_by_pattern"]["ratio:0.5"].as_f64(), Some(75.0));
     assert_eq!(j["size_mix_percent"]["12288"].as_f64(), Some(100.0 / 3.0));
     assert!(j["busy_time_ns"].is_null());
     let text = s.to_string();
-    for needle in [
-        "operations",
-        "sequential",
-        "4KB",
-        "iodepth mean",
-        "ratio:0.5",
-        "duration",
-    ] {
+    for needle in ["operations", "sequential", "4KB", "iodepth mean", "ratio:0.5", "duration"] {
         assert!(text.contains(needle), "Display lacks '{needle}':\n{text}");
     }
     // The builder streams: pushing one at a time equals compute().
@@ -512,8 +416,6 @@ fn golden_digest_pins_the_trace() {
     // Integer-only generation: the same seed gives the same bytes on every
     // machine. If this changes deliberately (generator retuned), update the
     // value and say so in the commit message.
-    let d = generate(StorageBench::Heavy2011, CAP, 1)
-        .take(1000)
-        .fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
+    let d = generate(StorageBench::Heavy2011, CAP, 1).take(1000).fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     assert_eq!(d, 0xff7f_53f1_4d02_1fcb, "the generated Heavy 2011 trace changed");
 }

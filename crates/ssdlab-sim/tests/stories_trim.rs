@@ -72,11 +72,17 @@ fn consistency(s: &Simulator, frac: f64, secs: u64) -> (f64, f64) {
 fn pass(s: &mut Simulator, from: f64, to: f64) -> f64 {
     let off = span_of(s, from);
     let size = span_of(s, to) - off;
-    mbps(&run(s, json!({"rw": "write", "bs": "128k", "iodepth": 1, "offset": off, "size": size, "io_size": size, "data_pattern": "incompressible"})))
+    mbps(&run(
+        s,
+        json!({"rw": "write", "bs": "128k", "iodepth": 1, "offset": off, "size": size, "io_size": size, "data_pattern": "incompressible"}),
+    ))
 }
 
 fn torture(s: &mut Simulator, secs: u64) {
-    run(s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": format!("{secs}s"), "blockalign": "4k", "data_pattern": "incompressible"}));
+    run(
+        s,
+        json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": format!("{secs}s"), "blockalign": "4k", "data_pattern": "incompressible"}),
+    );
 }
 
 #[test]
@@ -153,7 +159,12 @@ fn trim_alone_leaves_a_dirty_sandforce_drive_near_its_recycling_speed() {
     // MODEL.md: on SandForce TRIM alone does not restore the pre-erased
     // pool (calibrated: Force F120 clean 131.7, dirty 70.3, after TRIM 71.0 MB/s).
     let s = preset("force-f120");
-    let as_ssd = |s: &mut Simulator| mbps(&run(s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": 1u64 << 30, "io_size": 1u64 << 30, "data_pattern": "incompressible"})));
+    let as_ssd = |s: &mut Simulator| {
+        mbps(&run(
+            s,
+            json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": 1u64 << 30, "io_size": 1u64 << 30, "data_pattern": "incompressible"}),
+        ))
+    };
     let clean = as_ssd(&mut s.clone());
     let mut d = s.clone();
     fill(&mut d);

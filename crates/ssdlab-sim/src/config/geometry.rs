@@ -111,7 +111,6 @@ impl DriveConfig {
             spare_slots: raw_slots.saturating_sub(user_units),
         }
     }
-
 }
 
 impl DriveConfig {

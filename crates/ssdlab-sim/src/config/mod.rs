@@ -11,7 +11,6 @@
 //! A description may name a controller profile and a NAND part of the
 //! [`crate::library`]; it is composed with them before it is parsed.
 
-
 mod geometry;
 mod sections;
 #[cfg(test)]
@@ -63,9 +62,7 @@ impl DriveConfig {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let msg = inner.message().to_string();
-            let line = inner
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let msg = match line {
                 Some(l) => format!("{} (line {l})", explain_serde(&msg)),
                 None => explain_serde(&msg),
@@ -181,7 +178,9 @@ impl DriveConfig {
                 let key = format!("{section}.{k}");
                 let from = match c.provenance.get(&key) {
                     Some(f) => f.clone(),
-                    None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => "derived: host.interface".into(),
+                    None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => {
+                        "derived: host.interface".into()
+                    }
                     None => "default".into(),
                 };
                 out.push((key, from));

@@ -64,9 +64,10 @@ fn read_and_write_costs_default_to_the_command_cost_and_are_validated() {
     let t = SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_cost_read_ns = 20000\ncommand_cost_write_ns = 90000");
     let c = DriveConfig::from_toml_str(&t).unwrap();
     assert_eq!((c.controller.read_cost_ns(), c.controller.write_cost_ns()), (20000, 90000));
-    let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_cost_write_ns = 20000000"))
-        .unwrap_err()
-        .to_string();
+    let e =
+        DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\ncommand_cost_write_ns = 20000000"))
+            .unwrap_err()
+            .to_string();
     assert!(e.contains("controller.command_cost_write_ns"), "{e}");
     let e = DriveConfig::from_toml_str(&SMALL.replace("command_cost_ns = 5000", "command_cost_ns = 5000\nmax_write_bytes_per_s = 1000"))
         .unwrap_err()
@@ -140,9 +141,11 @@ fn the_recycling_path_rate_is_range_checked_and_the_per_die_field_points_to_it()
         let e = DriveConfig::from_toml_str(&with(bad)).unwrap_err().to_string();
         assert!(e.contains("ftl.recycle_bytes_per_s") && e.contains("1e6..=1e11"), "{e}");
     }
-    let e = DriveConfig::from_toml_str(&SMALL.replace("gc_threshold_blocks = 2", "gc_threshold_blocks = 2\nrecycle_bytes_per_s_per_die = 5_000_000"))
-        .unwrap_err()
-        .to_string();
+    let e = DriveConfig::from_toml_str(
+        &SMALL.replace("gc_threshold_blocks = 2", "gc_threshold_blocks = 2\nrecycle_bytes_per_s_per_die = 5_000_000"),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("recycle_bytes_per_s_per_die") && e.contains("'recycle_bytes_per_s'") && e.contains("controller-wide"), "{e}");
 }
 

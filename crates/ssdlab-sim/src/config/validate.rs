@@ -28,7 +28,10 @@ impl DriveConfig {
         }
         let h = &self.host;
         if h.link_bytes_per_s < 1_000_000 || h.link_bytes_per_s > 100_000_000_000 {
-            return err("host.link_bytes_per_s", format!("{} is outside 1e6..1e11 bytes/s (SATA 6Gbps is about 550000000)", h.link_bytes_per_s));
+            return err(
+                "host.link_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (SATA 6Gbps is about 550000000)", h.link_bytes_per_s),
+            );
         }
         if h.command_overhead_ns > 10_000_000 {
             return err("host.command_overhead_ns", format!("{} ns is more than 10 ms per command", h.command_overhead_ns));
@@ -40,7 +43,9 @@ impl DriveConfig {
         if c.command_cost_ns > 10_000_000 {
             return err("controller.command_cost_ns", format!("{} ns is more than 10 ms per command", c.command_cost_ns));
         }
-        for (f, v) in [("controller.command_cost_read_ns", c.command_cost_read_ns), ("controller.command_cost_write_ns", c.command_cost_write_ns)] {
+        for (f, v) in
+            [("controller.command_cost_read_ns", c.command_cost_read_ns), ("controller.command_cost_write_ns", c.command_cost_write_ns)]
+        {
             if let Some(v) = v {
                 if v > 10_000_000 {
                     return err(f, format!("{v} ns is more than 10 ms per command (leave it out to use command_cost_ns)"));
@@ -50,7 +55,10 @@ impl DriveConfig {
         if c.command_slots == 0 || c.command_slots > 16 {
             return err(
                 "controller.command_slots",
-                format!("{} must be 1..=16 (commands processed at once: the controller's cores or firmware pipeline depth)", c.command_slots),
+                format!(
+                    "{} must be 1..=16 (commands processed at once: the controller's cores or firmware pipeline depth)",
+                    c.command_slots
+                ),
             );
         }
         if c.command_latency_ns > 1_000_000 {
@@ -103,13 +111,20 @@ impl DriveConfig {
             return err("nand.planes_per_die", format!("{}: at most 8", n.planes_per_die));
         }
         if n.page_size_bytes < UNIT_BYTES || !n.page_size_bytes.is_multiple_of(UNIT_BYTES) || n.page_size_bytes > 65536 {
-            return err("nand.page_size_bytes", format!("{} must be a multiple of 4096 up to 65536 (4096, 8192, 16384)", n.page_size_bytes));
+            return err(
+                "nand.page_size_bytes",
+                format!("{} must be a multiple of 4096 up to 65536 (4096, 8192, 16384)", n.page_size_bytes),
+            );
         }
         let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
         if n.reserved_dies + u32::from(n.raise) >= dies_total {
             return err(
                 "nand.reserved_dies",
-                format!("{} reserved{} of {dies_total} dies leaves none for data", n.reserved_dies, if n.raise { " + 1 RAISE parity" } else { "" }),
+                format!(
+                    "{} reserved{} of {dies_total} dies leaves none for data",
+                    n.reserved_dies,
+                    if n.raise { " + 1 RAISE parity" } else { "" }
+                ),
             );
         }
         for (f, v) in [("nand.tr_ns", n.tr_ns), ("nand.tprog_ns", n.tprog_ns), ("nand.tbers_ns", n.tbers_ns)] {
@@ -118,7 +133,10 @@ impl DriveConfig {
             }
         }
         if n.channel_bytes_per_s < 1_000_000 {
-            return err("nand.channel_bytes_per_s", format!("{} must be at least 1e6 bytes/s (ONFI 2 sync: 200000000)", n.channel_bytes_per_s));
+            return err(
+                "nand.channel_bytes_per_s",
+                format!("{} must be at least 1e6 bytes/s (ONFI 2 sync: 200000000)", n.channel_bytes_per_s),
+            );
         }
         if let Some(dr) = &self.data_reduction {
             for (f, v) in [
@@ -216,18 +234,28 @@ impl DriveConfig {
             );
         }
         if f.gc_threshold_blocks as u64 >= g.blocks_per_die as u64 / 2 {
-            return err("ftl.gc_threshold_blocks", format!("{} must be below half the blocks per die ({})", f.gc_threshold_blocks, g.blocks_per_die));
+            return err(
+                "ftl.gc_threshold_blocks",
+                format!("{} must be below half the blocks per die ({})", f.gc_threshold_blocks, g.blocks_per_die),
+            );
         }
         if f.bg_gc_threshold_blocks as u64 > spare_blocks_per_die {
             return err(
                 "ftl.bg_gc_threshold_blocks",
-                format!("{} exceeds the spare blocks per die ({spare_blocks_per_die}); idle GC could never reach it", f.bg_gc_threshold_blocks),
+                format!(
+                    "{} exceeds the spare blocks per die ({spare_blocks_per_die}); idle GC could never reach it",
+                    f.bg_gc_threshold_blocks
+                ),
             );
         }
         if c.write_buffer_bytes < 2 * g.unit_slots as u64 * UNIT_BYTES {
             return err(
                 "controller.write_buffer_bytes",
-                format!("{} must hold at least two program units ({} B = 2 x page x planes)", c.write_buffer_bytes, 2 * g.unit_slots as u64 * UNIT_BYTES),
+                format!(
+                    "{} must hold at least two program units ({} B = 2 x page x planes)",
+                    c.write_buffer_bytes,
+                    2 * g.unit_slots as u64 * UNIT_BYTES
+                ),
             );
         }
         Ok(())
@@ -243,15 +271,40 @@ pub(super) fn path_or_top(p: &str) -> String {
 }
 
 /// Units we recognise in field names, for the "wrong unit" hint.
-const UNIT_SUFFIXES: &[&str] = &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_mb", "_gb", "_bytes_per_s", "_mb_per_s", "_blocks", "_percent"];
+const UNIT_SUFFIXES: &[&str] =
+    &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_mb", "_gb", "_bytes_per_s", "_mb_per_s", "_blocks", "_percent"];
 
 const KNOWN_FIELDS: &[&str] = &[
-    "user_capacity_bytes", "link_bytes_per_s", "command_overhead_ns", "command_cost_ns", "write_buffer_bytes",
-    "command_cost_read_ns", "command_cost_write_ns", "command_latency_ns", "max_write_bytes_per_s",
-    "read_decode_bytes_per_s", "read_decode_ns", "encode_bytes_per_s", "die_stripe_bytes",
-    "page_size_bytes", "tr_ns", "tprog_ns", "tbers_ns", "channel_bytes_per_s", "gc_threshold_blocks",
-    "bg_gc_threshold_blocks", "idle_gc_delay_ns", "recycle_bytes_per_s", "readahead_bytes", "unmapped_read_ns",
-    "metadata_bytes_per_unit", "idle_mw", "active_mw", "read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block",
+    "user_capacity_bytes",
+    "link_bytes_per_s",
+    "command_overhead_ns",
+    "command_cost_ns",
+    "write_buffer_bytes",
+    "command_cost_read_ns",
+    "command_cost_write_ns",
+    "command_latency_ns",
+    "max_write_bytes_per_s",
+    "read_decode_bytes_per_s",
+    "read_decode_ns",
+    "encode_bytes_per_s",
+    "die_stripe_bytes",
+    "page_size_bytes",
+    "tr_ns",
+    "tprog_ns",
+    "tbers_ns",
+    "channel_bytes_per_s",
+    "gc_threshold_blocks",
+    "bg_gc_threshold_blocks",
+    "idle_gc_delay_ns",
+    "recycle_bytes_per_s",
+    "readahead_bytes",
+    "unmapped_read_ns",
+    "metadata_bytes_per_unit",
+    "idle_mw",
+    "active_mw",
+    "read_uj_per_page",
+    "program_uj_per_unit",
+    "erase_uj_per_block",
     "transfer_pj_per_byte",
 ];
 

@@ -62,9 +62,9 @@ impl Controller {
                             // next data: send them now.
                             ftl.program_waiting_units(t2, nand)?;
                             self.drain_releases(ftl);
-                            self.buffer.admit(t2, UNIT_BYTES).ok_or_else(|| {
-                                SimError::integrity("write buffer full with nothing scheduled to leave it")
-                            })?
+                            self.buffer
+                                .admit(t2, UNIT_BYTES)
+                                .ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))?
                         }
                     };
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));

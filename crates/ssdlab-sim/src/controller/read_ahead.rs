@@ -40,7 +40,15 @@ impl Controller {
     /// (first LBA, last LBA + 1, when the data is in the controller),
     /// contiguous from `from` to `to`; units answered without NAND are ready
     /// at `t` (never-written ones after `unmapped_read_ns` each).
-    fn read_pieces(&mut self, ftl: &mut Ftl, nand: &mut Nand, from: u64, to: u64, t: u64, out: &mut VecDeque<(u64, u64, u64)>) -> Result<()> {
+    fn read_pieces(
+        &mut self,
+        ftl: &mut Ftl,
+        nand: &mut Nand,
+        from: u64,
+        to: u64,
+        t: u64,
+        out: &mut VecDeque<(u64, u64, u64)>,
+    ) -> Result<()> {
         let c = &self.cfg;
         let (_, unmapped) = ftl.read_units_p(from, to - from, t, nand, c.seq_read_max_dies, true)?;
         let floor = if unmapped > 0 && c.unmapped_read_ns > 0 { t + unmapped * c.unmapped_read_ns } else { t };

@@ -104,7 +104,9 @@ impl Simulator {
     pub fn check_now(&self) -> Result<()> {
         self.ftl.check_all()?;
         if !self.nand.channels_consistent() || !self.ctl.is_consistent() {
-            return Err(SimError::integrity("a channel, the link, the write path, the encoder or the recycling path has overlapping reservations"));
+            return Err(SimError::integrity(
+                "a channel, the link, the write path, the encoder or the recycling path has overlapping reservations",
+            ));
         }
         Ok(())
     }

@@ -252,12 +252,7 @@ impl Simulator {
             stats.record(dir, io.bytes, t - io.submit_ns, t - start);
             if t >= next_progress {
                 next_progress = t + w.interval_ns;
-                let p = Progress {
-                    done_ns: t - start,
-                    total_ns: w.runtime_ns.unwrap_or(0),
-                    done_bytes: issued_bytes,
-                    total_bytes,
-                };
+                let p = Progress { done_ns: t - start, total_ns: w.runtime_ns.unwrap_or(0), done_bytes: issued_bytes, total_bytes };
                 if !progress(p) {
                     interrupted = true;
                     break;

@@ -189,8 +189,20 @@ impl Simulator {
             // When may the pending record go?
             let can_issue = pending.map(|r| {
                 let limit = match opts.mode {
-                    ReplayMode::AsRecorded => if r.iodepth > 0 { (r.iodepth as u32).max(1) } else { ncq },
-                    ReplayMode::AsFastAsPossible => if r.iodepth > 0 { r.iodepth as u32 } else { opts.iodepth.max(1) },
+                    ReplayMode::AsRecorded => {
+                        if r.iodepth > 0 {
+                            (r.iodepth as u32).max(1)
+                        } else {
+                            ncq
+                        }
+                    }
+                    ReplayMode::AsFastAsPossible => {
+                        if r.iodepth > 0 {
+                            r.iodepth as u32
+                        } else {
+                            opts.iodepth.max(1)
+                        }
+                    }
                 }
                 .min(ncq.max(1));
                 (heap.len() as u32) < limit
@@ -218,9 +230,15 @@ impl Simulator {
                 t = t.max(start);
                 self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
                 let (dir, c) = match r.op {
-                    TraceOp::Read => (1u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Read, r.offset_bytes, r.length_bytes, t, r.data_pattern)?),
-                    TraceOp::Write => (2u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Write, r.offset_bytes, r.length_bytes, t, r.data_pattern)?),
-                    TraceOp::Trim => (0u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Trim, r.offset_bytes, r.length_bytes, t, r.data_pattern)?),
+                    TraceOp::Read => {
+                        (1u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Read, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
+                    TraceOp::Write => {
+                        (2u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Write, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
+                    TraceOp::Trim => {
+                        (0u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Trim, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
                     TraceOp::Flush => {
                         let t2 = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t);
                         (3u8, t2.max(self.busiest_die()))
@@ -228,9 +246,21 @@ impl Simulator {
                 };
                 clock = t;
                 if opts.io_log {
-                    log.push(IoLogEntry { submit_ns: t, complete_ns: c, op: r.op, offset_bytes: r.offset_bytes, length_bytes: r.length_bytes });
+                    log.push(IoLogEntry {
+                        submit_ns: t,
+                        complete_ns: c,
+                        op: r.op,
+                        offset_bytes: r.offset_bytes,
+                        length_bytes: r.length_bytes,
+                    });
                 }
-                busy.start(match dir { 1 | 2 => dir as usize, _ => 0 }, t);
+                busy.start(
+                    match dir {
+                        1 | 2 => dir as usize,
+                        _ => 0,
+                    },
+                    t,
+                );
                 self.seq += 1;
                 heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, dir }));
                 issued_bytes += r.length_bytes;
@@ -242,7 +272,13 @@ impl Simulator {
                     let t = io.complete_ns;
                     last_done = last_done.max(t);
                     clock = clock.max(t);
-                    busy.end(match io.dir { 1 | 2 => io.dir as usize, _ => 0 }, t);
+                    busy.end(
+                        match io.dir {
+                            1 | 2 => io.dir as usize,
+                            _ => 0,
+                        },
+                        t,
+                    );
                     let dir = match io.dir {
                         1 => Some(Dir::Read),
                         2 => Some(Dir::Write),
@@ -289,12 +325,7 @@ impl Simulator {
     /// [`TraceSource::from_json`] (on this drive, the simulator's seed by
     /// default), `options` as [`ReplayOptions::from_json`]. The result carries
     /// the source as given and, for a file, its import report.
-    pub fn replay_from_json(
-        &mut self,
-        source: &Value,
-        options: &Value,
-        progress: &mut dyn FnMut(Progress) -> bool,
-    ) -> Result<PhaseResult> {
+    pub fn replay_from_json(&mut self, source: &Value, options: &Value, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
         let opts = ReplayOptions::from_json(options)?;
         let src = TraceSource::from_json(source, self.capacity_bytes(), self.seed)?;
         let mut records = src.open()?;

@@ -33,7 +33,6 @@ pub struct Block {
     pub(super) sealed_ns: u64,
 }
 
-
 impl Ftl {
     #[inline]
     pub(super) fn uses_buckets(&self) -> bool {
@@ -110,9 +109,7 @@ impl Ftl {
             }
         }
         let b = self.dies[die as usize].free.pop_front().ok_or_else(|| SimError::Drive {
-            message: format!(
-                "die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"
-            ),
+            message: format!("die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"),
         })?;
         let blk = &mut self.blocks[b as usize];
         debug_assert_eq!(blk.state, BlockState::Free);

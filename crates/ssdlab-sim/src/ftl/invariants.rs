@@ -77,7 +77,11 @@ impl Ftl {
                     let mut prev = NONE;
                     while b != NONE {
                         let blk = &self.blocks[b as usize];
-                        if blk.state != BlockState::Sealed || blk.valid as usize != v || blk.prev != prev || self.die_of_block(b) as usize != di {
+                        if blk.state != BlockState::Sealed
+                            || blk.valid as usize != v
+                            || blk.prev != prev
+                            || self.die_of_block(b) as usize != di
+                        {
                             return Err(SimError::integrity(format!("block {b} misfiled in GC bucket {v} of die {di}")));
                         }
                         seen += 1;

@@ -115,7 +115,16 @@ impl Ftl {
                 self.counters.erases += 1;
                 done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
             }
-            *blk = Block { valid: 0, erase_count: blk.erase_count, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: now_ns, sealed_ns: now_ns };
+            *blk = Block {
+                valid: 0,
+                erase_count: blk.erase_count,
+                state: BlockState::Free,
+                fast: false,
+                prev: NONE,
+                next: NONE,
+                stamp_ns: now_ns,
+                sealed_ns: now_ns,
+            };
         }
         self.l2p.iter_mut().for_each(|x| *x = NONE);
         self.rev.clear_all();

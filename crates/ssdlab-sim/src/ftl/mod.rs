@@ -45,7 +45,6 @@ use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, LEN_SHIFT, UNIT_BYT
 use crate::mem::{big_table, NONE};
 use crate::revmap::RevMap;
 
-
 /// Division by a constant of the drive, by shift when it is a power of two
 /// (it nearly always is: the hot paths divide by granules per block, per
 /// program unit and blocks per die).
@@ -225,7 +224,9 @@ impl Ftl {
         let spb = g.slots_per_block * k;
         let gran_bytes = UNIT_BYTES / k as u64;
         let (meta, fr) = match cfg.data_reduction.as_ref().filter(|d| d.enabled) {
-            Some(d) => (d.metadata_bytes_per_unit, [1.0, d.repeated_stored_fraction, d.compressible_stored_fraction, d.zeros_stored_fraction]),
+            Some(d) => {
+                (d.metadata_bytes_per_unit, [1.0, d.repeated_stored_fraction, d.compressible_stored_fraction, d.zeros_stored_fraction])
+            }
             None => (0, [1.0; 4]),
         };
         let gran_of = |f: f64| -> u32 {
@@ -234,10 +235,11 @@ impl Ftl {
         };
         let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
         let nblocks = g.total_blocks() as usize;
-        let blocks = vec![
-            Block { valid: 0, erase_count: 0, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
-            nblocks
-        ];
+        let blocks =
+            vec![
+                Block { valid: 0, erase_count: 0, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
+                nblocks
+            ];
         let dies = (0..g.dies)
             .map(|d| DieFtl {
                 free: (0..g.blocks_per_die).map(|b| d * g.blocks_per_die + b).collect(),
@@ -311,7 +313,8 @@ impl Ftl {
     /// Bytes of RAM the FTL's tables use now (the reverse map grows with
     /// the units written; see [`RevMap`]).
     pub fn memory_in_use_bytes(&self) -> u64 {
-        let dies: usize = self.dies.iter().map(|d| (d.heads.len() + d.tails.len()) * 4 + d.free.capacity() * 4 + d.fifo.capacity() * 4).sum();
+        let dies: usize =
+            self.dies.iter().map(|d| (d.heads.len() + d.tails.len()) * 4 + d.free.capacity() * 4 + d.fifo.capacity() * 4).sum();
         (self.l2p.len() * 4 + self.blocks.len() * size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use()
     }
 

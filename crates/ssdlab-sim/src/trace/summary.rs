@@ -51,9 +51,8 @@ pub fn file_summary(path: &Path, options: &Value, keep_going: &mut dyn FnMut() -
     let mut keys: Vec<&str> = IMPORT_OPTION_KEYS.to_vec();
     keys.push("compare_with");
     let opts = ImportOptions::from_json(o, &keys, None)?;
-    let compare = get(o, "compare_with")
-        .map(|v| StorageBench::parse(v.as_str().unwrap_or("")).map_err(|m| werr("compare_with", m)))
-        .transpose()?;
+    let compare =
+        get(o, "compare_with").map(|v| StorageBench::parse(v.as_str().unwrap_or("")).map_err(|m| werr("compare_with", m))).transpose()?;
     let mut reader = import::open(path, &opts)?;
     let Some(stats) = summarise(&mut reader, keep_going)? else {
         return Ok(None);
@@ -82,8 +81,7 @@ pub fn generated_summary(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<Value>> {
     let gen = try_generate(bench, capacity_bytes, seed)?;
-    let Some(stats) = summarise(gen.map(Ok::<_, std::convert::Infallible>), keep_going).unwrap_or_else(|e| match e {})
-    else {
+    let Some(stats) = summarise(gen.map(Ok::<_, std::convert::Infallible>), keep_going).unwrap_or_else(|e| match e {}) else {
         return Ok(None);
     };
     let p = published(bench);

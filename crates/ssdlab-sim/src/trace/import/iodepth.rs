@@ -15,10 +15,7 @@ pub fn infer_iodepth<I>(records: I) -> InferIodepth<I::IntoIter>
 where
     I: IntoIterator<Item = Result<TraceRecord, TraceError>>,
 {
-    InferIodepth {
-        records: records.into_iter(),
-        completions_ns: BinaryHeap::new(),
-    }
+    InferIodepth { records: records.into_iter(), completions_ns: BinaryHeap::new() }
 }
 
 /// The iterator of [`infer_iodepth`].
@@ -38,18 +35,12 @@ where
             Ok(r) => r,
             Err(e) => return Some(Err(e)),
         };
-        while self
-            .completions_ns
-            .peek()
-            .is_some_and(|Reverse(done)| *done <= record.time_ns)
-        {
+        while self.completions_ns.peek().is_some_and(|Reverse(done)| *done <= record.time_ns) {
             self.completions_ns.pop();
         }
         record.iodepth = u16::try_from(self.completions_ns.len() + 1).unwrap_or(u16::MAX);
         if record.recorded_latency_ns > 0 {
-            self.completions_ns.push(Reverse(
-                record.time_ns.saturating_add(record.recorded_latency_ns),
-            ));
+            self.completions_ns.push(Reverse(record.time_ns.saturating_add(record.recorded_latency_ns)));
         }
         Some(Ok(record))
     }
@@ -76,16 +67,8 @@ mod tests {
     #[test]
     fn counts_overlapping_requests() {
         // [0,100) [10,30) [20,25) [30,..) [100,..): depths 1 2 3 2 1.
-        let input = vec![
-            rec(0, 100),
-            rec(10, 20),
-            rec(20, 5),
-            rec(30, 1),
-            rec(100, 0),
-        ];
-        let depths: Vec<u16> = infer_iodepth(input)
-            .map(|r| r.unwrap().iodepth)
-            .collect();
+        let input = vec![rec(0, 100), rec(10, 20), rec(20, 5), rec(30, 1), rec(100, 0)];
+        let depths: Vec<u16> = infer_iodepth(input).map(|r| r.unwrap().iodepth).collect();
         assert_eq!(depths, [1, 2, 3, 2, 1]);
     }
 }

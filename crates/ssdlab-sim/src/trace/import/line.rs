@@ -53,20 +53,13 @@ pub(crate) struct FieldNames {
 
 /// Parse a read/write letter or word, case-insensitively, for formats that
 /// spell the operation out (`R`/`W`, `Read`/`Write`).
-pub(crate) fn read_or_write(
-    text: &str,
-    field: &'static str,
-    expected: &str,
-) -> Result<TraceOp, FieldError> {
+pub(crate) fn read_or_write(text: &str, field: &'static str, expected: &str) -> Result<TraceOp, FieldError> {
     if text.eq_ignore_ascii_case("r") || text.eq_ignore_ascii_case("read") {
         Ok(TraceOp::Read)
     } else if text.eq_ignore_ascii_case("w") || text.eq_ignore_ascii_case("write") {
         Ok(TraceOp::Write)
     } else {
-        Err(FieldError::new(
-            field,
-            format!("found {}, expected {expected}", quote(text)),
-        ))
+        Err(FieldError::new(field, format!("found {}, expected {expected}", quote(text))))
     }
 }
 
@@ -74,9 +67,5 @@ pub(crate) fn read_or_write(
 /// and spaces): the header line of a CSV format.
 pub(crate) fn is_csv_header(line: &str, names: &[&str]) -> bool {
     let mut fields = line.split(',');
-    names.iter().all(|n| {
-        fields
-            .next()
-            .is_some_and(|f| f.trim().eq_ignore_ascii_case(n))
-    }) && fields.next().is_none()
+    names.iter().all(|n| fields.next().is_some_and(|f| f.trim().eq_ignore_ascii_case(n))) && fields.next().is_none()
 }

@@ -54,15 +54,17 @@ mod tests;
 mod umass;
 
 pub use iodepth::{infer_iodepth, InferIodepth};
-pub use options::{BlkparseEvent, DeviceMapping, ImportOptions, OutOfRange, TraceFormat, DEFAULT_REORDER_WINDOW_RECORDS, IMPORT_OPTION_KEYS};
+pub use options::{
+    BlkparseEvent, DeviceMapping, ImportOptions, OutOfRange, TraceFormat, DEFAULT_REORDER_WINDOW_RECORDS, IMPORT_OPTION_KEYS,
+};
 
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 use self::device::{DeviceId, DeviceTable, MAX_TRACKED_DEVICES};
-use self::num::FieldError;
 use self::line::{FieldNames, NotIo, Parsed, RawIo};
+use self::num::FieldError;
 use self::parser::LineParser;
 use self::reorder::{Pending, ReorderBuffer};
 use self::source::{display_name, LineReader, NextLine};
@@ -110,7 +112,6 @@ pub struct ImportReport {
     pub time_origin_ns: Option<u64>,
 }
 
-
 impl ImportReport {
     /// The report as JSON (skipped lines as `{"line", "reason"}`).
     pub fn to_json(&self) -> Value {
@@ -139,14 +140,8 @@ impl ImportReport {
 /// auto-detection cannot decide; errors in the records come from the iterator.
 pub fn open(path: &Path, opts: &ImportOptions) -> Result<TraceReader, TraceError> {
     let file = display_name(path);
-    let option_error = |field: &str, message: String| TraceError {
-        file: file.clone(),
-        line: 0,
-        field: field.to_string(),
-        message,
-    };
-    opts.validate()
-        .map_err(|(field, message)| option_error(field, message))?;
+    let option_error = |field: &str, message: String| TraceError { file: file.clone(), line: 0, field: field.to_string(), message };
+    opts.validate().map_err(|(field, message)| option_error(field, message))?;
     let format = match opts.format {
         TraceFormat::Auto => detect::detect(path, opts)?,
         format => format,
@@ -299,12 +294,7 @@ struct Pipeline {
 
 impl Pipeline {
     fn error(&self, line: u64, e: FieldError) -> TraceError {
-        TraceError {
-            file: self.file.clone(),
-            line,
-            field: e.field.to_string(),
-            message: e.message,
-        }
+        TraceError { file: self.file.clone(), line, field: e.field.to_string(), message: e.message }
     }
 
     /// Skip a bad line (counted) or turn it into the error that stops the import.
@@ -314,19 +304,12 @@ impl Pipeline {
         }
         self.report.skipped_lines += 1;
         if self.report.skipped_examples.len() < MAX_SKIPPED_EXAMPLES {
-            self.report
-                .skipped_examples
-                .push((line_no, format!("field '{}': {}", e.field, e.message)));
+            self.report.skipped_examples.push((line_no, format!("field '{}': {}", e.field, e.message)));
         }
         Ok(())
     }
 
-    fn accept(
-        &mut self,
-        line_no: u64,
-        parsed: Result<Parsed<'_>, FieldError>,
-        names: &FieldNames,
-    ) -> Result<(), TraceError> {
+    fn accept(&mut self, line_no: u64, parsed: Result<Parsed<'_>, FieldError>, names: &FieldNames) -> Result<(), TraceError> {
         match parsed {
             Err(e) => self.bad_line(line_no, e),
             Ok(Parsed::NotIo(_)) => {
@@ -358,10 +341,7 @@ impl Pipeline {
             (0, false)
         } else {
             if io.length_bytes == 0 {
-                return Err(Fault::Bad(FieldError::new(
-                    names.size,
-                    "0 bytes: a read, write or trim needs a positive length",
-                )));
+                return Err(Fault::Bad(FieldError::new(names.size, "0 bytes: a read, write or trim needs a positive length")));
             }
             self.place(io.offset_bytes, io.length_bytes, device_index, names)?
         };
@@ -373,11 +353,7 @@ impl Pipeline {
             line: line_no,
             op: io.op,
             offset_bytes,
-            length_bytes: if io.op == TraceOp::Flush {
-                0
-            } else {
-                io.length_bytes
-            },
+            length_bytes: if io.op == TraceOp::Flush { 0 } else { io.length_bytes },
             recorded_latency_ns: io.recorded_latency_ns,
         };
         if let Err(emitted_ns) = self.reorder.push(pending) {
@@ -398,38 +374,18 @@ impl Pipeline {
     }
 
     /// The byte offset on the drive for an I/O, and whether it was folded.
-    fn place(
-        &self,
-        offset_bytes: u64,
-        length_bytes: u64,
-        device_index: Option<u32>,
-        names: &FieldNames,
-    ) -> Result<(u64, bool), Fault> {
+    fn place(&self, offset_bytes: u64, length_bytes: u64, device_index: Option<u32>, names: &FieldNames) -> Result<(u64, bool), Fault> {
         let policy = self.out_of_range;
         let (offset_bytes, folded_in_region) = match (self.device_mapping, &self.selector) {
-            (
-                DeviceMapping::Concatenate {
-                    device_region_bytes,
-                },
-                None,
-            ) => {
+            (DeviceMapping::Concatenate { device_region_bytes }, None) => {
                 let k = device_index.ok_or_else(|| {
                     Fault::Fatal(FieldError::new(
                         names.device,
                         format!("more than {MAX_TRACKED_DEVICES} distinct devices: too many to concatenate"),
                     ))
                 })?;
-                let (in_region, folded) = fit(
-                    offset_bytes,
-                    length_bytes,
-                    device_region_bytes,
-                    policy,
-                    "device region",
-                    names,
-                )?;
-                let start = u64::from(k)
-                    .checked_mul(device_region_bytes)
-                    .and_then(|s| s.checked_add(in_region));
+                let (in_region, folded) = fit(offset_bytes, length_bytes, device_region_bytes, policy, "device region", names)?;
+                let start = u64::from(k).checked_mul(device_region_bytes).and_then(|s| s.checked_add(in_region));
                 let start = start.ok_or_else(|| {
                     Fault::Fatal(FieldError::new(
                         names.device,
@@ -440,14 +396,7 @@ impl Pipeline {
             }
             _ => (offset_bytes, false),
         };
-        let (offset_bytes, folded) = fit(
-            offset_bytes,
-            length_bytes,
-            self.drive_capacity_bytes,
-            policy,
-            "drive",
-            names,
-        )?;
+        let (offset_bytes, folded) = fit(offset_bytes, length_bytes, self.drive_capacity_bytes, policy, "drive", names)?;
         Ok((offset_bytes, folded || folded_in_region))
     }
 
@@ -470,20 +419,18 @@ impl Pipeline {
     /// Checks once the input is exhausted.
     fn finish(&self) -> Result<(), TraceError> {
         match &self.selector {
-            Some(selector) if self.report.records == 0 => {
-                Err(TraceError {
-                    file: self.file.clone(),
-                    line: 0,
-                    field: "device".into(),
-                    message: format!(
+            Some(selector) if self.report.records == 0 => Err(TraceError {
+                file: self.file.clone(),
+                line: 0,
+                field: "device".into(),
+                message: format!(
                     "no record of device '{selector}' in {} line(s); the file has {} device(s){}{}",
                     self.report.lines,
                     self.report.devices_seen,
                     if self.report.device_names.is_empty() { "" } else { ": " },
                     self.report.device_names.join(", ")
                 ),
-                })
-            }
+            }),
             _ => Ok(()),
         }
     }
@@ -503,9 +450,7 @@ fn fit(
     if length_bytes > space_bytes {
         return Err(Fault::Fatal(FieldError::new(
             names.size,
-            format!(
-                "{length_bytes} bytes is longer than the whole {space_name} ({space_bytes} bytes)"
-            ),
+            format!("{length_bytes} bytes is longer than the whole {space_name} ({space_bytes} bytes)"),
         )));
     }
     if offset_bytes <= space_bytes - length_bytes {

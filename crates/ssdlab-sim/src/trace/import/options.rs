@@ -72,14 +72,9 @@ impl FromStr for TraceFormat {
         if t == "mqsim" {
             return Ok(TraceFormat::Disksim);
         }
-        std::iter::once(TraceFormat::Auto)
-            .chain(TraceFormat::CONCRETE)
-            .find(|f| f.name() == t)
-            .ok_or_else(|| {
-                format!(
-                    "'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog"
-                )
-            })
+        std::iter::once(TraceFormat::Auto).chain(TraceFormat::CONCRETE).find(|f| f.name() == t).ok_or_else(|| {
+            format!("'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog")
+        })
     }
 }
 
@@ -166,21 +161,14 @@ impl ImportOptions {
         if self.drive_capacity_bytes == 0 {
             return Err(("drive_capacity_bytes", "must be > 0".into()));
         }
-        if let DeviceMapping::Concatenate {
-            device_region_bytes,
-        } = self.device_mapping
-        {
+        if let DeviceMapping::Concatenate { device_region_bytes } = self.device_mapping {
             if device_region_bytes == 0 {
-                return Err((
-                    "device_region_bytes",
-                    "must be > 0 to concatenate devices".into(),
-                ));
+                return Err(("device_region_bytes", "must be > 0 to concatenate devices".into()));
             }
         }
         Ok(())
     }
 }
-
 
 /// The keys of [`ImportOptions::from_json`].
 pub const IMPORT_OPTION_KEYS: &[&str] = &[
@@ -228,10 +216,9 @@ impl ImportOptions {
             None => {}
             Some(m) if m == "merge" => opts.device_mapping = DeviceMapping::Merge,
             Some(m) if m == "concatenate" => {
-                let r = get(o, "device_region_bytes")
-                    .ok_or_else(|| werr("device_region_bytes", "needed with device_mapping = concatenate"))?;
-                opts.device_mapping =
-                    DeviceMapping::Concatenate { device_region_bytes: parse_bytes("device_region_bytes", r, capacity)? };
+                let r =
+                    get(o, "device_region_bytes").ok_or_else(|| werr("device_region_bytes", "needed with device_mapping = concatenate"))?;
+                opts.device_mapping = DeviceMapping::Concatenate { device_region_bytes: parse_bytes("device_region_bytes", r, capacity)? };
             }
             Some(m) => return Err(werr("device_mapping", format!("'{m}' is not allowed; use merge or concatenate"))),
         }

@@ -27,9 +27,7 @@ impl LineParser {
             TraceFormat::Umass => LineParser::Umass,
             TraceFormat::Disksim => LineParser::Disksim,
             TraceFormat::Tencent => LineParser::Tencent,
-            TraceFormat::Blkparse => {
-                LineParser::Blkparse(blkparse::Parser::new(opts.blkparse_event))
-            }
+            TraceFormat::Blkparse => LineParser::Blkparse(blkparse::Parser::new(opts.blkparse_event)),
             TraceFormat::FioIolog => LineParser::FioIolog(fio_iolog::Parser::default()),
             TraceFormat::Auto => unreachable!("auto-detection resolves the format before parsing"),
         }
@@ -66,10 +64,7 @@ impl LineParser {
     pub fn device_kind(&self) -> DeviceKind {
         match self {
             LineParser::Msr => DeviceKind::HostDisk,
-            LineParser::Systor17
-            | LineParser::Umass
-            | LineParser::Disksim
-            | LineParser::Tencent => DeviceKind::Number,
+            LineParser::Systor17 | LineParser::Umass | LineParser::Disksim | LineParser::Tencent => DeviceKind::Number,
             LineParser::Blkparse(_) | LineParser::FioIolog(_) => DeviceKind::Name,
         }
     }

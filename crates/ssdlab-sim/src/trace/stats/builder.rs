@@ -225,11 +225,8 @@ impl TraceStatsBuilder {
             None
         };
         if self.any_latency {
-            s.busy = Some(BusyTimes {
-                all_ns: self.busy_all.finish(),
-                read_ns: self.busy_read.finish(),
-                write_ns: self.busy_write.finish(),
-            });
+            s.busy =
+                Some(BusyTimes { all_ns: self.busy_all.finish(), read_ns: self.busy_read.finish(), write_ns: self.busy_write.finish() });
         }
         s
     }

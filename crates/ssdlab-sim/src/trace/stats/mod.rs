@@ -31,7 +31,6 @@ use serde_json::{json, Map, Value};
 use super::TraceRecord;
 use crate::pattern::DataPattern;
 
-
 /// Size buckets of the size mix. Named sizes are exact (`K4` is exactly 4096
 /// bytes); `Under4K` is everything shorter than 4096 bytes; `Other` is every
 /// other length (odd sizes between the named ones, and anything above 128KB).
@@ -284,12 +283,7 @@ impl TraceStats {
 
     /// Share of write bytes carrying this pattern, percent.
     pub fn pattern_share_percent(&self, p: DataPattern) -> f64 {
-        let b = self
-            .write_bytes_by_pattern
-            .iter()
-            .find(|(q, _)| *q == p)
-            .map(|x| x.1)
-            .unwrap_or(0);
+        let b = self.write_bytes_by_pattern.iter().find(|(q, _)| *q == p).map(|x| x.1).unwrap_or(0);
         pct(b, self.write_bytes)
     }
 
@@ -348,14 +342,7 @@ fn gb(b: u64) -> String {
 impl fmt::Display for TraceStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{:<28} {:>16} {:>16} {:>16}", "", "all", "reads", "writes")?;
-        writeln!(
-            f,
-            "{:<28} {:>16} {:>16} {:>16}",
-            "operations",
-            self.data_ops(),
-            self.reads,
-            self.writes
-        )?;
+        writeln!(f, "{:<28} {:>16} {:>16} {:>16}", "operations", self.data_ops(), self.reads, self.writes)?;
         writeln!(
             f,
             "{:<28} {:>16} {:>16} {:>16}",
@@ -389,21 +376,9 @@ impl fmt::Display for TraceStats {
         }
         match self.iodepth {
             Some(q) => {
-                writeln!(
-                    f,
-                    "{:<28} {:>16.4} ({})",
-                    "iodepth mean",
-                    q.avg(),
-                    q.source.name()
-                )?;
+                writeln!(f, "{:<28} {:>16.4} ({})", "iodepth mean", q.avg(), q.source.name())?;
                 writeln!(f, "{:<28} {:>15.2}%", "issued at iodepth 1", q.iodepth1_share_percent())?;
-                writeln!(
-                    f,
-                    "{:<28} {:>16}{}",
-                    "iodepth max",
-                    q.max,
-                    if q.saturated { " (saturated)" } else { "" }
-                )?;
+                writeln!(f, "{:<28} {:>16}{}", "iodepth max", q.max, if q.saturated { " (saturated)" } else { "" })?;
             }
             None => writeln!(f, "{:<28} {:>16}", "iodepth mean", "unknown")?,
         }

@@ -12,15 +12,7 @@ use crate::trace::{TraceOp, TraceRecord};
 
 /// Run-length multipliers (permille of the needed mean) and weights: many
 /// isolated I/Os, some long streams.
-const RUN_MULT: &[(u64, u32)] = &[
-    (0, 30),
-    (250, 15),
-    (500, 15),
-    (1000, 14),
-    (2000, 12),
-    (4000, 9),
-    (8000, 5),
-];
+const RUN_MULT: &[(u64, u32)] = &[(0, 30), (250, 15), (500, 15), (1000, 14), (2000, 12), (4000, 9), (8000, 5)];
 const RUN_MULT_MEAN: u64 = table_mean(RUN_MULT);
 
 #[derive(Clone, Debug)]
@@ -138,11 +130,7 @@ impl Generator {
         let mut weights = [0u64; MAX_CLASSES];
         let mut total = 0;
         for (w, c) in weights.iter_mut().zip(&dir.classes) {
-            *w = if run_start && c.remaining > 0 {
-                c.remaining * (1 << 20) / (1000 + m_milli * c.run_factor / 100)
-            } else {
-                c.remaining
-            };
+            *w = if run_start && c.remaining > 0 { c.remaining * (1 << 20) / (1000 + m_milli * c.run_factor / 100) } else { c.remaining };
             total += *w;
         }
         let mut r = self.rng.below(total);
@@ -182,11 +170,7 @@ impl Generator {
                 } else {
                     let k = self.n_written.min(WRITTEN as u64);
                     let (off, l) = self.written[((self.n_written - 1 - self.rng.below(k)) % WRITTEN as u64) as usize];
-                    let within = if self.rng.chance(1, 2) {
-                        0
-                    } else {
-                        self.rng.below(l / BLOCK + 1)
-                    };
+                    let within = if self.rng.chance(1, 2) { 0 } else { self.rng.below(l / BLOCK + 1) };
                     off / BLOCK + within
                 }
             }
@@ -225,11 +209,7 @@ impl Generator {
     }
 
     fn pattern_for(&mut self, nominal: u64) -> DataPattern {
-        let t = if nominal < 32 * KB {
-            self.spec.small_patterns
-        } else {
-            self.spec.large_patterns
-        };
+        let t = if nominal < 32 * KB { self.spec.small_patterns } else { self.spec.large_patterns };
         t[self.rng.weighted(t)].0
     }
 
@@ -290,11 +270,7 @@ impl Iterator for Generator {
 
         let (len, off) = if self.dirs[d].run_left > 0 {
             let cur = self.dirs[d].cur_class;
-            let c = if self.dirs[d].classes[cur].remaining > 0 {
-                cur
-            } else {
-                self.pick_class(d, false)
-            };
+            let c = if self.dirs[d].classes[cur].remaining > 0 { cur } else { self.pick_class(d, false) };
             let len = self.dirs[d].classes[c].draw(&mut self.rng);
             let next = self.dirs[d].prev_end.unwrap_or(0);
             if next + len <= self.capacity {

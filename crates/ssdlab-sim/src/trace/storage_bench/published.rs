@@ -30,22 +30,13 @@ pub struct Figure {
 
 impl Figure {
     pub const fn about(value: f64) -> Figure {
-        Figure {
-            value,
-            qualifier: Qualifier::About,
-        }
+        Figure { value, qualifier: Qualifier::About }
     }
     pub const fn under(value: f64) -> Figure {
-        Figure {
-            value,
-            qualifier: Qualifier::Under,
-        }
+        Figure { value, qualifier: Qualifier::Under }
     }
     pub const fn over(value: f64) -> Figure {
-        Figure {
-            value,
-            qualifier: Qualifier::Over,
-        }
+        Figure { value, qualifier: Qualifier::Over }
     }
 
     /// Does `measured` match, with `tolerance` in the figure's unit?
@@ -106,30 +97,11 @@ impl PublishedStats {
     /// (counts exact).
     pub fn compare(&self, stats: &TraceStats) -> Vec<Comparison> {
         let mut out = Vec::new();
-        let mut push = |figure: String, published: String, measured: f64, ok: bool| {
-            out.push(Comparison {
-                figure,
-                published,
-                measured,
-                ok,
-            })
-        };
-        push(
-            "reads".into(),
-            self.reads.to_string(),
-            stats.reads as f64,
-            stats.reads == self.reads,
-        );
-        push(
-            "writes".into(),
-            self.writes.to_string(),
-            stats.writes as f64,
-            stats.writes == self.writes,
-        );
-        for (name, p, m) in [
-            ("read_bytes", self.read_bytes, stats.read_bytes),
-            ("write_bytes", self.write_bytes, stats.write_bytes),
-        ] {
+        let mut push =
+            |figure: String, published: String, measured: f64, ok: bool| out.push(Comparison { figure, published, measured, ok });
+        push("reads".into(), self.reads.to_string(), stats.reads as f64, stats.reads == self.reads);
+        push("writes".into(), self.writes.to_string(), stats.writes as f64, stats.writes == self.writes);
+        for (name, p, m) in [("read_bytes", self.read_bytes, stats.read_bytes), ("write_bytes", self.write_bytes, stats.write_bytes)] {
             if let Some(p) = p {
                 let ok = (m as f64 - p as f64).abs() <= p as f64 * BYTES_TOLERANCE_RELATIVE;
                 push(name.into(), p.to_string(), m as f64, ok);
@@ -137,21 +109,11 @@ impl PublishedStats {
         }
         for (b, fig) in &self.size_mix_percent {
             let m = stats.size_share_percent(*b);
-            push(
-                format!("size_mix_percent[{}]", b.label()),
-                fig.to_string(),
-                m,
-                fig.check(m, PERCENT_TOLERANCE_POINTS),
-            );
+            push(format!("size_mix_percent[{}]", b.label()), fig.to_string(), m, fig.check(m, PERCENT_TOLERANCE_POINTS));
         }
         if let Some(fig) = self.sequential_percent {
             let m = stats.sequential_share_percent();
-            push(
-                "sequential_share_percent".into(),
-                fig.to_string(),
-                m,
-                fig.check(m, PERCENT_TOLERANCE_POINTS),
-            );
+            push("sequential_share_percent".into(), fig.to_string(), m, fig.check(m, PERCENT_TOLERANCE_POINTS));
         }
         if let Some(fig) = self.iodepth_mean {
             let m = stats.iodepth_mean().unwrap_or(f64::NAN);
@@ -165,12 +127,7 @@ impl PublishedStats {
         }
         if let Some(fig) = self.duration_s {
             let m = stats.duration_ns() as f64 / 1e9;
-            push(
-                "duration_s".into(),
-                fig.to_string(),
-                m,
-                fig.check(m, fig.value * DURATION_TOLERANCE_RELATIVE),
-            );
+            push("duration_s".into(), fig.to_string(), m, fig.check(m, fig.value * DURATION_TOLERANCE_RELATIVE));
         }
         out
     }
@@ -186,27 +143,15 @@ pub fn published(w: StorageBench) -> PublishedStats {
     let a = Figure::about;
     let (mix, seq, qd, qd1, dur) = match w {
         StorageBench::Heavy2011 => (
-            vec![
-                (Under4K, a(7.8)),
-                (K4, a(29.2)),
-                (K8, a(3.5)),
-                (K16, a(10.3)),
-                (K32, a(10.8)),
-                (K64, a(4.1)),
-                (K128, a(21.7)),
-            ],
+            vec![(Under4K, a(7.8)), (K4, a(29.2)), (K8, a(3.5)), (K16, a(10.3)), (K32, a(10.8)), (K64, a(4.1)), (K128, a(21.7))],
             Some(a(43.0)),
             Some(a(4.625)),
             Some(a(59.0)),
             None,
         ),
-        StorageBench::Light2011 => (
-            vec![(K4, a(27.0)), (K16, a(8.0)), (K32, a(6.0)), (K64, a(5.0))],
-            Some(Figure::over(60.0)),
-            Some(a(2.2029)),
-            None,
-            None,
-        ),
+        StorageBench::Light2011 => {
+            (vec![(K4, a(27.0)), (K16, a(8.0)), (K32, a(6.0)), (K64, a(5.0))], Some(Figure::over(60.0)), Some(a(2.2029)), None, None)
+        }
         StorageBench::Typical2010 => (
             vec![(K4, Figure::over(30.0)), (K16, a(11.0)), (K32, a(22.0)), (K64, a(13.0))],
             Some(Figure::under(30.0)),
@@ -214,20 +159,12 @@ pub fn published(w: StorageBench) -> PublishedStats {
             None,
             Some(a(300.0)),
         ),
-        StorageBench::HeavyMultitasking2010 => (
-            vec![(K4, a(30.0)), (K16, a(12.0)), (K32, a(14.0)), (K64, a(20.0))],
-            Some(a(44.0)),
-            Some(a(3.59)),
-            None,
-            Some(a(1320.0)),
-        ),
-        StorageBench::Gaming2010 => (
-            vec![(K4, a(20.0)), (K32, a(20.0)), (K64, Figure::under(40.0))],
-            Some(a(69.0)),
-            Some(a(7.76)),
-            None,
-            None,
-        ),
+        StorageBench::HeavyMultitasking2010 => {
+            (vec![(K4, a(30.0)), (K16, a(12.0)), (K32, a(14.0)), (K64, a(20.0))], Some(a(44.0)), Some(a(3.59)), None, Some(a(1320.0)))
+        }
+        StorageBench::Gaming2010 => {
+            (vec![(K4, a(20.0)), (K32, a(20.0)), (K64, Figure::under(40.0))], Some(a(69.0)), Some(a(7.76)), None, None)
+        }
         StorageBench::Destroyer2013 => (vec![], Some(a(67.0)), Some(a(5.5)), None, None),
     };
     PublishedStats {

@@ -15,7 +15,6 @@
 //! few large transfers; where they demand large transfers (The Destroyer's
 //! writes), 256KB-1MB dominate.
 
-
 use super::specs::Spec;
 use super::{BLOCK, KB, SECTOR, U4};
 use crate::rng::Rng;
@@ -24,15 +23,7 @@ use crate::trace::stats::SizeBucket;
 /// Upper bound on size classes per direction.
 pub(super) const MAX_CLASSES: usize = 16;
 
-const UNDER4K_SIZES: &[(u64, u32)] = &[
-    (512, 30),
-    (1024, 30),
-    (1536, 6),
-    (2048, 12),
-    (2560, 4),
-    (3072, 8),
-    (3584, 10),
-];
+const UNDER4K_SIZES: &[(u64, u32)] = &[(512, 30), (1024, 30), (1536, 6), (2048, 12), (2560, 4), (3072, 8), (3584, 10)];
 
 const OTHER_SIZES: &[(u64, u32)] = &[
     (4608, 5),
@@ -76,26 +67,13 @@ impl Flex {
             "size class infeasible: {n} transfers totalling {bytes} bytes ({} on average) with sizes {min}..{max}",
             bytes.checked_div(n).unwrap_or(0)
         );
-        Flex {
-            n,
-            bytes,
-            sizes,
-            min,
-            max,
-            other,
-        }
+        Flex { n, bytes, sizes, min, max, other }
     }
 
     /// Is `s` a size this class may produce (a multiple of 512 in the class's
     /// bucket)?
     fn valid(&self, s: u64) -> bool {
-        s.is_multiple_of(SECTOR)
-            && s >= SECTOR
-            && if self.other {
-                s > BLOCK && SizeBucket::of(s) == SizeBucket::Other
-            } else {
-                s < BLOCK
-            }
+        s.is_multiple_of(SECTOR) && s >= SECTOR && if self.other { s > BLOCK && SizeBucket::of(s) == SizeBucket::Other } else { s < BLOCK }
     }
 
     /// A size drawn so that the mean of the remaining draws stays on target.
@@ -121,12 +99,7 @@ impl Flex {
             let den = sh * wl - sl * wh;
             rng.chance((num * (1u128 << 32) / den) as u64, 1 << 32)
         };
-        let total: u64 = self
-            .sizes
-            .iter()
-            .filter(|x| (x.0 > a) == high)
-            .map(|x| x.1 as u64)
-            .sum();
+        let total: u64 = self.sizes.iter().filter(|x| (x.0 > a) == high).map(|x| x.1 as u64).sum();
         let mut r = rng.below(total);
         for &(s, w) in self.sizes {
             if (s > a) == high {
@@ -236,31 +209,19 @@ pub(super) fn build_classes(s: &Spec, dir: usize) -> Vec<Class> {
             Kind::Fixed(size)
         };
         let nominal = if size == U4 { s.under4k_avg[dir] } else { size };
-        classes.push(Class {
-            kind,
-            remaining: n,
-            run_factor: run_factor(nominal),
-            nominal,
-        });
+        classes.push(Class { kind, remaining: n, run_factor: run_factor(nominal), nominal });
     }
     assert!(used_n <= n_dir, "size classes exceed the direction's count");
     assert!(classes.len() < MAX_CLASSES);
     let n = n_dir - used_n;
     let bytes = match bytes_target {
         // Round the total to whole sectors (the published figure is rounded anyway).
-        Some(b) => ((b + SECTOR / 2) / SECTOR * SECTOR)
-            .checked_sub(used_bytes)
-            .expect("named size classes exceed the byte total"),
+        Some(b) => ((b + SECTOR / 2) / SECTOR * SECTOR).checked_sub(used_bytes).expect("named size classes exceed the byte total"),
         None => n * s.other_avg[dir],
     };
     let f = Flex::new(n, bytes, OTHER_SIZES, true);
     let nominal = bytes.checked_div(n).unwrap_or(0);
-    classes.push(Class {
-        kind: Kind::Flex(f),
-        remaining: n,
-        run_factor: 150,
-        nominal,
-    });
+    classes.push(Class { kind: Kind::Flex(f), remaining: n, run_factor: 150, nominal });
     classes
 }
 

@@ -74,10 +74,7 @@ impl Timing {
         let nonidle = self.max_completion.saturating_sub(self.idle_total);
         let est_nonidle = (nonidle as u128 * remaining as u128 / self.emitted.max(1) as u128) as u64;
         let est_eps = remaining * self.episodes / self.emitted.max(1) + 1;
-        let budget = self
-            .duration_ns
-            .saturating_sub(self.max_completion)
-            .saturating_sub(est_nonidle);
+        let budget = self.duration_ns.saturating_sub(self.max_completion).saturating_sub(est_nonidle);
         let mean = budget / est_eps;
         let m = pick(GAP_MULT, rng);
         let gap = (mean as u128 * m as u128 / GAP_MULT_MEAN as u128) as u64;
@@ -87,18 +84,10 @@ impl Timing {
     }
 
     fn start_episode(&mut self, rng: &mut Rng) -> u64 {
-        let t0 = if self.emitted == 0 {
-            0
-        } else {
-            self.max_completion + self.idle_gap(rng)
-        };
+        let t0 = if self.emitted == 0 { 0 } else { self.max_completion + self.idle_gap(rng) };
         self.episodes += 1;
         let want_chain = self.q1 * 10_000 < self.iodepth1_bp * self.emitted;
-        let chain = if want_chain {
-            rng.chance(15, 16)
-        } else {
-            rng.chance(1, 4)
-        };
+        let chain = if want_chain { rng.chance(15, 16) } else { rng.chance(1, 4) };
         if chain {
             let v = pick(CHAIN_LEN, rng);
             let n = (v * (500 + rng.below(1000)) / 1000).clamp(1, ((self.total - self.emitted) / 4).max(1));
@@ -168,11 +157,7 @@ impl Timing {
                     }
                 };
                 let lat = jitter(rng, service).max(1);
-                let next = if left > 1 {
-                    Episode::Chain { left: left - 1 }
-                } else {
-                    Episode::None
-                };
+                let next = if left > 1 { Episode::Chain { left: left - 1 } } else { Episode::None };
                 (t, lat, next)
             }
             Episode::Ramp { i, p, steady } => {
@@ -193,11 +178,7 @@ impl Timing {
             Episode::Steady { p, left } => {
                 let t = self.min_out();
                 let lat = jitter(rng, service * (3 + p) / 4).max(1);
-                let next = if left > 1 {
-                    Episode::Steady { p, left: left - 1 }
-                } else {
-                    Episode::None
-                };
+                let next = if left > 1 { Episode::Steady { p, left: left - 1 } } else { Episode::None };
                 (t, lat, next)
             }
         };

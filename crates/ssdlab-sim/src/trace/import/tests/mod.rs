@@ -14,11 +14,8 @@ struct TempDir(PathBuf);
 impl TempDir {
     fn new() -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ssdlab-import-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("ssdlab-import-test-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }
@@ -39,18 +36,13 @@ impl Drop for TempDir {
 const TIB: u64 = 1 << 40;
 
 fn opts(format: TraceFormat) -> ImportOptions {
-    ImportOptions {
-        format,
-        ..ImportOptions::new(TIB)
-    }
+    ImportOptions { format, ..ImportOptions::new(TIB) }
 }
 
 /// Import everything; panic on any error.
 fn import(path: &Path, opts: &ImportOptions) -> (Vec<TraceRecord>, ImportReport) {
     let mut reader = open(path, opts).unwrap_or_else(|e| panic!("open: {e}"));
-    let records: Vec<TraceRecord> = (&mut reader)
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
-        .collect();
+    let records: Vec<TraceRecord> = (&mut reader).map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect();
     let report = reader.report().clone();
     assert_eq!(
         report.lines,
@@ -75,10 +67,7 @@ fn import_error(path: &Path, opts: &ImportOptions) -> TraceError {
 }
 
 fn summary(records: &[TraceRecord]) -> Vec<(u64, TraceOp, u64, u64)> {
-    records
-        .iter()
-        .map(|r| (r.time_ns, r.op, r.offset_bytes, r.length_bytes))
-        .collect()
+    records.iter().map(|r| (r.time_ns, r.op, r.offset_bytes, r.length_bytes)).collect()
 }
 
 /// One small trace per format, each with 3 records: read 4 KiB at 8 KiB (t=0),
@@ -119,33 +108,17 @@ fn every_format_imports_its_sample_with_rebased_times() {
         let s = summary(&records);
         assert_eq!(s.len(), 3, "{format}: {s:?}");
         assert_eq!(s[0], (0, TraceOp::Read, 8192, 4096), "{format}");
-        assert_eq!(
-            s[1],
-            (1_500_000_000, TraceOp::Write, 1 << 20, 8192),
-            "{format}"
-        );
-        assert_eq!(
-            (s[2].1, s[2].2, s[2].3),
-            (TraceOp::Read, 0, 512),
-            "{format}"
-        );
-        assert!(
-            s[2].0 == 1_500_000_000 || s[2].0 == 1_500_000_100,
-            "{format}: {s:?}"
-        );
+        assert_eq!(s[1], (1_500_000_000, TraceOp::Write, 1 << 20, 8192), "{format}");
+        assert_eq!((s[2].1, s[2].2, s[2].3), (TraceOp::Read, 0, 512), "{format}");
+        assert!(s[2].0 == 1_500_000_000 || s[2].0 == 1_500_000_100, "{format}: {s:?}");
         assert_eq!(report.devices_seen, 1, "{format}");
         assert!(report.time_origin_ns.is_some());
         assert!(report.has_timestamps, "{format}");
-        assert_eq!(
-            report.has_latency,
-            matches!(format, TraceFormat::Msr | TraceFormat::Systor17)
-        );
+        assert_eq!(report.has_latency, matches!(format, TraceFormat::Msr | TraceFormat::Systor17));
         if report.has_latency {
             assert_eq!(records[0].recorded_latency_ns, 283_300, "{format}");
         }
-        assert!(records
-            .iter()
-            .all(|r| r.iodepth == 0 && r.data_pattern == DataPattern::Incompressible));
+        assert!(records.iter().all(|r| r.iodepth == 0 && r.data_pattern == DataPattern::Incompressible));
     }
 }
 
@@ -159,80 +132,39 @@ fn auto_detection_recognises_every_format() {
     }
     // The fio v2 and MQSim spellings too.
     let dir = TempDir::new();
-    let path = dir.file(
-        "v2.log",
-        "fio version 2 iolog\n/dev/sdb add\n/dev/sdb write 0 4096\n",
-    );
-    assert_eq!(
-        import(&path, &opts(TraceFormat::Auto)).1.format,
-        TraceFormat::FioIolog
-    );
+    let path = dir.file("v2.log", "fio version 2 iolog\n/dev/sdb add\n/dev/sdb write 0 4096\n");
+    assert_eq!(import(&path, &opts(TraceFormat::Auto)).1.format, TraceFormat::FioIolog);
     assert_eq!("mqsim".parse::<TraceFormat>(), Ok(TraceFormat::Disksim));
-    assert_eq!(
-        "FIO-IOLOG".parse::<TraceFormat>(),
-        Ok(TraceFormat::FioIolog)
-    );
-    assert!("csv"
-        .parse::<TraceFormat>()
-        .unwrap_err()
-        .contains("allowed"));
+    assert_eq!("FIO-IOLOG".parse::<TraceFormat>(), Ok(TraceFormat::FioIolog));
+    assert!("csv".parse::<TraceFormat>().unwrap_err().contains("allowed"));
 }
 
 #[test]
 fn undetectable_input_lists_every_format_and_why_it_does_not_fit() {
     let dir = TempDir::new();
     // The SSDsim `fin1` layout: tab-separated, not one of the supported formats.
-    let path = dir.file(
-        "fin1",
-        "0\t0\t0\t0\tWrite\t303552\t16\t1\n1\t26214000\t0\t0\tWrite\t303568\t16\t1\n",
-    );
+    let path = dir.file("fin1", "0\t0\t0\t0\tWrite\t303552\t16\t1\n1\t26214000\t0\t0\tWrite\t303568\t16\t1\n");
     let e = import_error(&path, &opts(TraceFormat::Auto));
     assert_eq!((e.field.as_str(), e.line), ("format", 0));
     for f in TraceFormat::CONCRETE {
-        assert!(
-            e.message.contains(&format!("{f}: ")),
-            "{f} missing in: {}",
-            e.message
-        );
+        assert!(e.message.contains(&format!("{f}: ")), "{f} missing in: {}", e.message);
     }
     assert!(e.message.contains("give the format explicitly"));
     let empty = dir.file("empty.csv", "");
-    assert!(import_error(&empty, &opts(TraceFormat::Auto))
-        .message
-        .contains("no format fits"));
+    assert!(import_error(&empty, &opts(TraceFormat::Auto)).message.contains("no format fits"));
     // With the format given, an empty file is an empty trace.
     assert_eq!(import(&empty, &opts(TraceFormat::Msr)).0.len(), 0);
 }
 
 #[test]
 fn ambiguous_detection_names_the_candidates() {
-    let verdicts = vec![
-        (
-            TraceFormat::Msr,
-            Err("line 1, field 'Type': no".to_string()),
-        ),
-        (TraceFormat::Umass, Ok(())),
-        (TraceFormat::Tencent, Ok(())),
-    ];
+    let verdicts =
+        vec![(TraceFormat::Msr, Err("line 1, field 'Type': no".to_string())), (TraceFormat::Umass, Ok(())), (TraceFormat::Tencent, Ok(()))];
     let e = detect::choose("t.csv", 5, verdicts).unwrap_err();
     assert_eq!(e.field, "format");
-    assert!(
-        e.message.contains("ambiguous") && e.message.contains("umass, tencent"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("ambiguous") && e.message.contains("umass, tencent"), "{}", e.message);
     assert!(!e.message.contains("msr"));
-    assert_eq!(
-        detect::choose(
-            "t.csv",
-            5,
-            vec![
-                (TraceFormat::Msr, Err("x".into())),
-                (TraceFormat::Umass, Ok(()))
-            ]
-        ),
-        Ok(TraceFormat::Umass)
-    );
+    assert_eq!(detect::choose("t.csv", 5, vec![(TraceFormat::Msr, Err("x".into())), (TraceFormat::Umass, Ok(()))]), Ok(TraceFormat::Umass));
 }
 
 #[test]
@@ -245,11 +177,7 @@ fn a_malformed_line_names_file_line_and_field() {
     let e = import_error(&path, &opts(TraceFormat::Msr));
     assert_eq!(e.file, path.display().to_string());
     assert_eq!((e.line, e.field.as_str()), (3, "Type"));
-    assert!(
-        e.message.contains("'Wrote'") && e.message.contains("Read or Write"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("'Wrote'") && e.message.contains("Read or Write"), "{}", e.message);
     let shown = e.to_string();
     assert!(shown.contains("hm_0.csv:3: field 'Type'"), "{shown}");
 }
@@ -269,23 +197,14 @@ fn skipped_lines_are_counted_with_line_numbers_and_reasons() {
     let path = dir.file("s.csv", text);
     let strict = import_error(&path, &opts(TraceFormat::Systor17));
     assert_eq!((strict.line, strict.field.as_str()), (3, "IOType"));
-    let (records, report) = import(
-        &path,
-        &ImportOptions {
-            skip_bad_lines: true,
-            ..opts(TraceFormat::Systor17)
-        },
-    );
+    let (records, report) = import(&path, &ImportOptions { skip_bad_lines: true, ..opts(TraceFormat::Systor17) });
     assert_eq!(records.len(), 20);
     assert_eq!(report.skipped_lines, 21); // 20 bad IOType + 1 zero-length
     assert_eq!(report.non_io_lines, 2); // header + blank line
     assert_eq!(report.skipped_examples.len(), MAX_SKIPPED_EXAMPLES);
     assert_eq!(report.skipped_examples[0].0, 3);
     assert_eq!(report.skipped_examples[1].0, 5);
-    assert!(
-        report.skipped_examples[0].1.contains("IOType")
-            && report.skipped_examples[0].1.contains("'Q'")
-    );
+    assert!(report.skipped_examples[0].1.contains("IOType") && report.skipped_examples[0].1.contains("'Q'"));
 }
 
 #[test]

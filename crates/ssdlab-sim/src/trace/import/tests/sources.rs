@@ -13,10 +13,7 @@ fn blkparse_takes_d_events_by_default_and_q_on_request() {
     // Q, C, blank line and 2 summary lines are not I/O.
     assert_eq!(report.non_io_lines, 5);
     assert_eq!(report.device_names, ["8,0"]);
-    let q = ImportOptions {
-        blkparse_event: BlkparseEvent::Queue,
-        ..opts(TraceFormat::Blkparse)
-    };
+    let q = ImportOptions { blkparse_event: BlkparseEvent::Queue, ..opts(TraceFormat::Blkparse) };
     let (records, report) = import(&path, &q);
     assert_eq!(summary(&records), [(0, TraceOp::Read, 8192, 4096)]);
     assert_eq!(report.non_io_lines, 7);
@@ -33,18 +30,10 @@ fn fio_v2_has_no_timestamps_and_says_so() {
     assert!(!report.has_timestamps);
     assert_eq!(
         summary(&records),
-        [
-            (0, TraceOp::Write, 0, 4096),
-            (0, TraceOp::Read, 4096, 4096),
-            (0, TraceOp::Trim, 0, 4096),
-            (0, TraceOp::Flush, 0, 0)
-        ]
+        [(0, TraceOp::Write, 0, 4096), (0, TraceOp::Read, 4096, 4096), (0, TraceOp::Trim, 0, 4096), (0, TraceOp::Flush, 0, 0)]
     );
     assert_eq!(report.non_io_lines, 6); // header, 2 add, open, wait, close
-    let sdc = ImportOptions {
-        device: Some("/dev/sdc".into()),
-        ..opts(TraceFormat::FioIolog)
-    };
+    let sdc = ImportOptions { device: Some("/dev/sdc".into()), ..opts(TraceFormat::FioIolog) };
     assert_eq!(import(&path, &sdc).0.len(), 1);
 }
 
@@ -102,11 +91,7 @@ fn a_compression_extension_without_its_magic_is_an_error() {
     let path = dir.file("t.csv.gz", "0,8,4096,r,0\n");
     let e = open(&path, &opts(TraceFormat::Umass)).err().expect("error");
     assert_eq!(e.field, "file");
-    assert!(
-        e.message.contains("gzip") && e.message.contains("uncompressed"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("gzip") && e.message.contains("uncompressed"), "{}", e.message);
     let truncated = gzip(b"0,8,4096,r,0\n0,8,4096,r,1\n");
     let path = dir.file("cut.csv.gz", &truncated[..truncated.len() - 6]);
     let e = import_error(&path, &opts(TraceFormat::Umass));
@@ -125,18 +110,9 @@ fn binary_or_overlong_lines_are_bad_lines() {
     let e = import_error(&path, &opts(TraceFormat::Umass));
     assert_eq!((e.line, e.field.as_str()), (2, "line"));
     assert!(e.message.contains("UTF-8"));
-    let skip = ImportOptions {
-        skip_bad_lines: true,
-        ..opts(TraceFormat::Umass)
-    };
+    let skip = ImportOptions { skip_bad_lines: true, ..opts(TraceFormat::Umass) };
     let (records, report) = import(&path, &skip);
-    assert_eq!(
-        summary(&records),
-        [
-            (0, TraceOp::Read, 4096, 4096),
-            (1_000_000_000, TraceOp::Write, 4096, 4096)
-        ]
-    );
+    assert_eq!(summary(&records), [(0, TraceOp::Read, 4096, 4096), (1_000_000_000, TraceOp::Write, 4096, 4096)]);
     assert_eq!(report.skipped_lines, 2);
     assert_eq!(report.skipped_examples[1].0, 3);
     assert!(report.skipped_examples[1].1.contains("longer than"));
@@ -147,27 +123,16 @@ fn data_pattern_is_applied_and_iodepth_can_be_inferred() {
     let (_, name, text) = SAMPLES[0];
     let dir = TempDir::new();
     let path = dir.file(name, text);
-    let o = ImportOptions {
-        data_pattern: DataPattern::Compressible,
-        ..opts(TraceFormat::Msr)
-    };
-    let records: Vec<TraceRecord> = infer_iodepth(open(&path, &o).unwrap())
-        .map(Result::unwrap)
-        .collect();
+    let o = ImportOptions { data_pattern: DataPattern::Compressible, ..opts(TraceFormat::Msr) };
+    let records: Vec<TraceRecord> = infer_iodepth(open(&path, &o).unwrap()).map(Result::unwrap).collect();
     assert_eq!(records[1].data_pattern, DataPattern::Compressible);
     // Line 3 is issued 100 ns after line 2 whose response time is 10 us.
-    assert_eq!(
-        records.iter().map(|r| r.iodepth).collect::<Vec<_>>(),
-        [1, 1, 2]
-    );
+    assert_eq!(records.iter().map(|r| r.iodepth).collect::<Vec<_>>(), [1, 1, 2]);
 }
 
 #[test]
 fn a_zero_window_accepts_sorted_input_only() {
-    let sorted = ImportOptions {
-        reorder_window_records: 0,
-        ..opts(TraceFormat::Umass)
-    };
+    let sorted = ImportOptions { reorder_window_records: 0, ..opts(TraceFormat::Umass) };
     let dir = TempDir::new();
     let path = dir.file("s.csv", "0,8,4096,r,1\n0,8,4096,r,1\n0,8,4096,r,2\n");
     assert_eq!(import(&path, &sorted).0.len(), 3);
