@@ -35,6 +35,7 @@ impl Default for SimOptions {
     }
 }
 
+/// A simulated drive: its description, its parts and simulated time.
 #[derive(Clone, Debug)]
 pub struct Simulator {
     pub cfg: DriveConfig,

@@ -41,8 +41,8 @@ pub(super) struct InFlight {
 /// Outstanding-I/O tracking for busy time (overall, reads, writes).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Busy {
-    pub(super) n: [u32; 3],
-    pub(super) since: [u64; 3],
+    n: [u32; 3],
+    since: [u64; 3],
     pub(super) total: [u64; 3],
 }
 
