@@ -25,10 +25,10 @@ from .flags import (
     add_json,
     add_output,
     add_progress,
+    add_runner,
     add_seed,
     emit,
     load_drive,
-    positive_whole,
     print_json,
     write_output,
 )
@@ -51,7 +51,7 @@ def _add_quick(p: argparse.ArgumentParser) -> None:
 
 
 def _add_jobs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=positive_whole, help="drives simulated at once (default: the number of cores)")
+    add_runner(p)
 
 
 def add_parsers(sub: Any) -> None:
@@ -223,7 +223,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not rows:
         raise UsageError("calibrate: no figure of the table matches the --drive / --kind given")
     cmd = command_line()
-    results = calibrate(rows, jobs=args.jobs, seed=args.seed)
+    results = calibrate(rows, jobs=args.jobs, seed=args.seed, scheduler=args.scheduler, progress=args.progress)
     by_line = {r.line: r for r in rows}
     for x in results:
         x["describe"] = by_line[x["line"]].describe()
