@@ -78,7 +78,8 @@ def add_parsers(sub: Any) -> None:
     r = sub.add_parser(
         "review",
         help="run the suite on several drives (in parallel) and write results and the report",
-        description="Run the review suite on every --drive (one process per drive, up to --jobs at once), save "
+        description="Run the review suite on every --drive (on --jobs worker processes or the Dask cluster at "
+        "--scheduler; each preconditioned state of a drive once), save "
         "each test's results as it finishes (OUT/results/DRIVE/TEST.json, figures.csv), then write the report "
         "OUT/index.html with charts in OUT/charts.",
     )
@@ -131,7 +132,7 @@ def add_parsers(sub: Any) -> None:
     add_seed(sp)
     add_json(sp, "print the sheet as JSON")
     add_output(sp, "also write the JSON sheet to FILE")
-    add_progress(sp)
+    _add_jobs(sp)
     sp.set_defaults(func=cmd_spec)
 
 
@@ -187,7 +188,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
     try:
-        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd)
+        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd,
+                       scheduler=args.scheduler, progress=args.progress)
     except KeyboardInterrupt:
         # every finished test is saved: draw what there is
         results = os.path.join(args.out, "results")
@@ -251,10 +253,7 @@ def cmd_spec(args: argparse.Namespace) -> int:
     from ..suite.spec import spec_sheet
 
     load_drive(args.drive)  # a bad drive is one clear error before anything runs
-    bar = ProgressBar("", force=args.progress)
-    try:
-        sheet = spec_sheet(args.drive, seed=args.seed, progress=bar.phase, command=command_line())
-    finally:
-        bar.close()
+    sheet = spec_sheet(args.drive, seed=args.seed, progress=args.progress, command=command_line(), jobs=args.jobs,
+                       scheduler=args.scheduler)
     emit(args, sheet, lambda: format_spec(sheet))
     return EXIT_OK
