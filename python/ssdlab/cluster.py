@@ -303,7 +303,8 @@ class Runner:
                 self._client = dd.Client(self.scheduler)
             else:
                 self._cluster = dd.LocalCluster(n_workers=self.jobs or default_workers(), threads_per_worker=1, processes=True,
-                                             dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
+                                             # ":0": the scheduler's HTTP server on a free port; no memory limit (big drives)
+                                             dashboard_address=":0", memory_limit=0, silence_logs=logging.ERROR)
                 self._client = dd.Client(self._cluster)
         return self._client
 
