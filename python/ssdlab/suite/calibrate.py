@@ -39,6 +39,7 @@ __all__ = [
     "figure_value",
     "calibrate_drive",
     "requests_for",
+    "row_result",
     "calibrate",
 ]
 
@@ -164,7 +165,8 @@ def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
     return suite_figure(doc, row.suite_test, row.measure, row.unit)
 
 
-def _row_result(r: Published, doc: Dict[str, Any], drive_hash: str, seed: int) -> Dict[str, Any]:
+def row_result(r: Published, doc: Dict[str, Any], drive_hash: str, seed: int) -> Dict[str, Any]:
+    """A row compared with its test's results document."""
     sim = figure_value(doc, r)
     err = None if sim is None else sim / r.value - 1.0
     return {
@@ -227,7 +229,7 @@ def calibrate(rows: Sequence[Published], jobs: Optional[int] = None, seed: int =
         for i, doc in run.run_tests(requests):
             drive = Drive.load(requests[i].drive)
             for r in answered[i]:
-                results[r.line] = _row_result(r, doc, drive.hash, seed)
+                results[r.line] = row_result(r, doc, drive.hash, seed)
             drive_id = answered[i][0].drive_id
             tests_left[drive_id] -= 1
             if stream is not None and tests_left[drive_id] == 0:
