@@ -195,6 +195,9 @@ def _applies(drive: Drive, keys: Sequence[str], kind: str) -> List[str]:
 
 def profile_target(kind: str, entry_id: str, table: Optional[Path] = None, free_path: Optional[Path] = None) -> Target:
     """Fit a profile (or part): every row of the table for every preset that uses it."""
+    if kind not in ("profile", "part"):
+        raise FitError(f"kind {kind}: a profile or a part")
+    _library_text(kind, entry_id)  # an unknown id is one clear error
     presets = users_of(kind, entry_id)
     rows = [r for r in load_table(table) if r.drive_id in presets]
     if not rows:
