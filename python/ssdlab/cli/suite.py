@@ -16,6 +16,7 @@ from ..results import calibration_document, command_line, finite, load_results, 
 from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
 from ..suite.profile import Profile, get_profile
 from ..text import format_calibration, format_calibration_markdown, format_spec, format_test_figures, format_tests
+from .fit import add_fit_options
 from .flags import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -117,7 +118,18 @@ def add_parsers(sub: Any) -> None:
     cfmt = c.add_mutually_exclusive_group()
     add_json(c, "print the results as JSON", group=cfmt)
     cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
-    add_output(c, "also write the JSON results to FILE")
+    add_output(c, "also write the JSON results to FILE (with --cross-validate: JSON to FILE, CSV beside it)")
+    cv = c.add_argument_group("cross-validation (issue 17)")
+    cv.add_argument("--cross-validate", action="store_true",
+                    help="per preset, fit its controller profile without that preset's rows and predict them; print and "
+                    "save every row's in-sample and out-of-sample error, median and worst per profile (default files "
+                    "cross-validation.json and .csv)")
+    cv.add_argument("--profile", action="append", metavar="ID", help="only these profiles (repeatable)")
+    cv.add_argument("--start", choices=["center", "committed"], default="center",
+                    help="where each fold's fit starts: the middle of the bounds (default) or the committed values")
+    cv.add_argument("--storage", metavar="FILE", help="the folds' Optuna studies (SQLite; default cross-validation.db)")
+    cv.add_argument("--resume", action="store_true", help="continue the folds stored in --storage")
+    add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
 
     sp = sub.add_parser(
@@ -217,8 +229,40 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_cross_validate(args: argparse.Namespace) -> int:
+    from ..cluster import Runner
+    from ..fit.crossval import cross_validate, format_cross_validation, write_csv
+
+    if args.drive or args.kind:
+        raise UsageError("calibrate --cross-validate: --drive and --kind do not apply (use --profile)")
+    out = Path(args.output or "cross-validation.json")
+    storage = args.storage or str(out.with_suffix(".db"))
+    if args.resume and not Path(storage).exists():
+        raise UsageError(f"--resume: no stored cross-validation in {storage}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table = Path(args.table) if args.table else None
+    free = Path(args.free) if args.free else None
+    with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
+        doc = cross_validate(args.profile, table, trials=args.trials, sampler=args.sampler, seed=args.fit_seed,
+                             start=args.start, storage=storage, resume=args.resume, batch=args.batch, runner=runner,
+                             free_path=free)
+    doc["command"] = command_line()
+    write_output(str(out), doc)
+    write_csv(doc, out.with_suffix(".csv"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(format_cross_validation(doc, markdown=args.markdown))
+        print(f"saved {out} and {out.with_suffix('.csv')}; studies in {storage}")
+    interrupted = any(f["interrupted"] for f in doc["folds"])
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..suite.calibrate import TOLERANCE, calibrate, load_table
+
+    if args.cross_validate:
+        return cmd_cross_validate(args)
 
     kinds = [args.kind] if args.kind else None
     rows = load_table(args.table, drives=args.drive, kinds=kinds)

@@ -84,10 +84,12 @@ class Target:
     rows: List[Published]
     drives: Dict[str, Drive]
     applies: Dict[str, List[str]] = field(default_factory=dict)
+    #: The preset left out (cross-validation), if any.
+    held_out: Optional[str] = None
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.id}"
+        return f"{self.kind} {self.id}" + (f" without {self.held_out}" if self.held_out else "")
 
     def committed(self) -> Dict[str, Any]:
         return {p.key: p.value for p in self.params}
@@ -111,9 +113,14 @@ class Target:
 
     def without(self, drive_id: str) -> "Target":
         """The same target fitted on every drive but one (cross-validation)."""
-        return replace(self, rows=[r for r in self.rows if r.drive_id != drive_id],
+        return replace(self, held_out=drive_id, rows=[r for r in self.rows if r.drive_id != drive_id],
                        drives={k: v for k, v in self.drives.items() if k != drive_id},
                        applies={k: v for k, v in self.applies.items() if k != drive_id})
+
+    def without_all_but(self, drive_id: str) -> "Target":
+        """The same target on one drive's rows only (the held-out preset)."""
+        return replace(self, rows=[r for r in self.rows if r.drive_id == drive_id],
+                       drives={drive_id: self.drives[drive_id]}, applies={drive_id: self.applies.get(drive_id, [])})
 
 
 def _load_free(path: Path) -> Dict[str, Any]:
