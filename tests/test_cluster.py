@@ -9,7 +9,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 
@@ -40,16 +40,6 @@ def _strip(x: Any) -> Any:
 
 def _requests() -> List[cl.TestRequest]:
     return [cl.TestRequest(d, t, profile="quick") for d in (_drive("cl-a", 4), _drive("cl-b", 8)) for t in TESTS]
-
-
-@pytest.fixture(scope="module")
-def scheduler_address() -> Iterator[str]:
-    """A Dask cluster started by the test: its scheduler's address."""
-    import distributed
-
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  memory_limit=0) as c:
-        yield c.scheduler_address
 
 
 def test_the_same_documents_in_process_on_a_local_cluster_and_on_a_scheduler(scheduler_address: str) -> None:

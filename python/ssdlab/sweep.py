@@ -61,8 +61,8 @@ def _scalar(key: str, text: str) -> Any:
         raise config_error(key, "an empty value")
     if key == SPARE:
         v = float(t[:-1]) / 100 if t.endswith("%") else _number(t)
-        if v is None or not 0 < v < 10:
-            raise config_error(key, f"'{text}': give a percentage (12%) or a fraction (0.12) of the user capacity")
+        if v is None or not 0 < v <= 3:
+            raise config_error(key, f"'{text}': give a percentage (12%) or a fraction (0.12) of the user capacity, above 0 and at most 300%")
         return v
     if key.endswith("_ns") and _number(t) is None:
         return _core.parse_duration_ns(t, key)
