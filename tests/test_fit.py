@@ -15,7 +15,7 @@ from typing import Any, Dict
 
 import pytest
 
-from conftest import assert_one_line_error, make_drive, run_cli
+from conftest import REPO, assert_one_line_error, make_drive, run_cli
 from ssdlab import Drive
 from ssdlab.cluster import Runner
 from ssdlab.fit import FitError, drive_target, fit, profile_target, residual, score
@@ -170,3 +170,30 @@ def test_a_profile_refitted_from_a_perturbed_start_recovers_the_committed_fit_qu
     assert all(abs(residual(r, s)) <= 1 for r, s, ok in zip(res.best.rows, res.best.simulated, landed) if ok)
 
 
+
+
+def test_cross_validation_prints_and_saves_in_and_out_of_sample_errors(tmp_path: Path) -> None:
+    # two presets sharing a profile, one row each: each is predicted by the profile fitted on the other
+    text = (REPO / "python" / "ssdlab" / "suite" / "published.csv").read_text(encoding="utf-8")
+    rows = [r for r in csv.DictReader(text.splitlines())
+            if r["drive_id"] in ("vertex4-128-fw13", "vertex4-256-fw13") and r["measure"] == "sequential read"]
+    assert len(rows) == 2
+    table = tmp_path / "t.csv"
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    out = tmp_path / "cv" / "cv.json"
+    cp = run_cli("calibrate", "--cross-validate", "--table", str(table), "--trials", "2", "--output", str(out),
+                 "--jobs", "2", timeout=900)
+    assert cp.returncode == 0, cp.stderr
+    assert "out-of-sample" in cp.stdout and "everest2-fw13" in cp.stdout
+    doc = json.loads(out.read_text())
+    (p,) = doc["profiles"]
+    assert p["profile"] == "everest2-fw13" and p["presets"] == ["vertex4-128-fw13", "vertex4-256-fw13"]
+    assert {"in_sample_median", "in_sample_worst", "out_of_sample_median", "out_of_sample_worst", "meets_target"} <= set(p)
+    assert [f["held_out"] for f in doc["folds"]] == ["vertex4-128-fw13", "vertex4-256-fw13"]
+    for r in doc["rows"]:
+        assert r["in_sample_error"] is not None and r["out_of_sample_error"] is not None
+    with open(out.with_suffix(".csv"), encoding="utf-8") as f:
+        assert len(list(csv.DictReader(f))) == 2
