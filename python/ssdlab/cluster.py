@@ -35,8 +35,10 @@ the rest is cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -242,6 +244,20 @@ def execute_task(task: Task, progress: Optional[StepProgress] = None) -> List[Ru
     return out
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while child processes start (only from the main thread)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _distributed() -> Any:
     """The ``distributed`` package (Dask's cluster runtime; untyped)."""
     import importlib
@@ -302,9 +318,13 @@ class Runner:
             if self.scheduler is not None:
                 self._client = dd.Client(self.scheduler)
             else:
-                self._cluster = dd.LocalCluster(n_workers=self.jobs or default_workers(), threads_per_worker=1, processes=True,
-                                             # ":0": the scheduler's HTTP server on a free port; no memory limit (big drives)
-                                             dashboard_address=":0", memory_limit=0, silence_logs=logging.ERROR)
+                # The workers ignore Ctrl-C (they inherit the ignored signal): the command stops them, keeping
+                # what finished, instead of each printing its own traceback.
+                with _sigint_ignored():
+                    self._cluster = dd.LocalCluster(n_workers=self.jobs or default_workers(), threads_per_worker=1,
+                                                    processes=True, memory_limit=0, silence_logs=logging.ERROR,
+                                                    # the scheduler's HTTP server on a free port; no memory limit (big drives)
+                                                    dashboard_address=":0")
                 self._client = dd.Client(self._cluster)
         return self._client
 
