@@ -89,7 +89,10 @@ class _Fit:
     history: List[float] = field(default_factory=list)
 
     def done(self) -> int:
-        return sum(1 for t in self.study.trials if t.state.is_finished())
+        """Trials that count toward the budget: completed, or failed by their
+        values (not those cut short by an interruption, which run again)."""
+        return sum(1 for t in self.study.trials
+                   if t.state.name == "COMPLETE" or (t.state.name == "FAIL" and "error" in t.user_attrs))
 
 
 def _sampler(optuna: Any, name: str, target: Target, start: Dict[str, Any], seed: int, trials: int) -> Any:
