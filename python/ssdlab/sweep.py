@@ -27,7 +27,7 @@ import math
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from . import _core
 from .cluster import Runner, TestRequest
@@ -35,8 +35,9 @@ from .drive import Drive, DriveSpec
 from .errors import config_error
 from .results import ssdlab_version
 
-if TYPE_CHECKING:
-    import pandas as pd
+#: A pandas DataFrame (pandas is imported only when a sweep runs; typed as Any
+#: so that type-checking the package does not load pandas' stubs).
+DataFrame = Any
 
 __all__ = ["SPARE", "parse_setting", "parse_values", "apply_settings", "sweep", "sweep_runs", "write_sweep", "figure_column",
            "format_sweep"]
@@ -178,7 +179,7 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
 
 def sweep(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, profile: str = "full",
           jobs: Optional[int] = None, scheduler: Optional[str] = None, runner: Optional[Runner] = None,
-          progress: Optional[bool] = None, out: Optional[Union[str, Path]] = None) -> "pd.DataFrame":
+          progress: Optional[bool] = None, out: Optional[Union[str, Path]] = None) -> DataFrame:
     """Run ``test`` on every combination of ``settings`` (``{"key": [values]}``
     or ``["key=v1,v2", "key=LOW..HIGH:N"]``) and return the tidy table as a
     pandas DataFrame (one row per run). ``out``: also write the table
@@ -201,12 +202,12 @@ def _pandas() -> Any:
         raise RuntimeError("ssdlab sweep needs pandas (and pyarrow for Parquet): pip install 'ssdlab[sweep]'") from None
 
 
-def _frame(records: List[Dict[str, Any]]) -> "pd.DataFrame":
-    df: "pd.DataFrame" = _pandas().DataFrame.from_records(records)
+def _frame(records: List[Dict[str, Any]]) -> DataFrame:
+    df: DataFrame = _pandas().DataFrame.from_records(records)
     return df
 
 
-def _chart_png(df: "pd.DataFrame", keys: Sequence[str], column: str) -> bytes:
+def _chart_png(df: DataFrame, keys: Sequence[str], column: str) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -245,7 +246,7 @@ def _chart_png(df: "pd.DataFrame", keys: Sequence[str], column: str) -> bytes:
     return buf.getvalue()
 
 
-def write_sweep(df: "pd.DataFrame", out: Path, command: str = "") -> List[Path]:
+def write_sweep(df: DataFrame, out: Path, command: str = "") -> List[Path]:
     """``OUT/sweep.parquet``, ``OUT/sweep.csv`` and ``OUT/index.html`` (one
     chart per figure against the swept settings, images inline)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -285,7 +286,7 @@ def write_sweep(df: "pd.DataFrame", out: Path, command: str = "") -> List[Path]:
     return written
 
 
-def format_sweep(df: "pd.DataFrame") -> str:
+def format_sweep(df: DataFrame) -> str:
     """The table as text (the swept settings, then the figures)."""
     keys: List[str] = list(df.attrs.get("swept", []))
     drop = [c for c in ("drive", "test", "seed", "profile", "drive_hash", "skipped", "run") if c in df.columns]
