@@ -163,7 +163,7 @@ def test_trace_stats_on_a_sample_trace(traces_dir: Path) -> None:
     f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
     cp = run_cli("trace", "stats", str(f))
     assert cp.returncode == 0, cp.stderr
-    assert "format msr, 1,000 records" in cp.stdout and "average queue depth" in cp.stdout
+    assert "format msr, 1,000 records" in cp.stdout and "iodepth mean" in cp.stdout
     doc = json.loads(run_cli("trace", "stats", str(f), "--device", "hm_0", "--reject", "--json").stdout)
     assert doc["stats"]["reads"] == 508 and doc["manifest"]["command"].startswith("ssdlab trace stats")
 
@@ -174,7 +174,7 @@ def test_trace_stats_of_a_generated_workload_side_by_side_with_published() -> No
     out = cp.stdout
     assert "published" in out and "measured" in out
     assert "14 of 14 published figures matched" in out
-    assert "avg_queue_depth" in out and "4.625" in out
+    assert "iodepth_mean" in out and "4.625" in out
 
 
 def test_trace_generate_writes_a_file_that_trace_stats_reads(tmp_path: Path) -> None:

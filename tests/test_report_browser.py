@@ -1,7 +1,10 @@
 """The report in a real browser (Debian's chromium, headless), driven through
 the DevTools protocol by a small stdlib websocket client: the page loads
-without console errors, every chart is present and loaded, and the spare-area
-buttons switch the consistency plots. A screenshot is saved under
+without console errors, every chart is present and loaded, the spare-area
+buttons switch the consistency plots (the selected one marked), the verdict
+is at the top, the page never scrolls sideways at 1400 px, and in every chart
+(SVG geometry) no legend box covers a bar label and no text is cut off. The
+same checks run on a 13-drive review (slow). Screenshots are saved under
 review-artifacts/ (gitignored)."""
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, make_drive, run_cli
 
 pytestmark = pytest.mark.browser
 
@@ -180,12 +183,85 @@ def browser() -> Any:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def test_report_loads_without_errors_and_buttons_switch_spare_area(quick_review: Path, browser: DevTools) -> None:
-    page = quick_review / "index.html"
+def _open(browser: DevTools, path: Path, width: int = 1400) -> None:
+    """Load a file at a window width of ``width`` CSS pixels and wait for it."""
     for domain in ("Page", "Runtime", "Log"):
         browser.call(f"{domain}.enable")
-    browser.call("Page.navigate", url=page.resolve().as_uri())
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=1000, deviceScaleFactor=1, mobile=False)
+    browser.events.clear()
+    browser.call("Page.navigate", url=path.resolve().as_uri())
     browser.wait_event("Page.loadEventFired")
+
+
+#: In a chart's SVG: legends and bar labels (ids set by ssdlab.report.charts),
+#: whether one covers another, and texts outside the drawing (a clipped title).
+_SVG_GEOMETRY = """(() => {
+  const root = document.documentElement.getBoundingClientRect();
+  const box = e => e.getBoundingClientRect();
+  const legends = Array.from(document.querySelectorAll('[id^="legend_"]')).map(box);
+  const labels = Array.from(document.querySelectorAll('[id^="barlabel_"]')).map(box);
+  const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  let overlaps = 0;
+  for (const l of legends) for (const b of labels) if (hit(l, b)) overlaps++;
+  const texts = Array.from(document.querySelectorAll('[id^="text_"], [id^="legend_"], [id^="barlabel_"]'))
+    .map(box).filter(r => r.width > 0 && r.height > 0);
+  const outside = texts.filter(r => r.left < root.left - 1 || r.right > root.right + 1 ||
+                                    r.top < root.top - 1 || r.bottom > root.bottom + 1).length;
+  return {legends: legends.length, labels: labels.length, overlaps: overlaps, outside: outside, texts: texts.length};
+})()"""
+
+
+def _check_review_page(browser: DevTools, out: Path, n_drives: int) -> Dict[str, Any]:
+    """The checks of issue 19 on a review page; returns what the SVG check saw."""
+    _open(browser, out / "index.html")
+    # the verdict at the top: the headline table with a row and a text per drive
+    assert browser.eval("document.querySelector('h2').id") == "verdict"
+    assert browser.eval("document.querySelectorAll('table.headline tr').length") == n_drives + 2
+    assert browser.eval("document.querySelectorAll('.drive-takes p').length") == n_drives
+    # every image loads
+    imgs = browser.eval("Promise.all(Array.from(document.images).map(i => i.decode().then(() => [i.getAttribute('src'), "
+                        "i.naturalWidth > 0], () => [i.getAttribute('src'), false])))")
+    assert imgs and all(ok for _, ok in imgs), [s for s, ok in imgs if not ok]
+    # no sideways scrolling of the page at 1400 px (wide tables scroll in their own box)
+    widths = browser.eval("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    # the selected spare-area button is marked from the start
+    assert browser.eval("Array.from(document.querySelectorAll('.buttons button.on')).map(b => b.textContent)") == ["default"]
+    assert browser.console_errors() == []
+    # every chart's SVG: no legend over a bar label, no text cut off
+    svgs = sorted(browser.eval("Array.from(document.querySelectorAll('figcaption a')).map(a => a.href)"))
+    seen = {"svgs": len(svgs), "legends": 0, "labels": 0}
+    bad = []
+    for url in svgs:
+        path = Path(url[len("file://"):])
+        _open(browser, path)
+        g = browser.eval(_SVG_GEOMETRY)
+        seen["legends"] += g["legends"]
+        seen["labels"] += g["labels"]
+        if g["overlaps"] or g["outside"]:
+            bad.append((path.name, g))
+    assert not bad, bad
+    return seen
+
+
+def _screenshot_top(browser: DevTools, out: Path, name: str) -> Path:
+    """The top of the page (the verdict and the grid) as PNG in review-artifacts/."""
+    _open(browser, out / "index.html")
+    bottom = browser.eval("(() => { const g = document.querySelector('.cdm-grids') || document.getElementById('drives');"
+                          " return g.getBoundingClientRect().bottom + window.scrollY + 16; })()")
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                        clip={"x": 0, "y": 0, "width": 1400, "height": float(bottom), "scale": 1})["data"]
+    dest = REPO / "review-artifacts"
+    dest.mkdir(exist_ok=True)
+    (dest / name).write_bytes(base64.b64decode(shot))
+    return dest / name
+
+
+def test_report_loads_without_errors_and_buttons_switch_spare_area(quick_review: Path, browser: DevTools) -> None:
+    seen = _check_review_page(browser, quick_review, 2)
+    assert seen["legends"] > 10 and seen["labels"] > 100
+    page = quick_review / "index.html"
+    _open(browser, page, width=1100)
     # every chart in charts/ that the page names is present and decoded
     imgs = browser.eval("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
     assert imgs and all(ok for _, ok in imgs), [s for s, ok in imgs if not ok]
@@ -220,3 +296,48 @@ def test_report_loads_without_errors_and_buttons_switch_spare_area(quick_review:
     full = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
     (out / "report.png").write_bytes(base64.b64decode(full))
     assert (out / "report.png").stat().st_size > 10_000
+
+
+def _thirteen_drives(tmp: Path) -> List[Path]:
+    """13 small drives (each about 1.07 GB, so Storage Bench runs) of
+    different geometry and timing, with product-like names of different
+    lengths; two of them identical but for their name (lines that coincide)."""
+    shapes = [(2, 640, 256), (4, 320, 256), (8, 160, 256), (16, 80, 256), (4, 640, 128), (8, 320, 128), (16, 160, 128)]
+    paths = []
+    for i in range(13):
+        dies, blocks, pages = shapes[i % len(shapes)]
+        d = make_drive(dies=dies, blocks=blocks, pages=pages, drive_id=f"lab-{i:02d}")
+        d["nand"]["tprog_ns"] = 600_000 + 150_000 * (i % 5) if i != 12 else d["nand"]["tprog_ns"]
+        if i == 12:  # the same drive as lab-01 under another name
+            d = make_drive(dies=4, blocks=320, pages=256, drive_id="lab-12")
+            d["nand"]["tprog_ns"] = 600_000 + 150_000 * 1
+        if i % 4 == 3:
+            d["host"]["link_bytes_per_s"] = 280_000_000  # a SATA 3Gbps drive
+        d["drive"]["name"] = (f"Labworks {['Swift', 'Tortoise', 'Everlast Pro Max Ultra', 'Mid'][i % 4]} "
+                              f"{d['drive']['user_capacity_bytes'] // 10**9}GB ({dies} dies, tPROG {d['nand']['tprog_ns'] // 1000} us)")
+        p = tmp / f"lab-{i:02d}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def thirteen_drive_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("review13")
+    drives = _thirteen_drives(tmp)
+    out = tmp / "out"
+    args = [a for p in drives for a in ("--drive", str(p))]
+    cp = run_cli("review", *args, "--out", str(out), "--quick", timeout=3600)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    return out
+
+
+@pytest.mark.slow
+def test_a_13_drive_review_reads_in_a_browser(thirteen_drive_review: Path, browser: DevTools) -> None:
+    """Issue 19, done when: the browser checks pass on a 13-drive review."""
+    seen = _check_review_page(browser, thirteen_drive_review, 13)
+    assert seen["svgs"] > 40 and seen["legends"] > 20 and seen["labels"] > 13 * 40
+    page = (thirteen_drive_review / "index.html").read_text()
+    assert "Lines that coincide" in page  # lab-01 and lab-12 are the same drive
+    shot = _screenshot_top(browser, thirteen_drive_review, "report-13-drives-top.png")
+    assert shot.stat().st_size > 50_000

@@ -151,7 +151,8 @@ def test_bad_workloads_raise_workload_error_naming_the_field(small_drive: dict) 
         "depth": {"rw": "write", "depth": 3},
         "size": {"rw": "write", "size": "200g"},
         "runtime": {"rw": "write", "runtime": "5 parsecs"},
-        "data": {"rw": "write", "data": "ratio:2"},
+        "data_pattern": {"rw": "write", "data_pattern": "ratio:2"},
+        "data": {"rw": "write", "data": "zeros"},  # the old name: refused, naming the new one
     }
     for field, job in cases.items():
         with pytest.raises(WorkloadError) as e:
@@ -173,6 +174,9 @@ def test_parse_job_normalises_fio_keys(small_drive: dict) -> None:
     assert j["size_bytes"] == sim.capacity_bytes // 2 // 512 * 512
     assert j["runtime_ns"] == 120 * 10**9
     assert j["sizes"] == [{"bytes": 4096, "weight": 1}]
+    assert j["iodepth"] == 1 and j["data_pattern"] == "incompressible"
+    r = sim.run(j)  # the parsed job runs as it is
+    assert r.job == {"rw": "randwrite", "bs": "4k", "size": "50%", "runtime": "2m"}
 
 
 def test_the_memory_limit_is_enforced_before_allocation() -> None:
@@ -205,8 +209,10 @@ def test_replay_of_a_trace_file_as_fast_as_possible(traces_dir, small_drive: dic
     assert (r.data["read"]["total_ios"], r.data["write"]["total_ios"]) == (508, 492)
     with pytest.raises(WorkloadError, match="mode"):
         sim.replay(f, mode="slowly")
-    with pytest.raises(WorkloadError, match="one of them"):
+    with pytest.raises(WorkloadError, match="exactly one of"):
         sim.replay()
+    with pytest.raises(WorkloadError, match="'iodepth'"):
+        sim.replay(f, queue_depth=8)  # the old name: refused, naming the new one
 
 
 def test_a_replay_can_be_cut_by_record_count_or_trace_time(traces_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
@@ -218,6 +224,8 @@ def test_a_replay_can_be_cut_by_record_count_or_trace_time(traces_dir, small_dri
     n = part.data["read"]["total_ios"] + part.data["write"]["total_ios"]
     assert 0 < n < whole.data["read"]["total_ios"] + whole.data["write"]["total_ios"]
     assert part.data["import"]["records"] <= n + 1  # reading stopped at the first record past 30 s
-    for bad in ({"number_ios": 0}, {"runtime": "0s"}, {"runtime": "soon"}):
+    same = Simulator(small_drive).replay(f, runtime_ns=30 * 10**9)
+    _same(part, same)
+    for bad in ({"number_ios": 0}, {"runtime": "0s"}, {"runtime": "soon"}, {"idle_cap_ns": -1}):
         with pytest.raises(WorkloadError, match=next(iter(bad))):
             Simulator(small_drive).replay(f, **bad)

@@ -20,7 +20,8 @@ from ssdlab.suite import definitions as suite_definitions
 from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
 from ssdlab.suite.summary import steady_state
 
-FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name"}
+FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name",
+            "rwmixread"}
 ACTIONS = {"trim", "precondition", "idle", "replay"}
 
 
@@ -65,7 +66,9 @@ def test_the_suite_covers_every_methodology_test() -> None:
         "storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-typical-2010",
         "storage-bench-multitasking-2010", "storage-bench-gaming-2010",
     } <= ids
-    assert "atto-qd2" not in default_test_ids()
+    # issue 19: ATTO at QD2 and QD8, the 3Gbps corners, the never-written sweep, the grid and the mix are in a review
+    assert {"atto-qd2", "atto-qd8", "corners-sata-3g", "seq-read-unwritten", "cdm", "mixed-70-30", "rated",
+            "steady-state"} <= set(default_test_ids())
     sweep = get_test("corners-seq-read-qd-sweep")["runs"][0]["steps"]
     assert [s["iodepth"] for s in sweep] == [1, 2, 4, 8, 16, 32]
     assert ATTO_SIZES[0] == 512 and ATTO_SIZES[-1] == 8 << 20 and len(ATTO_SIZES) == 15
@@ -78,6 +81,9 @@ def test_the_suite_covers_every_methodology_test() -> None:
     assert {s["iodepth"] for s in as_ssd} == {1, 64} and all(s["data_pattern"] == "incompressible" for s in as_ssd)
     trim = [s.get("measure") or s["action"] for s in get_test("trim-validation")["runs"][0]["steps"]]
     assert trim == ["clean", "precondition", "after torture", "after another pass", "trim", "after TRIM"]
+    # HD Tach's read pass beside the write passes: the whole drive, read once after a fill
+    read_pass = get_test("trim-validation")["runs"][1]
+    assert read_pass["state"] == {"state": "filled"} and read_pass["steps"][0]["rw"] == "read"
 
 
 def test_steady_state_detector() -> None:
@@ -86,6 +92,16 @@ def test_steady_state_detector() -> None:
     assert s["steady"] and s["first_round"] == 0
     ramp = np.linspace(1000, 5000, 600)
     assert not steady_state(ramp, round_n=60)["steady"]
+
+
+def test_a_fresh_out_of_box_plateau_is_not_the_steady_state() -> None:
+    """Issue 19: a drive at its fresh speed for 6 rounds, then falling to a
+    fifth of it once the spare area is used, was "steady from round 0"."""
+    fresh = np.full(6 * 60, 40_000.0)
+    settled = 8_000.0 + np.tile([0.0, 400.0], 12 * 30)
+    s = steady_state(np.concatenate([fresh, np.linspace(40_000, 8_000, 60), settled]), round_n=60)
+    assert s["steady"] and s["first_round"] >= 7, s["first_round"]
+    assert abs(s["window_mean_iops"] - 8_200) < 300
 
 
 def test_bar_charts_order_drives_best_first() -> None:
@@ -196,7 +212,7 @@ def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
 
 FIO_OPTIONS = FIO_KEYS | {"filename", "ioengine", "direct", "group_reporting", "stonewall", "write_iops_log", "time_based",
                           "refill_buffers", "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "exec_prerun",
-                          "startdelay", "read_iolog", "replay_redirect"}
+                          "startdelay", "read_iolog", "replay_redirect", "write_bw_log", "description"}
 
 
 def test_every_test_renders_as_an_fio_job_file() -> None:
@@ -207,8 +223,10 @@ def test_every_test_renders_as_an_fio_job_file() -> None:
         keys = {line.split("=", 1)[0] for line in text.splitlines() if "=" in line and not line.startswith(";")}
         assert keys <= FIO_OPTIONS, (t["id"], keys - FIO_OPTIONS)
         measured = [s["measure"] for r in t["runs"] for s in r["steps"] if "measure" in s]
-        sections = [line for line in text.splitlines() if line.startswith("[run")]
+        # a Storage Bench replay is a comment naming its section (ssdlab writes the iolog for the target)
+        sections = [line for line in text.splitlines() if line.startswith(("[run", "; [run"))]
         assert len(sections) >= len(measured)
+        assert not keys & {"exec_prerun", "read_iolog"}  # neither is run by the job file
     cp = run_cli("test", "corners-4k-random-write-qd3", "--fio", "--filename", "/dev/sdz")
     assert cp.returncode == 0, cp.stderr
     assert "filename=/dev/sdz" in cp.stdout and "scramble_buffers=0" in cp.stdout and "refill_buffers=1" in cp.stdout
@@ -349,4 +367,4 @@ def test_the_report_flags_results_made_by_another_description_of_the_test(quick_
     assert "different description" not in build_report(docs, str(out)).read_text()
     sb[0]["test"]["runs"][0]["state"] = {"state": "filled"}
     page = build_report(docs, str(tmp_path / "old")).read_text()
-    assert f"{sb[0]['drive']['id']}: measured with a different description of this test (from the filled state" in page
+    assert f"{sb[0]['drive']['name']}: measured with a different description of this test (from the filled state" in page

@@ -12,7 +12,7 @@ from ssdlab import TraceError, WorkloadError
 from ssdlab.traces import (
     generated_stats,
     published_stats,
-    storage_bench_workloads,
+    storage_bench_traces,
     trace_stats,
     write_generated_trace,
 )
@@ -40,10 +40,10 @@ def test_every_sample_trace_is_read_whole_with_its_published_counts(traces_dir: 
     assert sum(s["size_mix_percent"].values()) == pytest.approx(100.0)
 
 
-def test_msr_response_times_give_busy_time_and_queue_depth(traces_dir: Path) -> None:
+def test_msr_response_times_give_busy_time_and_iodepth(traces_dir: Path) -> None:
     s = trace_stats(traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv")["stats"]
     assert s["busy_time_ns"] == pytest.approx(0.534e9, rel=0.01)  # README: union of [issue, issue+ResponseTime]
-    assert s["queue_depth_source"] == "from_latencies"
+    assert s["iodepth_source"] == "from_latencies"
     assert s["duration_ns"] == pytest.approx(127.2e9, rel=0.001)
 
 
@@ -85,6 +85,8 @@ def test_a_missing_file_and_bad_options_raise_typed_errors(tmp_path: Path) -> No
         trace_stats(tmp_path / "nope.csv", format="csv-ish")
     with pytest.raises(WorkloadError, match="out_of_range"):
         trace_stats(tmp_path / "nope.csv", out_of_range="wrap")
+    with pytest.raises(WorkloadError, match="data_pattern"):
+        trace_stats(tmp_path / "nope.csv", data_pattern="lumpy")
 
 
 def test_generated_typical_2010_matches_every_published_figure() -> None:
@@ -92,8 +94,8 @@ def test_generated_typical_2010_matches_every_published_figure() -> None:
     assert res["comparison"] and all(c["ok"] for c in res["comparison"]), res["comparison"]
     assert res["stats"]["reads"] == 37_501 and res["stats"]["writes"] == 20_268
     pub = published_stats("typical-2010")
-    assert pub["avg_queue_depth"]["value"] == 6.09
-    assert {w["id"] for w in storage_bench_workloads()} >= {"heavy-2011", "light-2011", "destroyer-2013"}
+    assert pub["iodepth_mean"]["value"] == 6.09 and pub["bench"] == "typical-2010"
+    assert {w["id"] for w in storage_bench_traces()} >= {"heavy-2011", "light-2011", "destroyer-2013"}
 
 
 def test_generation_is_deterministic_per_seed() -> None:
@@ -104,9 +106,10 @@ def test_generation_is_deterministic_per_seed() -> None:
     assert a != c
 
 
-def test_generation_refuses_unknown_workloads_and_tiny_drives() -> None:
-    with pytest.raises(WorkloadError, match="heavy-2011"):
+def test_generation_refuses_unknown_traces_and_tiny_drives() -> None:
+    with pytest.raises(WorkloadError, match="heavy-2011") as e:
         generated_stats("heavy-2012")
+    assert e.value.field == "bench"  # type: ignore[attr-defined]
     with pytest.raises(WorkloadError, match="capacity_bytes"):
         generated_stats("heavy-2011", 10**8)
 
@@ -118,7 +121,7 @@ def test_a_written_trace_reads_back_with_the_same_mix(tmp_path: Path, fmt: str) 
     assert n == 37_501 + 20_268
     text = path.read_text().splitlines()
     if fmt == "csv":
-        assert text[0] == "time_ns,op,offset_bytes,length_bytes,queue_depth,recorded_latency_ns,data_pattern"
+        assert text[0] == "time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern"
         assert len(text) == n + 1
         return
     assert text[0] == "fio version 3 iolog"

@@ -172,9 +172,12 @@ def plan_tasks(requests: Sequence[TestRequest], workers: int = 1) -> Tuple[List[
         if not planned:
             empty[i] = skipped
             continue
-        key = (drive.json, req.seed, req.profile)
-        drives[key] = drive
-        groups.setdefault(key, []).extend(_TaskRun(i, req.suite_test, p) for p in planned)
+        for p in planned:
+            # a run with its own drive changes (e.g. a slower link) runs on that drive: its states are its own
+            run_drive = drive.with_changes(p.drive_changes) if p.drive_changes else drive
+            key = (run_drive.json, req.seed, req.profile)
+            drives[key] = run_drive
+            groups.setdefault(key, []).append(_TaskRun(i, req.suite_test, p))
     tasks: List[Task] = []
     split = len(groups) < 2 * max(workers, 1) and workers > 1
     for key, runs in groups.items():

@@ -1,8 +1,10 @@
 """Drive descriptions: presets shipped in the package, user files, dicts.
 
 A :class:`Drive` is an immutable, validated drive description. The engine
-(Rust) parses and validates every description; Python only finds the text and
-applies "what if" changes.
+(Rust) parses and validates every description once, into the
+``_core.DriveConfig`` the drive holds (its canonical JSON, hash and geometry,
+and every simulator built from it, come from that one parse); Python only
+finds the text and applies "what if" changes.
 
 >>> d = Drive.load("generic-mlc-120")
 >>> d.geometry["dies"]
@@ -71,22 +73,22 @@ def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
 class Drive:
     """A validated drive description (see ``ssdlab drive show ID``)."""
 
-    __slots__ = ("_json", "_config", "_geometry", "_hash", "_doc", "source", "changes")
+    __slots__ = ("_core", "_config", "_geometry", "_doc", "source", "changes")
 
     def __init__(
         self,
-        drive_json: str,
+        core: "_core.DriveConfig",
         source: str = "<dict>",
         changes: Mapping[str, Any] | None = None,
         doc: Mapping[str, Any] | None = None,
     ):
-        self._json: str = _core.validate_drive_json(drive_json)
+        #: The engine's validated description (parsed once).
+        self._core: _core.DriveConfig = core
         #: The description as written (a file's or dict's own values, before
         #: composition with its controller profile and NAND part).
         self._doc: Dict[str, Any] | None = copy.deepcopy(dict(doc)) if doc is not None else None
-        self._config: Dict[str, Any] = json.loads(self._json)
+        self._config: Dict[str, Any] = json.loads(core.json)
         self._geometry: Dict[str, Any] | None = None
-        self._hash: str | None = None
         #: Where the description came from: a preset id, a file path or "<dict>".
         self.source: str = source
         #: The dotted-key changes applied by :meth:`with_changes` (in order).
@@ -101,7 +103,7 @@ class Drive:
         if isinstance(spec, Drive):
             return spec
         if isinstance(spec, Mapping):
-            return cls(json.dumps(dict(spec)), "<dict>", doc=spec)
+            return cls(_core.DriveConfig.from_json(json.dumps(dict(spec))), "<dict>", doc=spec)
         if not isinstance(spec, (str, os.PathLike)):
             raise config_error("drive", f"expected a preset id, a file path or a dict, not {type(spec).__name__}")
         text_spec = os.fspath(spec)
@@ -110,7 +112,7 @@ class Drive:
         if not looks_like_path and text_spec in presets:
             try:
                 text = presets[text_spec]
-                return cls(_core.validate_drive_toml(text), text_spec, doc=json.loads(_core.drive_document_json(text)))
+                return cls(_core.DriveConfig.from_toml(text), text_spec, doc=_core.drive_document(text))
             except ConfigError as e:  # a broken preset is a packaging bug; say which
                 raise _reraise_with_source(e, f"preset {text_spec}") from None
         path = Path(text_spec)
@@ -130,13 +132,13 @@ class Drive:
             raise _drive_error(f"cannot read drive file {p}: {e}") from None
         as_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
         try:
-            canonical = _core.validate_drive_json(text) if as_json else _core.validate_drive_toml(text)
-            doc = json.loads(text) if as_json else json.loads(_core.drive_document_json(text))
+            core = _core.DriveConfig.from_json(text) if as_json else _core.DriveConfig.from_toml(text)
+            doc = json.loads(text) if as_json else _core.drive_document(text)
         except ConfigError as e:
             raise _reraise_with_source(e, str(p)) from None
         except ValueError as e:  # invalid JSON text
             raise config_error("(top level)", f"{p}: {e}") from None
-        return cls(canonical, str(p), doc=doc)
+        return cls(core, str(p), doc=doc)
 
     @staticmethod
     def presets() -> List[PresetInfo]:
@@ -186,7 +188,7 @@ class Drive:
         merged = dict(self.changes)
         merged.update(changes)
         try:
-            return Drive(json.dumps(cfg), self.source, merged, doc=cfg)
+            return Drive(_core.DriveConfig.from_json(json.dumps(cfg)), self.source, merged, doc=cfg)
         except ConfigError as e:
             # The engine names the field ("nand.tprog_us"); its JSON position
             # ("at line 1 column 603") means nothing for a dotted-key change.
@@ -225,7 +227,7 @@ class Drive:
         ``drive file (over ...)`` for an override, ``change`` for a
         :meth:`with_changes` key, ``derived: ...`` or ``default``."""
         doc = self._doc if self._doc is not None else self._config
-        pairs, _ = _core.drive_provenance(json.dumps(doc), True)
+        pairs, _ = _core.drive_provenance(doc)
         out = dict(pairs)
         for k in self.changes:
             if k in out:
@@ -238,26 +240,29 @@ class Drive:
         """Values the description sets that its profile or part also sets:
         ``(key, the library's value, where)``. A shipped preset has none."""
         doc = self._doc if self._doc is not None else self._config
-        return list(_core.drive_provenance(json.dumps(doc), True)[1])
+        return list(_core.drive_provenance(doc)[1])
 
     @property
     def json(self) -> str:
         """Canonical JSON text (what the hash is computed from)."""
-        return self._json
+        return self._core.json
+
+    @property
+    def core(self) -> "_core.DriveConfig":
+        """The engine's validated description (what simulators are built from)."""
+        return self._core
 
     @property
     def hash(self) -> str:
         """Stable 16-hex-digit hash of the canonical description."""
-        if self._hash is None:
-            self._hash = _core.drive_hash(self._json)
-        return self._hash
+        return self._core.hash
 
     @property
     def geometry(self) -> Dict[str, Any]:
         """Derived geometry: dies, raw/user/spare bytes, spare_fraction, 4KB
         slots, blocks, and memory estimates."""
         if self._geometry is None:
-            self._geometry = _core.drive_geometry(self._json)
+            self._geometry = self._core.geometry
         return dict(self._geometry)
 
     @property
@@ -271,10 +276,10 @@ class Drive:
         return int(self.geometry["memory_estimate_check_bytes"])
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Drive) and other._json == self._json
+        return isinstance(other, Drive) and other.json == self.json
 
     def __hash__(self) -> int:
-        return hash(self._json)
+        return hash(self.json)
 
     def __repr__(self) -> str:
         extra = f", changes={self.changes!r}" if self.changes else ""

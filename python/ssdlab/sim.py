@@ -7,17 +7,18 @@
 >>> r.iops, r.bw_mbps, r.waf                          # doctest: +SKIP
 
 A whole phase runs inside the engine (Rust) per call; Python never loops per
-I/O. Ctrl-C during :meth:`Simulator.run` stops the phase at the next interval
+I/O, and parses nothing: jobs, replay options and trace sources cross to the
+engine as plain data (dicts, integers in ns and bytes) and are parsed there,
+once. Ctrl-C during :meth:`Simulator.run` stops the phase at the next interval
 of simulated time; the KeyboardInterrupt then carries what finished as
 ``e.result`` (a :class:`PhaseResult` marked interrupted).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -26,20 +27,15 @@ from .drive import Drive, DriveSpec
 from .errors import workload_error
 from .results import PhaseResult, manifest
 
-__all__ = ["Simulator", "ProgressCallback"]
+__all__ = ["Simulator", "Job", "ProgressCallback"]
 
 ProgressCallback = Callable[[int, int, int, int], Optional[bool]]
 
 Size = Union[int, str]
+#: A duration: a number of seconds, or fio's text ("25ms", "10min").
+Duration = Union[int, float, str]
 
 
-# binding: old names until the engine branch merges. Python speaks the names
-# of the BRIEF (``data_pattern``; ``iodepth`` for a replay's queue depth); the
-# old binding reads ``data`` and ``queue_depth``. Delete this function and the
-# calls to it at the merge.
-def _old_binding_names(keys: Mapping[str, Any], replay_options: bool = False) -> Dict[str, Any]:
-    renames = {"data_pattern": "data", **({"iodepth": "queue_depth"} if replay_options else {})}
-    return {renames.get(k, k): v for k, v in keys.items()}
 
 
 def _size_bytes(value: Size, capacity_bytes: int, field: str) -> int:
@@ -50,7 +46,7 @@ def _size_bytes(value: Size, capacity_bytes: int, field: str) -> int:
     return _core.parse_size_bytes(str(value), capacity_bytes, field)
 
 
-def _duration_ns(value: Union[int, float, str], field: str) -> int:
+def _duration_ns(value: Duration, field: str) -> int:
     """Seconds (int/float) or a duration string ("5s", "500ms") -> ns."""
     if isinstance(value, bool):
         raise workload_error(field, f"{value!r} is not a duration")
@@ -59,6 +55,32 @@ def _duration_ns(value: Union[int, float, str], field: str) -> int:
             raise workload_error(field, f"{value} s: must not be negative")
         return int(round(value * 1e9))
     return _core.parse_duration_ns(str(value), field)
+
+
+class Job(Mapping[str, Any]):
+    """A fio-style job parsed once by the engine: a read-only mapping of the
+    normalised values (``size_bytes``, ``offset_bytes``, ``runtime_ns``,
+    ``iodepth``, ``data_pattern``, ...; sizes in bytes, times in ns), which
+    :meth:`Simulator.run` runs as it is. ``given`` is the job as written."""
+
+    __slots__ = ("core", "given", "_values")
+
+    def __init__(self, core: "_core.Workload", given: Mapping[str, Any]) -> None:
+        self.core = core
+        self.given: Dict[str, Any] = dict(given)
+        self._values: Dict[str, Any] = dict(core.to_dict())
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Job({self.given!r})"
 
 
 class Simulator:
@@ -74,7 +96,7 @@ class Simulator:
     ) -> None:
         self.drive = Drive.load(drive)
         limit = None if memory_limit_bytes is None else _size_bytes(memory_limit_bytes, 0, "memory_limit_bytes")
-        self._core = _core.Simulator(self.drive.json, seed=seed, check=check, memory_limit_bytes=limit)
+        self._core = _core.Simulator(self.drive.core, seed=seed, check=check, memory_limit_bytes=limit)
         #: Every phase run on this simulator, in order (shared history is not
         #: copied by :meth:`clone`: a clone starts its own list).
         self.history: List[PhaseResult] = []
@@ -129,17 +151,17 @@ class Simulator:
 
     # -- phases --------------------------------------------------------------
 
-    def _result(self, out: Tuple[str, Dict[str, np.ndarray]], wall: float, job: Optional[Dict[str, Any]]) -> PhaseResult:
-        data = json.loads(out[0])
-        r = PhaseResult(data, out[1], wall_time_s=wall, manifest=self.manifest(), job=job)
+    def _result(self, out: Tuple[Dict[str, Any], Dict[str, np.ndarray]], wall: float, job: Optional[Dict[str, Any]]) -> PhaseResult:
+        r = PhaseResult(out[0], out[1], wall_time_s=wall, manifest=self.manifest(), job=job)
         self.history.append(r)
         return r
 
-    def parse_job(self, job: Optional[Mapping[str, Any]] = None, **keys: Any) -> Dict[str, Any]:
-        """Validate fio-style keys without running; returns the normalised job
-        (sizes in bytes, times in ns). Raises WorkloadError naming the key."""
-        merged = _old_binding_names(self._merge(job, keys))
-        return dict(json.loads(_core.parse_workload(json.dumps(merged), self.capacity_bytes)))
+    def parse_job(self, job: Optional[Mapping[str, Any]] = None, **keys: Any) -> Job:
+        """Parse fio-style keys once, without running: the :class:`Job` that
+        :meth:`run` takes as it is (``job["size_bytes"]``, ...). Raises
+        WorkloadError naming the key."""
+        merged = self._merge(job, keys)
+        return Job(_core.parse_workload(merged, self.capacity_bytes), merged)
 
     @staticmethod
     def _merge(job: Optional[Mapping[str, Any]], keys: Mapping[str, Any]) -> Dict[str, Any]:
@@ -149,7 +171,7 @@ class Simulator:
 
     def run(
         self,
-        job: Optional[Mapping[str, Any]] = None,
+        job: Union[Job, Mapping[str, Any], None] = None,
         /,
         *,
         progress: Optional[ProgressCallback] = None,
@@ -157,21 +179,31 @@ class Simulator:
     ) -> PhaseResult:
         """Run one closed-loop workload given as fio keys (``rw``, ``bs``,
         ``bssplit``, ``iodepth``, ``size``, ``offset``, ``io_size``,
-        ``number_ios``, ``runtime``, ``time_based``, ``rwmixread``, ``data_pattern``,
-        ``log_avg_msec``, ``randseed``, ``name``, ...), as a dict and/or keyword
-        arguments. ``progress(done_ns, total_ns, done_bytes, total_bytes)`` is
-        called about once per interval of simulated time; returning False stops
-        the phase (the result is marked interrupted)."""
-        merged = self._merge(job, keys)
+        ``number_ios``, ``runtime``, ``time_based``, ``rwmixread``,
+        ``data_pattern``, ``log_avg_msec``, ``randseed``, ``name``, ...), as a
+        dict and/or keyword arguments, or a :class:`Job` from
+        :meth:`parse_job` (not parsed again). ``progress(done_ns, total_ns,
+        done_bytes, total_bytes)`` is called about once per interval of
+        simulated time; returning False stops the phase (the result is marked
+        interrupted)."""
+        if isinstance(job, Job):
+            w = job if not keys else self.parse_job(job.given, **keys)
+        else:
+            w = self.parse_job(job, **keys)
+        return self._phase(lambda: self._core.run(w.core, progress), w.given)
+
+    def _phase(self, call: Callable[[], Tuple[Dict[str, Any], Dict[str, np.ndarray]]], job: Optional[Dict[str, Any]]) -> PhaseResult:
+        """Run one engine call; a KeyboardInterrupt (or an exception of the
+        progress callback) carries what finished as ``e.result``."""
         t0 = time.perf_counter()
         try:
-            out = self._core.run(json.dumps(_old_binding_names(merged)), progress)
+            out = call()
         except BaseException as e:
             partial = getattr(e, "partial_result", None)
             if partial is not None:
-                e.result = self._result(partial, time.perf_counter() - t0, merged)  # type: ignore[attr-defined]
+                e.result = self._result(partial, time.perf_counter() - t0, job)  # type: ignore[attr-defined]
             raise
-        return self._result(out, time.perf_counter() - t0, merged)
+        return self._result(out, time.perf_counter() - t0, job)
 
     def replay(
         self,
@@ -182,10 +214,12 @@ class Simulator:
         seed: Optional[int] = None,
         mode: str = "as-recorded",
         iodepth: Optional[int] = None,
-        idle_cap: Optional[Union[int, float, str]] = None,
+        idle_cap: Optional[Duration] = None,
+        idle_cap_ns: Optional[int] = None,
         log_avg_msec: Optional[int] = None,
         number_ios: Optional[int] = None,
-        runtime: Optional[Union[int, float, str]] = None,
+        runtime: Optional[Duration] = None,
+        runtime_ns: Optional[int] = None,
         name: Optional[str] = None,
         progress: Optional[ProgressCallback] = None,
         **trace_options: Any,
@@ -194,62 +228,39 @@ class Simulator:
         (``generated="heavy-2011"``, ``seed`` defaults to the simulator's).
 
         ``mode``: ``as-recorded`` issues each I/O at its timestamp (or later
-        when the trace's queue depth or the NCQ is full; ``iodepth`` is the queue
-        depth of records that carry none), so idle gaps happen;
-        ``as-fast-as-possible`` ignores timestamps. ``idle_cap`` shortens every
-        gap to at most that long (seconds or "25ms"). ``number_ios`` replays
-        only the first that many records, ``runtime`` only the records of the
-        first that much trace time (seconds or "10min"), as fio's options of
-        those names cut a replayed iolog. ``trace_options`` are
+        when the trace's iodepth or the NCQ is full), so idle gaps happen;
+        ``as-fast-as-possible`` ignores timestamps (``iodepth`` for records
+        that carry none). ``idle_cap`` shortens every gap to at most that long
+        (seconds or "25ms"; or ``idle_cap_ns``). ``number_ios`` replays only
+        the first that many records, ``runtime`` only the records of the first
+        that much trace time (seconds or "10min"; or ``runtime_ns``), as fio's
+        options of those names cut a replayed iolog. ``trace_options`` are
         those of :func:`ssdlab.traces.trace_stats` (``format``, ``device``,
-        ``out_of_range``, ``skip_bad_lines``, ...; the capacity defaults to the
-        drive's). The result's ``data["storage_bench"]`` has the data rates over
+        ``out_of_range``, ``skip_bad_lines``, ``data_pattern``, ...; the
+        capacity defaults to the drive's). The engine parses and checks all of
+        them. The result's ``data["storage_bench"]`` has the data rates over
         busy time; ``data["import"]`` the import report of a file."""
-        if (trace is None) == (generated is None):
-            raise workload_error("trace", "give a trace file or generated=WORKLOAD (one of them)")
-        source: Dict[str, Any]
+        source: Dict[str, Any] = {}
         if trace is not None:
-            if seed is not None:
-                raise workload_error("seed", "only a generated trace takes a seed")
-            source = {"file": os.fspath(trace), **{k: v for k, v in trace_options.items() if v is not None}}
-        else:
-            if trace_options:
-                raise workload_error(next(iter(trace_options)), "trace options apply to a trace file, not to a generated trace")
-            source = {"generated": generated}
-            if seed is not None:
-                source["seed"] = seed
-        opts: Dict[str, Any] = {"mode": mode}
-        if name is not None:
-            opts["name"] = name
-        elif generated is not None:
-            opts["name"] = f"replay {generated}"
-        else:
-            opts["name"] = f"replay {os.path.basename(os.fspath(trace))}"  # type: ignore[arg-type]
-        if iodepth is not None:
-            opts["iodepth"] = iodepth
-        if idle_cap is not None:
-            opts["idle_cap"] = f"{idle_cap}s" if isinstance(idle_cap, (int, float)) and not isinstance(idle_cap, bool) else idle_cap
-        if log_avg_msec is not None:
-            opts["log_avg_msec"] = log_avg_msec
-        if number_ios is not None:
-            opts["number_ios"] = number_ios
-        if runtime is not None:
-            opts["runtime"] = f"{runtime}s" if isinstance(runtime, (int, float)) and not isinstance(runtime, bool) else runtime
-        job = {**source, **opts}
-        t0 = time.perf_counter()
-        try:
-            out = self._core.replay(json.dumps(_old_binding_names(source)),
-                                    json.dumps(_old_binding_names(opts, replay_options=True)), progress)
-        except BaseException as e:
-            partial = getattr(e, "partial_result", None)
-            if partial is not None:
-                e.result = self._result(partial, time.perf_counter() - t0, job)  # type: ignore[attr-defined]
-            raise
-        return self._result(out, time.perf_counter() - t0, job)
+            source["file"] = os.fspath(trace)
+        if generated is not None:
+            source["generated"] = generated
+        source.update({k: v for k, v in trace_options.items() if v is not None})
+        if seed is not None:
+            source["seed"] = seed
+        if name is None:
+            name = f"replay {generated}" if generated is not None or trace is None else f"replay {os.path.basename(os.fspath(trace))}"
+        given = {"mode": mode, "name": name, "iodepth": iodepth, "idle_cap": idle_cap, "idle_cap_ns": idle_cap_ns,
+                 "log_avg_msec": log_avg_msec, "number_ios": number_ios, "runtime": runtime, "runtime_ns": runtime_ns}
+        opts = {k: v for k, v in given.items() if v is not None}
+        return self._phase(lambda: self._core.replay(source, opts, progress), {**source, **opts})
 
-    def idle(self, duration: Union[int, float, str]) -> PhaseResult:
-        """The drive sits idle (seconds, or "5s", "500ms"); background GC may run."""
-        ns = _duration_ns(duration, "idle")
+    def idle(self, duration: Optional[Duration] = None, *, duration_ns: Optional[int] = None) -> PhaseResult:
+        """The drive sits idle (seconds, or "5s", "500ms"; or ``duration_ns``);
+        background GC may run."""
+        if (duration is None) == (duration_ns is None):
+            raise workload_error("idle", "give a duration or duration_ns (one of them)")
+        ns = _duration_ns(duration, "idle") if duration is not None else int(duration_ns)  # type: ignore[arg-type]
         t0 = time.perf_counter()
         out = self._core.idle(ns)
         return self._result(out, time.perf_counter() - t0, None)
@@ -281,7 +292,7 @@ class Simulator:
 
     def smart(self) -> Dict[str, Any]:
         """SMART-like figures: wear and lifetime writes."""
-        return dict(json.loads(self._core.smart()))
+        return dict(self._core.smart())
 
     def clone(self) -> "Simulator":
         """An independent copy in the current state: measure many times from

@@ -231,7 +231,7 @@ _COUNTS = ("reads", "writes", "read_bytes", "write_bytes")
 #: Trace figures printed to four significant digits: the mean outstanding I/Os,
 #: under its old engine name and the iodepth names of the engine branch (keep
 #: the one it settles on at the merge).
-_FOUR_DIGITS = ("avg_queue_depth", "avg_iodepth", "iodepth_mean")
+_FOUR_DIGITS = ("iodepth_mean",)
 
 
 def _fmt_measured(figure: str, v: Optional[float]) -> str:
@@ -260,7 +260,7 @@ def format_generated_trace_stats(res: Mapping[str, Any], seed: int, capacity_byt
     generated trace's, then its statistics."""
     ok = sum(1 for c in res["comparison"] if c["ok"])
     return "\n".join([
-        f"{res['name']} ({res['workload']}): generated with seed {seed} on a {gb(capacity_bytes)} drive",
+        f"{res['name']} ({res['bench']}): generated with seed {seed} on a {gb(capacity_bytes)} drive",
         _comparison_table(res["comparison"]),
         f"{ok} of {len(res['comparison'])} published figures matched (tolerances of STORAGE_BENCH.md)",
         "",

@@ -7,7 +7,6 @@ only the summaries (dicts with a unit in every key).
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Dict, List, Optional, Union
 
@@ -19,7 +18,7 @@ __all__ = [
     "generated_stats",
     "published_stats",
     "write_generated_trace",
-    "storage_bench_workloads",
+    "storage_bench_traces",
 ]
 
 TRACE_FORMATS = ("auto", "msr", "systor17", "umass", "disksim", "tencent", "blkparse", "fio-iolog")
@@ -38,13 +37,13 @@ def trace_stats(
     device_region_bytes: Optional[int] = None,
     out_of_range: str = "fold",
     skip_bad_lines: bool = False,
-    data: Optional[str] = None,
+    data_pattern: Optional[str] = None,
     compare_with: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Import a trace file (gzip/bzip2/xz detected) and summarise it.
 
     Returns ``{"file", "stats", "import"}`` (plus ``"published"`` and
-    ``"comparison"`` with ``compare_with`` = a Storage Bench workload id).
+    ``"comparison"`` with ``compare_with`` = a Storage Bench id).
     Raises TraceError naming the file, line and field of a bad record."""
     opts: Dict[str, Any] = {
         "capacity_bytes": int(capacity_bytes),
@@ -54,31 +53,31 @@ def trace_stats(
         "device_region_bytes": device_region_bytes,
         "out_of_range": out_of_range,
         "skip_bad_lines": skip_bad_lines,
-        "data": data,
+        "data_pattern": data_pattern,
         "compare_with": compare_with,
     }
     opts = {k: v for k, v in opts.items() if v is not None}
-    return dict(json.loads(_core.trace_stats(os.fspath(path), json.dumps(opts))))
+    return dict(_core.trace_stats(os.fspath(path), opts))
 
 
-def generated_stats(workload: str, capacity_bytes: int = DEFAULT_CAPACITY_BYTES, seed: int = 1) -> Dict[str, Any]:
+def generated_stats(bench: str, capacity_bytes: int = DEFAULT_CAPACITY_BYTES, seed: int = 1) -> Dict[str, Any]:
     """Generate a Storage Bench trace (streamed, not stored) and summarise it:
-    ``{"workload", "name", "stats", "published", "comparison"}``."""
-    return dict(json.loads(_core.generated_trace_stats(workload, int(capacity_bytes), int(seed))))
+    ``{"bench", "name", "capacity_bytes", "seed", "stats", "published", "comparison"}``."""
+    return dict(_core.generated_trace_stats(bench, int(capacity_bytes), int(seed)))
 
 
-def published_stats(workload: str) -> Dict[str, Any]:
-    """The published figures of a Storage Bench workload (STORAGE_BENCH.md)."""
-    return dict(json.loads(_core.published_stats(workload)))
+def published_stats(bench: str) -> Dict[str, Any]:
+    """The published figures of a Storage Bench trace (STORAGE_BENCH.md)."""
+    return dict(_core.published_stats(bench))
 
 
-def storage_bench_workloads() -> List[Dict[str, Any]]:
-    """``[{"id", "name", "records", "duration_s"}]`` for every generator."""
-    return list(json.loads(_core.storage_bench_workloads()))
+def storage_bench_traces() -> List[Dict[str, Any]]:
+    """``[{"id", "name", "records", "duration_s"}]`` for every Storage Bench trace."""
+    return list(_core.storage_bench_traces())
 
 
 def write_generated_trace(
-    workload: str,
+    bench: str,
     path: Union[str, "os.PathLike[str]"],
     capacity_bytes: int = DEFAULT_CAPACITY_BYTES,
     seed: int = 1,
@@ -86,10 +85,10 @@ def write_generated_trace(
 ) -> int:
     """Write a generated trace: ``fio-iolog`` (fio iolog v3, replayable with
     ``fio --read_iolog=FILE --replay_redirect=/dev/sdX``) or ``csv`` (every
-    field: time_ns, op, offset_bytes, length_bytes, queue_depth,
+    field: time_ns, op, offset_bytes, length_bytes, iodepth,
     recorded_latency_ns, data_pattern). ``format`` None picks csv for a
     ``.csv`` path, else fio-iolog. Returns the number of records."""
     p = os.fspath(path)
     if format is None:
         format = "csv" if p.lower().endswith(".csv") else "fio-iolog"
-    return int(_core.write_generated_trace(workload, int(capacity_bytes), int(seed), p, format))
+    return int(_core.write_generated_trace(bench, int(capacity_bytes), int(seed), p, format))

@@ -34,7 +34,9 @@ fn main() {
     let w = t.elapsed().as_secs_f64();
     println!(
         "fill 128KB QD32: {:.1} GB simulated in {:.2} s wall = {:.1} GB/s simulated per wall second (drive: {:.0} MB/s)",
-        r.stats.write.bytes as f64 / 1e9, w, r.stats.write.bytes as f64 / 1e9 / w,
+        r.stats.write.bytes as f64 / 1e9,
+        w,
+        r.stats.write.bytes as f64 / 1e9 / w,
         r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
     );
     if only == "fill" {
@@ -45,14 +47,24 @@ fn main() {
     let t = Instant::now();
     let r = sim.run(&warm, &mut |_| true).unwrap();
     let w = t.elapsed().as_secs_f64();
-    println!("warm-up randwrite 1x capacity: {} I/Os in {:.2} s wall = {:.2} M I/O/s, WA {:.2}", r.stats.write.ios, w, r.stats.write.ios as f64 / w / 1e6, r.waf());
+    println!(
+        "warm-up randwrite 1x capacity: {} I/Os in {:.2} s wall = {:.2} M I/O/s, WA {:.2}",
+        r.stats.write.ios,
+        w,
+        r.stats.write.ios as f64 / w / 1e6,
+        r.waf()
+    );
     let meas = Workload::from_json(&json!({"rw":"randwrite","bs":"4k","iodepth":32,"number_ios": 20_000_000u64}), cap).unwrap();
     let t = Instant::now();
     let r = sim.run(&meas, &mut |_| true).unwrap();
     let w = t.elapsed().as_secs_f64();
     println!(
         "steady randwrite 4KB QD32: {} I/Os in {:.2} s wall = {:.2} M simulated I/O per wall second; WA {:.2}; drive {:.0} IOPS",
-        r.stats.write.ios, w, r.stats.write.ios as f64 / w / 1e6, r.waf(), r.iops()
+        r.stats.write.ios,
+        w,
+        r.stats.write.ios as f64 / w / 1e6,
+        r.waf(),
+        r.iops()
     );
     let est = ssdlab_sim::config::memory_estimate_bytes(&g, false);
     println!(

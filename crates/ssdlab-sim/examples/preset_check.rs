@@ -168,31 +168,32 @@ fn check(path: &str) {
     // ---- rated-style figures on a clean drive ----
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "runtime": "60s", "data": "repeated"}));
+        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "runtime": "60s", "data_pattern": "repeated"}));
         let extra = format!("WA {:.2}, {:.2} W", r.waf(), watts(&r));
         rep.figure("seq_write_rated", "128KB seq write QD32 60s clean, repeated", mbps(&r), "MB/s", &extra);
     }
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "runtime": "60s", "data": "incompressible"}));
+        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "runtime": "60s", "data_pattern": "incompressible"}));
         rep.figure("-", "128KB seq write QD32 60s clean, incompressible", mbps(&r), "MB/s", &format!("WA {:.2}", r.waf()));
     }
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span8, "runtime": "60s", "data": "repeated"}));
+        let r =
+            run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span8, "runtime": "60s", "data_pattern": "repeated"}));
         let extra = format!("{:.1} MB/s, WA {:.2}, {:.2} W", mbps(&r), r.waf(), watts(&r));
         rep.figure("rw_rated", "4KB random write QD32 8GiB 60s clean, repeated", r.iops(), "IOPS", &extra);
     }
     {
         let mut s = fresh.clone();
-        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span8, "data": "repeated"}));
+        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span8, "data_pattern": "repeated"}));
         let r = run(&mut s, json!({"rw": "read", "bs": "128k", "iodepth": 32, "size": span8, "runtime": "60s"}));
         rep.figure("seq_read_rated", "128KB seq read QD32 60s, 8GiB written (repeated)", mbps(&r), "MB/s", "");
     }
     {
         // Random reads of a `filled` span: one incompressible sequential pass.
         let mut s = fresh.clone();
-        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span8, "data": "incompressible"}));
+        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span8, "data_pattern": "incompressible"}));
         let r = run(&mut s, json!({"rw": "randread", "bs": "4k", "iodepth": 32, "size": span8, "runtime": "20s"}));
         rep.figure("rr_rated", "4KB random read QD32 over 8GiB filled (incompr.)", r.iops(), "IOPS", &format!("{:.1} MB/s", mbps(&r)));
         let r = run(&mut s, json!({"rw": "randread", "bs": "4k", "iodepth": 1, "size": span8, "runtime": "5s"}));
@@ -207,7 +208,8 @@ fn check(path: &str) {
     }
     {
         let mut s = fresh.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data": "incompressible"}));
+        let r =
+            run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
         rep.figure("asssd_clean", "AS-SSD seq write 16MB QD1 1GiB, clean", mbps(&r), "MB/s", "");
     }
 
@@ -221,7 +223,10 @@ fn check(path: &str) {
     let mut tenths = Vec::new();
     for i in 0..10u64 {
         let size = if i == 9 { cap - 9 * tenth } else { tenth };
-        let r = run(&mut filled, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * tenth, "size": size, "data": "incompressible"}));
+        let r = run(
+            &mut filled,
+            json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * tenth, "size": size, "data_pattern": "incompressible"}),
+        );
         bytes += r.stats.write.bytes;
         ns += r.duration_ns;
         prog += r.ftl.nand_bytes_programmed;
@@ -232,7 +237,7 @@ fn check(path: &str) {
     rep.figure("-", "fill: 128KB seq write QD32 whole drive, incompressible", bytes as f64 / (ns as f64 / 1e9) / 1e6, "MB/s", &extra);
     for data in ["repeated", "incompressible"] {
         let mut s = filled.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 1, "runtime": "60s", "data": data}));
+        let r = run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 1, "runtime": "60s", "data_pattern": data}));
         let key = if data == "repeated" { "iometer_rep" } else { "iometer_inc" };
         rep.figure(key, &format!("Iometer 128KB seq write QD1 60s after fill, {data}"), mbps(&r), "MB/s", &format!("WA {:.2}", r.waf()));
     }
@@ -241,13 +246,13 @@ fn check(path: &str) {
         // Past the spare area: 1.5 x the spare written at random (at most 64 GiB).
         let spare = g.raw_bytes().saturating_sub(cap);
         let amount = (spare * 3 / 2).min(64 * GIB) / 4096 * 4096;
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": amount, "data": "incompressible"}));
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": amount, "data_pattern": "incompressible"}));
         let extra = format!("{:.1} GB written, WA {:.2}, {:.2} W", amount as f64 / 1e9, r.waf(), watts(&r));
         rep.figure("-", "4KB random write QD32 whole drive after fill, incompr.", r.iops(), "IOPS", &extra);
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data": "incompressible"}));
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data_pattern": "incompressible"}));
         rep.figure("-", "  ... the next 5s", r.iops(), "IOPS", &format!("WA {:.2}", r.waf()));
         s.idle(60_000_000_000).expect("idle");
-        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data": "incompressible"}));
+        let r = run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "5s", "data_pattern": "incompressible"}));
         rep.figure("-", "  ... 5s after 60s idle (idle GC)", r.iops(), "IOPS", &format!("{} GC victims", r.ftl.gc_victims));
     }
     for qd in [1u32, 2, 4, 8, 16, 32] {
@@ -258,14 +263,16 @@ fn check(path: &str) {
 
     // ---- dirty: every LBA and the spare area written ----
     let mut dirty = filled;
-    run(&mut dirty, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data": "incompressible"}));
+    run(&mut dirty, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data_pattern": "incompressible"}));
     {
         let mut s = dirty.clone();
-        let r = run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data": "incompressible"}));
+        let r =
+            run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
         rep.figure("asssd_dirty", "AS-SSD seq write 16MB QD1 1GiB, dirty", mbps(&r), "MB/s", &gc_note(&r));
     }
     dirty.trim(0, None).expect("trim");
-    let r = run(&mut dirty, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data": "incompressible"}));
+    let r =
+        run(&mut dirty, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "1g", "io_size": "1g", "data_pattern": "incompressible"}));
     rep.figure("asssd_trim", "AS-SSD seq write 16MB QD1 1GiB, dirty then full TRIM", mbps(&r), "MB/s", &gc_note(&r));
     println!("   {} misses; {:.1}s wall", rep.misses, t0.elapsed().as_secs_f64());
 }

@@ -48,11 +48,21 @@ fn drive(capacity_gb: u64, behaviours: bool) -> Value {
         c.insert("write_buffer_bytes".into(), json!(64u64 << 20));
         for k in off.split(',') {
             match k {
-                "dr" => { d.as_object_mut().unwrap().remove("data_reduction"); }
-                "raise" => { d["nand"]["raise"] = json!(false); }
-                "rec" => { d["ftl"]["recycle_bytes_per_s"] = json!(0); }
-                "tok" => { d["controller"]["max_active_dies"] = json!(0); }
-                "buf" => { d["controller"]["write_buffer_bytes"] = json!(4u64 << 20); }
+                "dr" => {
+                    d.as_object_mut().unwrap().remove("data_reduction");
+                }
+                "raise" => {
+                    d["nand"]["raise"] = json!(false);
+                }
+                "rec" => {
+                    d["ftl"]["recycle_bytes_per_s"] = json!(0);
+                }
+                "tok" => {
+                    d["controller"]["max_active_dies"] = json!(0);
+                }
+                "buf" => {
+                    d["controller"]["write_buffer_bytes"] = json!(4u64 << 20);
+                }
                 _ => {}
             }
         }
@@ -64,7 +74,10 @@ fn drive(capacity_gb: u64, behaviours: bool) -> Value {
 fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts)
+    };
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 

@@ -3,7 +3,7 @@
 //! and compared with it on every read and after every phase.
 
 use crate::error::{Result, SimError};
-use crate::ftl::NONE;
+use crate::mem::NONE;
 
 #[derive(Clone, Debug)]
 pub struct Shadow {
@@ -18,7 +18,12 @@ pub struct Shadow {
 
 impl Shadow {
     pub fn new(user_units: u64, raw_slots: u64) -> Shadow {
-        Shadow { lba_ver: vec![0; user_units as usize], slot_ver: vec![0; raw_slots as usize], slot_lba: vec![NONE; raw_slots as usize], counter: 0 }
+        Shadow {
+            lba_ver: vec![0; user_units as usize],
+            slot_ver: vec![0; raw_slots as usize],
+            slot_lba: vec![NONE; raw_slots as usize],
+            counter: 0,
+        }
     }
 
     pub fn write(&mut self, lba: u64, slot: u32) {

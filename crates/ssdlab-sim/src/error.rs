@@ -1,4 +1,5 @@
 //! One error type for the engine; each kind becomes its own Python exception.
+//! A trace's read errors ([`TraceError`], re-exported by `trace`) are one kind.
 
 use std::fmt;
 
@@ -13,7 +14,7 @@ pub enum SimError {
     /// The checking mode found lost, stale or mixed-up data, or a broken invariant.
     Integrity { message: String },
     /// A trace could not be read.
-    Trace(crate::trace::TraceError),
+    Trace(TraceError),
     /// The drive cannot do what was asked (e.g. out of space it cannot reclaim).
     Drive { message: String },
 }
@@ -58,10 +59,32 @@ fn human_bytes(b: u64) -> String {
     }
 }
 
-impl From<crate::trace::TraceError> for SimError {
-    fn from(e: crate::trace::TraceError) -> Self {
+impl From<TraceError> for SimError {
+    fn from(e: TraceError) -> Self {
         SimError::Trace(e)
     }
 }
 
 pub type Result<T> = std::result::Result<T, SimError>;
+
+/// An error reading a trace: names the file, line, field and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    pub file: String,
+    /// 1-based line number, 0 when the error is not about one line.
+    pub line: u64,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}

@@ -289,6 +289,11 @@ pub fn compose(doc: Value) -> Result<Composed> {
     Ok(Composed { doc: Value::Object(base), provenance, overrides })
 }
 
+/// A TOML drive description as written (not composed), as a JSON value.
+pub fn toml_document(text: &str) -> Result<Value> {
+    toml_to_json(text).map_err(|e| SimError::config("(top level)", e))
+}
+
 /// Compose a TOML drive description.
 pub fn compose_toml(text: &str) -> Result<Composed> {
     compose(toml_to_json(text).map_err(|e| SimError::config("(top level)", e))?)
@@ -312,10 +317,7 @@ pub fn check_library() -> Result<()> {
             let field = k.split_once('.').map(|x| x.1).unwrap_or(k);
             if let (Some((lo, hi)), Some(x)) = (p.range(field), v.as_f64()) {
                 if x < lo || x > hi {
-                    return Err(SimError::config(
-                        format!("part {} {k}", p.id),
-                        format!("{x} is outside the datasheet range {lo}..{hi}"),
-                    ));
+                    return Err(SimError::config(format!("part {} {k}", p.id), format!("{x} is outside the datasheet range {lo}..{hi}")));
                 }
             }
         }

@@ -35,9 +35,7 @@ impl DataPattern {
             "zeros" | "zero" => Ok(DataPattern::Zeros),
             _ => {
                 if let Some(r) = t.strip_prefix("ratio:") {
-                    let v: f64 = r.parse().map_err(|_| {
-                        format!("'{s}': ratio:R needs a number R with 0 < R <= 1 (e.g. ratio:0.5)")
-                    })?;
+                    let v: f64 = r.parse().map_err(|_| format!("'{s}': ratio:R needs a number R with 0 < R <= 1 (e.g. ratio:0.5)"))?;
                     if !(v > 0.0 && v <= 1.0) {
                         return Err(format!("'{s}': ratio:R needs 0 < R <= 1"));
                     }

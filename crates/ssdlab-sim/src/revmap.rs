@@ -15,12 +15,14 @@
 //! on first touch. Incompressible data thus costs 4 bytes per 4KB of NAND
 //! whatever the granule size, and 1KB granules cost RAM only for data that
 //! really was stored in less than 4KB. The pool is sized for the worst case
-//! (every unit one granule), which is what the memory estimate reserves.
+//! (every unit one granule), which is what the memory estimate reserves
+//! (`config::revmap_bytes_reserved`, from the same layout).
 
-use crate::ftl::NONE;
+use crate::config::REVMAP_CHUNK_ENTRIES;
+use crate::mem::{big_table, prefetch, NONE};
 
 /// Entries per chunk (a power of two).
-pub const CHUNK: u32 = 64;
+pub const CHUNK: u32 = REVMAP_CHUNK_ENTRIES;
 /// Log entry of a padded (unused) granule.
 pub const PAD: u32 = u32::MAX;
 
@@ -56,13 +58,13 @@ impl RevMap {
         RevMap {
             per_base: slots_per_block,
             per_block,
-            base: crate::ftl::big_table(total_blocks as usize * slots_per_block as usize, 0u32),
+            base: big_table(total_blocks as usize * slots_per_block as usize, 0u32),
             table: vec![NONE; chunks],
             len: vec![0; total_blocks as usize],
             pool: vec![0; chunks * CHUNK as usize],
             free: Vec::new(),
             bump: 0,
-            live: crate::ftl::big_table(granules.div_ceil(64), 0u64),
+            live: big_table(granules.div_ceil(64), 0u64),
         }
     }
 
@@ -104,7 +106,7 @@ impl RevMap {
 
     #[inline(never)]
     fn push_over(&mut self, b: u32, j: u32, e: u32) {
-        if j % CHUNK == 0 {
+        if j.is_multiple_of(CHUNK) {
             let c = self.free.pop().unwrap_or_else(|| {
                 self.bump += 1;
                 self.bump - 1
@@ -119,7 +121,7 @@ impl RevMap {
     #[inline(always)]
     pub fn prefetch(&self, b: u32, i: u32) {
         if i < self.per_base {
-            crate::ftl::prefetch(&self.base, (b * self.per_base + i) as usize);
+            prefetch(&self.base, (b * self.per_base + i) as usize);
         }
     }
 
@@ -160,7 +162,7 @@ impl RevMap {
 
     #[inline(always)]
     pub fn prefetch_live(&self, g: u32) {
-        crate::ftl::prefetch(&self.live, (g / 64) as usize);
+        prefetch(&self.live, (g / 64) as usize);
     }
 
     /// Granules heading a live unit.
@@ -173,13 +175,6 @@ impl RevMap {
         ((self.base.len() + self.table.len() + self.len.len() + self.free.capacity()) * 4 + self.live.len() * 8) as u64
             + self.bump as u64 * CHUNK as u64 * 4
     }
-
-    /// Bytes the reverse map can grow to (every granule a unit of its own).
-    pub fn bytes_reserved(total_blocks: u64, slots_per_block: u64, granules_per_block: u64) -> u64 {
-        let chunks = total_blocks * (granules_per_block - slots_per_block).div_ceil(CHUNK as u64);
-        let granules = total_blocks * granules_per_block;
-        total_blocks * slots_per_block * 4 + chunks * 4 * 2 + total_blocks * 4 + granules.div_ceil(64) * 8 + chunks * CHUNK as u64 * 4
-    }
 }
 
 impl Clone for RevMap {
@@ -189,9 +184,9 @@ impl Clone for RevMap {
         let mut pool = vec![0u32; self.pool.len()];
         let used = self.bump as usize * CHUNK as usize;
         pool[..used].copy_from_slice(&self.pool[..used]);
-        let mut base = crate::ftl::big_table(self.base.len(), 0u32);
+        let mut base = big_table(self.base.len(), 0u32);
         base.copy_from_slice(&self.base);
-        let mut live = crate::ftl::big_table(self.live.len(), 0u64);
+        let mut live = big_table(self.live.len(), 0u64);
         live.copy_from_slice(&self.live);
         RevMap {
             per_base: self.per_base,

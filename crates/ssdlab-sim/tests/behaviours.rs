@@ -27,8 +27,8 @@ fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
     let red: Value = serde_json::from_str(REDUCTION).unwrap();
     let s = realistic(8, 32, red);
     let span = s.capacity_bytes() / 4;
-    let inc = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "incompressible"}));
-    let rep = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "repeated"}));
+    let inc = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data_pattern": "incompressible"}));
+    let rep = run(&mut s.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data_pattern": "repeated"}));
     let prog = |r: &ssdlab_sim::PhaseResult| r.nand.unit_programs;
     println!("reducing: incompressible {:.0} MB/s WA {:.2}; repeated {:.0} MB/s WA {:.2}", mbps(&inc), inc.waf(), mbps(&rep), rep.waf());
     assert!(rep.waf() < 0.35, "repeated data should program a fraction of the host bytes: WA {}", rep.waf());
@@ -38,8 +38,8 @@ fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
     assert!(rep.data_reduction_ratio() < 0.3 && (inc.data_reduction_ratio() - 1.0).abs() < 1e-9);
     // A controller without data reduction treats both alike.
     let p = realistic(8, 32, json!({}));
-    let a = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "incompressible"}));
-    let b = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data": "repeated"}));
+    let a = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data_pattern": "incompressible"}));
+    let b = run(&mut p.clone(), json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": span, "data_pattern": "repeated"}));
     assert_eq!(a.waf(), b.waf());
     assert!((mbps(&a) / mbps(&b) - 1.0).abs() < 0.01);
 }
@@ -279,7 +279,10 @@ fn more_spare_area_raises_steady_state_random_write_iops() {
         results.push((r.iops(), r.waf()));
     }
     let _ = &mut s;
-    println!("default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}", results[0].0, results[0].1, results[1].0, results[1].1);
+    println!(
+        "default spare: {:.0} IOPS WA {:.2}; 25% over-provisioning: {:.0} IOPS WA {:.2}",
+        results[0].0, results[0].1, results[1].0, results[1].1
+    );
     assert!(results[1].0 > 1.5 * results[0].0 && results[1].1 < results[0].1);
 }
 
@@ -382,8 +385,8 @@ fn host_writes_pass_over_a_die_busy_with_lazy_garbage_collection() {
 fn a_reducing_drive_takes_ram_for_the_units_it_stores_not_for_every_granule() {
     let red: Value = serde_json::from_str(REDUCTION).unwrap();
     let fill = |s: &mut Simulator, data: &str| {
-        run(s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data": data}));
-        run(s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": s.capacity_bytes(), "data": data}));
+        run(s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "data_pattern": data}));
+        run(s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": s.capacity_bytes(), "data_pattern": data}));
         s.check_now().unwrap();
         s.memory_in_use_bytes()
     };
@@ -394,11 +397,22 @@ fn a_reducing_drive_takes_ram_for_the_units_it_stores_not_for_every_granule() {
     let inc = fill(&mut s.clone(), "incompressible");
     let rep = fill(&mut s.clone(), "repeated");
     let per4k = |b: u64| b as f64 / g.raw_slots as f64;
-    println!("B per 4KB: plain {:.2}, reducing incompressible {:.2}, repeated {:.2}, reserved {:.2}", per4k(plain), per4k(inc), per4k(rep), per4k(reserved));
+    println!(
+        "B per 4KB: plain {:.2}, reducing incompressible {:.2}, repeated {:.2}, reserved {:.2}",
+        per4k(plain),
+        per4k(inc),
+        per4k(rep),
+        per4k(reserved)
+    );
     // A reverse-map entry per 1KB granule would cost 12 B per 4KB more than a
     // plain drive; what remains here is the per-block and per-die tables,
     // sized by granules (live bits, GC buckets), which a small drive feels most.
-    assert!(per4k(inc) < per4k(plain) + 2.0, "incompressible data on a reducing drive: {:.2} B per 4KB vs plain {:.2}", per4k(inc), per4k(plain));
+    assert!(
+        per4k(inc) < per4k(plain) + 2.0,
+        "incompressible data on a reducing drive: {:.2} B per 4KB vs plain {:.2}",
+        per4k(inc),
+        per4k(plain)
+    );
     assert!(rep > inc + inc / 4, "units of one granule need more entries: {rep} vs {inc}");
     assert!(rep < reserved && inc < reserved);
 }
@@ -412,7 +426,8 @@ fn a_job_ends_when_its_transfer_ends_or_its_runtime_runs_out_whichever_first() {
     let base = sim(drive(4, 64, 64, 1.25, "greedy"), 3, false);
     let size_bytes = 8u64 << 20;
     let job = |runtime: Option<&str>| {
-        let mut j = json!({"rw": "write", "bs": "64k", "iodepth": 4, "size": size_bytes, "io_size": size_bytes, "data": "incompressible"});
+        let mut j =
+            json!({"rw": "write", "bs": "64k", "iodepth": 4, "size": size_bytes, "io_size": size_bytes, "data_pattern": "incompressible"});
         if let Some(r) = runtime {
             j["runtime"] = json!(r);
         }

@@ -43,7 +43,7 @@ pub fn merge(a: &mut Value, b: &Value) {
 
 /// Sequential write throughput in MB/s of a 128KB QD`qd` pass over `bytes`.
 pub fn seq_write_mbps(sim: &mut Simulator, bytes: u64, qd: u32, data: &str) -> f64 {
-    let r = run(sim, json!({"rw": "write", "bs": "128k", "iodepth": qd, "io_size": bytes, "data": data}));
+    let r = run(sim, json!({"rw": "write", "bs": "128k", "iodepth": qd, "io_size": bytes, "data_pattern": data}));
     r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }
 

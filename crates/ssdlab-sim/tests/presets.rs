@@ -11,13 +11,32 @@ use std::path::PathBuf;
 
 /// The reviewed drives (issue 4), by stable id.
 const REVIEWED: &[&str] = &[
-    "force-f120", "vertex2-25nm-120", "vertex2-hynix-120",
-    "vertex3pro-200", "vertex3-120", "vertex3-240", "vertex3-480",
-    "vertex4-128-fw13", "vertex4-128-fw14", "vertex4-128-fw15",
-    "vertex4-256-fw13", "vertex4-256-fw14", "vertex4-256-fw15",
-    "vertex4-64-fw15", "vertex4-512-fw15",
-    "x25m-g2-160", "intel320-300", "intel510-250", "crucial-m4-256", "samsung830-256",
-    "samsung840pro-256", "vector-256", "vector150-240", "neutron-240", "sandisk-extreme2-480", "dc-s3700-200",
+    "force-f120",
+    "vertex2-25nm-120",
+    "vertex2-hynix-120",
+    "vertex3pro-200",
+    "vertex3-120",
+    "vertex3-240",
+    "vertex3-480",
+    "vertex4-128-fw13",
+    "vertex4-128-fw14",
+    "vertex4-128-fw15",
+    "vertex4-256-fw13",
+    "vertex4-256-fw14",
+    "vertex4-256-fw15",
+    "vertex4-64-fw15",
+    "vertex4-512-fw15",
+    "x25m-g2-160",
+    "intel320-300",
+    "intel510-250",
+    "crucial-m4-256",
+    "samsung830-256",
+    "samsung840pro-256",
+    "vector-256",
+    "vector150-240",
+    "neutron-240",
+    "sandisk-extreme2-480",
+    "dc-s3700-200",
 ];
 
 fn drives_dir() -> PathBuf {
@@ -48,9 +67,7 @@ fn is_numeric_assignment(line: &str) -> bool {
         Some((k, v)) => {
             let k = k.trim();
             let v = v.trim();
-            !k.is_empty()
-                && !k.starts_with('[')
-                && v.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.')
+            !k.is_empty() && !k.starts_with('[') && v.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.')
         }
         None => false,
     }
@@ -132,14 +149,22 @@ fn every_preset_builds_within_the_default_memory_limit() {
 
 fn inc_write_mbps(id: &str, bytes: u64) -> f64 {
     let mut s = Simulator::new(load(id), &SimOptions::default()).unwrap();
-    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": bytes, "data": "incompressible"}), s.capacity_bytes()).unwrap();
+    let w = Workload::from_json(
+        &json!({"rw": "write", "bs": "128k", "iodepth": 32, "io_size": bytes, "data_pattern": "incompressible"}),
+        s.capacity_bytes(),
+    )
+    .unwrap();
     let r = s.run(&w, &mut |_| true).unwrap();
     r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }
 
 fn rep_qd1_write_mbps(id: &str, bytes: u64) -> f64 {
     let mut s = Simulator::new(load(id), &SimOptions::default()).unwrap();
-    let w = Workload::from_json(&json!({"rw": "write", "bs": "128k", "iodepth": 1, "io_size": bytes, "data": "repeated"}), s.capacity_bytes()).unwrap();
+    let w = Workload::from_json(
+        &json!({"rw": "write", "bs": "128k", "iodepth": 1, "io_size": bytes, "data_pattern": "repeated"}),
+        s.capacity_bytes(),
+    )
+    .unwrap();
     let r = s.run(&w, &mut |_| true).unwrap();
     r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
 }
@@ -194,7 +219,8 @@ fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
         for (section, fields) in doc.as_table().unwrap() {
             for (k, _) in fields.as_table().unwrap() {
                 let key = format!("{section}.{k}");
-                let count = section == "drive" || ["nand.channels", "nand.packages_per_channel", "nand.dies_per_package"].contains(&key.as_str());
+                let count =
+                    section == "drive" || ["nand.channels", "nand.packages_per_channel", "nand.dies_per_package"].contains(&key.as_str());
                 if !count && !c.overrides.iter().any(|o| o.0 == key) {
                     assert!(
                         KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())),
@@ -212,10 +238,7 @@ fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
         }
     }
     for (stem, key) in KNOWN_OVERRIDES {
-        assert!(
-            found.iter().any(|(s, k)| s == stem && k == key),
-            "{stem}.toml no longer overrides {key}: remove it from KNOWN_OVERRIDES"
-        );
+        assert!(found.iter().any(|(s, k)| s == stem && k == key), "{stem}.toml no longer overrides {key}: remove it from KNOWN_OVERRIDES");
     }
 }
 

@@ -99,8 +99,11 @@ fn qd1_latency_includes_the_command_cost_and_the_command_latency() {
     // More slots do not hide a command's own firmware time: at QD1 every
     // command waits for its cost and its latency once.
     let lat = |cost_w: u64, cost_r: u64, latency: u64| {
-        let s = drive(32, json!({"command_cost_ns": 10_000, "command_cost_write_ns": cost_w, "command_cost_read_ns": cost_r,
-                                 "command_slots": 2, "command_latency_ns": latency}));
+        let s = drive(
+            32,
+            json!({"command_cost_ns": 10_000, "command_cost_write_ns": cost_w, "command_cost_read_ns": cost_r,
+                                 "command_slots": 2, "command_latency_ns": latency}),
+        );
         (randwrite(&s, 1, 5_000).1, randread(&s, 1, 5_000).1)
     };
     let (w0, r0) = lat(20_000, 30_000, 0);

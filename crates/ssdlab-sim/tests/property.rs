@@ -46,8 +46,11 @@ fn apply(sim: &mut ssdlab_sim::Simulator, s: &Step) {
             let bs = (bs_sectors * 512).min(len);
             let align = (align_sectors * 512).min(bs);
             let bs = bs / align * align;
-            run(sim, json!({"rw": if random {"randwrite"} else {"write"}, "bs": bs, "blockalign": align,
-                            "offset": off, "size": len, "number_ios": ios, "iodepth": qd, "data": data}));
+            run(
+                sim,
+                json!({"rw": if random {"randwrite"} else {"write"}, "bs": bs, "blockalign": align,
+                            "offset": off, "size": len, "number_ios": ios, "iodepth": qd, "data_pattern": data}),
+            );
         }
         Step::Trim { first, units } => {
             let (off, len) = span(first, units);
@@ -144,8 +147,11 @@ fn long_mixed_run_stays_consistent() {
         let mut s = sim(drive(4, 64, 16, 1.12, policy), 9, true);
         fill(&mut s);
         for round in 0..20u64 {
-            run(&mut s, json!({"rw": "randrw", "rwmixread": 30, "bssplit": "4k/60:8k/20:512/10:64k/10", "blockalign": 512,
-                               "number_ios": 3000, "iodepth": 8 + round}));
+            run(
+                &mut s,
+                json!({"rw": "randrw", "rwmixread": 30, "bssplit": "4k/60:8k/20:512/10:64k/10", "blockalign": 512,
+                               "number_ios": 3000, "iodepth": 8 + round}),
+            );
             let cap = s.capacity_bytes();
             let off = (round * 7919 % (cap / 4096 / 2)) * 4096;
             s.trim(off, Some(cap / 8 / 4096 * 4096)).unwrap();

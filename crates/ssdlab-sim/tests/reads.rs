@@ -67,7 +67,10 @@ fn a_16mb_read_on_fw13_beats_the_128kb_qd1_read() {
 fn fw13_128kb_reads_are_slow_at_qd1_and_qd2_and_recover_from_qd3() {
     let s = filled(load("vertex4-256-fw13"), "2g");
     let q: Vec<f64> = [1, 2, 3, 4, 32].iter().map(|&qd| seq_read(&s, "128k", qd)).collect();
-    println!("vertex4-256-fw13 128KB sequential read QD1 {:.1}, QD2 {:.1}, QD3 {:.1}, QD4 {:.1}, QD32 {:.1} MB/s", q[0], q[1], q[2], q[3], q[4]);
+    println!(
+        "vertex4-256-fw13 128KB sequential read QD1 {:.1}, QD2 {:.1}, QD3 {:.1}, QD4 {:.1}, QD32 {:.1} MB/s",
+        q[0], q[1], q[2], q[3], q[4]
+    );
     assert!(q[0] < 0.5 * q[4] && q[1] < 0.7 * q[4], "QD1-2 should be slow");
     assert!(q[0] < q[1], "QD2 should recover part of it");
     assert!(q[2] > 0.9 * q[4], "read-ahead from QD3 should recover: QD3 {:.1}", q[2]);

@@ -40,7 +40,12 @@ fn the_recycling_path_is_shared_so_twice_the_dies_do_not_recycle_twice_as_fast()
         let clean = mbps(&as_ssd_write(&mut s.clone()));
         dirty(&mut s);
         let r = as_ssd_write(&mut s);
-        println!("{dies} dies: clean {clean:.1} MB/s, dirty {:.1} MB/s ({} victims, {} B moved)", mbps(&r), r.ftl.gc_victims, r.ftl.gc_bytes_moved);
+        println!(
+            "{dies} dies: clean {clean:.1} MB/s, dirty {:.1} MB/s ({} victims, {} B moved)",
+            mbps(&r),
+            r.ftl.gc_victims,
+            r.ftl.gc_bytes_moved
+        );
         assert!(r.ftl.gc_victims > 0, "the dirty write must recycle blocks");
         rates.push((clean, mbps(&r)));
     }
@@ -63,7 +68,10 @@ fn a_victim_with_no_valid_data_moves_nothing_but_still_waits_for_the_recycling_p
     s.trim(0, None).unwrap();
     let r = as_ssd_write(&mut s);
     let after = mbps(&r);
-    println!("clean {clean:.1} MB/s; after a full TRIM of the dirty drive {after:.1} MB/s, {} victims, {} B moved", r.ftl.gc_victims, r.ftl.gc_bytes_moved);
+    println!(
+        "clean {clean:.1} MB/s; after a full TRIM of the dirty drive {after:.1} MB/s, {} victims, {} B moved",
+        r.ftl.gc_victims, r.ftl.gc_bytes_moved
+    );
     assert!(r.ftl.gc_victims > 0);
     assert_eq!(r.ftl.gc_bytes_moved, 0, "every victim held only TRIMmed data");
     assert!((after / (R as f64 / 1e6) - 1.0).abs() < 0.1, "after TRIM {after:.1} MB/s: the path's {} MB/s", R / 1_000_000);

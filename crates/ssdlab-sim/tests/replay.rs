@@ -5,6 +5,7 @@
 
 mod common;
 use common::*;
+use serde_json::json;
 use ssdlab_sim::trace::import::{open, ImportOptions};
 use ssdlab_sim::trace::TraceOp;
 use ssdlab_sim::{IoLogEntry, ReplayMode, ReplayOptions};
@@ -14,11 +15,7 @@ use std::path::PathBuf;
 /// The sample traces, `tests/data/traces` at the repository's root.
 fn traces_dir() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/traces");
-    assert!(
-        p.join("README.md").is_file(),
-        "sample traces not found at {}",
-        p.display()
-    );
+    assert!(p.join("README.md").is_file(), "sample traces not found at {}", p.display());
     p
 }
 
@@ -98,7 +95,7 @@ fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
     let mut opts = ImportOptions::new(s.capacity_bytes());
     opts.format = fmt.parse().unwrap();
     let mut reader = open(&path, &opts).unwrap();
-    let ro = ReplayOptions { mode, queue_depth: 4, io_log: true, ..Default::default() };
+    let ro = ReplayOptions { mode, iodepth: 4, io_log: true, ..Default::default() };
     let r = s.replay(&mut reader, &ro, &mut |_| true).unwrap();
     let (rr, ww, rb, wb) = raw_counts(&path, fmt);
     assert_eq!((r.stats.read.ios, r.stats.write.ios), (rr, ww), "{rel}: read/write counts");
@@ -131,7 +128,7 @@ fn replay_and_check(rel: &str, fmt: &str, mode: ReplayMode) {
         let mut n = 0;
         for (_, d) in ev {
             n += d;
-            assert!(n <= 4, "{rel}: queue depth {n} > 4");
+            assert!(n <= 4, "{rel}: iodepth {n} > 4");
         }
     }
 }
@@ -182,8 +179,8 @@ fn idle_gaps_in_a_replay_let_background_gc_work() {
                 op: TraceOp::Write,
                 offset_bytes: (x >> 33) % cap_units * 4096,
                 length_bytes: 4096,
-                pattern: DataPattern::Incompressible,
-                queue_depth: 0,
+                data_pattern: DataPattern::Incompressible,
+                iodepth: 0,
                 recorded_latency_ns: 0,
             });
         }
@@ -233,4 +230,44 @@ fn a_replay_stops_at_its_record_or_trace_time_limit() {
     // No limit: every record.
     let r = s.clone().replay(&mut open(&path, &opts).unwrap(), &ReplayOptions::default(), &mut |_| true).unwrap();
     assert_eq!(io(&r), data(records.len()));
+}
+
+#[test]
+fn replay_options_and_sources_parse_from_plain_data_once_in_the_engine() {
+    let o = ReplayOptions::from_json(&json!({
+        "name": "x", "mode": "as-fast-as-possible", "iodepth": 8, "idle_cap": "25ms",
+        "runtime_ns": 1_000_000_000u64, "number_ios": 5, "log_avg_msec": 100
+    }))
+    .unwrap();
+    assert_eq!(
+        (o.mode, o.iodepth, o.idle_cap_ns, o.max_trace_ns, o.max_records, o.interval_ns),
+        (ReplayMode::AsFastAsPossible, 8, Some(25_000_000), Some(1_000_000_000), 5, 100_000_000)
+    );
+    assert_eq!(ReplayOptions::from_json(&json!({"idle_cap": 0.025})).unwrap().idle_cap_ns, Some(25_000_000));
+    for (bad, field) in [
+        (json!({"queue_depth": 8}), "'iodepth'"),
+        (json!({"idle_cap": "25ms", "idle_cap_ns": 1}), "'idle_cap_ns'"),
+        (json!({"mode": "slowly"}), "'mode'"),
+        (json!({"runtime": "0s"}), "'runtime'"),
+    ] {
+        let e = ReplayOptions::from_json(&bad).unwrap_err().to_string();
+        assert!(e.contains(field), "{bad}: {e}");
+    }
+    // The same generated trace, replayed from plain data or from the struct.
+    let mut a = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
+    let mut b = a.clone();
+    let opts = ReplayOptions { iodepth: 4, idle_cap_ns: Some(25_000_000), max_records: 2000, ..Default::default() };
+    let src =
+        ssdlab_sim::trace::source::TraceSource::from_json(&json!({"generated": "typical-2010", "seed": 3}), a.capacity_bytes(), 1).unwrap();
+    let ra = a.replay(&mut src.open().unwrap(), &opts, &mut |_| true).unwrap();
+    let rb = b
+        .replay_from_json(
+            &json!({"generated": "typical-2010", "seed": 3}),
+            &json!({"name": "replay", "iodepth": 4, "idle_cap": "25ms", "number_ios": 2000}),
+            &mut |_| true,
+        )
+        .unwrap();
+    let mut ja = ra.to_json();
+    ja["source"] = json!({"generated": "typical-2010", "seed": 3});
+    assert_eq!(ja, rb.to_json());
 }

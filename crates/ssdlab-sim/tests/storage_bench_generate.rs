@@ -8,30 +8,30 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use ssdlab_sim::pattern::DataPattern;
-use ssdlab_sim::trace::generate::{generate, published, Generator, Workload};
-use ssdlab_sim::trace::stats::{QueueDepthSource, SizeBucket, TraceStats, TraceStatsBuilder};
+use ssdlab_sim::trace::stats::{IodepthSource, SizeBucket, TraceStats, TraceStatsBuilder};
+use ssdlab_sim::trace::storage_bench::{generate, published, Generator, StorageBench};
 use ssdlab_sim::trace::{TraceOp, TraceRecord};
 
 const CAP: u64 = 120_000_000_000;
 
 /// Data-pattern byte shares stated in the generator docs (incompressible,
 /// ratio:0.5, ratio:0.3, zeros) and the tolerance in points.
-fn documented_patterns(w: Workload) -> ([f64; 4], f64) {
+fn documented_patterns(w: StorageBench) -> ([f64; 4], f64) {
     match w {
-        Workload::Heavy2011 => ([62.0, 26.0, 9.0, 3.0], 3.0),
-        Workload::Light2011 => ([46.0, 29.0, 22.0, 3.0], 3.0),
-        Workload::Typical2010 => ([44.0, 31.0, 22.0, 4.0], 4.0),
-        Workload::HeavyMultitasking2010 => ([58.0, 27.0, 11.0, 4.0], 3.0),
-        Workload::Gaming2010 => ([38.0, 44.0, 15.0, 3.0], 8.0),
-        Workload::Destroyer2013 => ([59.0, 25.0, 14.0, 2.0], 3.0),
+        StorageBench::Heavy2011 => ([62.0, 26.0, 9.0, 3.0], 3.0),
+        StorageBench::Light2011 => ([46.0, 29.0, 22.0, 3.0], 3.0),
+        StorageBench::Typical2010 => ([44.0, 31.0, 22.0, 4.0], 4.0),
+        StorageBench::HeavyMultitasking2010 => ([58.0, 27.0, 11.0, 4.0], 3.0),
+        StorageBench::Gaming2010 => ([38.0, 44.0, 15.0, 3.0], 8.0),
+        StorageBench::Destroyer2013 => ([59.0, 25.0, 14.0, 2.0], 3.0),
     }
 }
 
 /// One pass over a generated trace: per-record invariants, then every
 /// published figure through TraceStats.
-fn check_workload(w: Workload) -> TraceStats {
+fn check_workload(w: StorageBench) -> TraceStats {
     let mut b = TraceStatsBuilder::new();
-    // Completion times of outstanding I/Os, to check each record's queue depth
+    // Completion times of outstanding I/Os, to check each record's iodepth
     // against its timestamps and latencies.
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
     let (mut prev_t, mut n, mut aligned_4k) = (0u64, 0u64, 0u64);
@@ -47,21 +47,14 @@ fn check_workload(w: Workload) -> TraceStats {
         while outstanding.peek().is_some_and(|c| c.0 <= r.time_ns) {
             outstanding.pop();
         }
-        assert_eq!(
-            r.queue_depth as usize,
-            outstanding.len() + 1,
-            "{w}: record {n}: queue_depth disagrees with the outstanding I/Os"
-        );
-        assert!(r.queue_depth >= 1 && r.queue_depth <= 32);
+        assert_eq!(r.iodepth as usize, outstanding.len() + 1, "{w}: record {n}: iodepth disagrees with the outstanding I/Os");
+        assert!(r.iodepth >= 1 && r.iodepth <= 32);
         assert!(r.recorded_latency_ns > 0);
         outstanding.push(Reverse(r.time_ns + r.recorded_latency_ns));
         b.push(&r);
     }
     assert_eq!(n, w.records());
-    assert!(
-        aligned_4k * 100 >= n * 85,
-        "{w}: only {aligned_4k} of {n} offsets 4KB aligned"
-    );
+    assert!(aligned_4k * 100 >= n * 85, "{w}: only {aligned_4k} of {n} offsets 4KB aligned");
 
     let s = b.finish();
     let p = published(w);
@@ -77,88 +70,53 @@ fn check_workload(w: Workload) -> TraceStats {
     assert_eq!((s.reads, s.writes), (p.reads, p.writes), "{w}");
     assert_eq!(s.trims + s.flushes, 0);
     if let Some(rb) = p.read_bytes {
-        assert!(
-            (s.read_bytes as f64 - rb as f64).abs() <= rb as f64 * 1e-3,
-            "{w}: read bytes {}",
-            s.read_bytes
-        );
+        assert!((s.read_bytes as f64 - rb as f64).abs() <= rb as f64 * 1e-3, "{w}: read bytes {}", s.read_bytes);
     }
     if let Some(wb) = p.write_bytes {
-        assert!(
-            (s.write_bytes as f64 - wb as f64).abs() <= wb as f64 * 1e-3,
-            "{w}: write bytes {}",
-            s.write_bytes
-        );
+        assert!((s.write_bytes as f64 - wb as f64).abs() <= wb as f64 * 1e-3, "{w}: write bytes {}", s.write_bytes);
     }
     for (bucket, fig) in &p.size_mix_percent {
         let m = s.size_share_percent(*bucket);
-        assert!(
-            (m - fig.value).abs() <= 1.0,
-            "{w}: {} {m} vs {}",
-            bucket.label(),
-            fig.value
-        );
+        assert!((m - fig.value).abs() <= 1.0, "{w}: {} {m} vs {}", bucket.label(), fig.value);
     }
     let seq = p.sequential_percent.unwrap();
     assert!((s.sequential_share_percent() - seq.value).abs() <= 1.0, "{w}");
-    let q = s.queue_depth.expect("generated traces carry queue depths");
-    assert_eq!(q.source, QueueDepthSource::Recorded);
-    let qd = p.avg_queue_depth.unwrap().value;
+    let q = s.iodepth.expect("generated traces carry iodepths");
+    assert_eq!(q.source, IodepthSource::Recorded);
+    let qd = p.iodepth_mean.unwrap().value;
     assert!((q.avg() - qd).abs() <= qd * 0.02, "{w}: avg QD {} vs {qd}", q.avg());
-    if let Some(f) = p.qd1_percent {
-        assert!(
-            (q.qd1_share_percent() - f.value).abs() <= 1.0,
-            "{w}: QD1 {}",
-            q.qd1_share_percent()
-        );
+    if let Some(f) = p.iodepth1_share_percent {
+        assert!((q.iodepth1_share_percent() - f.value).abs() <= 1.0, "{w}: QD1 {}", q.iodepth1_share_percent());
     }
 
     // Timestamps: spread over the (published or chosen) duration, mostly idle
     // (a desktop trace), with real bursts.
     let dur = s.duration_ns() as f64 / 1e9;
     let want = w.duration_s() as f64;
-    assert!(
-        (dur - want).abs() <= want * 0.05,
-        "{w}: duration {dur} s, want {want} s"
-    );
+    assert!((dur - want).abs() <= want * 0.05, "{w}: duration {dur} s, want {want} s");
     let busy = s.busy.unwrap();
-    assert!(
-        busy.all_ns as f64 / 1e9 < 0.3 * dur,
-        "{w}: busy {} ns of {dur} s",
-        busy.all_ns
-    );
+    assert!(busy.all_ns as f64 / 1e9 < 0.3 * dur, "{w}: busy {} ns of {dur} s", busy.all_ns);
     assert!(q.max >= 16, "{w}: no deep bursts (max QD {})", q.max);
 
     assert_eq!(s.highest_end_bytes.map(|e| e <= CAP), Some(true));
 
     // Data patterns as documented.
     let (want, tol) = documented_patterns(w);
-    let pats = [
-        DataPattern::Incompressible,
-        DataPattern::Ratio { permille: 500 },
-        DataPattern::Ratio { permille: 300 },
-        DataPattern::Zeros,
-    ];
+    let pats =
+        [DataPattern::Incompressible, DataPattern::Ratio { permille: 500 }, DataPattern::Ratio { permille: 300 }, DataPattern::Zeros];
     let mut total = 0.0;
     for (p, want) in pats.iter().zip(want) {
         let m = s.pattern_share_percent(*p);
         total += m;
-        assert!(
-            (m - want).abs() <= tol,
-            "{w}: {p} {m:.1}% of write bytes, documented {want}%"
-        );
+        assert!((m - want).abs() <= tol, "{w}: {p} {m:.1}% of write bytes, documented {want}%");
     }
-    assert!(
-        (total - 100.0).abs() < 1e-6,
-        "{w}: unexpected patterns {:?}",
-        s.write_bytes_by_pattern
-    );
+    assert!((total - 100.0).abs() < 1e-6, "{w}: unexpected patterns {:?}", s.write_bytes_by_pattern);
     s
 }
 
 #[test]
 fn heavy_2011_matches_published() {
-    let s = check_workload(Workload::Heavy2011);
+    let s = check_workload(StorageBench::Heavy2011);
     // The finer breakdown, spelled out.
     for (b, v) in [
         (SizeBucket::Under4K, 7.8),
@@ -176,31 +134,31 @@ fn heavy_2011_matches_published() {
     assert_eq!(s.write_bytes, 106_320_000_000);
     assert!(s.read_bytes.abs_diff(48_630_000_000) <= 512);
     assert!((s.sequential_share_percent() - 43.0).abs() <= 1.0);
-    assert!((s.avg_queue_depth().unwrap() - 4.625).abs() <= 4.625 * 0.02);
-    assert!((s.qd1_share_percent().unwrap() - 59.0).abs() <= 1.0);
+    assert!((s.iodepth_mean().unwrap() - 4.625).abs() <= 4.625 * 0.02);
+    assert!((s.iodepth1_share_percent().unwrap() - 59.0).abs() <= 1.0);
 }
 
 #[test]
 fn light_2011_matches_published() {
-    let s = check_workload(Workload::Light2011);
+    let s = check_workload(StorageBench::Light2011);
     assert!(s.sequential_share_percent() > 60.0);
 }
 
 #[test]
 fn typical_2010_matches_published() {
-    let s = check_workload(Workload::Typical2010);
+    let s = check_workload(StorageBench::Typical2010);
     assert!(s.sequential_share_percent() < 30.0);
     assert!(s.size_share_percent(SizeBucket::K4) > 30.0);
 }
 
 #[test]
 fn multitasking_2010_matches_published() {
-    check_workload(Workload::HeavyMultitasking2010);
+    check_workload(StorageBench::HeavyMultitasking2010);
 }
 
 #[test]
 fn gaming_2010_matches_published() {
-    let s = check_workload(Workload::Gaming2010);
+    let s = check_workload(StorageBench::Gaming2010);
     assert!(s.size_share_percent(SizeBucket::K64) < 40.0);
 }
 
@@ -209,13 +167,10 @@ fn gaming_2010_matches_published() {
 #[ignore]
 fn destroyer_2013_matches_published() {
     let t = std::time::Instant::now();
-    let n = generate(Workload::Destroyer2013, CAP, 1).count();
+    let n = generate(StorageBench::Destroyer2013, CAP, 1).count();
     let secs = t.elapsed().as_secs_f64();
-    eprintln!(
-        "destroyer-2013: {n} records in {secs:.2} s = {:.1} M records/s",
-        n as f64 / secs / 1e6
-    );
-    let s = check_workload(Workload::Destroyer2013);
+    eprintln!("destroyer-2013: {n} records in {secs:.2} s = {:.1} M records/s", n as f64 / secs / 1e6);
+    let s = check_workload(StorageBench::Destroyer2013);
     assert!(s.read_bytes.abs_diff(1_583_020_000_000) <= 512);
     assert!(s.write_bytes.abs_diff(875_620_000_000) <= 512);
 }
@@ -223,15 +178,8 @@ fn destroyer_2013_matches_published() {
 fn digest(r: &TraceRecord, h: u64) -> u64 {
     // FNV-1a over the record's fields.
     let mut h = h;
-    for v in [
-        r.time_ns,
-        r.op as u64,
-        r.offset_bytes,
-        r.length_bytes,
-        r.pattern.code() as u64,
-        r.queue_depth as u64,
-        r.recorded_latency_ns,
-    ] {
+    for v in [r.time_ns, r.op as u64, r.offset_bytes, r.length_bytes, r.data_pattern.code() as u64, r.iodepth as u64, r.recorded_latency_ns]
+    {
         for byte in v.to_le_bytes() {
             h ^= byte as u64;
             h = h.wrapping_mul(0x100_0000_01b3);
@@ -242,23 +190,15 @@ fn digest(r: &TraceRecord, h: u64) -> u64 {
 
 #[test]
 fn same_seed_same_trace_different_seed_different_trace() {
-    for w in Workload::ALL {
+    for w in StorageBench::ALL {
         let a: Vec<TraceRecord> = generate(w, CAP, 1).take(10_000).collect();
         let b: Vec<TraceRecord> = generate(w, CAP, 1).take(10_000).collect();
         assert_eq!(a, b, "{w}");
         let c: Vec<TraceRecord> = generate(w, CAP, 2).take(10_000).collect();
         let differing = a.iter().zip(&c).filter(|(x, y)| x != y).count();
-        assert!(
-            differing > 9_000,
-            "{w}: seeds 1 and 2 share {} of 10000 records",
-            10_000 - differing
-        );
+        assert!(differing > 9_000, "{w}: seeds 1 and 2 share {} of 10000 records", 10_000 - differing);
     }
-    for w in [
-        Workload::Typical2010,
-        Workload::HeavyMultitasking2010,
-        Workload::Gaming2010,
-    ] {
+    for w in [StorageBench::Typical2010, StorageBench::HeavyMultitasking2010, StorageBench::Gaming2010] {
         let s1 = TraceStats::compute(generate(w, CAP, 7));
         let s2 = TraceStats::compute(generate(w, CAP, 7));
         assert_eq!(s1, s2, "{w}");
@@ -270,11 +210,11 @@ fn same_seed_same_trace_different_seed_different_trace() {
 
 #[test]
 fn streaming_twice_gives_the_same_trace() {
-    let w = Workload::Heavy2011;
+    let w = StorageBench::Heavy2011;
     let g: Generator = generate(w, CAP, 1);
     assert_eq!(g.len() as u64, w.records());
     // Flat state: the generator is a fixed-size value (plus ~20 size classes).
-    assert!(std::mem::size_of::<Generator>() < 64 * 1024);
+    assert!(size_of::<Generator>() < 64 * 1024);
     let h1 = g.fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     let h2 = generate(w, CAP, 1).fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     assert_eq!(h1, h2);
@@ -285,7 +225,7 @@ fn streaming_twice_gives_the_same_trace() {
 #[test]
 fn offsets_fit_small_and_odd_capacities() {
     for cap in [1_000_000_000u64, 2_000_000_000 + 12_345, 64_000_000_000] {
-        for w in [Workload::Typical2010, Workload::Gaming2010] {
+        for w in [StorageBench::Typical2010, StorageBench::Gaming2010] {
             let mut n = 0;
             for r in generate(w, cap, 5) {
                 assert!(r.offset_bytes + r.length_bytes <= cap, "{w} cap {cap}: {r:?}");
@@ -302,25 +242,18 @@ fn offsets_fit_small_and_odd_capacities() {
 
 #[test]
 fn workload_ids() {
-    let ids = [
-        "heavy-2011",
-        "light-2011",
-        "typical-2010",
-        "multitasking-2010",
-        "gaming-2010",
-        "destroyer-2013",
-    ];
-    for (w, id) in Workload::ALL.iter().zip(ids) {
-        assert_eq!(Workload::parse(id), Ok(*w));
+    let ids = ["heavy-2011", "light-2011", "typical-2010", "multitasking-2010", "gaming-2010", "destroyer-2013"];
+    for (w, id) in StorageBench::ALL.iter().zip(ids) {
+        assert_eq!(StorageBench::parse(id), Ok(*w));
         assert_eq!(w.id(), id);
     }
-    assert_eq!(Workload::parse(" Heavy-2011 "), Ok(Workload::Heavy2011));
-    let e = Workload::parse("heavy2011").unwrap_err();
+    assert_eq!(StorageBench::parse(" Heavy-2011 "), Ok(StorageBench::Heavy2011));
+    let e = StorageBench::parse("heavy2011").unwrap_err();
     for id in ids {
         assert!(e.contains(id), "error does not list {id}: {e}");
     }
-    assert_eq!(published(Workload::Destroyer2013).reads, 38_830_000);
-    assert_eq!(published(Workload::Destroyer2013).read_bytes, Some(1_583_020_000_000));
+    assert_eq!(published(StorageBench::Destroyer2013).reads, 38_830_000);
+    assert_eq!(published(StorageBench::Destroyer2013).read_bytes, Some(1_583_020_000_000));
 }
 
 // ---------------------------------------------------------------------------
@@ -333,29 +266,20 @@ fn rec(t: u64, op: TraceOp, off: u64, len: u64) -> TraceRecord {
         op,
         offset_bytes: off,
         length_bytes: len,
-        pattern: DataPattern::Incompressible,
-        queue_depth: 0,
+        data_pattern: DataPattern::Incompressible,
+        iodepth: 0,
         recorded_latency_ns: 0,
     }
 }
 
 fn lat(t: u64, op: TraceOp, off: u64, len: u64, l: u64) -> TraceRecord {
-    TraceRecord {
-        recorded_latency_ns: l,
-        ..rec(t, op, off, len)
-    }
+    TraceRecord { recorded_latency_ns: l, ..rec(t, op, off, len) }
 }
 
 #[test]
 fn stats_size_buckets_are_exact() {
-    let lens = [
-        512u64, 4095, 4096, 4097, 8192, 8704, 12288, 16384, 20480, 24576, 32768, 65536, 131072, 131584, 262144,
-    ];
-    let recs: Vec<TraceRecord> = lens
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| rec(i as u64, TraceOp::Read, 1 << 30, l))
-        .collect();
+    let lens = [512u64, 4095, 4096, 4097, 8192, 8704, 12288, 16384, 20480, 24576, 32768, 65536, 131072, 131584, 262144];
+    let recs: Vec<TraceRecord> = lens.iter().enumerate().map(|(i, &l)| rec(i as u64, TraceOp::Read, 1 << 30, l)).collect();
     let s = TraceStats::compute(recs);
     let count = |b| s.size_count(b);
     assert_eq!(count(SizeBucket::Under4K), 2);
@@ -371,10 +295,7 @@ fn stats_size_buckets_are_exact() {
     assert_eq!(count(SizeBucket::Other), 5);
     assert!((s.size_share_percent(SizeBucket::K4) - 100.0 / 15.0).abs() < 1e-9);
     assert_eq!(s.read_bytes, lens.iter().sum::<u64>());
-    assert_eq!(
-        s.to_json()["size_mix_percent"]["other"].as_f64().unwrap(),
-        100.0 * 5.0 / 15.0
-    );
+    assert_eq!(s.to_json()["size_mix_percent"]["other"].as_f64().unwrap(), 100.0 * 5.0 / 15.0);
     assert!(s.to_json()["size_mix_percent"]["4096"].is_number());
 }
 
@@ -404,12 +325,12 @@ fn stats_sequential_is_per_direction() {
     assert_eq!(s.duration_ns(), 10);
     assert_eq!(s.lowest_offset_bytes, Some(0));
     assert_eq!(s.highest_end_bytes, Some(116_384));
-    assert_eq!(s.queue_depth, None, "no queue depths and no latencies");
+    assert_eq!(s.iodepth, None, "no iodepths and no latencies");
     assert_eq!(s.to_json()["sequential_write_share_percent"].as_f64(), Some(25.0));
 }
 
 #[test]
-fn stats_queue_depth_from_latencies() {
+fn stats_iodepth_from_latencies() {
     use TraceOp::*;
     // Intervals [t, t+lat): A [0,100) B [10,110) C [50,60) D [60,70) E [100,130) F [200,201)
     let recs = vec![
@@ -421,57 +342,50 @@ fn stats_queue_depth_from_latencies() {
         lat(200, Read, 0, 4096, 1),  // all done -> qd 1
     ];
     let s = TraceStats::compute(recs.clone());
-    let q = s.queue_depth.unwrap();
-    assert_eq!(q.source, QueueDepthSource::FromLatencies);
+    let q = s.iodepth.unwrap();
+    assert_eq!(q.source, IodepthSource::FromLatencies);
     assert_eq!(q.samples, 6);
     assert_eq!(q.sum, 1 + 2 + 3 + 3 + 2 + 1);
     assert_eq!(q.at_qd1, 2);
     assert_eq!(q.max, 3);
-    assert!((s.avg_queue_depth().unwrap() - 2.0).abs() < 1e-12);
-    assert!((s.qd1_share_percent().unwrap() - 100.0 / 3.0).abs() < 1e-9);
+    assert!((s.iodepth_mean().unwrap() - 2.0).abs() < 1e-12);
+    assert!((s.iodepth1_share_percent().unwrap() - 100.0 / 3.0).abs() < 1e-9);
     // Busy: [0,130) and [200,201); reads [0,110)+[100,130)->[0,130), [200,201); writes [50,70).
     let b = s.busy.unwrap();
     assert_eq!((b.all_ns, b.read_ns, b.write_ns), (131, 131, 20));
 
-    // Recorded queue depths take precedence; records without one are skipped.
+    // Recorded iodepths take precedence; records without one are skipped.
     let mut r2 = recs;
-    r2[0].queue_depth = 4;
-    r2[1].queue_depth = 1;
+    r2[0].iodepth = 4;
+    r2[1].iodepth = 1;
     let s2 = TraceStats::compute(r2);
-    let q2 = s2.queue_depth.unwrap();
-    assert_eq!(q2.source, QueueDepthSource::Recorded);
+    let q2 = s2.iodepth.unwrap();
+    assert_eq!(q2.source, IodepthSource::Recorded);
     assert_eq!((q2.samples, q2.sum, q2.at_qd1, q2.max), (2, 5, 1, 4));
-    assert_eq!(s2.to_json()["avg_queue_depth"].as_f64(), Some(2.5));
-    assert_eq!(s2.to_json()["queue_depth_source"], "recorded");
+    assert_eq!(s2.to_json()["iodepth_mean"].as_f64(), Some(2.5));
+    assert_eq!(s2.to_json()["iodepth_source"], "recorded");
 }
 
 #[test]
-fn stats_generated_queue_depths_match_latency_derived() {
-    // The generator's queue_depth field and its timestamps/latencies agree:
+fn stats_generated_iodepths_match_latency_derived() {
+    // The generator's iodepth field and its timestamps/latencies agree:
     // stripping the field gives the same figures from the latencies.
-    let w = Workload::HeavyMultitasking2010;
+    let w = StorageBench::HeavyMultitasking2010;
     let a = TraceStats::compute(generate(w, CAP, 3));
-    let b = TraceStats::compute(generate(w, CAP, 3).map(|r| TraceRecord { queue_depth: 0, ..r }));
-    let (qa, qb) = (a.queue_depth.unwrap(), b.queue_depth.unwrap());
-    assert_eq!(qb.source, QueueDepthSource::FromLatencies);
-    assert_eq!(
-        (qa.samples, qa.sum, qa.at_qd1, qa.max),
-        (qb.samples, qb.sum, qb.at_qd1, qb.max)
-    );
+    let b = TraceStats::compute(generate(w, CAP, 3).map(|r| TraceRecord { iodepth: 0, ..r }));
+    let (qa, qb) = (a.iodepth.unwrap(), b.iodepth.unwrap());
+    assert_eq!(qb.source, IodepthSource::FromLatencies);
+    assert_eq!((qa.samples, qa.sum, qa.at_qd1, qa.max), (qb.samples, qb.sum, qb.at_qd1, qb.max));
 }
 
 #[test]
 fn stats_patterns_json_and_display() {
     use TraceOp::*;
-    let mut recs = vec![
-        rec(0, Write, 0, 4096),
-        rec(1_000_000_000, Write, 4096, 12288),
-        rec(3_000_000_000, Read, 0, 8192),
-    ];
-    recs[1].pattern = DataPattern::Ratio { permille: 500 };
-    recs[0].queue_depth = 1;
-    recs[1].queue_depth = 2;
-    recs[2].queue_depth = 3;
+    let mut recs = vec![rec(0, Write, 0, 4096), rec(1_000_000_000, Write, 4096, 12288), rec(3_000_000_000, Read, 0, 8192)];
+    recs[1].data_pattern = DataPattern::Ratio { permille: 500 };
+    recs[0].iodepth = 1;
+    recs[1].iodepth = 2;
+    recs[2].iodepth = 3;
     let s = TraceStats::compute(recs.clone());
     assert!((s.pattern_share_percent(DataPattern::Incompressible) - 25.0).abs() < 1e-9);
     assert!((s.pattern_share_percent(DataPattern::Ratio { permille: 500 }) - 75.0).abs() < 1e-9);
@@ -480,23 +394,13 @@ fn stats_patterns_json_and_display() {
     assert_eq!(j["read_bytes"], 8192);
     assert_eq!(j["write_bytes"], 16384);
     assert_eq!(j["duration_ns"], 3_000_000_000u64);
-    assert_eq!(j["avg_queue_depth"].as_f64(), Some(2.0));
-    assert_eq!(j["qd1_share_percent"].as_f64(), Some(100.0 / 3.0));
-    assert_eq!(
-        j["write_bytes_share_percent_by_pattern"]["ratio:0.5"].as_f64(),
-        Some(75.0)
-    );
+    assert_eq!(j["iodepth_mean"].as_f64(), Some(2.0));
+    assert_eq!(j["iodepth1_share_percent"].as_f64(), Some(100.0 / 3.0));
+    assert_eq!(j["write_bytes_share_percent_by_pattern"]["ratio:0.5"].as_f64(), Some(75.0));
     assert_eq!(j["size_mix_percent"]["12288"].as_f64(), Some(100.0 / 3.0));
     assert!(j["busy_time_ns"].is_null());
     let text = s.to_string();
-    for needle in [
-        "operations",
-        "sequential",
-        "4KB",
-        "average queue depth",
-        "ratio:0.5",
-        "duration",
-    ] {
+    for needle in ["operations", "sequential", "4KB", "iodepth mean", "ratio:0.5", "duration"] {
         assert!(text.contains(needle), "Display lacks '{needle}':\n{text}");
     }
     // The builder streams: pushing one at a time equals compute().
@@ -512,8 +416,6 @@ fn golden_digest_pins_the_trace() {
     // Integer-only generation: the same seed gives the same bytes on every
     // machine. If this changes deliberately (generator retuned), update the
     // value and say so in the commit message.
-    let d = generate(Workload::Heavy2011, CAP, 1)
-        .take(1000)
-        .fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
+    let d = generate(StorageBench::Heavy2011, CAP, 1).take(1000).fold(0xcbf2_9ce4_8422_2325, |h, r| digest(&r, h));
     assert_eq!(d, 0xff7f_53f1_4d02_1fcb, "the generated Heavy 2011 trace changed");
 }

@@ -53,11 +53,11 @@ fn span_of(s: &Simulator, frac: f64) -> u64 {
 fn consistency(s: &Simulator, frac: f64, secs: u64) -> (f64, f64) {
     let mut s = s.clone();
     let span = span_of(&s, frac);
-    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span, "io_size": span, "data": "incompressible"}));
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": span, "io_size": span, "data_pattern": "incompressible"}));
     let r = run(
         &mut s,
         json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": span, "runtime": format!("{secs}s"),
-               "blockalign": "4k", "data": "incompressible", "log_avg_msec": 1000}),
+               "blockalign": "4k", "data_pattern": "incompressible", "log_avg_msec": 1000}),
     );
     let iv: Vec<f64> = r.stats.intervals.iter().map(|x| x.write_ios as f64).collect();
     let n = iv.len() - 1; // the last interval may be partial
@@ -72,11 +72,17 @@ fn consistency(s: &Simulator, frac: f64, secs: u64) -> (f64, f64) {
 fn pass(s: &mut Simulator, from: f64, to: f64) -> f64 {
     let off = span_of(s, from);
     let size = span_of(s, to) - off;
-    mbps(&run(s, json!({"rw": "write", "bs": "128k", "iodepth": 1, "offset": off, "size": size, "io_size": size, "data": "incompressible"})))
+    mbps(&run(
+        s,
+        json!({"rw": "write", "bs": "128k", "iodepth": 1, "offset": off, "size": size, "io_size": size, "data_pattern": "incompressible"}),
+    ))
 }
 
 fn torture(s: &mut Simulator, secs: u64) {
-    run(s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": format!("{secs}s"), "blockalign": "4k", "data": "incompressible"}));
+    run(
+        s,
+        json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": format!("{secs}s"), "blockalign": "4k", "data_pattern": "incompressible"}),
+    );
 }
 
 #[test]
@@ -153,7 +159,12 @@ fn trim_alone_leaves_a_dirty_sandforce_drive_near_its_recycling_speed() {
     // MODEL.md: on SandForce TRIM alone does not restore the pre-erased
     // pool (calibrated: Force F120 clean 131.7, dirty 70.3, after TRIM 71.0 MB/s).
     let s = preset("force-f120");
-    let as_ssd = |s: &mut Simulator| mbps(&run(s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": 1u64 << 30, "io_size": 1u64 << 30, "data": "incompressible"})));
+    let as_ssd = |s: &mut Simulator| {
+        mbps(&run(
+            s,
+            json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": 1u64 << 30, "io_size": 1u64 << 30, "data_pattern": "incompressible"}),
+        ))
+    };
     let clean = as_ssd(&mut s.clone());
     let mut d = s.clone();
     fill(&mut d);

@@ -16,11 +16,7 @@ use ssdlab_sim::trace::{TraceOp, TraceRecord};
 
 fn traces_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/traces");
-    assert!(
-        dir.join("README.md").is_file(),
-        "sample traces not found at {}",
-        dir.display()
-    );
+    assert!(dir.join("README.md").is_file(), "sample traces not found at {}", dir.display());
     dir
 }
 
@@ -36,14 +32,10 @@ fn raw_text(path: &Path) -> String {
     let mut text = String::new();
     match path.extension().and_then(|e| e.to_str()) {
         Some("gz") => {
-            flate2::read::GzDecoder::new(&bytes[..])
-                .read_to_string(&mut text)
-                .unwrap();
+            flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut text).unwrap();
         }
         Some("bz2") => {
-            bzip2::read::BzDecoder::new(&bytes[..])
-                .read_to_string(&mut text)
-                .unwrap();
+            bzip2::read::BzDecoder::new(&bytes[..]).read_to_string(&mut text).unwrap();
         }
         _ => text = String::from_utf8(bytes).unwrap(),
     }
@@ -70,12 +62,7 @@ type Row = (u64, bool, u64, u64);
 fn figures_of_rows(rows: &[Row]) -> Figures {
     let min = rows.iter().map(|r| r.0).min().unwrap();
     let max = rows.iter().map(|r| r.0).max().unwrap();
-    let mut f = Figures {
-        records: rows.len() as u64,
-        first_time_ns: 0,
-        last_time_ns: max - min,
-        ..Figures::default()
-    };
+    let mut f = Figures { records: rows.len() as u64, first_time_ns: 0, last_time_ns: max - min, ..Figures::default() };
     for &(_, is_read, bytes, latency) in rows {
         if is_read {
             f.reads += 1;
@@ -137,18 +124,10 @@ const PETABYTE: u64 = 1 << 50;
 
 fn import(path: &Path, opts: &ImportOptions) -> (Vec<TraceRecord>, ImportReport) {
     let mut reader = open(path, opts).unwrap_or_else(|e| panic!("open: {e}"));
-    let records: Vec<TraceRecord> = (&mut reader)
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
-        .collect();
+    let records: Vec<TraceRecord> = (&mut reader).map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect();
     let report = reader.report().clone();
-    assert!(
-        records.windows(2).all(|w| w[0].time_ns <= w[1].time_ns),
-        "records in time order"
-    );
-    assert_eq!(
-        report.lines,
-        report.records + report.non_io_lines + report.filtered_other_devices + report.skipped_lines
-    );
+    assert!(records.windows(2).all(|w| w[0].time_ns <= w[1].time_ns), "records in time order");
+    assert_eq!(report.lines, report.records + report.non_io_lines + report.filtered_other_devices + report.skipped_lines);
     assert_eq!((report.skipped_lines, report.folded), (0, 0));
     (records, report)
 }
@@ -167,20 +146,12 @@ fn msr_cambridge_hm0_sample() {
         .lines()
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (
-                f[0].parse::<u64>().unwrap() * 100,
-                f[3] == "Read",
-                f[5].parse().unwrap(),
-                f[6].parse::<u64>().unwrap() * 100,
-            )
+            (f[0].parse::<u64>().unwrap() * 100, f[3] == "Read", f[5].parse().unwrap(), f[6].parse::<u64>().unwrap() * 100)
         })
         .collect();
     let expected = figures_of_rows(&rows);
     // The README's figures: 1,000 requests, 508 R / 492 W, 127.2 s.
-    assert_eq!(
-        (expected.records, expected.reads, expected.writes),
-        (1000, 508, 492)
-    );
+    assert_eq!((expected.records, expected.reads, expected.writes), (1000, 508, 492));
     assert_eq!(expected.last_time_ns / 100_000_000, 1272);
 
     let (records, report) = import_auto(&path, TraceFormat::Msr);
@@ -198,62 +169,38 @@ fn msr_cambridge_hm0_sample() {
             covered_until_ns = end;
         }
     }
-    assert_eq!(
-        (busy_ns + 500_000) / 1_000_000,
-        534,
-        "busy time {busy_ns} ns"
-    );
+    assert_eq!((busy_ns + 500_000) / 1_000_000, 534, "busy time {busy_ns} ns");
 }
 
 #[test]
 fn snia_systor17_samples_are_sorted_by_timestamp() {
-    for (name, reads, writes, span_ms) in [
-        ("systor17-traces-sample.csv.gz", 826, 173, 2447),
-        ("systor17-additional-sample.csv.gz", 700, 299, 1330),
-    ] {
+    for (name, reads, writes, span_ms) in
+        [("systor17-traces-sample.csv.gz", 826, 173, 2447), ("systor17-additional-sample.csv.gz", 700, 299, 1330)]
+    {
         let path = sample(&format!("snia_systor17_sample/{name}"));
         let text = raw_text(&path);
         let mut lines = text.lines();
-        assert_eq!(
-            lines.next(),
-            Some("Timestamp,Response,IOType,LUN,Offset,Size")
-        );
+        assert_eq!(lines.next(), Some("Timestamp,Response,IOType,LUN,Offset,Size"));
         let rows: Vec<Row> = lines
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
-                (
-                    seconds_ns(f[0]),
-                    f[2] == "R",
-                    f[5].parse().unwrap(),
-                    seconds_ns(f[1]),
-                )
+                (seconds_ns(f[0]), f[2] == "R", f[5].parse().unwrap(), seconds_ns(f[1]))
             })
             .collect();
         let expected = figures_of_rows(&rows);
-        assert_eq!(
-            (expected.records, expected.reads, expected.writes),
-            (999, reads, writes),
-            "{name}"
-        );
+        assert_eq!((expected.records, expected.reads, expected.writes), (999, reads, writes), "{name}");
         assert_eq!(expected.last_time_ns / 1_000_000, span_ms, "{name}");
 
         let (records, report) = import_auto(&path, TraceFormat::Systor17);
         assert_eq!(figures_of_records(&records), expected, "{name}");
         assert_eq!(report.non_io_lines, 1, "the header");
         assert_eq!(report.reordered_records, late_rows(&rows), "{name}");
-        assert!(
-            report.reordered_records > 200,
-            "{name}: the rows are not in issue order"
-        );
+        assert!(report.reordered_records > 200, "{name}: the rows are not in issue order");
         // Sorting is a permutation: the multiset of (time, offset) is unchanged.
         let min = rows.iter().map(|r| r.0).min().unwrap();
         let mut raw_times: Vec<u64> = rows.iter().map(|r| r.0 - min).collect();
         raw_times.sort_unstable();
-        assert_eq!(
-            records.iter().map(|r| r.time_ns).collect::<Vec<_>>(),
-            raw_times,
-            "{name}"
-        );
+        assert_eq!(records.iter().map(|r| r.time_ns).collect::<Vec<_>>(), raw_times, "{name}");
     }
 }
 
@@ -266,18 +213,12 @@ fn tencent_cbs_sample() {
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
             let t = f[0].parse::<u64>().unwrap() * 1_000_000_000;
-            (
-                (t, f[3] == "0", f[2].parse::<u64>().unwrap() * 512, 0),
-                f[4].parse().unwrap(),
-            )
+            ((t, f[3] == "0", f[2].parse::<u64>().unwrap() * 512, 0), f[4].parse().unwrap())
         })
         .collect();
     let rows: Vec<Row> = parsed.iter().map(|p| p.0).collect();
     let expected = figures_of_rows(&rows);
-    assert_eq!(
-        (expected.records, expected.reads, expected.writes),
-        (50_000, 24_521, 25_479)
-    );
+    assert_eq!((expected.records, expected.reads, expected.writes), (50_000, 24_521, 25_479));
     let volumes: HashSet<u64> = parsed.iter().map(|p| p.1).collect();
     assert_eq!(volumes.len(), 2038);
 
@@ -289,16 +230,10 @@ fn tencent_cbs_sample() {
 
     // One volume, as the README suggests.
     let volume_rows: Vec<Row> = parsed.iter().filter(|p| p.1 == 1125).map(|p| p.0).collect();
-    let opts = ImportOptions {
-        device: Some("1125".into()),
-        ..ImportOptions::new(PETABYTE)
-    };
+    let opts = ImportOptions { device: Some("1125".into()), ..ImportOptions::new(PETABYTE) };
     let (records, report) = import(&path, &opts);
     assert_eq!(figures_of_records(&records), figures_of_rows(&volume_rows));
-    assert_eq!(
-        report.filtered_other_devices,
-        50_000 - volume_rows.len() as u64
-    );
+    assert_eq!(report.filtered_other_devices, 50_000 - volume_rows.len() as u64);
 }
 
 /// Rows of a DiskSim/MQSim ASCII file, parsed here with std only.
@@ -319,10 +254,7 @@ fn umass_financial1_first10k_is_write_heavy() {
     let parsed = disksim_rows(&path);
     let rows: Vec<Row> = parsed.iter().map(|p| p.0).collect();
     let expected = figures_of_rows(&rows);
-    assert_eq!(
-        (expected.records, expected.reads, expected.writes),
-        (10_000, 4_078, 5_922)
-    );
+    assert_eq!((expected.records, expected.reads, expected.writes), (10_000, 4_078, 5_922));
     assert_eq!(expected.last_time_ns / 100_000_000, 2596);
 
     let (records, report) = import_auto(&path, TraceFormat::Disksim);
@@ -343,9 +275,7 @@ fn umass_financial1_first10k_is_write_heavy() {
     let mut reader = open(&path, &ImportOptions::new(capacity)).unwrap();
     let folded: Vec<TraceRecord> = (&mut reader).map(Result::unwrap).collect();
     assert_eq!(reader.report().folded, past_end);
-    assert!(folded
-        .iter()
-        .all(|r| r.offset_bytes + r.length_bytes <= capacity));
+    assert!(folded.iter().all(|r| r.offset_bytes + r.length_bytes <= capacity));
     assert_eq!(figures_of_records(&folded), expected);
 }
 
@@ -355,10 +285,7 @@ fn umass_websearch_mqsim_small_is_read_heavy() {
     let parsed = disksim_rows(&path);
     let rows: Vec<Row> = parsed.iter().map(|p| p.0).collect();
     let expected = figures_of_rows(&rows);
-    assert_eq!(
-        (expected.records, expected.reads, expected.writes),
-        (24_783, 24_779, 4)
-    );
+    assert_eq!((expected.records, expected.reads, expected.writes), (24_783, 24_779, 4));
     assert_eq!(expected.last_time_ns / 10_000_000, 6005);
 
     let (records, report) = import_auto(&path, TraceFormat::Disksim);
@@ -366,27 +293,14 @@ fn umass_websearch_mqsim_small_is_read_heavy() {
     assert_eq!(report.devices_seen, 6);
     // The MQSim spelling of the format name works too, with one device selected.
     let device_rows: Vec<Row> = parsed.iter().filter(|p| p.1 == 1).map(|p| p.0).collect();
-    let opts = ImportOptions {
-        format: "mqsim".parse().unwrap(),
-        device: Some("1".into()),
-        ..ImportOptions::new(PETABYTE)
-    };
-    assert_eq!(
-        figures_of_records(&import(&path, &opts).0),
-        figures_of_rows(&device_rows)
-    );
+    let opts = ImportOptions { format: "mqsim".parse().unwrap(), device: Some("1".into()), ..ImportOptions::new(PETABYTE) };
+    assert_eq!(figures_of_records(&import(&path, &opts).0), figures_of_rows(&device_rows));
 }
 
 #[test]
 fn the_preprocessed_fin1_variant_is_not_a_supported_format() {
     let path = sample("umass_financial1_first10k/fin1");
-    let e = open(&path, &ImportOptions::new(PETABYTE))
-        .err()
-        .expect("fin1 must not be detected");
+    let e = open(&path, &ImportOptions::new(PETABYTE)).err().expect("fin1 must not be detected");
     assert_eq!(e.field, "format");
-    assert!(
-        e.message.contains("no format fits") && e.message.contains("disksim: line 1"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("no format fits") && e.message.contains("disksim: line 1"), "{}", e.message);
 }

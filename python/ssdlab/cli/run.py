@@ -20,7 +20,7 @@ from ..suite.definitions import storage_bench_method
 from ..suite.states import STATE_ABOUT, STATES
 from ..suite.vocabulary import StorageBenchMethod
 from ..text import format_summary
-from ..traces import TRACE_FORMATS, storage_bench_workloads
+from ..traces import TRACE_FORMATS, storage_bench_traces
 from .flags import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -132,7 +132,7 @@ def add_parsers(sub: Any) -> None:
     _add_sim_flags(p, "replay")
     p.set_defaults(func=cmd_replay)
 
-    ids = [w["id"] for w in storage_bench_workloads()]
+    ids = [w["id"] for w in storage_bench_traces()]
     p = sub.add_parser(
         "storage-bench",
         help="run a Storage Bench workload (a generated desktop trace) and print its metrics",
@@ -225,7 +225,7 @@ def _execute(
         finally:
             b.close()
         if args.idle_after is not None:
-            after.append(sim.idle(args.idle_after.text))
+            after.append(sim.idle(duration_ns=args.idle_after.ns))
             after[-1].data["jobname"] = f"idle {args.idle_after.text}"
     except KeyboardInterrupt as e:
         interrupted = True
@@ -263,7 +263,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     norm = sim.parse_job(job)  # fail fast: every flag checked before any phase runs
     man = sim.manifest(command=command_line())
     man["job"] = job
-    return _execute(args, sim, drive, man, f"job {norm['name']}", lambda b: sim.run(job, progress=b),
+    return _execute(args, sim, drive, man, f"job {norm['name']}", lambda b: sim.run(norm, progress=b),
                     span=norm["size_bytes"], offset=norm["offset_bytes"])
 
 
@@ -306,7 +306,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return _execute(
         args, sim, drive, man, label,
         lambda b: sim.replay(args.file, generated=args.generated, seed=args.trace_seed, mode=args.mode,
-                             iodepth=args.iodepth, idle_cap=None if cap is None else cap.ns / 1e9, log_avg_msec=args.log_avg_msec,
+                             iodepth=args.iodepth, idle_cap_ns=None if cap is None else cap.ns, log_avg_msec=args.log_avg_msec,
                              number_ios=args.number_ios, runtime=runtime, progress=b, **kwargs),
     )
 

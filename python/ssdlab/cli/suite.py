@@ -16,6 +16,7 @@ from ..results import calibration_document, command_line, finite, load_results, 
 from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
 from ..suite.profile import Profile, get_profile
 from ..text import format_calibration, format_calibration_markdown, format_spec, format_test_figures, format_tests
+from .fio import add_device_flags, cmd_review_device
 from .fit import add_fit_options
 from .flags import (
     EXIT_FAILURE,
@@ -90,6 +91,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--tests", nargs="+", type=_test_ids, metavar="TEST_ID", help="only these tests (ids or comma-separated lists)")
     _add_quick(r)
     add_seed(r)
+    add_device_flags(r)
     r.set_defaults(func=cmd_review)
 
     rep = sub.add_parser(
@@ -185,11 +187,15 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
     from ..suite.review import drive_keys, review
 
+    require_matplotlib()  # one clear line before any simulation, not an error at the end
+
+    if args.device:  # a real drive through fio (ssdlab.suite.device)
+        return cmd_review_device(args, list(chain.from_iterable(args.tests)) if args.tests else default_test_ids())
     if not args.drive:
-        raise UsageError("review: give at least one --drive")
+        raise UsageError("review: give at least one --drive (or --device FILE_OR_DEV)")
     try:
         drive_keys(args.drive)  # fail fast on an unknown drive or one given twice
     except ValueError as e:
@@ -218,7 +224,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..report import build_report
+    from ..report import build_report, require_matplotlib
+
+    require_matplotlib()
 
     try:
         docs = load_results(args.results)

@@ -1,6 +1,7 @@
-"""``ssdlab trace stats | generate | workloads``: statistics of a trace file
-or a generated Storage Bench trace, writing a generated trace, and the list
-of Storage Bench generators."""
+"""``ssdlab trace stats | generate | workloads | iolog``: statistics of a trace
+file or a generated Storage Bench trace, writing a generated trace, the list
+of Storage Bench generators, and a generated trace as an fio iolog fitted to a
+real target."""
 
 from __future__ import annotations
 
@@ -10,8 +11,19 @@ from typing import Any, Dict, Optional
 from .. import _core
 from ..results import command_line, manifest
 from ..text import format_generated_trace_stats, format_storage_bench_list, format_trace_stats, gb
-from ..traces import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_workloads, trace_stats, write_generated_trace
-from .flags import EXIT_OK, UsageError, add_drive, add_json, add_seed, load_drive, positive_size_bytes, print_json
+from ..traces import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_traces, trace_stats, write_generated_trace
+from .flags import (
+    EXIT_OK,
+    UsageError,
+    add_drive,
+    add_json,
+    add_seed,
+    duration,
+    load_drive,
+    positive_size_bytes,
+    positive_whole,
+    print_json,
+)
 from .run import add_import_flags
 
 __all__ = ["add_parsers"]
@@ -19,7 +31,7 @@ __all__ = ["add_parsers"]
 
 def add_parsers(sub: Any) -> None:
     t = sub.add_parser("trace", help="trace statistics and Storage Bench trace generation")
-    tsub = t.add_subparsers(dest="trace_cmd", metavar="{stats,generate,workloads}")
+    tsub = t.add_subparsers(dest="trace_cmd", metavar="{stats,generate,workloads,iolog}")
     tsub.required = True
 
     s = tsub.add_parser(
@@ -44,7 +56,7 @@ def add_parsers(sub: Any) -> None:
         help="write a generated Storage Bench trace to a file",
         description="Write a generated Storage Bench trace: fio iolog v3 (replay on a real drive with "
         "fio --read_iolog=FILE --replay_redirect=/dev/sdX) or CSV with every field "
-        "(time_ns,op,offset_bytes,length_bytes,queue_depth,recorded_latency_ns,data_pattern).",
+        "(time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern).",
     )
     g.add_argument("workload", help="heavy-2011, light-2011, typical-2010, multitasking-2010, gaming-2010, destroyer-2013")
     g.add_argument("--out", required=True, metavar="FILE", help="output file (.csv selects csv)")
@@ -55,6 +67,29 @@ def add_parsers(sub: Any) -> None:
 
     w = tsub.add_parser("workloads", help="list the Storage Bench workloads")
     w.set_defaults(func=cmd_trace_workloads)
+
+    io = tsub.add_parser(
+        "iolog",
+        help="write a Storage Bench trace as an fio iolog fitted to a real target",
+        description="Write a generated Storage Bench trace as an fio iolog v3 for a real target of --target-bytes: "
+        "placed on that capacity, offsets and lengths aligned to --align, every record naming --filename, bounded "
+        "by --max-ios / --max-time (fio 3.33 ignores number_ios when replaying), idle gaps cut to --idle-cap. "
+        "Replay it with 'fio --name=replay --read_iolog=FILE --ioengine=libaio --direct=1 --iodepth=32'. "
+        "TRIM records need fio 3.34 or newer to replay (--trims drop removes them).",
+    )
+    io.add_argument("workload", help="a Storage Bench workload id, e.g. heavy-2011")
+    io.add_argument("--target-bytes", dest="target_bytes", type=positive_size_bytes, required=True, metavar="SIZE",
+                    help="the target's size (fio sizes: 64g = 64 GiB; bytes for a decimal size)")
+    io.add_argument("--out", required=True, metavar="FILE", help="the iolog to write")
+    io.add_argument("--filename", help="the target's path, written into every record (default: the generator's)")
+    io.add_argument("--align", type=positive_size_bytes, default=4096, help="offset and length alignment (default 4k)")
+    io.add_argument("--max-ios", dest="max_ios", type=positive_whole, metavar="N", help="keep at most N I/Os")
+    io.add_argument("--max-time", dest="max_time", type=duration, metavar="TIME", help="keep I/Os up to this trace time")
+    io.add_argument("--idle-cap", dest="idle_cap", type=duration, metavar="TIME",
+                    help="cut every gap between I/Os to at most TIME (the suite's playback: 25ms)")
+    io.add_argument("--trims", choices=["keep", "drop", "error"], default="keep", help="TRIM records (default keep)")
+    add_seed(io, "seed of the generator (default 1)")
+    io.set_defaults(func=cmd_trace_iolog)
 
 
 def _add_capacity(p: argparse.ArgumentParser, capacity: str, drive: str) -> None:
@@ -121,5 +156,18 @@ def cmd_trace_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_trace_workloads(args: argparse.Namespace) -> int:
-    print(format_storage_bench_list(storage_bench_workloads()))
+    print(format_storage_bench_list(storage_bench_traces()))
+    return EXIT_OK
+
+
+def cmd_trace_iolog(args: argparse.Namespace) -> int:
+    from ..fio.iolog import write_storage_bench_iolog
+
+    st = write_storage_bench_iolog(args.workload, args.out, target_bytes=args.target_bytes, seed=args.seed, filename=args.filename,
+                                   align_bytes=args.align, max_ios=args.max_ios,
+                                   max_time_us=args.max_time.ns // 1000 if args.max_time else None, trims=args.trims,
+                                   idle_cap_us=args.idle_cap.ns // 1000 if args.idle_cap else None)
+    print(f"wrote {st.records:,} I/Os of {args.workload} ({st.reads:,} reads, {st.writes:,} writes, {st.trims:,} TRIMs; "
+          f"{st.dropped_trims:,} TRIMs dropped) to {args.out}: {st.duration_us / 1e6:,.1f} s of trace time, highest byte "
+          f"{st.max_end_bytes:,}{', cut at the bound' if st.truncated else ''}")
     return EXIT_OK

@@ -34,7 +34,7 @@ descriptions (:func:`storage_bench_method`), so it gives the same figures.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional, cast
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 from .states import STATES, State
 from .vocabulary import Step, StorageBenchMethod, StorageBenchPlayback, SuiteTest
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 #: How a test's measured steps become figures (see ``ssdlab.suite.summary``).
-SUMMARIES = ("throughput", "sweep", "consistency", "curve", "storage_bench", "power")
+SUMMARIES = ("throughput", "sweep", "consistency", "curve", "storage_bench", "power", "grid", "mixed")
 
 KB = 1024
 GB_DECIMAL = 10**9
@@ -151,6 +151,126 @@ def _seq_read_sweep() -> SuiteTest:
     }
 
 
+_CLEAN: State = {"state": "clean"}
+_FILLED: State = {"state": "filled"}
+
+
+def _seq_read_unwritten() -> SuiteTest:
+    return {
+        "id": "seq-read-unwritten",
+        "title": "128KB sequential read of never-written and of written LBAs, queue depth 1 to 32",
+        "group": "four-corners",
+        "about": (
+            "The sequential-read sweep twice: on a secure-erased drive, whose LBAs were never written (the 'raw' "
+            "drive some reviews measured first: the controller answers from its map, faster or slower than a NAND "
+            "read, depending on the firmware), and on the drive filled once (every LBA holds data). 128KB reads "
+            "over the whole drive at 1, 2, 4, 8, 16 and 32 commands outstanding, 60 s each."
+        ),
+        "summary": "sweep",
+        "chart": "line",
+        "x": {"key": "iodepth", "label": "queue depth", "log": True},
+        "runs": [
+            {
+                "state": cast(State, dict(state)),
+                "steps": [
+                    _job("read", "128k", qd, runtime="60s", measure=f"{line} QD{qd}", x=qd, line=line)
+                    for qd in (1, 2, 4, 8, 16, 32)
+                ],
+            }
+            for state, line in ((_CLEAN, "never written"), (_FILLED, "written"))
+        ],
+    }
+
+
+#: The drive changes that put a drive on a SATA 3Gbps link (docs/drive-file.md
+#: "[host]": 280e6 B/s usable, 5 us per command), also for drive files that
+#: give the link's figures instead of ``interface``.
+SATA_3G: Dict[str, Any] = {"host.interface": "sata-3g", "host.link_bytes_per_s": 280_000_000, "host.command_overhead_ns": 5_000}
+
+
+def _corners_sata_3g() -> SuiteTest:
+    random_read: State = {"state": "filled", "span": "8g"}
+    rep: State = {"state": "filled", "data_pattern": _REP}
+    runs: List[Tuple[State, Step]] = [
+        (random_read, _job("randread", "4k", 3, size="8g", runtime="180s", blockalign="4k", measure="4KB random read QD3")),
+        (_CLEAN, _job("randwrite", "4k", 3, size="8g", runtime="180s", blockalign="4k", data_pattern=_REP,
+                                  measure="4KB random write QD3")),
+        (_CLEAN, _job("randwrite", "4k", 32, size="8g", runtime="180s", blockalign="4k", data_pattern=_REP,
+                                  measure="4KB random write QD32")),
+        (rep, _job("read", "128k", 1, runtime="60s", measure="128KB sequential read")),
+        (_FILLED, _job("write", "128k", 1, runtime="60s", data_pattern=_REP, measure="128KB sequential write")),
+    ]
+    return {
+        "id": "corners-sata-3g",
+        "title": "The four corners on a SATA 3Gbps link",
+        "group": "four-corners",
+        "about": (
+            "The four corners again with the drive on a SATA 3Gbps port (280 MB/s usable, 5 us per command: "
+            "an older motherboard or a laptop), same states, spans, queue depths and runtimes, with Iometer's "
+            "reused buffer ('repeated') for the written data and the sequential read: what a 6Gbps drive loses "
+            "on the older link. A drive that is 3Gbps already gives its four-corner figures again."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "runs": [{"state": cast(State, dict(state)), "drive": dict(SATA_3G), "steps": [step]} for state, step in runs],
+    }
+
+
+def _cdm() -> SuiteTest:
+    common: Dict[str, Any] = {"size": "1g", "runtime": "5s", "data_pattern": _INC}
+    grid = (("SEQ1M Q8T1", "read", "1m", 8), ("SEQ1M Q1T1", "read", "1m", 1),
+            ("RND4K Q32T1", "randread", "4k", 32), ("RND4K Q1T1", "randread", "4k", 1))
+    steps: List[Step] = []
+    for direction in ("read", "write"):
+        for name, rw, bs, qd in grid:
+            if steps:
+                steps.append({"action": "idle", "seconds": 5})
+            rw_now = rw if direction == "read" else rw.replace("read", "write")
+            keys: Dict[str, Any] = {"blockalign": "4k"} if bs == "4k" else {}
+            steps.append(_job(rw_now, bs, qd, measure=f"{name} {direction}", **keys, **common))
+    return {
+        "id": "cdm",
+        "title": "CrystalDiskMark-style grid (1GB test file, incompressible)",
+        "group": "cdm",
+        "about": (
+            "CrystalDiskMark's and KDiskMark's default tests on a 1GB test file written first with random data: "
+            "1MB sequential transfers at 8 and at 1 outstanding command (SEQ1M Q8T1, Q1T1) and 4KB random transfers "
+            "at 32 and at 1 (RND4K Q32T1, Q1T1); every read first, then every write, each for 5 s with 5 s idle "
+            "between them (one pass; CrystalDiskMark keeps the best of five). Each cell gives MB/s, IOPS and the "
+            "mean latency."
+        ),
+        "summary": "grid",
+        "chart": "grid",
+        "runs": [{"state": {"state": "filled", "span": "1g"}, "steps": steps}],
+    }
+
+
+def _mixed() -> SuiteTest:
+    return {
+        "id": "mixed-70-30",
+        "title": "Mixed 4KB random I/O, 70% reads / 30% writes",
+        "group": "mixed",
+        "about": (
+            "4KB random transfers over an 8GB span written first, 70% reads and 30% writes (the classic "
+            "database / OLTP mix, incompressible data), at 1, 4 and 32 commands outstanding, 60 s each: how a "
+            "drive serves reads while it also has writes to absorb. Reported as total IOPS with the read and "
+            "write parts, and the mean latency of each."
+        ),
+        "summary": "mixed",
+        "chart": "bar",
+        "runs": [
+            {
+                "state": {"state": "filled", "span": "8g"},
+                "steps": [
+                    _job("randrw", "4k", qd, size="8g", runtime="60s", blockalign="4k", rwmixread=70, data_pattern=_INC,
+                         measure=f"QD{qd}")
+                    for qd in (1, 4, 32)
+                ],
+            }
+        ],
+    }
+
+
 def _as_ssd() -> SuiteTest:
     common: Dict[str, Any] = {"size": "1g", "data_pattern": _INC}
     steps = [
@@ -238,7 +358,8 @@ def _trim_validation() -> SuiteTest:
             "One sequential write pass over the whole drive, with the write speed recorded along the way (MB/s "
             "against position, like HD Tach): on a clean drive; after the consistency torture (20 minutes of 4KB "
             "random writes); after one more sequential pass; and after TRIM of the whole drive. A drive whose TRIM "
-            "works returns to its clean curve."
+            "works returns to its clean curve. Beside them, HD Tach's read pass: one sequential read over the whole "
+            "drive after it was filled once (128KB, QD1), MB/s against position."
         ),
         "summary": "curve",
         "chart": "curve",
@@ -253,7 +374,11 @@ def _trim_validation() -> SuiteTest:
                     {"action": "trim"},
                     _with(seq, measure="after TRIM"),
                 ],
-            }
+            },
+            {
+                "state": {"state": "filled"},
+                "steps": [_job("read", "128k", 1, io_size="100%", log_avg_msec=1000, measure="read pass")],
+            },
         ],
     }
 
@@ -426,7 +551,6 @@ def _rated() -> SuiteTest:
         "id": "rated",
         "title": "Rated-style peaks (spec-sheet conditions)",
         "group": "spec",
-        "on_request": True,
         "about": (
             "The figures a spec sheet prints, measured the way vendors did (best case): 128KB sequential reads and "
             "writes at QD32 for 60 s on a clean drive, 4KB random writes at QD32 over an 8GB span of a clean drive "
@@ -455,7 +579,6 @@ def _steady() -> SuiteTest:
         "id": "steady-state",
         "title": "Steady-state (filled and tortured, incompressible)",
         "group": "spec",
-        "on_request": True,
         "about": (
             "What the drive keeps up once it is full and used: the drive is filled, then tortured (20 minutes of 4KB "
             "random writes over all of it), and each of the rated figures is measured again at QD32 for 60 s with "
@@ -499,10 +622,14 @@ def _build() -> List[SuiteTest]:
         _seq_read_128k(),
         _seq_write_128k(),
         _seq_read_sweep(),
+        _seq_read_unwritten(),
+        _corners_sata_3g(),
+        _cdm(),
         _as_ssd(),
+        _mixed(),
         _atto(4, False),
-        _atto(2, True),
-        _atto(8, True),
+        _atto(2, False),
+        _atto(8, False),
         _consistency(),
         _trim_validation(),
         _resiliency(),
@@ -526,7 +653,7 @@ def test_ids(include_on_request: bool = True) -> List[str]:
 
 
 def default_test_ids() -> List[str]:
-    """The tests of a review (without those run only on request, e.g. ATTO at QD2/QD8)."""
+    """The tests of a review (without those run only on request: Storage Bench on a filled drive)."""
     return test_ids(include_on_request=False)
 
 

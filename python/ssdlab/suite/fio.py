@@ -1,24 +1,44 @@
-"""The fio backend's first half: a test description rendered as an fio job
-file for a real device (nothing is run). The same data the simulator runner
-interprets becomes fio sections, one per step, each behind a ``stonewall``.
+"""The fio backend's shared half: a test description (``definitions.TESTS``,
+its states' phases from :mod:`ssdlab.suite.states`) rendered as fio job
+sections, one per phase and step, each behind a ``stonewall``. The same data
+the simulator runner interprets; :func:`to_fio_jobfile` prints it as a job file
+(``ssdlab test ID --fio``) and ``ssdlab review --device``
+(:mod:`ssdlab.suite.device`) runs it on a real target.
 
 Data patterns follow METHODOLOGY.md: incompressible = ``refill_buffers=1``;
 repeated = ``scramble_buffers=0`` without refill; compressible =
 ``buffer_compress_percentage=P`` with ``refill_buffers=1``; zeros =
-``zero_buffers=1``. Preconditioning that fio cannot do itself (ATA secure
-erase) is an ``exec_prerun`` of ``hdparm``; TRIM is ``rw=trim``; idle is a
-``startdelay`` of the next step; a Storage Bench step replays the iolog written
-by ``ssdlab trace generate WORKLOAD --out WORKLOAD.iolog``.
+``zero_buffers=1``. TRIM is fio's trim workload (``rw=trim``); an idle step is
+a ``startdelay`` of the next section (a measured idle: a section that only
+waits). Two phases are not fio options, and a job file says so in comments
+rather than running a command whose failure fio would not report: the ATA
+secure erase that starts every state (section kind ``secure_erase``), and a
+Storage Bench replay (kind ``replay``), whose iolog ssdlab writes for the
+target it replays on (:mod:`ssdlab.fio.iolog`).
+
+A printed job file names each measured section's test, run and step in its
+``description`` (fio's JSON keeps it), so that the JSON of a run made by hand
+joins a review (``ssdlab fio-import``).
+
+Sizes and times are as the description writes them, or resolved for a
+target of known capacity under a profile (:class:`ProfileSizes`, the same
+arithmetic as :class:`ssdlab.suite.runner.SuiteRunner`: absolute sizes
+scaled by the profile and cut to the target, 4 KiB-aligned; runtimes scaled).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from .states import DEFAULT_DATA_PATTERN, phases
+from .. import _core
+from .profile import FULL, Profile
+from .states import DEFAULT_DATA_PATTERN, TORTURE_RUNTIME_S, phases
 from .vocabulary import Size, State, SuiteTest
 
-__all__ = ["to_fio_jobfile", "DATA_PATTERN_OPTIONS"]
+__all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
+           "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
 
 #: fio options per data pattern (METHODOLOGY.md "Data patterns").
 DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
@@ -28,73 +48,233 @@ DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
     "zeros": {"zero_buffers": 1},
 }
 
-Section = Tuple[str, Dict[str, Any]]
+#: A TRIM of a span: fio's trim workload in 128 MiB discards.
+TRIM_OPTIONS: Dict[str, Any] = {"rw": "trim", "bs": "128m"}
+
+#: What a printed job file says where the drive must be secure-erased.
+SECURE_ERASE_HINT = ("ATA SECURITY ERASE the drive here, before the next section: fio cannot (e.g. "
+                     "hdparm --user-master u --security-set-pass p DEV && hdparm --user-master u --security-erase p DEV)")
+
+_WRITES = ("write", "randwrite", "rw", "randrw", "readwrite")
 
 
-def _data(pattern: str) -> Dict[str, Any]:
+def data_options(pattern: str) -> Dict[str, Any]:
+    """fio options of a data pattern (``ratio:R`` = compressible to R of its size)."""
     if pattern.startswith("ratio:"):
         pct = int(round(100 * (1 - float(pattern.split(":", 1)[1]))))
         return {"refill_buffers": 1, "buffer_compress_percentage": pct}
     return dict(DATA_PATTERN_OPTIONS[pattern])
 
 
-def _state_sections(state: State, device: str, span: Optional[Size]) -> List[Section]:
-    """The phases of a state (:mod:`ssdlab.suite.states`) as fio sections."""
-    region = {"size": span} if span else {}
-    out: List[Section] = []
+class ProfileSizes:
+    """Sizes and times of a description for a target of ``capacity_bytes``
+    under ``profile`` (the arithmetic of ``SuiteRunner``)."""
+
+    def __init__(self, capacity_bytes: int, profile: Profile = FULL) -> None:
+        self.capacity_bytes = int(capacity_bytes)
+        self.profile = profile
+
+    def size(self, value: Optional[Size], field: str) -> Optional[int]:
+        """Bytes (None = the whole target): percentages of the capacity as they
+        are, absolute sizes scaled by the profile; cut to the target, 4 KiB-aligned."""
+        if value is None:
+            return None
+        cap = self.capacity_bytes
+        text = str(value)
+        if text.endswith("%"):
+            b = int(_core.parse_size_bytes(text, cap, field))
+        else:
+            b = value if isinstance(value, int) else int(_core.parse_size_bytes(text, cap, field))
+            b = int(b * self.profile.size_scale)
+        b = min(int(b), cap)
+        return max(b - b % 4096, 4096)
+
+    def seconds(self, value: float) -> float:
+        return float(value) * self.profile.time_scale
+
+    def runtime(self, value: Union[str, int, float]) -> str:
+        s = float(value) if isinstance(value, (int, float)) else _core.parse_duration_ns(str(value), "runtime") / 1e9
+        return f"{max(int(round(self.seconds(s) * 1000)), 10)}ms"
+
+    def log_avg_msec(self, value: int) -> int:
+        return max(int(round(value * self.profile.time_scale)), 10)
+
+
+@dataclass(frozen=True)
+class FioSection:
+    """One section of a test's job file: ``name`` (unique in the test),
+    fio ``options``, the ``run`` and ``step`` it comes from (``step`` None
+    for a phase of the run's starting state), its ``kind`` (``job``,
+    ``trim``, ``secure_erase``, ``idle``, ``replay``: the last three carry no
+    fio workload), the ``measure`` label of a measured step, and ``about``
+    (the phase's name in results)."""
+
+    name: str
+    options: Dict[str, Any]
+    run: int
+    step: Optional[int]
+    kind: str
+    measure: Optional[str] = None
+    about: str = ""
+    x: Optional[Union[int, float]] = None
+    line: Optional[str] = None
+
+
+def _name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", text).strip("-") or "job"
+
+
+def trim_options(span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[str, Any]:
+    """A TRIM of ``span`` (None: the whole target): 128 MiB discards, fewer
+    bytes when the span (known under ``sizes``) is smaller."""
+    opts: Dict[str, Any] = dict(TRIM_OPTIONS)
+    if sizes is not None:
+        whole = span if isinstance(span, int) else sizes.capacity_bytes
+        opts["bs"] = max(4096, min(128 << 20, whole - whole % 4096))
+    if span is not None:
+        opts["size"] = span
+    return opts
+
+
+def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], span: Optional[Size],
+                    sizes: Optional[ProfileSizes]) -> List[FioSection]:
+    region: Dict[str, Any] = {"size": span} if span is not None else {}
+    out: List[FioSection] = []
     for p in phases(state):
         if p.kind == "secure_erase":
-            out.append((p.fio_section, {"rw": "read", "size": "4k", "exec_prerun":
-                                        f"hdparm --user-master u --security-set-pass p {device} && "
-                                        f"hdparm --user-master u --security-erase p {device}"}))
+            out.append(FioSection(p.fio_section, dict(region), run, step, "secure_erase", about=p.name))
         elif p.kind == "trim":
-            out.append((p.fio_section, {"rw": "trim", "bs": "128m", **region}))
+            out.append(FioSection(p.fio_section, trim_options(span, sizes), run, step, "trim", about=p.name))
         else:
-            job: Mapping[str, Any] = p.job
-            opts = {k: v for k, v in job.items() if k != "data_pattern"}
-            out.append((p.fio_section, {**opts, **region, **_data(job.get("data_pattern", DEFAULT_DATA_PATTERN))}))
+            job = dict(p.job)
+            pattern = job.pop("data_pattern", DEFAULT_DATA_PATTERN)
+            job.pop("time_based", None)
+            if "runtime" in job:  # the torture: time based, scaled by the profile
+                job["runtime"] = sizes.runtime(TORTURE_RUNTIME_S) if sizes is not None else job["runtime"]
+                job["time_based"] = 1
+            # else one pass over the span (fio's default for a job without time_based)
+            out.append(FioSection(p.fio_section, {**job, **region, **data_options(pattern)}, run, step, "job", about=p.name))
     return out
 
 
-def to_fio_jobfile(test: SuiteTest, device: str = "/dev/sdX") -> str:
-    """fio job file text for one test description (runs execute in order)."""
-    lines = [f"; ssdlab test {test['id']}: {test['title']}", "; generated from ssdlab.suite.definitions; sizes: k/m/g = 1024-based",
-             "[global]", f"filename={device}", "ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1",
-             "write_iops_log=ssdlab", "log_avg_msec=1000", ""]
+def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[str, Any]:
+    opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data_pattern", "name")}
+    if sizes is not None:
+        for key in ("size", "io_size"):
+            if key in opts:
+                opts[key] = sizes.size(opts[key], key)
+        if "runtime" in opts:
+            opts["runtime"] = sizes.runtime(opts["runtime"])
+        if "log_avg_msec" in opts:
+            opts["log_avg_msec"] = sizes.log_avg_msec(int(opts["log_avg_msec"]))
+    if opts.get("rw") in _WRITES:
+        opts.update(data_options(step.get("data_pattern", DEFAULT_DATA_PATTERN)))
+    if "runtime" in opts and "io_size" not in opts:
+        opts["time_based"] = 1  # run for the runtime (wrapping), not one pass
+    if span is not None and "size" not in opts:
+        opts["size"] = span
+    return opts
+
+
+def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[FioSection]:
+    """Every phase and step of ``test`` as fio sections, in order. With
+    ``sizes`` the sizes are bytes and the times scaled (a target of known
+    capacity); without, as the description writes them."""
+    out: List[FioSection] = []
+    used: Dict[str, int] = {}
+
+    def add(sec: FioSection) -> None:
+        base = f"run{sec.run}-{_name(sec.name)}"
+        n = used.get(base, 0)
+        used[base] = n + 1
+        out.append(FioSection(base if n == 0 else f"{base}-{n + 1}", sec.options, sec.run, sec.step, sec.kind,
+                              sec.measure, sec.about, sec.x, sec.line))
+
     for ri, run in enumerate(test["runs"]):
-        span = run["state"].get("span")
-        sections = _state_sections(run["state"], device, span)
+        state: State = run["state"]
+        span_v = state.get("span")
+        span: Optional[Size] = sizes.size(span_v, "span") if sizes is not None else span_v
+        for sec in _state_sections(state, ri, None, span, sizes):
+            add(sec)
         delay = 0.0
-        for step in run["steps"]:
+        for si, step in enumerate(run["steps"]):
             action = step.get("action")
-            label = step.get("measure", action or step.get("rw"))
+            label = step.get("measure")
+            name = str(label or action or step.get("rw", "job"))
             if action == "idle":
-                delay += float(step["seconds"])
-                if "measure" in step:  # measured idle: a job that only waits
-                    sections.append((f"{label}", {"rw": "read", "size": "4k", "startdelay": f"{step['seconds']}s"}))
-                    delay = 0.0
+                secs = sizes.seconds(float(step["seconds"])) if sizes is not None else float(step["seconds"])
+                if label is None:
+                    delay += secs
+                    continue
+                add(FioSection(name, {"rw": "read", "size": 4096, "io_size": 4096, "startdelay": f"{delay + secs:g}s"},
+                               ri, si, "idle", label, f"idle {secs:g} s"))
+                delay = 0.0
+                continue
+            if action == "precondition":
+                for sec in _state_sections({"state": step["state"]}, ri, si, span, sizes):
+                    add(sec)
                 continue
             if action == "trim":
-                opts: Dict[str, Any] = {"rw": "trim", "bs": "128m", **({"size": span} if span else {})}
-            elif action == "precondition":
-                sections += _state_sections({"state": step["state"]}, device, span)
-                continue
+                sec = FioSection(name, trim_options(span, sizes), ri, si, "trim", label, "TRIM")
             elif action == "replay":
-                opts = {"read_iolog": f"{step['generated']}.iolog", "replay_redirect": device, "iodepth": 32}
+                replay: Mapping[str, Any] = step
+                opts = {k: replay[k] for k in ("generated", "mode", "idle_cap", "iodepth") if k in replay}
+                sec = FioSection(name, opts, ri, si, "replay", label, f"replay {step['generated']}")
             else:
-                opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data_pattern")}
-                if opts["rw"] in ("write", "randwrite", "rw", "randrw"):
-                    opts.update(_data(step.get("data_pattern", DEFAULT_DATA_PATTERN)))
-                if "runtime" in opts and "io_size" not in opts:
-                    opts["time_based"] = 1  # run for the runtime (wrapping), not one pass
-                if span and "size" not in opts:
-                    opts["size"] = span
+                sec = FioSection(name, _job_options(step, span, sizes), ri, si, "job", label, name,
+                                 step.get("x"), step.get("line"))
             if delay:
-                opts["startdelay"] = f"{delay:g}s"
+                sec.options["startdelay"] = f"{delay:g}s"
                 delay = 0.0
-            sections.append((str(label), opts))
-        for name, opts in sections:
-            lines.append(f"[run{ri}-{name.replace(' ', '-').replace(',', '')}]")
-            lines += [f"{k}={v}" for k, v in opts.items()]
-            lines.append("")
+            add(sec)
+    return out
+
+
+def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optional[ProfileSizes] = None) -> str:
+    """fio job file text for one test description (sections run in order).
+    ``device``: the ``filename=`` of its ``[global]`` section (None: none, the
+    target is given when it runs). The secure erase and Storage Bench replays
+    are comments: see the module's docstring."""
+    lines = [f"; ssdlab test {test['id']}: {test['title']}",
+             "; generated from ssdlab.suite.definitions; sizes: k/m/g = 1024-based",
+             "; 'ssdlab review --device FILE_OR_DEV' runs it safely (it checks the target, TRIMs or skips what fio cannot do)",
+             "[global]"]
+    if device is not None:
+        lines.append(f"filename={device}")
+    lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "write_bw_log=ssdlab",
+              "log_avg_msec=1000", ""]
+    run = -1
+    for sec in fio_sections(test, sizes):
+        if sec.run != run:
+            run = sec.run
+            changes = test["runs"][run].get("drive")
+            if changes:  # e.g. the 3Gbps link: set the device up so before this run
+                lines += [f"; run{run}: with the drive changed: " + ", ".join(f"{k}={v}" for k, v in changes.items()), ""]
+        if sec.kind == "secure_erase":
+            lines += [f"; [{sec.name}] {SECURE_ERASE_HINT}", ""]
+            continue
+        if sec.kind == "replay":
+            lines += [f"; [{sec.name}] Storage Bench replay of {sec.options['generated']}: not a job of this file. "
+                      "'ssdlab review --device' writes its iolog, fitted to the target, and replays it with fio's read_iolog "
+                      f"(or: ssdlab trace generate {sec.options['generated']} --out {sec.options['generated']}.iolog --capacity SIZE)", ""]
+            continue
+        lines.append(f"[{sec.name}]")
+        if sec.measure is not None:  # 'ssdlab fio-import' finds the measured step in fio's JSON by it
+            lines.append(f"description={measured_description(test['id'], sec.run, sec.step)}")
+        lines += [f"{k}={v}" for k, v in sec.options.items()]
+        lines.append("")
     return "\n".join(lines)
+
+
+def measured_description(test_id: str, run: int, step: Optional[int]) -> str:
+    """The ``description`` of a measured section in a printed job file
+    (fio's JSON keeps it as ``desc``): ``ssdlab:TEST:RUN:STEP``."""
+    return f"ssdlab:{test_id}:{run}:{step}"
+
+
+def parse_measured_description(desc: str) -> Optional[Tuple[str, int, int]]:
+    """(test id, run, step) of a :func:`measured_description`, else None."""
+    parts = desc.split(":")
+    if len(parts) != 4 or parts[0] != "ssdlab" or not parts[2].isdigit() or not parts[3].isdigit():
+        return None
+    return parts[1], int(parts[2]), int(parts[3])

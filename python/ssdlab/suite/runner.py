@@ -43,12 +43,15 @@ def _no_progress(done_ns: int, total_ns: int, done_bytes: int, total_bytes: int)
 @dataclass(frozen=True)
 class PlannedRun:
     """One run of a test to execute: its index in ``test["runs"]``, its
-    state, the span in bytes (None = whole drive) and the last step needed."""
+    state, the span in bytes (None = whole drive), the last step needed and
+    the run's own drive changes."""
 
     run: int
     state: State
     span: Optional[int]
     last_step: int
+    #: The run's own drive changes (its ``drive``), if any.
+    drive_changes: Optional[Dict[str, Any]] = None
 
 
 class SuiteRunner:
@@ -121,12 +124,14 @@ class SuiteRunner:
         cb = self._phase_progress(f"precondition {state['state']}")
         sim.precondition(state, span=span, progress=cb, torture_runtime=torture)
 
-    def state(self, state: State) -> Tuple[Simulator, Optional[int]]:
-        """A fresh clone of a preconditioned state (preconditioned once per runner)."""
+    def state(self, state: State, drive_changes: Optional[Mapping[str, Any]] = None) -> Tuple[Simulator, Optional[int]]:
+        """A fresh clone of a preconditioned state (preconditioned once per
+        runner), on the drive with ``drive_changes`` if given (a run's ``drive``)."""
         state = state_spec(state)
-        key = json.dumps(state, sort_keys=True)
+        key = json.dumps([state, dict(drive_changes)] if drive_changes else state, sort_keys=True)
         if key not in self._states:
-            sim = Simulator(self.drive, seed=self.seed)
+            drive = self.drive.with_changes(drive_changes) if drive_changes else self.drive
+            sim = Simulator(drive, seed=self.seed)
             self.precondition(sim, state, self.size_bytes(state.get("span"), "span"))
             self._states[key] = sim
             while len(self._states) > _STATE_CACHE:
@@ -152,7 +157,8 @@ class SuiteRunner:
             wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]
             if wanted:
                 state = state_spec(run["state"])
-                planned.append(PlannedRun(ri, state, self.size_bytes(state.get("span"), "span"), wanted[-1]))
+                changes = dict(run["drive"]) if run.get("drive") else None
+                planned.append(PlannedRun(ri, state, self.size_bytes(state.get("span"), "span"), wanted[-1], changes))
         return None, planned
 
     def execute(self, sim: Simulator, test: SuiteTest, planned: PlannedRun) -> List[Measured]:
@@ -195,7 +201,7 @@ class SuiteRunner:
         skipped, planned = self.plan(test, only)
         measured: List[Measured] = []
         for p in planned:
-            sim, _ = self.state(p.state)
+            sim, _ = self.state(p.state, p.drive_changes)
             measured.extend(self.execute(sim, test, p))
         return self.assemble(test, measured, skipped, only, time.perf_counter() - t0)
 

@@ -42,6 +42,8 @@ def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tu
         "curve": _curve,
         "storage_bench": _storage_bench,
         "power": _power,
+        "grid": _grid,
+        "mixed": _mixed,
     }[kind]
     return fn(test, measured, profile)
 
@@ -93,15 +95,20 @@ def steady_state(iops: Series, round_n: int, window_rounds: int = 5, range_fract
     """SNIA PTS steady state over rounds of ``round_n`` samples: the first window
     of ``window_rounds`` consecutive round means whose max - min is within
     ``range_fraction`` of the window mean and whose least-squares line rises or
-    falls by at most ``slope_fraction`` of the mean across the window."""
+    falls by at most ``slope_fraction`` of the mean across the window, and
+    whose mean is within ``range_fraction`` of the last window's mean: the level
+    the run settles at. (Without that last condition a drive's fresh-out-of-box
+    plateau, as flat as any window, read as "steady from round 0" although the
+    drive then fell to a fraction of it.)"""
     n_rounds = len(iops) // max(round_n, 1)
     rounds = np.array([float(np.mean(iops[i * round_n:(i + 1) * round_n])) for i in range(n_rounds)])
     out: Dict[str, Any] = {"round_samples": int(round_n), "rounds": rounds.tolist(), "steady": False,
                            "first_round": None, "window_mean_iops": None}
+    final = float(np.mean(rounds[-window_rounds:])) if n_rounds >= window_rounds else 0.0
     for end in range(window_rounds, n_rounds + 1):
         w = rounds[end - window_rounds:end]
         mean = float(np.mean(w))
-        if mean <= 0:
+        if mean <= 0 or abs(mean - final) > range_fraction * final:
             continue
         slope = float(np.polyfit(np.arange(window_rounds, dtype=float), w, 1)[0])
         excursion = abs(slope) * (window_rounds - 1)
@@ -167,16 +174,17 @@ def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple
     figs: Figures = []
     for m in measured:
         r = m["result"]
-        wb = np.asarray(r.series["write_bytes"], dtype=float)
-        pos = np.cumsum(wb) / 1e9
+        d = _direction(r)
+        moved = np.asarray(r.series[f"{d}_bytes"], dtype=float)
+        pos = np.cumsum(moved) / 1e9
         mbps = np.asarray(r.series["mbps"], dtype=float)
-        chart["data"][m["label"]] = {"position_gb": pos.tolist(), "mbps": mbps.tolist()}
-        mean = r.data["write"]["bw_bytes"] / 1e6
+        chart["data"][m["label"]] = {"position_gb": pos.tolist(), "mbps": mbps.tolist(), **({"direction": d} if d == "read" else {})}
+        mean = r.data[d]["bw_bytes"] / 1e6
         avg["data"][m["label"]] = mean
-        figs.append(_fig(f"{tid}.avg", m["label"], "write MB/s (average over the pass)", mean, "MB/s"))
+        figs.append(_fig(f"{tid}.avg", m["label"], f"{d} MB/s (average over the pass)", mean, "MB/s"))
         dt = np.asarray(r.series["interval_s"], dtype=float)
         full = mbps[dt >= 0.5 * float(np.median(dt))] if len(dt) else mbps
-        figs.append(_fig(f"{tid}.min", m["label"], "write MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
+        figs.append(_fig(f"{tid}.min", m["label"], f"{d} MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
     return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
 
 
@@ -215,3 +223,52 @@ def _power(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple
         chart["data"][m["label"]] = w
         figs.append(_fig(f"{tid}.watts", m["label"], "average power W", w, "W"))
     return figs, {f"{tid}.watts": chart}
+
+
+def _mean_latency_us(r: PhaseResult, direction: str) -> float:
+    return float(r.data[direction]["clat_ns"]["mean"]) / 1e3
+
+
+def _grid(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+    """CrystalDiskMark's grid: MB/s, IOPS and mean latency of each cell."""
+    tid = test["id"]
+    grid: Chart = {"type": "grid", "title": f"{test['title']} (MB/s, IOPS, mean latency us)", "unit": "MB/s", "data": {}}
+    mb = _bar(test["title"], "MB/s")
+    figs: Figures = []
+    for m in measured:
+        r = m["result"]
+        d = _direction(r)
+        cell = {"mbps": r.data[d]["bw_bytes"] / 1e6, "iops": float(r.data[d]["iops"]), "lat_mean_us": _mean_latency_us(r, d)}
+        grid["data"][m["label"]] = cell
+        mb["data"][m["label"]] = cell["mbps"]
+        figs.append(_fig(f"{tid}.mbps", m["label"], f"{d} MB/s", cell["mbps"], "MB/s"))
+        figs.append(_fig(f"{tid}.iops", m["label"], f"{d} IOPS", cell["iops"], "IOPS"))
+        figs.append(_fig(f"{tid}.latency", m["label"], f"{d} mean latency us", cell["lat_mean_us"], "us"))
+    return figs, {f"{tid}.grid": grid, f"{tid}.mbps": mb}
+
+
+def _mixed(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+    """A read/write mix: total IOPS with its read and write parts, MB/s and
+    the mean latency of reads and of writes."""
+    tid = test["id"]
+    total = _bar(f"{test['title']}, total", "IOPS")
+    charts: Charts = {f"{tid}.iops": total, f"{tid}.parts": {"type": "mixed", "title": test["title"], "data": {}}}
+    figs: Figures = []
+    for m in measured:
+        r = m["result"]
+        rd, wr = float(r.data["read"]["iops"]), float(r.data["write"]["iops"])
+        mbps = (r.data["read"]["bw_bytes"] + r.data["write"]["bw_bytes"]) / 1e6
+        total["data"][m["label"]] = rd + wr
+        charts[f"{tid}.parts"]["data"][m["label"]] = {
+            "read_iops": rd, "write_iops": wr, "mbps": mbps,
+            "read_lat_mean_us": _mean_latency_us(r, "read"), "write_lat_mean_us": _mean_latency_us(r, "write"),
+        }
+        figs += [
+            _fig(f"{tid}.iops", m["label"], "total IOPS", rd + wr, "IOPS"),
+            _fig(f"{tid}.read_iops", m["label"], "read IOPS", rd, "IOPS"),
+            _fig(f"{tid}.write_iops", m["label"], "write IOPS", wr, "IOPS"),
+            _fig(f"{tid}.mbps", m["label"], "read + write MB/s", mbps, "MB/s"),
+            _fig(f"{tid}.read_latency", m["label"], "read mean latency us", _mean_latency_us(r, "read"), "us"),
+            _fig(f"{tid}.write_latency", m["label"], "write mean latency us", _mean_latency_us(r, "write"), "us"),
+        ]
+    return figs, charts

@@ -40,7 +40,7 @@ __all__ = [
 Size = Union[int, str]
 
 Action = Literal["trim", "precondition", "idle", "replay"]
-Summary = Literal["throughput", "sweep", "consistency", "curve", "storage_bench", "power"]
+Summary = Literal["throughput", "sweep", "consistency", "curve", "storage_bench", "power", "grid", "mixed"]
 
 
 class Job(TypedDict, total=False):
@@ -92,8 +92,15 @@ class Step(Job, StorageBenchPlayback, total=False):
     line: str
 
 
-class Run(TypedDict):
-    """Steps in order on one drive, starting from a preconditioned state."""
+class _RunOptions(TypedDict, total=False):
+    #: Drive changes for this run (``Drive.with_changes`` keys), e.g. the
+    #: host link: ``{"host.interface": "sata-3g", ...}``.
+    drive: Dict[str, Any]
+
+
+class Run(_RunOptions):
+    """Steps in order on one drive, starting from a preconditioned state
+    (on the drive as described, or with the run's ``drive`` changes)."""
 
     state: State
     steps: List[Step]

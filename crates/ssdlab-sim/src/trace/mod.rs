@@ -3,14 +3,24 @@
 //!
 //! Pipeline: a source (an importer reading a real trace file, or a Storage Bench
 //! generator) yields [`TraceRecord`]s in issue-time order as an iterator, so a
-//! trace of hundreds of millions of I/Os streams through in flat memory;
-//! [`stats`] summarises any such stream; playback (engine) replays it against a
-//! simulated drive.
+//! trace of hundreds of millions of I/Os streams through in flat memory:
+//! - [`import`]: public trace formats, with their options;
+//! - [`storage_bench`]: the Storage Bench traces' specs, published figures and generator;
+//! - [`source`]: a trace given as plain data (a file with options, or a generated trace), opened;
+//! - [`stats`]: the statistics of any such stream; [`summary`]: them as one document,
+//!   side by side with the published figures;
+//! - [`export`]: writing a trace (fio iolog, CSV);
+//!
+//! and playback ([`crate::engine`]) replays it against a simulated drive.
 
-pub mod generate;
+pub mod export;
 pub mod import;
+pub mod source;
 pub mod stats;
+pub mod storage_bench;
+pub mod summary;
 
+pub use crate::error::TraceError;
 use crate::pattern::DataPattern;
 
 /// What a trace record asks the drive to do.
@@ -34,32 +44,10 @@ pub struct TraceRecord {
     /// Length in bytes (0 for flush).
     pub length_bytes: u64,
     /// Data pattern of a write (ignored for other ops).
-    pub pattern: DataPattern,
-    /// Queue depth at which the I/O was issued on the recording system (number of
+    pub data_pattern: DataPattern,
+    /// The iodepth at which the I/O was issued on the recording system (number of
     /// outstanding I/Os including this one), or 0 if the trace does not say.
-    pub queue_depth: u16,
+    pub iodepth: u16,
     /// Response time recorded in the trace, if any (ns), else 0.
     pub recorded_latency_ns: u64,
 }
-
-/// An error reading a trace: names the file, line, field and what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceError {
-    pub file: String,
-    /// 1-based line number, 0 when the error is not about one line.
-    pub line: u64,
-    pub field: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.field, self.message)
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::parser::{LineParser, NotIo, Parsed};
+use super::line::{NotIo, Parsed};
+use super::parser::LineParser;
 use super::source::{display_name, LineReader, NextLine};
 use super::{ImportOptions, TraceFormat};
 use crate::trace::TraceError;
@@ -17,10 +18,7 @@ type SampleLine = (u64, Result<String, String>);
 
 pub(crate) fn detect(path: &Path, opts: &ImportOptions) -> Result<TraceFormat, TraceError> {
     let sample = read_sample(path)?;
-    let verdicts = TraceFormat::CONCRETE
-        .iter()
-        .map(|&f| (f, judge(f, &sample, opts)))
-        .collect();
+    let verdicts = TraceFormat::CONCRETE.iter().map(|&f| (f, judge(f, &sample, opts))).collect();
     choose(&display_name(path), sample.len(), verdicts)
 }
 
@@ -47,35 +45,19 @@ fn judge(format: TraceFormat, sample: &[SampleLine], opts: &ImportOptions) -> Re
         match parser.parse(*line_no, text) {
             Ok(Parsed::Io(_) | Parsed::NotIo(NotIo::Header | NotIo::Event)) => evidence = true,
             Ok(Parsed::NotIo(NotIo::Blank | NotIo::Text)) => {}
-            Err(e) => {
-                return Err(format!(
-                    "line {line_no}, field '{}': {}",
-                    e.field, e.message
-                ))
-            }
+            Err(e) => return Err(format!("line {line_no}, field '{}': {}", e.field, e.message)),
         }
     }
     if evidence {
         Ok(())
     } else {
-        Err(format!(
-            "no record of this format in the first {} line(s)",
-            sample.len()
-        ))
+        Err(format!("no record of this format in the first {} line(s)", sample.len()))
     }
 }
 
 /// The one format that fits, or an error listing why none or several fit.
-pub(crate) fn choose(
-    file: &str,
-    sample_lines: usize,
-    verdicts: Vec<(TraceFormat, Result<(), String>)>,
-) -> Result<TraceFormat, TraceError> {
-    let fitting: Vec<TraceFormat> = verdicts
-        .iter()
-        .filter(|(_, v)| v.is_ok())
-        .map(|(f, _)| *f)
-        .collect();
+pub(crate) fn choose(file: &str, sample_lines: usize, verdicts: Vec<(TraceFormat, Result<(), String>)>) -> Result<TraceFormat, TraceError> {
+    let fitting: Vec<TraceFormat> = verdicts.iter().filter(|(_, v)| v.is_ok()).map(|(f, _)| *f).collect();
     let message = match fitting.as_slice() {
         [one] => return Ok(*one),
         [] => format!(
@@ -91,10 +73,5 @@ pub(crate) fn choose(
             several.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
         ),
     };
-    Err(TraceError {
-        file: file.to_string(),
-        line: 0,
-        field: "format".into(),
-        message,
-    })
+    Err(TraceError { file: file.to_string(), line: 0, field: "format".into(), message })
 }

@@ -55,9 +55,10 @@ impl DeviceId {
     pub fn parse_selection(kind: DeviceKind, text: &str, what: &str) -> Result<DeviceId, String> {
         let t = text.trim();
         match kind {
-            DeviceKind::Number => t.parse::<u64>().map(DeviceId::Number).map_err(|_| {
-                format!("device '{text}' is not valid here: the {what} is a non-negative integer")
-            }),
+            DeviceKind::Number => t
+                .parse::<u64>()
+                .map(DeviceId::Number)
+                .map_err(|_| format!("device '{text}' is not valid here: the {what} is a non-negative integer")),
             DeviceKind::Name if !t.is_empty() => Ok(DeviceId::Name(t.into())),
             DeviceKind::Name => Err(format!("device '{text}' is empty: give the {what}")),
             DeviceKind::HostDisk => t
@@ -67,9 +68,7 @@ impl DeviceId {
                     let disk = disk.parse::<u64>().ok()?;
                     (!host.is_empty()).then(|| DeviceId::HostDisk(host.into(), disk))
                 })
-                .ok_or_else(|| {
-                    format!("device '{text}' is not valid here: the {what} is HOST_DISK, e.g. hm_0")
-                }),
+                .ok_or_else(|| format!("device '{text}' is not valid here: the {what} is HOST_DISK, e.g. hm_0")),
         }
     }
 }
@@ -150,13 +149,8 @@ mod tests {
 
     #[test]
     fn selection_parses_per_kind() {
-        assert_eq!(
-            DeviceId::parse_selection(DeviceKind::Number, "7", "LUN"),
-            Ok(DeviceId::Number(7))
-        );
-        assert!(DeviceId::parse_selection(DeviceKind::Number, "x", "LUN")
-            .unwrap_err()
-            .contains("LUN"));
+        assert_eq!(DeviceId::parse_selection(DeviceKind::Number, "7", "LUN"), Ok(DeviceId::Number(7)));
+        assert!(DeviceId::parse_selection(DeviceKind::Number, "x", "LUN").unwrap_err().contains("LUN"));
         let hm = DeviceId::parse_selection(DeviceKind::HostDisk, "hm_0", "disk").unwrap();
         assert!(hm.matches(DeviceKey::HostDisk("hm", 0)));
         assert!(!hm.matches(DeviceKey::HostDisk("hm", 1)));

@@ -13,16 +13,11 @@
 //! not interpreted). The device is the file name.
 
 use super::device::DeviceKey;
+use super::line::{FieldNames, NotIo, Parsed, RawIo};
 use super::num::{parse_u64, quote, scale, FieldError};
-use super::parser::{FieldNames, NotIo, Parsed, RawIo};
 use crate::trace::TraceOp;
 
-pub(crate) const NAMES: FieldNames = FieldNames {
-    time: "timestamp",
-    offset: "offset",
-    size: "length",
-    device: "filename",
-};
+pub(crate) const NAMES: FieldNames = FieldNames { time: "timestamp", offset: "offset", size: "length", device: "filename" };
 
 const HEADER_V2: &str = "fio version 2 iolog";
 const HEADER_V3: &str = "fio version 3 iolog";
@@ -49,10 +44,7 @@ impl Parser {
             } else {
                 return Err(FieldError::new(
                     "header",
-                    format!(
-                        "found {}, expected '{HEADER_V2}' or '{HEADER_V3}' as the first line",
-                        quote(t)
-                    ),
+                    format!("found {}, expected '{HEADER_V2}' or '{HEADER_V3}' as the first line", quote(t)),
                 ));
             });
             return Ok(Parsed::NotIo(NotIo::Header));
@@ -60,12 +52,7 @@ impl Parser {
         let mut tokens = line.split_ascii_whitespace();
         let time_ns = if version == 3 {
             let t = tokens.next().unwrap_or("");
-            scale(
-                parse_u64(t, "timestamp")?,
-                NS_PER_US,
-                "timestamp",
-                "microseconds",
-            )?
+            scale(parse_u64(t, "timestamp")?, NS_PER_US, "timestamp", "microseconds")?
         } else {
             0
         };
@@ -81,18 +68,12 @@ impl Parser {
         };
         let (offset, length) = (tokens.next(), tokens.next());
         if let Some(extra) = tokens.next() {
-            return Err(FieldError::new(
-                "line",
-                format!("unexpected field {} after the length", quote(extra)),
-            ));
+            return Err(FieldError::new("line", format!("unexpected field {} after the length", quote(extra))));
         }
         let op = match action {
             "add" | "open" | "close" => {
                 if offset.is_some() {
-                    return Err(FieldError::new(
-                        "line",
-                        format!("file action '{action}' takes no offset or length"),
-                    ));
+                    return Err(FieldError::new("line", format!("file action '{action}' takes no offset or length")));
                 }
                 return Ok(Parsed::NotIo(NotIo::Event));
             }
@@ -104,10 +85,7 @@ impl Parser {
             _ => {
                 return Err(FieldError::new(
                     "action",
-                    format!(
-                        "found {}, expected read, write, trim, sync, datasync, wait, add, open or close",
-                        quote(action)
-                    ),
+                    format!("found {}, expected read, write, trim, sync, datasync, wait, add, open or close", quote(action)),
                 ))
             }
         };
@@ -122,14 +100,7 @@ impl Parser {
             };
             (parse_u64(offset, "offset")?, parse_u64(length, "length")?)
         };
-        Ok(Parsed::Io(RawIo {
-            time_ns,
-            op,
-            offset_bytes,
-            length_bytes,
-            device: DeviceKey::Name(filename),
-            recorded_latency_ns: 0,
-        }))
+        Ok(Parsed::Io(RawIo { time_ns, op, offset_bytes, length_bytes, device: DeviceKey::Name(filename), recorded_latency_ns: 0 }))
     }
 }
 
@@ -157,75 +128,27 @@ mod tests {
             .collect();
         assert_eq!(
             ios,
-            [
-                (0, TraceOp::Write, 4096, 8192),
-                (0, TraceOp::Read, 0, 512),
-                (0, TraceOp::Flush, 0, 0),
-                (0, TraceOp::Trim, 8192, 4096)
-            ]
+            [(0, TraceOp::Write, 4096, 8192), (0, TraceOp::Read, 0, 512), (0, TraceOp::Flush, 0, 0), (0, TraceOp::Trim, 8192, 4096)]
         );
-        assert_eq!(
-            out.iter()
-                .filter(|p| **p == Parsed::NotIo(NotIo::Event))
-                .count(),
-            3
-        );
+        assert_eq!(out.iter().filter(|p| **p == Parsed::NotIo(NotIo::Event)).count(), 3);
     }
 
     #[test]
     fn version_3_times_are_microseconds() {
         let out = parse_all("fio version 3 iolog\n2 /dev/nvme0n1 add\n872 /dev/nvme0n1 open\n878 /dev/nvme0n1 write 0 16384\n10001677 /dev/nvme0n1 datasync 0 0").unwrap();
-        let Parsed::Io(w) = out[3] else {
-            panic!("{:?}", out[3])
-        };
-        assert_eq!(
-            (w.time_ns, w.op, w.length_bytes, w.device),
-            (
-                878_000,
-                TraceOp::Write,
-                16384,
-                DeviceKey::Name("/dev/nvme0n1")
-            )
-        );
+        let Parsed::Io(w) = out[3] else { panic!("{:?}", out[3]) };
+        assert_eq!((w.time_ns, w.op, w.length_bytes, w.device), (878_000, TraceOp::Write, 16384, DeviceKey::Name("/dev/nvme0n1")));
         let Parsed::Io(s) = out[4] else { panic!() };
         assert_eq!((s.time_ns, s.op), (10_001_677_000, TraceOp::Flush));
     }
 
     #[test]
     fn errors_name_the_field() {
-        assert_eq!(
-            parse_all("fio version 1 iolog").unwrap_err().field,
-            "header"
-        );
-        assert_eq!(
-            parse_all("fio version 2 iolog\nf erase 0 1")
-                .unwrap_err()
-                .field,
-            "action"
-        );
-        assert_eq!(
-            parse_all("fio version 2 iolog\nf read 0")
-                .unwrap_err()
-                .field,
-            "length"
-        );
-        assert_eq!(
-            parse_all("fio version 2 iolog\nf read x 1")
-                .unwrap_err()
-                .field,
-            "offset"
-        );
-        assert_eq!(
-            parse_all("fio version 3 iolog\nsoon f read 0 1")
-                .unwrap_err()
-                .field,
-            "timestamp"
-        );
-        assert_eq!(
-            parse_all("fio version 3 iolog\n1 f add 0")
-                .unwrap_err()
-                .field,
-            "line"
-        );
+        assert_eq!(parse_all("fio version 1 iolog").unwrap_err().field, "header");
+        assert_eq!(parse_all("fio version 2 iolog\nf erase 0 1").unwrap_err().field, "action");
+        assert_eq!(parse_all("fio version 2 iolog\nf read 0").unwrap_err().field, "length");
+        assert_eq!(parse_all("fio version 2 iolog\nf read x 1").unwrap_err().field, "offset");
+        assert_eq!(parse_all("fio version 3 iolog\nsoon f read 0 1").unwrap_err().field, "timestamp");
+        assert_eq!(parse_all("fio version 3 iolog\n1 f add 0").unwrap_err().field, "line");
     }
 }

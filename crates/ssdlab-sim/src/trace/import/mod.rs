@@ -39,10 +39,12 @@ mod detect;
 mod device;
 mod disksim;
 mod fio_iolog;
+mod iodepth;
+mod line;
 mod msr;
 mod num;
+mod options;
 mod parser;
-mod queue_depth;
 mod reorder;
 mod source;
 mod systor17;
@@ -51,189 +53,23 @@ mod tencent;
 mod tests;
 mod umass;
 
-use std::fmt;
-use std::path::Path;
-use std::str::FromStr;
+pub use iodepth::{infer_iodepth, InferIodepth};
+pub use options::{
+    BlkparseEvent, DeviceMapping, ImportOptions, OutOfRange, TraceFormat, DEFAULT_REORDER_WINDOW_RECORDS, IMPORT_OPTION_KEYS,
+};
 
-pub use queue_depth::{infer_queue_depth, InferQueueDepth};
+use std::path::Path;
+
+use serde_json::{json, Value};
 
 use self::device::{DeviceId, DeviceTable, MAX_TRACKED_DEVICES};
+use self::line::{FieldNames, NotIo, Parsed, RawIo};
 use self::num::FieldError;
-use self::parser::{FieldNames, LineParser, NotIo, Parsed, RawIo};
+use self::parser::LineParser;
 use self::reorder::{Pending, ReorderBuffer};
 use self::source::{display_name, LineReader, NextLine};
 use crate::pattern::DataPattern;
 use crate::trace::{TraceError, TraceOp, TraceRecord};
-
-/// A trace file format. [`TraceFormat::Auto`] detects it from the first lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TraceFormat {
-    Auto,
-    /// MSR Cambridge CSV (`Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`).
-    Msr,
-    /// SNIA SYSTOR '17 CSV (`Timestamp,Response,IOType,LUN,Offset,Size`).
-    Systor17,
-    /// UMass / SPC CSV (`ASU,LBA,Size,Opcode,Timestamp`).
-    Umass,
-    /// DiskSim / MQSim ASCII (`time_ns device lba_sectors size_sectors type`).
-    Disksim,
-    /// Tencent CBS CSV (`Timestamp,Offset,Size,IOType,VolumeID`).
-    Tencent,
-    /// blkparse default text output.
-    Blkparse,
-    /// fio iolog version 2 or 3.
-    FioIolog,
-}
-
-impl TraceFormat {
-    /// Every concrete format, in the order auto-detection reports them.
-    pub const CONCRETE: [TraceFormat; 7] = [
-        TraceFormat::Msr,
-        TraceFormat::Systor17,
-        TraceFormat::Umass,
-        TraceFormat::Disksim,
-        TraceFormat::Tencent,
-        TraceFormat::Blkparse,
-        TraceFormat::FioIolog,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TraceFormat::Auto => "auto",
-            TraceFormat::Msr => "msr",
-            TraceFormat::Systor17 => "systor17",
-            TraceFormat::Umass => "umass",
-            TraceFormat::Disksim => "disksim",
-            TraceFormat::Tencent => "tencent",
-            TraceFormat::Blkparse => "blkparse",
-            TraceFormat::FioIolog => "fio-iolog",
-        }
-    }
-}
-
-impl fmt::Display for TraceFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for TraceFormat {
-    type Err = String;
-
-    /// The names of [`TraceFormat::name`], case-insensitive, plus `mqsim` for `disksim`.
-    fn from_str(s: &str) -> Result<TraceFormat, String> {
-        let t = s.trim().to_ascii_lowercase();
-        if t == "mqsim" {
-            return Ok(TraceFormat::Disksim);
-        }
-        std::iter::once(TraceFormat::Auto)
-            .chain(TraceFormat::CONCRETE)
-            .find(|f| f.name() == t)
-            .ok_or_else(|| {
-                format!(
-                    "'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog"
-                )
-            })
-    }
-}
-
-/// How records of several devices share the simulated drive (when no single
-/// device is selected).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DeviceMapping {
-    /// All devices onto one LBA space, offsets unchanged.
-    #[default]
-    Merge,
-    /// Device k (numbered 0, 1, ... in order of first appearance in the file)
-    /// gets the region starting at `k * device_region_bytes`; an offset past the
-    /// region is folded or rejected like one past the drive.
-    Concatenate { device_region_bytes: u64 },
-}
-
-/// What to do with an I/O that ends past the drive's capacity (or its region).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum OutOfRange {
-    /// Offset modulo capacity, then moved down so the I/O fits, keeping the
-    /// original offset's alignment (up to 4 KiB).
-    #[default]
-    Fold,
-    /// Stop with an error naming the line.
-    Reject,
-}
-
-/// Which blkparse event is the I/O.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum BlkparseEvent {
-    /// `D`: issued to the device driver (what the drive saw).
-    #[default]
-    Issue,
-    /// `Q`: queued by the block layer (what the application asked for).
-    Queue,
-}
-
-/// Default reorder window in records. The Tencent CBS sample needs 25,640
-/// (rows of two adjacent seconds interleave); SYSTOR '17 samples need 57.
-/// About 3 MB of memory.
-pub const DEFAULT_REORDER_WINDOW_RECORDS: usize = 1 << 16;
-
-/// How to import a trace.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImportOptions {
-    pub format: TraceFormat,
-    /// Keep only this device (MSR `host_disk` e.g. `hm_0`, SYSTOR LUN, SPC ASU,
-    /// DiskSim device, Tencent VolumeID, blkparse `maj,min`, fio file name).
-    /// Records of other devices are counted in the report. With a device
-    /// selected, `device_mapping` does not apply.
-    pub device: Option<String>,
-    pub device_mapping: DeviceMapping,
-    /// Capacity of the simulated drive; must be > 0.
-    pub drive_capacity_bytes: u64,
-    pub out_of_range: OutOfRange,
-    /// Skip malformed lines (counted, first few reported) instead of stopping.
-    pub skip_bad_lines: bool,
-    /// Data pattern given to every write (traces do not record contents).
-    pub write_pattern: DataPattern,
-    /// Most records held back to sort nearly-sorted input; 0 = input must be sorted.
-    pub reorder_window_records: usize,
-    pub blkparse_event: BlkparseEvent,
-}
-
-impl ImportOptions {
-    /// Defaults: auto-detected format, all devices merged, fold, stop at the first
-    /// bad line, incompressible writes, a reorder window of
-    /// [`DEFAULT_REORDER_WINDOW_RECORDS`], blkparse `D` events.
-    pub fn new(drive_capacity_bytes: u64) -> ImportOptions {
-        ImportOptions {
-            format: TraceFormat::Auto,
-            device: None,
-            device_mapping: DeviceMapping::Merge,
-            drive_capacity_bytes,
-            out_of_range: OutOfRange::Fold,
-            skip_bad_lines: false,
-            write_pattern: DataPattern::Incompressible,
-            reorder_window_records: DEFAULT_REORDER_WINDOW_RECORDS,
-            blkparse_event: BlkparseEvent::Issue,
-        }
-    }
-
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        if self.drive_capacity_bytes == 0 {
-            return Err(("drive_capacity_bytes", "must be > 0".into()));
-        }
-        if let DeviceMapping::Concatenate {
-            device_region_bytes,
-        } = self.device_mapping
-        {
-            if device_region_bytes == 0 {
-                return Err((
-                    "device_region_bytes",
-                    "must be > 0 to concatenate devices".into(),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// How many skipped lines are kept as examples in the report.
 pub const MAX_SKIPPED_EXAMPLES: usize = 16;
@@ -276,20 +112,36 @@ pub struct ImportReport {
     pub time_origin_ns: Option<u64>,
 }
 
+impl ImportReport {
+    /// The report as JSON (skipped lines as `{"line", "reason"}`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "format": self.format.name(),
+            "lines": self.lines,
+            "records": self.records,
+            "non_io_lines": self.non_io_lines,
+            "filtered_other_devices": self.filtered_other_devices,
+            "skipped_lines": self.skipped_lines,
+            "skipped_examples": self.skipped_examples.iter().map(|(l, m)| json!({"line": l, "reason": m})).collect::<Vec<_>>(),
+            "folded": self.folded,
+            "devices_seen": self.devices_seen,
+            "devices_seen_truncated": self.devices_seen_truncated,
+            "device_names": self.device_names,
+            "reordered_records": self.reordered_records,
+            "has_timestamps": self.has_timestamps,
+            "has_latency": self.has_latency,
+            "time_origin_ns": self.time_origin_ns,
+        })
+    }
+}
 /// Open a trace file for streaming import.
 ///
 /// Fails at once if the file cannot be opened, the options are invalid, or
 /// auto-detection cannot decide; errors in the records come from the iterator.
 pub fn open(path: &Path, opts: &ImportOptions) -> Result<TraceReader, TraceError> {
     let file = display_name(path);
-    let option_error = |field: &str, message: String| TraceError {
-        file: file.clone(),
-        line: 0,
-        field: field.to_string(),
-        message,
-    };
-    opts.validate()
-        .map_err(|(field, message)| option_error(field, message))?;
+    let option_error = |field: &str, message: String| TraceError { file: file.clone(), line: 0, field: field.to_string(), message };
+    opts.validate().map_err(|(field, message)| option_error(field, message))?;
     let format = match opts.format {
         TraceFormat::Auto => detect::detect(path, opts)?,
         format => format,
@@ -330,7 +182,7 @@ pub fn open(path: &Path, opts: &ImportOptions) -> Result<TraceReader, TraceError
             drive_capacity_bytes: opts.drive_capacity_bytes,
             out_of_range: opts.out_of_range,
             skip_bad_lines: opts.skip_bad_lines,
-            write_pattern: opts.write_pattern,
+            data_pattern: opts.data_pattern,
             devices: DeviceTable::default(),
             reorder: ReorderBuffer::new(opts.reorder_window_records),
             reorder_window_records: opts.reorder_window_records,
@@ -432,7 +284,7 @@ struct Pipeline {
     drive_capacity_bytes: u64,
     out_of_range: OutOfRange,
     skip_bad_lines: bool,
-    write_pattern: DataPattern,
+    data_pattern: DataPattern,
     devices: DeviceTable,
     reorder: ReorderBuffer,
     reorder_window_records: usize,
@@ -442,12 +294,7 @@ struct Pipeline {
 
 impl Pipeline {
     fn error(&self, line: u64, e: FieldError) -> TraceError {
-        TraceError {
-            file: self.file.clone(),
-            line,
-            field: e.field.to_string(),
-            message: e.message,
-        }
+        TraceError { file: self.file.clone(), line, field: e.field.to_string(), message: e.message }
     }
 
     /// Skip a bad line (counted) or turn it into the error that stops the import.
@@ -457,19 +304,12 @@ impl Pipeline {
         }
         self.report.skipped_lines += 1;
         if self.report.skipped_examples.len() < MAX_SKIPPED_EXAMPLES {
-            self.report
-                .skipped_examples
-                .push((line_no, format!("field '{}': {}", e.field, e.message)));
+            self.report.skipped_examples.push((line_no, format!("field '{}': {}", e.field, e.message)));
         }
         Ok(())
     }
 
-    fn accept(
-        &mut self,
-        line_no: u64,
-        parsed: Result<Parsed<'_>, FieldError>,
-        names: &FieldNames,
-    ) -> Result<(), TraceError> {
+    fn accept(&mut self, line_no: u64, parsed: Result<Parsed<'_>, FieldError>, names: &FieldNames) -> Result<(), TraceError> {
         match parsed {
             Err(e) => self.bad_line(line_no, e),
             Ok(Parsed::NotIo(_)) => {
@@ -501,10 +341,7 @@ impl Pipeline {
             (0, false)
         } else {
             if io.length_bytes == 0 {
-                return Err(Fault::Bad(FieldError::new(
-                    names.size,
-                    "0 bytes: a read, write or trim needs a positive length",
-                )));
+                return Err(Fault::Bad(FieldError::new(names.size, "0 bytes: a read, write or trim needs a positive length")));
             }
             self.place(io.offset_bytes, io.length_bytes, device_index, names)?
         };
@@ -516,11 +353,7 @@ impl Pipeline {
             line: line_no,
             op: io.op,
             offset_bytes,
-            length_bytes: if io.op == TraceOp::Flush {
-                0
-            } else {
-                io.length_bytes
-            },
+            length_bytes: if io.op == TraceOp::Flush { 0 } else { io.length_bytes },
             recorded_latency_ns: io.recorded_latency_ns,
         };
         if let Err(emitted_ns) = self.reorder.push(pending) {
@@ -541,38 +374,18 @@ impl Pipeline {
     }
 
     /// The byte offset on the drive for an I/O, and whether it was folded.
-    fn place(
-        &self,
-        offset_bytes: u64,
-        length_bytes: u64,
-        device_index: Option<u32>,
-        names: &FieldNames,
-    ) -> Result<(u64, bool), Fault> {
+    fn place(&self, offset_bytes: u64, length_bytes: u64, device_index: Option<u32>, names: &FieldNames) -> Result<(u64, bool), Fault> {
         let policy = self.out_of_range;
         let (offset_bytes, folded_in_region) = match (self.device_mapping, &self.selector) {
-            (
-                DeviceMapping::Concatenate {
-                    device_region_bytes,
-                },
-                None,
-            ) => {
+            (DeviceMapping::Concatenate { device_region_bytes }, None) => {
                 let k = device_index.ok_or_else(|| {
                     Fault::Fatal(FieldError::new(
                         names.device,
                         format!("more than {MAX_TRACKED_DEVICES} distinct devices: too many to concatenate"),
                     ))
                 })?;
-                let (in_region, folded) = fit(
-                    offset_bytes,
-                    length_bytes,
-                    device_region_bytes,
-                    policy,
-                    "device region",
-                    names,
-                )?;
-                let start = u64::from(k)
-                    .checked_mul(device_region_bytes)
-                    .and_then(|s| s.checked_add(in_region));
+                let (in_region, folded) = fit(offset_bytes, length_bytes, device_region_bytes, policy, "device region", names)?;
+                let start = u64::from(k).checked_mul(device_region_bytes).and_then(|s| s.checked_add(in_region));
                 let start = start.ok_or_else(|| {
                     Fault::Fatal(FieldError::new(
                         names.device,
@@ -583,14 +396,7 @@ impl Pipeline {
             }
             _ => (offset_bytes, false),
         };
-        let (offset_bytes, folded) = fit(
-            offset_bytes,
-            length_bytes,
-            self.drive_capacity_bytes,
-            policy,
-            "drive",
-            names,
-        )?;
+        let (offset_bytes, folded) = fit(offset_bytes, length_bytes, self.drive_capacity_bytes, policy, "drive", names)?;
         Ok((offset_bytes, folded || folded_in_region))
     }
 
@@ -604,8 +410,8 @@ impl Pipeline {
             op: p.op,
             offset_bytes: p.offset_bytes,
             length_bytes: p.length_bytes,
-            pattern: self.write_pattern,
-            queue_depth: 0,
+            data_pattern: self.data_pattern,
+            iodepth: 0,
             recorded_latency_ns: p.recorded_latency_ns,
         }
     }
@@ -613,20 +419,18 @@ impl Pipeline {
     /// Checks once the input is exhausted.
     fn finish(&self) -> Result<(), TraceError> {
         match &self.selector {
-            Some(selector) if self.report.records == 0 => {
-                Err(TraceError {
-                    file: self.file.clone(),
-                    line: 0,
-                    field: "device".into(),
-                    message: format!(
+            Some(selector) if self.report.records == 0 => Err(TraceError {
+                file: self.file.clone(),
+                line: 0,
+                field: "device".into(),
+                message: format!(
                     "no record of device '{selector}' in {} line(s); the file has {} device(s){}{}",
                     self.report.lines,
                     self.report.devices_seen,
                     if self.report.device_names.is_empty() { "" } else { ": " },
                     self.report.device_names.join(", ")
                 ),
-                })
-            }
+            }),
             _ => Ok(()),
         }
     }
@@ -646,9 +450,7 @@ fn fit(
     if length_bytes > space_bytes {
         return Err(Fault::Fatal(FieldError::new(
             names.size,
-            format!(
-                "{length_bytes} bytes is longer than the whole {space_name} ({space_bytes} bytes)"
-            ),
+            format!("{length_bytes} bytes is longer than the whole {space_name} ({space_bytes} bytes)"),
         )));
     }
     if offset_bytes <= space_bytes - length_bytes {

@@ -6,25 +6,12 @@
 //! (e.g. `hm_0`, the name of the published file).
 
 use super::device::DeviceKey;
+use super::line::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 use super::num::{parse_u64, scale, split_fields, FieldError};
-use super::parser::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 
-const FIELDS: [&str; 7] = [
-    "Timestamp",
-    "Hostname",
-    "DiskNumber",
-    "Type",
-    "Offset",
-    "Size",
-    "ResponseTime",
-];
+const FIELDS: [&str; 7] = ["Timestamp", "Hostname", "DiskNumber", "Type", "Offset", "Size", "ResponseTime"];
 
-pub(crate) const NAMES: FieldNames = FieldNames {
-    time: "Timestamp",
-    offset: "Offset",
-    size: "Size",
-    device: "Hostname_DiskNumber",
-};
+pub(crate) const NAMES: FieldNames = FieldNames { time: "Timestamp", offset: "Offset", size: "Size", device: "Hostname_DiskNumber" };
 
 /// 100-ns FILETIME units per ns.
 const NS_PER_FILETIME_UNIT: u64 = 100;
@@ -34,26 +21,13 @@ pub(crate) fn parse_line(line_no: u64, line: &str) -> Result<Parsed<'_>, FieldEr
         return Ok(Parsed::NotIo(NotIo::Header));
     }
     let [time, host, disk, op, offset, size, response] = split_fields(line, ',', &FIELDS, false)?;
-    let time_ns = scale(
-        parse_u64(time, "Timestamp")?,
-        NS_PER_FILETIME_UNIT,
-        "Timestamp",
-        "FILETIME units",
-    )?;
+    let time_ns = scale(parse_u64(time, "Timestamp")?, NS_PER_FILETIME_UNIT, "Timestamp", "FILETIME units")?;
     if host.is_empty() {
-        return Err(FieldError::new(
-            "Hostname",
-            "empty, expected a host name such as 'hm'",
-        ));
+        return Err(FieldError::new("Hostname", "empty, expected a host name such as 'hm'"));
     }
     let disk = parse_u64(disk, "DiskNumber")?;
     let op = read_or_write(op, "Type", "Read or Write")?;
-    let recorded_latency_ns = scale(
-        parse_u64(response, "ResponseTime")?,
-        NS_PER_FILETIME_UNIT,
-        "ResponseTime",
-        "FILETIME units",
-    )?;
+    let recorded_latency_ns = scale(parse_u64(response, "ResponseTime")?, NS_PER_FILETIME_UNIT, "ResponseTime", "FILETIME units")?;
     Ok(Parsed::Io(RawIo {
         time_ns,
         op,
@@ -83,14 +57,7 @@ mod tests {
                 recorded_latency_ns: 283_300,
             })
         );
-        assert_eq!(
-            parse_line(
-                1,
-                "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
-            )
-            .unwrap(),
-            Parsed::NotIo(NotIo::Header)
-        );
+        assert_eq!(parse_line(1, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime").unwrap(), Parsed::NotIo(NotIo::Header));
     }
 
     #[test]
@@ -98,19 +65,9 @@ mod tests {
         let e = parse_line(3, "128166385295514663,hm,0,Erase,9056014336,2048,2833").unwrap_err();
         assert_eq!(e.field, "Type");
         assert!(e.message.contains("'Erase'") && e.message.contains("Read or Write"));
-        assert_eq!(
-            parse_line(3, "1,hm,0,Read,-5,2048,1").unwrap_err().field,
-            "Offset"
-        );
-        assert_eq!(
-            parse_line(3, "1,hm,0,Read,5,2048").unwrap_err().field,
-            "line"
-        );
+        assert_eq!(parse_line(3, "1,hm,0,Read,-5,2048,1").unwrap_err().field, "Offset");
+        assert_eq!(parse_line(3, "1,hm,0,Read,5,2048").unwrap_err().field, "line");
         // A header is only a header on line 1.
-        assert!(parse_line(
-            2,
-            "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
-        )
-        .is_err());
+        assert!(parse_line(2, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime").is_err());
     }
 }

@@ -56,11 +56,7 @@ pub(crate) struct ReorderBuffer {
 impl ReorderBuffer {
     /// `window` = most records held back; 0 means the input must already be sorted.
     pub fn new(window: usize) -> ReorderBuffer {
-        ReorderBuffer {
-            heap: BinaryHeap::with_capacity(window.min(1 << 16) + 1),
-            window,
-            last_out_ns: None,
-        }
+        ReorderBuffer { heap: BinaryHeap::with_capacity(window.min(1 << 16) + 1), window, last_out_ns: None }
     }
 
     /// Queue a record, or return the time of the already-emitted record that it
@@ -97,14 +93,7 @@ mod tests {
     use super::*;
 
     fn rec(time_ns: u64, line: u64) -> Pending {
-        Pending {
-            time_ns,
-            line,
-            op: TraceOp::Read,
-            offset_bytes: 0,
-            length_bytes: 512,
-            recorded_latency_ns: 0,
-        }
+        Pending { time_ns, line, op: TraceOp::Read, offset_bytes: 0, length_bytes: 512, recorded_latency_ns: 0 }
     }
 
     fn drain(buf: &mut ReorderBuffer, out: &mut Vec<(u64, u64)>) {
@@ -124,10 +113,7 @@ mod tests {
         while let Some(p) = buf.pop_any() {
             out.push(p.key());
         }
-        assert_eq!(
-            out,
-            [(3, 2), (4, 4), (5, 1), (5, 3), (8, 6), (9, 5), (10, 7)]
-        );
+        assert_eq!(out, [(3, 2), (4, 4), (5, 1), (5, 3), (8, 6), (9, 5), (10, 7)]);
     }
 
     #[test]

@@ -50,10 +50,7 @@ impl Compression {
     }
 
     fn from_extension(path: &Path) -> Compression {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(|e| e.to_ascii_lowercase());
+        let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
         match ext.as_deref() {
             Some("gz") => Compression::Gzip,
             Some("bz2") => Compression::Bzip2,
@@ -69,12 +66,7 @@ pub(crate) fn display_name(path: &Path) -> String {
 }
 
 fn file_error(file: &str, line: u64, message: String) -> TraceError {
-    TraceError {
-        file: file.to_string(),
-        line,
-        field: "file".to_string(),
-        message,
-    }
+    TraceError { file: file.to_string(), line, field: "file".to_string(), message }
 }
 
 /// Open `path` and return a decompressed byte stream. The compression is taken
@@ -82,12 +74,9 @@ fn file_error(file: &str, line: u64, message: String) -> TraceError {
 /// is missing is an error (a mislabelled or truncated file).
 fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
     let file_name = display_name(path);
-    let file =
-        File::open(path).map_err(|e| file_error(&file_name, 0, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| file_error(&file_name, 0, format!("cannot open: {e}")))?;
     let mut raw = BufReader::with_capacity(READ_BUFFER_BYTES, file);
-    let head = raw
-        .fill_buf()
-        .map_err(|e| file_error(&file_name, 0, format!("cannot read: {e}")))?;
+    let head = raw.fill_buf().map_err(|e| file_error(&file_name, 0, format!("cannot read: {e}")))?;
     let by_magic = Compression::from_magic(head);
     let by_extension = Compression::from_extension(path);
     if by_extension != Compression::None && by_magic != by_extension {
@@ -104,18 +93,9 @@ fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
     }
     Ok(match by_magic {
         Compression::None => Box::new(raw),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            READ_BUFFER_BYTES,
-            flate2::bufread::MultiGzDecoder::new(raw),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            READ_BUFFER_BYTES,
-            bzip2::bufread::MultiBzDecoder::new(raw),
-        )),
-        Compression::Xz => Box::new(BufReader::with_capacity(
-            READ_BUFFER_BYTES,
-            xz2::bufread::XzDecoder::new_multi_decoder(raw),
-        )),
+        Compression::Gzip => Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, flate2::bufread::MultiGzDecoder::new(raw))),
+        Compression::Bzip2 => Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, bzip2::bufread::MultiBzDecoder::new(raw))),
+        Compression::Xz => Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, xz2::bufread::XzDecoder::new_multi_decoder(raw))),
     })
 }
 
@@ -144,12 +124,7 @@ pub(crate) struct LineReader {
 
 impl LineReader {
     pub fn open(path: &Path) -> Result<LineReader, TraceError> {
-        Ok(LineReader {
-            inner: open_stream(path)?,
-            buf: Vec::with_capacity(256),
-            line_no: 0,
-            file: display_name(path),
-        })
+        Ok(LineReader { inner: open_stream(path)?, buf: Vec::with_capacity(256), line_no: 0, file: display_name(path) })
     }
 
     /// The next line. A read or decompression error is fatal (`Err`); a line
@@ -157,10 +132,7 @@ impl LineReader {
     pub fn next_line(&mut self) -> Result<NextLine<'_>, TraceError> {
         self.buf.clear();
         let limit = MAX_LINE_BYTES as u64 + 1;
-        let n = (&mut self.inner)
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| read_error(&self.file, self.line_no, e))?;
+        let n = (&mut self.inner).take(limit).read_until(b'\n', &mut self.buf).map_err(|e| read_error(&self.file, self.line_no, e))?;
         if n == 0 {
             return Ok(NextLine::End);
         }
@@ -177,9 +149,7 @@ impl LineReader {
                 line_no,
                 error: FieldError::new(
                     "line",
-                    format!(
-                        "line longer than {MAX_LINE_BYTES} bytes: not a text trace of this format (binary or still-compressed data?)"
-                    ),
+                    format!("line longer than {MAX_LINE_BYTES} bytes: not a text trace of this format (binary or still-compressed data?)"),
                 ),
             });
         }
@@ -189,10 +159,7 @@ impl LineReader {
                 line_no,
                 error: FieldError::new(
                     "line",
-                    format!(
-                        "not UTF-8 text (bad byte at column {}): binary or still-compressed data?",
-                        e.valid_up_to() + 1
-                    ),
+                    format!("not UTF-8 text (bad byte at column {}): binary or still-compressed data?", e.valid_up_to() + 1),
                 ),
             }),
         }
@@ -200,10 +167,7 @@ impl LineReader {
 
     fn discard_rest_of_line(&mut self) -> Result<(), TraceError> {
         loop {
-            let chunk = self
-                .inner
-                .fill_buf()
-                .map_err(|e| read_error(&self.file, self.line_no, e))?;
+            let chunk = self.inner.fill_buf().map_err(|e| read_error(&self.file, self.line_no, e))?;
             if chunk.is_empty() {
                 return Ok(());
             }
@@ -223,11 +187,7 @@ impl LineReader {
 
 /// A read or decompression error while reading the line after `line_no`.
 fn read_error(file: &str, line_no: u64, e: std::io::Error) -> TraceError {
-    file_error(
-        file,
-        line_no + 1,
-        format!("read error (corrupt or truncated compressed data?): {e}"),
-    )
+    file_error(file, line_no + 1, format!("read error (corrupt or truncated compressed data?): {e}"))
 }
 
 #[cfg(test)]
@@ -236,26 +196,11 @@ mod tests {
 
     #[test]
     fn compression_is_recognised_by_magic_bytes() {
-        assert_eq!(
-            Compression::from_magic(&[0x1f, 0x8b, 8, 0]),
-            Compression::Gzip
-        );
+        assert_eq!(Compression::from_magic(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
         assert_eq!(Compression::from_magic(b"BZh91AY"), Compression::Bzip2);
-        assert_eq!(
-            Compression::from_magic(&[0xfd, b'7', b'z', b'X', b'Z', 0]),
-            Compression::Xz
-        );
-        assert_eq!(
-            Compression::from_magic(b"0,303567,3584,w,0.0"),
-            Compression::None
-        );
-        assert_eq!(
-            Compression::from_extension(Path::new("a/b.CSV.GZ")),
-            Compression::Gzip
-        );
-        assert_eq!(
-            Compression::from_extension(Path::new("trace.csv")),
-            Compression::None
-        );
+        assert_eq!(Compression::from_magic(&[0xfd, b'7', b'z', b'X', b'Z', 0]), Compression::Xz);
+        assert_eq!(Compression::from_magic(b"0,303567,3584,w,0.0"), Compression::None);
+        assert_eq!(Compression::from_extension(Path::new("a/b.CSV.GZ")), Compression::Gzip);
+        assert_eq!(Compression::from_extension(Path::new("trace.csv")), Compression::None);
     }
 }

@@ -6,17 +6,12 @@
 //! not issue order: the reader's reorder buffer sorts them by Timestamp.
 
 use super::device::DeviceKey;
+use super::line::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 use super::num::{parse_u64, seconds_to_ns, split_fields, FieldError};
-use super::parser::{is_csv_header, read_or_write, FieldNames, NotIo, Parsed, RawIo};
 
 const FIELDS: [&str; 6] = ["Timestamp", "Response", "IOType", "LUN", "Offset", "Size"];
 
-pub(crate) const NAMES: FieldNames = FieldNames {
-    time: "Timestamp",
-    offset: "Offset",
-    size: "Size",
-    device: "LUN",
-};
+pub(crate) const NAMES: FieldNames = FieldNames { time: "Timestamp", offset: "Offset", size: "Size", device: "LUN" };
 
 pub(crate) fn parse_line(line_no: u64, line: &str) -> Result<Parsed<'_>, FieldError> {
     if line_no == 1 && is_csv_header(line, &FIELDS) {
@@ -40,10 +35,7 @@ mod tests {
 
     #[test]
     fn parses_header_and_row() {
-        assert_eq!(
-            parse_line(1, "Timestamp,Response,IOType,LUN,Offset,Size").unwrap(),
-            Parsed::NotIo(NotIo::Header)
-        );
+        assert_eq!(parse_line(1, "Timestamp,Response,IOType,LUN,Offset,Size").unwrap(), Parsed::NotIo(NotIo::Header));
         let p = parse_line(2, "1455591804.310701000,0.006475000,R,0,203468398592,32768").unwrap();
         assert_eq!(
             p,
@@ -62,17 +54,7 @@ mod tests {
     fn errors_name_the_field() {
         let e = parse_line(2, "1455591804.3107,0.1,X,0,0,4096").unwrap_err();
         assert_eq!((e.field, e.message.contains("R or W")), ("IOType", true));
-        assert_eq!(
-            parse_line(2, "1455591804,0.1s,R,0,0,4096")
-                .unwrap_err()
-                .field,
-            "Response"
-        );
-        assert_eq!(
-            parse_line(2, "1455591804,0.1,R,zero,0,4096")
-                .unwrap_err()
-                .field,
-            "LUN"
-        );
+        assert_eq!(parse_line(2, "1455591804,0.1s,R,0,0,4096").unwrap_err().field, "Response");
+        assert_eq!(parse_line(2, "1455591804,0.1,R,zero,0,4096").unwrap_err().field, "LUN");
     }
 }

@@ -7,30 +7,20 @@
 //! The SPC specification allows further optional fields; they are ignored.
 
 use super::device::DeviceKey;
+use super::line::{FieldNames, Parsed, RawIo};
 use super::num::{parse_u64, quote, scale, seconds_to_ns, split_fields, FieldError, SECTOR_BYTES};
-use super::parser::{FieldNames, Parsed, RawIo};
 use crate::trace::TraceOp;
 
 const FIELDS: [&str; 5] = ["ASU", "LBA", "Size", "Opcode", "Timestamp"];
 
-pub(crate) const NAMES: FieldNames = FieldNames {
-    time: "Timestamp",
-    offset: "LBA",
-    size: "Size",
-    device: "ASU",
-};
+pub(crate) const NAMES: FieldNames = FieldNames { time: "Timestamp", offset: "LBA", size: "Size", device: "ASU" };
 
 pub(crate) fn parse_line(line: &str) -> Result<Parsed<'_>, FieldError> {
     let [asu, lba, size, op, time] = split_fields(line, ',', &FIELDS, true)?;
     let op = match op {
         "r" | "R" => TraceOp::Read,
         "w" | "W" => TraceOp::Write,
-        _ => {
-            return Err(FieldError::new(
-                "Opcode",
-                format!("found {}, expected r, R, w or W", quote(op)),
-            ))
-        }
+        _ => return Err(FieldError::new("Opcode", format!("found {}, expected r, R, w or W", quote(op)))),
     };
     Ok(Parsed::Io(RawIo {
         device: DeviceKey::Number(parse_u64(asu, "ASU")?),
@@ -61,25 +51,14 @@ mod tests {
             })
         );
         // Optional trailing SPC fields are allowed.
-        let Parsed::Io(io) = parse_line("1,8,4096,R,12.000551,extra").unwrap() else {
-            panic!()
-        };
-        assert_eq!(
-            (io.op, io.time_ns, io.offset_bytes),
-            (TraceOp::Read, 12_000_551_000, 4096)
-        );
+        let Parsed::Io(io) = parse_line("1,8,4096,R,12.000551,extra").unwrap() else { panic!() };
+        assert_eq!((io.op, io.time_ns, io.offset_bytes), (TraceOp::Read, 12_000_551_000, 4096));
     }
 
     #[test]
     fn errors_name_the_field() {
-        assert_eq!(
-            parse_line("0,303567,3584,x,0.0").unwrap_err().field,
-            "Opcode"
-        );
-        assert_eq!(
-            parse_line("0,303567,3584,w,yesterday").unwrap_err().field,
-            "Timestamp"
-        );
+        assert_eq!(parse_line("0,303567,3584,x,0.0").unwrap_err().field, "Opcode");
+        assert_eq!(parse_line("0,303567,3584,w,yesterday").unwrap_err().field, "Timestamp");
         assert_eq!(parse_line("0,-1,3584,w,0").unwrap_err().field, "LBA");
     }
 }

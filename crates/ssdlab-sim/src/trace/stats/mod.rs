@@ -1,4 +1,4 @@
-//! Trace statistics (size mix, sequential share, queue depth), computed in one
+//! Trace statistics (size mix, sequential share, iodepth), computed in one
 //! streaming pass in flat memory.
 //!
 //! Definitions (STORAGE_BENCH.md):
@@ -6,8 +6,8 @@
 //!   writes (trims and flushes are counted separately);
 //! - an I/O is *sequential* if it starts exactly where the previous I/O of the
 //!   same direction ended (the first read and the first write are not);
-//! - *queue depth* of a record is the number of outstanding I/Os at its issue,
-//!   itself included. It comes from the records' `queue_depth` field when any
+//! - *iodepth* of a record is the number of outstanding I/Os at its issue,
+//!   itself included. It comes from the records' `iodepth` field when any
 //!   record carries one; otherwise, when latencies are recorded, it is derived
 //!   from the intervals `[time, time + recorded_latency)` of all records (a heap
 //!   of completion times, bounded by [`MAX_TRACKED_OUTSTANDING`]); otherwise it
@@ -20,13 +20,15 @@
 //! No per-LBA state is kept: the footprint is summarised by the lowest offset and
 //! highest end touched.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+mod builder;
+
+pub use builder::TraceStatsBuilder;
+
 use std::fmt;
 
 use serde_json::{json, Map, Value};
 
-use super::{TraceOp, TraceRecord};
+use super::TraceRecord;
 use crate::pattern::DataPattern;
 
 /// Size buckets of the size mix. Named sizes are exact (`K4` is exactly 4096
@@ -49,7 +51,7 @@ pub enum SizeBucket {
 /// Number of size buckets.
 pub const N_SIZE_BUCKETS: usize = 10;
 
-/// The latency-derived queue depth tracks at most this many outstanding I/Os;
+/// The latency-derived iodepth tracks at most this many outstanding I/Os;
 /// beyond it the earliest completion is dropped and the result is flagged
 /// `saturated` (only pathological latencies get there).
 pub const MAX_TRACKED_OUTSTANDING: usize = 1 << 16;
@@ -138,40 +140,40 @@ impl SizeBucket {
     }
 }
 
-/// Where the queue depths came from.
+/// Where the iodepths came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueDepthSource {
-    /// The records' `queue_depth` field (records with 0 there are not counted).
+pub enum IodepthSource {
+    /// The records' `iodepth` field (records with 0 there are not counted).
     Recorded,
     /// Outstanding count at each issue from `[time, time + recorded_latency)`.
     FromLatencies,
 }
 
-impl QueueDepthSource {
+impl IodepthSource {
     pub fn name(self) -> &'static str {
         match self {
-            QueueDepthSource::Recorded => "recorded",
-            QueueDepthSource::FromLatencies => "from_latencies",
+            IodepthSource::Recorded => "recorded",
+            IodepthSource::FromLatencies => "from_latencies",
         }
     }
 }
 
 /// Queue-depth summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueueDepthStats {
-    pub source: QueueDepthSource,
-    /// Records with a queue depth.
+pub struct IodepthStats {
+    pub source: IodepthSource,
+    /// Records with an iodepth.
     pub samples: u64,
-    /// Sum of the queue depths.
+    /// Sum of the iodepths.
     pub sum: u64,
-    /// Records issued at queue depth 1.
+    /// Records issued at iodepth 1.
     pub at_qd1: u64,
     pub max: u64,
     /// The latency-derived count hit [`MAX_TRACKED_OUTSTANDING`].
     pub saturated: bool,
 }
 
-impl QueueDepthStats {
+impl IodepthStats {
     pub fn avg(&self) -> f64 {
         if self.samples == 0 {
             0.0
@@ -179,7 +181,7 @@ impl QueueDepthStats {
             self.sum as f64 / self.samples as f64
         }
     }
-    pub fn qd1_share_percent(&self) -> f64 {
+    pub fn iodepth1_share_percent(&self) -> f64 {
         pct(self.at_qd1, self.samples)
     }
 }
@@ -210,7 +212,7 @@ pub struct TraceStats {
     pub write_size_counts: [u64; N_SIZE_BUCKETS],
     pub sequential_reads: u64,
     pub sequential_writes: u64,
-    pub queue_depth: Option<QueueDepthStats>,
+    pub iodepth: Option<IodepthStats>,
     pub first_time_ns: Option<u64>,
     pub last_time_ns: Option<u64>,
     /// Write bytes per data pattern, in order of first appearance.
@@ -272,21 +274,16 @@ impl TraceStats {
         pct(self.sequential_writes, self.writes)
     }
 
-    pub fn avg_queue_depth(&self) -> Option<f64> {
-        self.queue_depth.map(|q| q.avg())
+    pub fn iodepth_mean(&self) -> Option<f64> {
+        self.iodepth.map(|q| q.avg())
     }
-    pub fn qd1_share_percent(&self) -> Option<f64> {
-        self.queue_depth.map(|q| q.qd1_share_percent())
+    pub fn iodepth1_share_percent(&self) -> Option<f64> {
+        self.iodepth.map(|q| q.iodepth1_share_percent())
     }
 
     /// Share of write bytes carrying this pattern, percent.
     pub fn pattern_share_percent(&self, p: DataPattern) -> f64 {
-        let b = self
-            .write_bytes_by_pattern
-            .iter()
-            .find(|(q, _)| *q == p)
-            .map(|x| x.1)
-            .unwrap_or(0);
+        let b = self.write_bytes_by_pattern.iter().find(|(q, _)| *q == p).map(|x| x.1).unwrap_or(0);
         pct(b, self.write_bytes)
     }
 
@@ -304,7 +301,7 @@ impl TraceStats {
         for (p, bytes) in &self.write_bytes_by_pattern {
             pat.insert(p.to_string(), json!(pct(*bytes, self.write_bytes)));
         }
-        let q = self.queue_depth;
+        let q = self.iodepth;
         json!({
             "records": self.records,
             "reads": self.reads,
@@ -323,11 +320,11 @@ impl TraceStats {
             "sequential_share_percent": self.sequential_share_percent(),
             "sequential_read_share_percent": self.sequential_read_share_percent(),
             "sequential_write_share_percent": self.sequential_write_share_percent(),
-            "queue_depth_source": q.map(|q| q.source.name()),
-            "avg_queue_depth": q.map(|q| q.avg()),
-            "qd1_share_percent": q.map(|q| q.qd1_share_percent()),
-            "max_queue_depth": q.map(|q| q.max),
-            "queue_depth_saturated": q.map(|q| q.saturated),
+            "iodepth_source": q.map(|q| q.source.name()),
+            "iodepth_mean": q.map(|q| q.avg()),
+            "iodepth1_share_percent": q.map(|q| q.iodepth1_share_percent()),
+            "iodepth_max": q.map(|q| q.max),
+            "iodepth_saturated": q.map(|q| q.saturated),
             "write_bytes_share_percent_by_pattern": Value::Object(pat),
             "lowest_offset_bytes": self.lowest_offset_bytes,
             "highest_end_bytes": self.highest_end_bytes,
@@ -345,14 +342,7 @@ fn gb(b: u64) -> String {
 impl fmt::Display for TraceStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{:<28} {:>16} {:>16} {:>16}", "", "all", "reads", "writes")?;
-        writeln!(
-            f,
-            "{:<28} {:>16} {:>16} {:>16}",
-            "operations",
-            self.data_ops(),
-            self.reads,
-            self.writes
-        )?;
+        writeln!(f, "{:<28} {:>16} {:>16} {:>16}", "operations", self.data_ops(), self.reads, self.writes)?;
         writeln!(
             f,
             "{:<28} {:>16} {:>16} {:>16}",
@@ -384,25 +374,13 @@ impl fmt::Display for TraceStats {
             writeln!(f, "{:<28} {:>16} ({})", "trims", self.trims, gb(self.trim_bytes))?;
             writeln!(f, "{:<28} {:>16}", "flushes", self.flushes)?;
         }
-        match self.queue_depth {
+        match self.iodepth {
             Some(q) => {
-                writeln!(
-                    f,
-                    "{:<28} {:>16.4} ({})",
-                    "average queue depth",
-                    q.avg(),
-                    q.source.name()
-                )?;
-                writeln!(f, "{:<28} {:>15.2}%", "issued at QD1", q.qd1_share_percent())?;
-                writeln!(
-                    f,
-                    "{:<28} {:>16}{}",
-                    "max queue depth",
-                    q.max,
-                    if q.saturated { " (saturated)" } else { "" }
-                )?;
+                writeln!(f, "{:<28} {:>16.4} ({})", "iodepth mean", q.avg(), q.source.name())?;
+                writeln!(f, "{:<28} {:>15.2}%", "issued at iodepth 1", q.iodepth1_share_percent())?;
+                writeln!(f, "{:<28} {:>16}{}", "iodepth max", q.max, if q.saturated { " (saturated)" } else { "" })?;
             }
-            None => writeln!(f, "{:<28} {:>16}", "average queue depth", "unknown")?,
+            None => writeln!(f, "{:<28} {:>16}", "iodepth mean", "unknown")?,
         }
         writeln!(f, "{:<28} {:>14.3} s", "duration", self.duration_ns() as f64 / 1e9)?;
         if let Some(b) = self.busy {
@@ -425,269 +403,5 @@ impl fmt::Display for TraceStats {
             writeln!(f, "{:<28} {} .. {} bytes", "offsets touched", lo, hi)?;
         }
         Ok(())
-    }
-}
-
-/// Union length of intervals arriving in start order.
-#[derive(Clone, Copy, Debug, Default)]
-struct BusyAcc {
-    start: u64,
-    end: u64,
-    open: bool,
-    total: u64,
-}
-
-impl BusyAcc {
-    #[inline]
-    fn add(&mut self, t: u64, lat: u64) {
-        if lat == 0 {
-            return;
-        }
-        let e = t.saturating_add(lat);
-        if self.open && t <= self.end {
-            if e > self.end {
-                self.end = e;
-            }
-        } else {
-            if self.open {
-                self.total += self.end - self.start;
-            }
-            self.start = t;
-            self.end = e;
-            self.open = true;
-        }
-    }
-    fn finish(self) -> u64 {
-        self.total + if self.open { self.end - self.start } else { 0 }
-    }
-}
-
-/// Streaming accumulator behind [`TraceStats`]: constant memory apart from the
-/// completion-time heap (bounded by [`MAX_TRACKED_OUTSTANDING`]) and one entry
-/// per distinct data pattern.
-#[derive(Clone, Debug)]
-pub struct TraceStatsBuilder {
-    s: TraceStats,
-    /// End of the previous read / write / trim.
-    last_end: [Option<u64>; 3],
-    qd_rec_n: u64,
-    qd_rec_sum: u64,
-    qd_rec_one: u64,
-    qd_rec_max: u64,
-    any_latency: bool,
-    lat_heap: BinaryHeap<Reverse<u64>>,
-    lat_qd_sum: u64,
-    lat_qd_one: u64,
-    lat_qd_max: u64,
-    lat_saturated: bool,
-    busy_all: BusyAcc,
-    busy_read: BusyAcc,
-    busy_write: BusyAcc,
-}
-
-impl Default for TraceStatsBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl TraceStatsBuilder {
-    pub fn new() -> Self {
-        TraceStatsBuilder {
-            s: TraceStats {
-                records: 0,
-                reads: 0,
-                writes: 0,
-                trims: 0,
-                flushes: 0,
-                read_bytes: 0,
-                write_bytes: 0,
-                trim_bytes: 0,
-                read_size_counts: [0; N_SIZE_BUCKETS],
-                write_size_counts: [0; N_SIZE_BUCKETS],
-                sequential_reads: 0,
-                sequential_writes: 0,
-                queue_depth: None,
-                first_time_ns: None,
-                last_time_ns: None,
-                write_bytes_by_pattern: Vec::new(),
-                lowest_offset_bytes: None,
-                highest_end_bytes: None,
-                busy: None,
-            },
-            last_end: [None; 3],
-            qd_rec_n: 0,
-            qd_rec_sum: 0,
-            qd_rec_one: 0,
-            qd_rec_max: 0,
-            any_latency: false,
-            lat_heap: BinaryHeap::new(),
-            lat_qd_sum: 0,
-            lat_qd_one: 0,
-            lat_qd_max: 0,
-            lat_saturated: false,
-            busy_all: BusyAcc::default(),
-            busy_read: BusyAcc::default(),
-            busy_write: BusyAcc::default(),
-        }
-    }
-
-    pub fn push(&mut self, r: &TraceRecord) {
-        let s = &mut self.s;
-        s.records += 1;
-        let t = r.time_ns;
-        s.first_time_ns = Some(s.first_time_ns.map_or(t, |x| x.min(t)));
-        s.last_time_ns = Some(s.last_time_ns.map_or(t, |x| x.max(t)));
-
-        let end = r.offset_bytes.saturating_add(r.length_bytes);
-        let dir = match r.op {
-            TraceOp::Read => {
-                s.reads += 1;
-                s.read_bytes += r.length_bytes;
-                s.read_size_counts[SizeBucket::of(r.length_bytes).index()] += 1;
-                Some(0)
-            }
-            TraceOp::Write => {
-                s.writes += 1;
-                s.write_bytes += r.length_bytes;
-                s.write_size_counts[SizeBucket::of(r.length_bytes).index()] += 1;
-                match s.write_bytes_by_pattern.iter_mut().find(|(p, _)| *p == r.pattern) {
-                    Some(e) => e.1 += r.length_bytes,
-                    None => s.write_bytes_by_pattern.push((r.pattern, r.length_bytes)),
-                }
-                Some(1)
-            }
-            TraceOp::Trim => {
-                s.trims += 1;
-                s.trim_bytes += r.length_bytes;
-                Some(2)
-            }
-            TraceOp::Flush => {
-                s.flushes += 1;
-                None
-            }
-        };
-        if let Some(d) = dir {
-            if self.last_end[d] == Some(r.offset_bytes) {
-                match d {
-                    0 => s.sequential_reads += 1,
-                    1 => s.sequential_writes += 1,
-                    _ => {}
-                }
-            }
-            self.last_end[d] = Some(end);
-            if r.length_bytes > 0 {
-                s.lowest_offset_bytes = Some(s.lowest_offset_bytes.map_or(r.offset_bytes, |x| x.min(r.offset_bytes)));
-                s.highest_end_bytes = Some(s.highest_end_bytes.map_or(end, |x| x.max(end)));
-            }
-        }
-
-        // Recorded queue depth.
-        if r.queue_depth > 0 {
-            let q = r.queue_depth as u64;
-            self.qd_rec_n += 1;
-            self.qd_rec_sum += q;
-            self.qd_rec_one += (q == 1) as u64;
-            self.qd_rec_max = self.qd_rec_max.max(q);
-        }
-
-        // Queue depth and busy time from recorded latencies.
-        let lat = r.recorded_latency_ns;
-        if lat > 0 {
-            self.any_latency = true;
-        }
-        while let Some(&Reverse(c)) = self.lat_heap.peek() {
-            if c <= t {
-                self.lat_heap.pop();
-            } else {
-                break;
-            }
-        }
-        let q = self.lat_heap.len() as u64 + 1;
-        self.lat_qd_sum += q;
-        self.lat_qd_one += (q == 1) as u64;
-        self.lat_qd_max = self.lat_qd_max.max(q);
-        if lat > 0 {
-            if self.lat_heap.len() >= MAX_TRACKED_OUTSTANDING {
-                self.lat_heap.pop();
-                self.lat_saturated = true;
-            }
-            self.lat_heap.push(Reverse(t.saturating_add(lat)));
-        }
-        self.busy_all.add(t, lat);
-        match r.op {
-            TraceOp::Read => self.busy_read.add(t, lat),
-            TraceOp::Write => self.busy_write.add(t, lat),
-            _ => {}
-        }
-    }
-
-    pub fn finish(self) -> TraceStats {
-        let mut s = self.s;
-        s.queue_depth = if self.qd_rec_n > 0 {
-            Some(QueueDepthStats {
-                source: QueueDepthSource::Recorded,
-                samples: self.qd_rec_n,
-                sum: self.qd_rec_sum,
-                at_qd1: self.qd_rec_one,
-                max: self.qd_rec_max,
-                saturated: false,
-            })
-        } else if self.any_latency {
-            Some(QueueDepthStats {
-                source: QueueDepthSource::FromLatencies,
-                samples: s.records,
-                sum: self.lat_qd_sum,
-                at_qd1: self.lat_qd_one,
-                max: self.lat_qd_max,
-                saturated: self.lat_saturated,
-            })
-        } else {
-            None
-        };
-        if self.any_latency {
-            s.busy = Some(BusyTimes {
-                all_ns: self.busy_all.finish(),
-                read_ns: self.busy_read.finish(),
-                write_ns: self.busy_write.finish(),
-            });
-        }
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(t: u64, op: TraceOp, off: u64, len: u64, qd: u16, lat: u64) -> TraceRecord {
-        TraceRecord {
-            time_ns: t,
-            op,
-            offset_bytes: off,
-            length_bytes: len,
-            pattern: DataPattern::Incompressible,
-            queue_depth: qd,
-            recorded_latency_ns: lat,
-        }
-    }
-
-    #[test]
-    fn busy_union() {
-        let mut b = BusyAcc::default();
-        b.add(0, 10);
-        b.add(5, 10); // -> [0,15)
-        b.add(20, 5); // [20,25)
-        b.add(21, 1);
-        assert_eq!(b.finish(), 20);
-    }
-
-    #[test]
-    fn unknown_queue_depth() {
-        let s = TraceStats::compute(vec![rec(0, TraceOp::Read, 0, 4096, 0, 0)]);
-        assert_eq!(s.queue_depth, None);
-        assert_eq!(s.busy, None);
-        assert!(s.to_json()["avg_queue_depth"].is_null());
-        assert!(s.to_string().contains("unknown"));
     }
 }

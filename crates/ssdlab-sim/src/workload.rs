@@ -3,16 +3,17 @@
 //! A [`Workload`] is parsed from plain key/value data (the CLI's flags, a job
 //! file, a Python dict): `rw`, `bs`/`bssplit`, `blockalign`, `offset`, `size`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `iodepth`, `rwmixread`,
-//! `data` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`.
+//! `data_pattern` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`.
 //! Sizes take fio's suffixes (k, m, g, t: powers of 1024) or a percentage of
 //! the drive (`75%`); times take ns, us, ms, s, m, h (a bare number is seconds,
 //! as in fio).
 
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
-use crate::error::{Result, SimError};
+use crate::error::Result;
+use crate::parse::{as_text, known_keys, parse_bool, parse_size, parse_time_ns, parse_u64, werr};
 use crate::pattern::DataPattern;
 use crate::rng::Rng;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RwMode {
@@ -81,121 +82,48 @@ pub struct Workload {
     pub runtime_ns: Option<u64>,
     pub iodepth: u32,
     pub rwmixread_percent: u32,
-    pub pattern: DataPattern,
+    pub data_pattern: DataPattern,
     pub interval_ns: u64,
     pub randseed: Option<u64>,
 }
 
 const KEYS: &[&str] = &[
-    "name", "rw", "readwrite", "bs", "bssplit", "blockalign", "offset", "size", "io_size", "io_limit", "number_ios",
-    "runtime", "time_based", "iodepth", "rwmixread", "rwmixwrite", "data", "pattern", "refill_buffers",
-    "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "log_avg_msec", "randseed",
+    "name",
+    "rw",
+    "readwrite",
+    "bs",
+    "bssplit",
+    "blockalign",
+    "offset",
+    "size",
+    "io_size",
+    "io_limit",
+    "number_ios",
+    "runtime",
+    "time_based",
+    "iodepth",
+    "rwmixread",
+    "rwmixwrite",
+    "data_pattern",
+    "refill_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "zero_buffers",
+    "log_avg_msec",
+    "randseed",
 ];
-
-fn werr(field: &str, msg: impl Into<String>) -> SimError {
-    SimError::workload(field, msg)
-}
-
-fn as_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// Parse a size: plain bytes, or with fio's suffixes (k, m, g, t; optional
-/// "b"/"ib"; powers of 1024), or a percentage of `capacity_bytes`.
-pub fn parse_size(field: &str, v: &Value, capacity_bytes: u64) -> Result<u64> {
-    let s = as_text(v);
-    let t = s.trim().to_ascii_lowercase().replace('_', "");
-    let bad = || {
-        werr(
-            field,
-            format!("'{s}' is not a size: give bytes or a number with k, m, g or t (powers of 1024, as fio), or a percentage like 75%"),
-        )
-    };
-    if let Some(p) = t.strip_suffix('%') {
-        let pct: f64 = p.trim().parse().map_err(|_| bad())?;
-        if !(0.0..=100.0).contains(&pct) {
-            return Err(werr(field, format!("'{s}': a percentage must be 0..100")));
-        }
-        let bytes = (capacity_bytes as f64 * pct / 100.0) as u64;
-        return Ok(bytes / SECTOR_BYTES * SECTOR_BYTES);
-    }
-    let digits_end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, suf) = t.split_at(digits_end);
-    let mult: u64 = match suf.trim() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(bad()),
-    };
-    if num.contains('.') {
-        let f: f64 = num.parse().map_err(|_| bad())?;
-        Ok((f * mult as f64).round() as u64)
-    } else {
-        let n: u64 = num.parse().map_err(|_| bad())?;
-        n.checked_mul(mult).ok_or_else(bad)
-    }
-}
-
-/// Parse a duration into ns: a bare number is seconds (fio's default unit).
-pub fn parse_time_ns(field: &str, v: &Value) -> Result<u64> {
-    let s = as_text(v);
-    let t = s.trim().to_ascii_lowercase();
-    let bad = || werr(field, format!("'{s}' is not a duration: use e.g. 60s, 500ms, 100us, 2m, 1h (a bare number is seconds)"));
-    let digits_end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, suf) = t.split_at(digits_end);
-    let mult: f64 = match suf.trim() {
-        "" | "s" | "sec" => 1e9,
-        "ns" => 1.0,
-        "us" => 1e3,
-        "ms" => 1e6,
-        "m" | "min" => 60e9,
-        "h" => 3600e9,
-        _ => return Err(bad()),
-    };
-    let f: f64 = num.parse().map_err(|_| bad())?;
-    if !(f >= 0.0) {
-        return Err(bad());
-    }
-    Ok((f * mult).round() as u64)
-}
-
-fn parse_bool(field: &str, v: &Value) -> Result<bool> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::Number(n) => Ok(n.as_u64().unwrap_or(0) != 0),
-        Value::String(s) => match s.trim() {
-            "1" | "true" | "yes" => Ok(true),
-            "0" | "false" | "no" => Ok(false),
-            _ => Err(werr(field, format!("'{s}' is not a boolean (0/1, true/false)"))),
-        },
-        _ => Err(werr(field, "expected a boolean")),
-    }
-}
-
-fn parse_u64(field: &str, v: &Value) -> Result<u64> {
-    let s = as_text(v);
-    s.trim().replace('_', "").parse::<u64>().map_err(|_| werr(field, format!("'{s}' is not a whole number")))
-}
 
 impl Workload {
     /// Build a workload from fio-style keys; `capacity_bytes` resolves
     /// percentages and the default region.
     pub fn from_json(v: &Value, capacity_bytes: u64) -> Result<Workload> {
         let obj = v.as_object().ok_or_else(|| werr("(job)", "a workload is a mapping of fio-style keys"))?;
-        for k in obj.keys() {
-            if !KEYS.contains(&k.as_str()) {
-                return Err(werr(k, format!("unknown workload key; allowed: {}", KEYS.join(", "))));
-            }
-        }
+        known_keys(obj, KEYS, "workload key")?;
         let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
-        let rw_text = get("rw").or(get("readwrite")).map(as_text).ok_or_else(|| {
-            werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim")
-        })?;
+        let rw_text = get("rw")
+            .or(get("readwrite"))
+            .map(as_text)
+            .ok_or_else(|| werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))?;
         let rw = RwMode::parse(rw_text.trim()).ok_or_else(|| {
             werr("rw", format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))
         })?;
@@ -203,9 +131,9 @@ impl Workload {
         if let Some(split) = get("bssplit") {
             let text = as_text(split);
             for part in text.split(':').filter(|p| !p.trim().is_empty()) {
-                let (b, w) = part.split_once('/').ok_or_else(|| {
-                    werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50"))
-                })?;
+                let (b, w) = part
+                    .split_once('/')
+                    .ok_or_else(|| werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50")))?;
                 let bytes = parse_size("bssplit", &Value::String(b.into()), capacity_bytes)?;
                 let wt: u32 = w.trim().parse().map_err(|_| werr("bssplit", format!("'{w}' is not a whole percentage")))?;
                 if wt > 0 {
@@ -286,7 +214,10 @@ impl Workload {
             None => 1,
         };
         if iodepth == 0 || iodepth > 256 {
-            return Err(werr("iodepth", format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)")));
+            return Err(werr(
+                "iodepth",
+                format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)"),
+            ));
         }
         let rwmixread_percent = match (get("rwmixread"), get("rwmixwrite")) {
             (Some(v), _) => parse_u64("rwmixread", v)?,
@@ -296,7 +227,7 @@ impl Workload {
         if rwmixread_percent > 100 {
             return Err(werr("rwmixread", format!("{rwmixread_percent}: must be 0..=100")));
         }
-        let pattern = parse_pattern(obj)?;
+        let data_pattern = parse_data_pattern(obj)?;
         let interval_ns = match get("log_avg_msec") {
             Some(v) => parse_u64("log_avg_msec", v)? * 1_000_000,
             None => 1_000_000_000,
@@ -318,18 +249,38 @@ impl Workload {
             runtime_ns,
             iodepth: iodepth as u32,
             rwmixread_percent: rwmixread_percent as u32,
-            pattern,
+            data_pattern,
             interval_ns,
             randseed,
         })
     }
+
+    /// The normalised job: every size in bytes, every time in ns.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "rw": self.rw.name(),
+            "sizes": self.sizes.iter().map(|(b, wt)| json!({"bytes": b, "weight": wt})).collect::<Vec<_>>(),
+            "blockalign_bytes": self.blockalign_bytes,
+            "offset_bytes": self.offset_bytes,
+            "size_bytes": self.size_bytes,
+            "io_limit_bytes": self.io_limit_bytes,
+            "number_ios": self.number_ios,
+            "runtime_ns": self.runtime_ns,
+            "iodepth": self.iodepth,
+            "rwmixread_percent": self.rwmixread_percent,
+            "data_pattern": self.data_pattern.to_string(),
+            "interval_ns": self.interval_ns,
+            "randseed": self.randseed,
+        })
+    }
 }
 
-/// Our `data` key, or fio's buffer options, to a data pattern.
-fn parse_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
+/// Our `data_pattern` key, or fio's buffer options, to a data pattern.
+fn parse_data_pattern(obj: &serde_json::Map<String, Value>) -> Result<DataPattern> {
     let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
-    if let Some(d) = get("data").or(get("pattern")) {
-        return DataPattern::parse(&as_text(d)).map_err(|m| werr("data", m));
+    if let Some(d) = get("data_pattern") {
+        return DataPattern::parse(&as_text(d)).map_err(|m| werr("data_pattern", m));
     }
     if let Some(z) = get("zero_buffers") {
         if parse_bool("zero_buffers", z)? {
@@ -445,12 +396,13 @@ mod tests {
         assert_eq!(w.size_bytes, 8 << 30);
         assert_eq!(w.runtime_ns, Some(60_000_000_000));
         assert_eq!(w.io_limit_bytes, None);
-        assert_eq!(w.pattern, DataPattern::Incompressible);
+        assert_eq!(w.data_pattern, DataPattern::Incompressible);
         let w = Workload::from_json(&json!({"rw":"write","bs":"128k"}), CAP).unwrap();
         assert_eq!(w.io_limit_bytes, Some(CAP));
-        let w = Workload::from_json(&json!({"rw":"randrw","bssplit":"4k/50:64k/50","rwmixread":70,"size":"75%","scramble_buffers":0}), CAP).unwrap();
+        let w = Workload::from_json(&json!({"rw":"randrw","bssplit":"4k/50:64k/50","rwmixread":70,"size":"75%","scramble_buffers":0}), CAP)
+            .unwrap();
         assert_eq!(w.sizes.len(), 2);
-        assert_eq!(w.pattern, DataPattern::Repeated);
+        assert_eq!(w.data_pattern, DataPattern::Repeated);
         assert_eq!(w.size_bytes, 90_000_000_000);
     }
 
@@ -471,10 +423,28 @@ mod tests {
     }
 
     #[test]
+    fn the_data_pattern_has_one_name_and_old_names_point_to_it() {
+        let w = Workload::from_json(&json!({"rw":"write","data_pattern":"ratio:0.5"}), CAP).unwrap();
+        assert_eq!(w.data_pattern, DataPattern::Ratio { permille: 500 });
+        assert_eq!(w.to_json()["data_pattern"], "ratio:0.5");
+        for old in ["data", "pattern", "write_pattern"] {
+            let e = Workload::from_json(&json!({"rw":"write", old: "zeros"}), CAP).unwrap_err().to_string();
+            assert!(e.contains(&format!("'{old}'")) && e.contains("'data_pattern'"), "{e}");
+        }
+        let e = Workload::from_json(&json!({"rw":"write","data_pattern":"lumpy"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'data_pattern'"), "{e}");
+    }
+
+    #[test]
     fn a_sequential_pass_covers_the_region_exactly() {
         let w = Workload::from_json(&json!({"rw":"write","bs":"128k","offset":"4k","size":"300k"}), CAP).unwrap();
         let mut g = IoGen::new(&w, 1);
-        let ios: Vec<(u64, u64)> = (0..4).map(|_| { let (_, o, l) = g.next_io(); (o, l) }).collect();
+        let ios: Vec<(u64, u64)> = (0..4)
+            .map(|_| {
+                let (_, o, l) = g.next_io();
+                (o, l)
+            })
+            .collect();
         assert_eq!(ios, vec![(4096, 131072), (4096 + 131072, 131072), (4096 + 262144, 45056), (4096, 131072)]);
     }
 

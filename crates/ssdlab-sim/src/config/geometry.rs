@@ -1,0 +1,147 @@
+//! What follows from a validated description: the geometry the FTL lays out
+//! (dies, blocks, 4KB slots, spare area), the map-format limits it implies,
+//! and the RAM the engine will need for it (checked before anything is
+//! allocated).
+
+use serde_json::Value;
+
+use super::{DriveConfig, UNIT_BYTES};
+
+/// With data reduction, map and log entries carry the unit's length in
+/// granules, minus one, from this bit up (so heads and LBAs stay below 2^30).
+pub const LEN_SHIFT: u32 = 30;
+
+/// Entries per overflow chunk of the reverse map's per-block logs (a power of
+/// two; see `revmap`).
+pub const REVMAP_CHUNK_ENTRIES: u32 = 64;
+
+/// The default memory limit: drives needing more RAM are refused.
+pub const DEFAULT_MEMORY_LIMIT_BYTES: u64 = 8 << 30;
+
+/// Everything derived from a validated description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub channels: u32,
+    /// Dies that hold user data (total minus reserved).
+    pub dies: u32,
+    pub dies_total: u32,
+    /// Dies holding RAISE parity (after the data dies in die numbering).
+    pub parity_dies: u32,
+    /// FTL allocation granules per 4KB slot: 1, or 4 (1KB granules) when data
+    /// reduction packs compressed units.
+    pub gran_per_slot: u32,
+    pub planes_per_die: u32,
+    /// 4KB slots per page.
+    pub slots_per_page: u32,
+    /// Slots programmed at once: a page on every plane (multi-plane program).
+    pub unit_slots: u32,
+    /// A GC block is the set of one block per plane erased together.
+    pub blocks_per_die: u32,
+    pub slots_per_block: u32,
+    pub pages_per_block: u32,
+    pub raw_slots: u64,
+    pub user_units: u64,
+    pub spare_slots: u64,
+}
+
+impl Geometry {
+    pub fn raw_bytes(&self) -> u64 {
+        self.raw_slots * UNIT_BYTES
+    }
+    /// Spare area as a fraction of user capacity (the "7%" of a 128GiB/120GB drive).
+    pub fn spare_fraction(&self) -> f64 {
+        self.spare_slots as f64 / self.user_units as f64
+    }
+    pub fn total_blocks(&self) -> u64 {
+        self.dies as u64 * self.blocks_per_die as u64
+    }
+    pub fn channel_of(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+}
+
+/// Bytes the reverse map can grow to (every granule a unit of its own):
+/// the per-block logs at one entry per 4KB slot, the overflow chunks for
+/// smaller units and their tables, the log lengths and the live bits.
+pub fn revmap_bytes_reserved(total_blocks: u64, slots_per_block: u64, granules_per_block: u64) -> u64 {
+    let chunk = REVMAP_CHUNK_ENTRIES as u64;
+    let chunks = total_blocks * (granules_per_block - slots_per_block).div_ceil(chunk);
+    let granules = total_blocks * granules_per_block;
+    total_blocks * slots_per_block * 4 + chunks * 4 * 2 + total_blocks * 4 + granules.div_ceil(64) * 8 + chunks * chunk * 4
+}
+
+/// Bytes of RAM the engine needs per 4KB of raw NAND in normal mode, and the
+/// extra in checking mode; used for the estimate before allocation.
+pub fn memory_estimate_bytes(g: &Geometry, check: bool) -> u64 {
+    let gpb = g.slots_per_block as u64 * g.gran_per_slot as u64;
+    // The reverse map at its largest (every unit one granule): what it uses
+    // grows with the units written, so this is an upper bound.
+    let map = g.user_units * 4 + revmap_bytes_reserved(g.total_blocks(), g.slots_per_block as u64, gpb);
+    let blocks = g.total_blocks() * 40 + g.dies as u64 * (gpb + 1) * 8;
+    let check_bytes = if check { g.user_units * 8 + g.raw_slots * 12 * g.gran_per_slot as u64 } else { 0 };
+    map + blocks + check_bytes + (1 << 20)
+}
+
+impl DriveConfig {
+    pub fn geometry(&self) -> Geometry {
+        let n = &self.nand;
+        let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
+        let parity_dies = u32::from(n.raise);
+        let dies = dies_total - n.reserved_dies - parity_dies;
+        let slots_per_page = (n.page_size_bytes / UNIT_BYTES) as u32;
+        let unit_slots = slots_per_page * n.planes_per_die;
+        let slots_per_block = unit_slots * n.pages_per_block;
+        let raw_slots = dies as u64 * n.blocks_per_plane as u64 * slots_per_block as u64;
+        let user_units = self.drive.user_capacity_bytes.div_ceil(UNIT_BYTES);
+        let gran_per_slot = if self.data_reduction.as_ref().is_some_and(|d| d.enabled) { 4 } else { 1 };
+        Geometry {
+            channels: n.channels,
+            dies,
+            dies_total,
+            parity_dies,
+            gran_per_slot,
+            planes_per_die: n.planes_per_die,
+            slots_per_page,
+            unit_slots,
+            blocks_per_die: n.blocks_per_plane,
+            slots_per_block,
+            pages_per_block: n.pages_per_block,
+            raw_slots,
+            user_units,
+            spare_slots: raw_slots.saturating_sub(user_units),
+        }
+    }
+}
+
+impl DriveConfig {
+    /// The geometry and memory estimates as named values, in a fixed order:
+    /// dies, blocks, slots, raw / user / spare bytes, spare fraction, and the
+    /// RAM needed in normal and checking mode.
+    pub fn geometry_fields(&self) -> Vec<(&'static str, Value)> {
+        let g = self.geometry();
+        vec![
+            ("channels", g.channels.into()),
+            ("dies", g.dies.into()),
+            ("dies_total", g.dies_total.into()),
+            ("reserved_dies", self.nand.reserved_dies.into()),
+            ("planes_per_die", g.planes_per_die.into()),
+            ("pages_per_block", g.pages_per_block.into()),
+            ("page_size_bytes", self.nand.page_size_bytes.into()),
+            ("slots_per_page", g.slots_per_page.into()),
+            ("unit_slots", g.unit_slots.into()),
+            ("slots_per_block", g.slots_per_block.into()),
+            ("block_bytes", (g.slots_per_block as u64 * UNIT_BYTES).into()),
+            ("blocks_per_die", g.blocks_per_die.into()),
+            ("total_blocks", g.total_blocks().into()),
+            ("raw_slots", g.raw_slots.into()),
+            ("user_units", g.user_units.into()),
+            ("spare_slots", g.spare_slots.into()),
+            ("raw_bytes", g.raw_bytes().into()),
+            ("user_bytes", self.drive.user_capacity_bytes.into()),
+            ("spare_bytes", (g.spare_slots * UNIT_BYTES).into()),
+            ("spare_fraction", g.spare_fraction().into()),
+            ("memory_estimate_bytes", memory_estimate_bytes(&g, false).into()),
+            ("memory_estimate_check_bytes", memory_estimate_bytes(&g, true).into()),
+        ]
+    }
+}

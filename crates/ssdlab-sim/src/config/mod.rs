@@ -1,0 +1,192 @@
+//! Drive description: parsed from TOML (presets, user files) or JSON (the Python
+//! binding's dicts), validated here, with units last in every field name.
+//!
+//! - `sections`: the sections of a description (drive, host, controller, NAND,
+//!   FTL, data reduction, power), one struct each;
+//! - `validate`: every rule, with one error naming the field, the value and
+//!   what is allowed;
+//! - `geometry`: what follows from a description ([`Geometry`]: dies, slots,
+//!   spare area), the map-format limits and the memory estimate.
+//!
+//! A description may name a controller profile and a NAND part of the
+//! [`crate::library`]; it is composed with them before it is parsed.
+
+mod geometry;
+mod sections;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use geometry::{memory_estimate_bytes, revmap_bytes_reserved, Geometry, DEFAULT_MEMORY_LIMIT_BYTES, LEN_SHIFT, REVMAP_CHUNK_ENTRIES};
+pub use sections::*;
+
+use crate::error::{Result, SimError};
+use serde::{Deserialize, Serialize};
+use validate::{explain_serde, path_or_top};
+
+/// The mapping unit of the FTL: 4KB.
+pub const UNIT_BYTES: u64 = 4096;
+/// Host sector size: offsets and lengths must be multiples of it.
+pub const SECTOR_BYTES: u64 = 512;
+
+/// Where each value of a drive comes from, by dotted key, and the keys its
+/// document overrides: (key, the library's value as JSON text, where). See
+/// [`DriveConfig::provenance`].
+pub type Provenance = (Vec<(String, String)>, Vec<(String, String, String)>);
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DriveConfig {
+    pub drive: DriveSection,
+    pub host: HostSection,
+    pub controller: ControllerSection,
+    pub nand: NandSection,
+    pub ftl: FtlSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_reduction: Option<DataReductionSection>,
+    #[serde(default)]
+    pub power: PowerSection,
+}
+
+impl DriveConfig {
+    pub fn from_toml_str(text: &str) -> Result<DriveConfig> {
+        if let Ok(doc) = toml::from_str::<toml::Value>(text) {
+            if let Ok(v) = serde_json::to_value(&doc) {
+                if crate::library::names_parts(&v) {
+                    return Self::from_composed(crate::library::compose(v)?);
+                }
+            }
+        }
+        let de = toml::Deserializer::new(text);
+        let cfg: DriveConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().to_string();
+            let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let msg = match line {
+                Some(l) => format!("{} (line {l})", explain_serde(&msg)),
+                None => explain_serde(&msg),
+            };
+            SimError::config(path_or_top(&path), msg)
+        })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Fill fields that follow from a preset (`host.interface`).
+    pub fn normalize(&mut self) -> Result<()> {
+        let h = &mut self.host;
+        match h.interface {
+            Some(i) => {
+                if h.link_bytes_per_s == 0 {
+                    h.link_bytes_per_s = i.link_bytes_per_s();
+                }
+                if h.command_overhead_ns == 0 {
+                    h.command_overhead_ns = i.command_overhead_ns();
+                }
+            }
+            None => {
+                if h.link_bytes_per_s == 0 {
+                    return Err(SimError::config(
+                        "host.link_bytes_per_s",
+                        "missing: give host.interface = \"sata-3g\" or \"sata-6g\", or link_bytes_per_s and command_overhead_ns",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Switch the host link (the same drive on SATA 3Gbps and 6Gbps).
+    pub fn set_interface(&mut self, i: Interface) {
+        self.host.interface = Some(i);
+        self.host.link_bytes_per_s = i.link_bytes_per_s();
+        self.host.command_overhead_ns = i.command_overhead_ns();
+    }
+
+    pub fn from_json_str(text: &str) -> Result<DriveConfig> {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+            if crate::library::names_parts(&v) {
+                return Self::from_composed(crate::library::compose(v)?);
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let cfg: DriveConfig = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            SimError::config(path_or_top(&path), explain_serde(&e.into_inner().to_string()))
+        })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// A drive from a document composed with its profile and part; an error
+    /// names the field and, for a library value, where it came from.
+    pub fn from_composed(c: crate::library::Composed) -> Result<DriveConfig> {
+        let cfg: DriveConfig = serde_path_to_error::deserialize(&c.doc).map_err(|e| {
+            let path = path_or_top(&e.path().to_string());
+            let msg = explain_serde(&e.into_inner().to_string());
+            match c.provenance.get(&path) {
+                Some(from) => SimError::config(&path, format!("{msg} (value from {from})")),
+                None => SimError::config(&path, msg),
+            }
+        })?;
+        let mut cfg = cfg;
+        cfg.normalize()?;
+        cfg.validate().map_err(|e| match e {
+            SimError::Config { field, message } => match c.provenance.get(&field) {
+                Some(from) if from != "drive file" => SimError::Config { message: format!("{message} (value from {from})"), field },
+                _ => SimError::Config { field, message },
+            },
+            other => other,
+        })?;
+        Ok(cfg)
+    }
+
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).expect("config serialises")
+    }
+
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("config serialises")
+    }
+
+    /// Stable 64-bit FNV-1a hash of the canonical JSON form, as 16 hex digits.
+    pub fn hash_hex(&self) -> String {
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in self.to_json_string().bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        format!("{h:016x}")
+    }
+
+    /// Where each value of a composed drive comes from, by dotted key ("part
+    /// ID", "profile ID", "drive file", "drive file (over ...)", "derived: ...",
+    /// "default"), in the canonical order of the drive's fields; and the keys the
+    /// document overrides: (key, the library's value as JSON text, where).
+    pub fn provenance(doc: serde_json::Value) -> Result<Provenance> {
+        let c = crate::library::compose(doc)?;
+        let cfg = DriveConfig::from_composed(c.clone())?;
+        let full: serde_json::Value = serde_json::from_str(&cfg.to_json_string()).expect("canonical JSON");
+        let mut out = Vec::new();
+        for (section, fields) in full.as_object().into_iter().flatten() {
+            for (k, _) in fields.as_object().into_iter().flatten() {
+                let key = format!("{section}.{k}");
+                let from = match c.provenance.get(&key) {
+                    Some(f) => f.clone(),
+                    None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => {
+                        "derived: host.interface".into()
+                    }
+                    None => "default".into(),
+                };
+                out.push((key, from));
+            }
+        }
+        let overrides = c.overrides.iter().map(|(k, v, from)| (k.clone(), v.to_string(), from.clone())).collect();
+        Ok((out, overrides))
+    }
+}

@@ -1,0 +1,377 @@
+//! The sections of a drive description, one struct each, with units last in
+//! every field name and serde defaults for the optional fields.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSection {
+    /// Stable id, e.g. `generic-mlc-120`.
+    pub id: String,
+    /// Human-readable name.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Capacity the host sees, in bytes (a "120GB" drive is 120e9 B).
+    pub user_capacity_bytes: u64,
+    /// Controller profile (controller + firmware) the drive is built from
+    /// (`library/controllers/ID.toml`): its host, controller, FTL, data
+    /// reduction and controller power values (see [`crate::library`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    /// NAND part the drive is built from (`library/nand/ID.toml`): geometry
+    /// of a die, timings, endurance, per-operation energy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nand_part: Option<String>,
+}
+
+/// Host link presets (MODEL.md "Host interface").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Interface {
+    /// SATA 3Gbps: 300 MB/s after 8b/10b, about 280e6 B/s usable.
+    #[serde(rename = "sata-3g")]
+    Sata3g,
+    /// SATA 6Gbps: 600 MB/s after 8b/10b, about 550e6 B/s usable.
+    #[serde(rename = "sata-6g")]
+    Sata6g,
+}
+
+impl Interface {
+    pub fn link_bytes_per_s(self) -> u64 {
+        match self {
+            Interface::Sata3g => 280_000_000,
+            Interface::Sata6g => 550_000_000,
+        }
+    }
+    /// Command, DMA-setup and status FISes at the link's frame rate.
+    pub fn command_overhead_ns(self) -> u64 {
+        match self {
+            Interface::Sata3g => 5_000,
+            Interface::Sata6g => 3_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostSection {
+    /// Link preset; sets the two fields below unless they are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
+    /// Usable link bandwidth (SATA 3Gbps ~ 280e6, 6Gbps ~ 550e6).
+    #[serde(default)]
+    pub link_bytes_per_s: u64,
+    /// Fixed link cost of every command (FIS exchange), ns.
+    #[serde(default)]
+    pub command_overhead_ns: u64,
+    /// NCQ depth: commands the drive accepts at once (1..=32 on SATA).
+    pub ncq_depth: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSection {
+    /// Firmware time per command: the processor time one command holds a
+    /// command slot for (command decode, map lookup or update, buffer and DMA
+    /// set-up). With `command_slots` slots, throughput is at most
+    /// `command_slots` x 1e9 / cost commands per second, and every command's
+    /// latency includes its cost once. Reads and writes use it unless their
+    /// own cost is given; also TRIM and FLUSH.
+    pub command_cost_ns: u64,
+    /// Firmware time per read command (map lookup, ECC and decompression
+    /// set-up); `command_cost_ns` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cost_read_ns: Option<u64>,
+    /// Firmware time per write command (buffer allocation, map update,
+    /// compression set-up); `command_cost_ns` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cost_write_ns: Option<u64>,
+    /// Commands the controller processes at once: its cores, or the depth of
+    /// its firmware pipeline. Each command holds one slot (the earliest free)
+    /// for its cost, after it has crossed the link, so up to this many
+    /// commands' firmware time overlaps with each other and with die work.
+    /// 1: one command at a time (throughput 1e9 / cost). 1..=16.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub command_slots: u32,
+    /// Time every command takes that holds neither a command slot nor the
+    /// link: the controller's SATA front end handing the command FIS to the
+    /// firmware, DMA engine set-up, posting the completion (Set Device Bits
+    /// FIS) and the host adapter's turnaround (fetching the command and its
+    /// data over PCIe, raising the interrupt). It lengthens every command's
+    /// latency, so it lowers QD1-QD3 rates, but commands overlap in it: it
+    /// never caps throughput. 0: none (at most 1 ms).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub command_latency_ns: u64,
+    /// Throughput of the controller's write data path (DMA set-up, buffer
+    /// and map work per host byte), bytes/s of host data; written data passes
+    /// it after the link, as a resource booked in time. A controller-and-
+    /// firmware value, shared by every drive with them. 0: not modelled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_write_bytes_per_s: u64,
+    /// Throughput of the controller's ECC encoder on the way to the NAND,
+    /// bytes/s of data that reaches the NAND: with data reduction the stored
+    /// bytes (reduced data and its metadata), so reducible data passes it
+    /// faster than incompressible data. Booked like `max_write_bytes_per_s`,
+    /// after it. 0: not modelled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub encode_bytes_per_s: u64,
+    /// Per-die read pipeline: the controller ECC-decodes a page read from a
+    /// die into its buffer before it issues that die's next operation, so the
+    /// die is held for the decode (bytes / this rate) after the transfer.
+    /// Applies to host reads, read-ahead and GC copies. 0: decode overlapped
+    /// with the die's next operation (not modelled).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_decode_bytes_per_s: u64,
+    /// Fixed part of that decode, per page read: the ECC decoder's latency
+    /// (syndrome, error location and correction of a strong BCH code) during
+    /// which the die waits for its next command, whatever the bytes. Added
+    /// to the per-byte part. 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read_decode_ns: u64,
+    /// Stored data is striped across the data dies in chunks of this many
+    /// bytes (SandForce: one 512 B ECC codeword per die in turn), so a read
+    /// touches every die its stored bytes span: a 4KB unit at an unaligned
+    /// stream offset spans 4096 / 512 + 1 = 9 dies, each a page read for its
+    /// share. Sequential data costs one page read per die per row, as without
+    /// striping. 0: each program unit lies on one die.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub die_stripe_bytes: u64,
+    /// Buffer holding written data until it is transferred to a die (SRAM on
+    /// DRAM-less controllers, the DRAM write cache otherwise). Writes are
+    /// acknowledged once their data is in it (write-back): bursts up to its
+    /// size are absorbed; steady state is bounded by the NAND.
+    pub write_buffer_bytes: u64,
+    /// How many dies the controller can keep busy at once (0, or at least
+    /// the drive's dies: no limit).
+    #[serde(default)]
+    pub max_active_dies: u32,
+    /// Host reads go ahead of the programs, erases and garbage-collection
+    /// work queued on their die: a read waits for the operation in progress
+    /// (at most half a program time, its mean remainder) and for earlier
+    /// reads, and the queued work moves back by the read's time. false: a
+    /// read waits for everything booked on its die (first come, first served).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub read_priority: bool,
+    /// Sequential-read prefetch: die reads issued for this many bytes beyond
+    /// each request of a detected sequential stream (0: off). With it, read
+    /// data streams to the host as its die reads land; without it, a
+    /// request's data crosses the link once all of it is read.
+    #[serde(default)]
+    pub readahead_bytes: u64,
+    /// Read-ahead only when at least this many commands are outstanding
+    /// (the firmware's NCQ-streaming threshold).
+    #[serde(default = "one")]
+    pub readahead_min_qd: u32,
+    /// Die reads one read request (or read-ahead extension) keeps in flight
+    /// at once (0: no cap).
+    #[serde(default)]
+    pub seq_read_max_dies: u32,
+    /// Extra time to answer a read of never-written / trimmed LBAs per 4KB
+    /// (0: answered from the map at once).
+    #[serde(default)]
+    pub unmapped_read_ns: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl ControllerSection {
+    /// Firmware time of a read command.
+    pub fn read_cost_ns(&self) -> u64 {
+        self.command_cost_read_ns.unwrap_or(self.command_cost_ns)
+    }
+    /// Firmware time of a write command.
+    pub fn write_cost_ns(&self) -> u64 {
+        self.command_cost_write_ns.unwrap_or(self.command_cost_ns)
+    }
+}
+
+/// SandForce-style data reduction (DuraWrite): what reaches the NAND per 4KB
+/// written, by data pattern. Stored data is allocated in 1KB granules, at
+/// least one per 4KB unit (so the best reduction is 4:1 in NAND space).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DataReductionSection {
+    pub enabled: bool,
+    /// Metadata the controller stores with every 4KB unit, bytes.
+    pub metadata_bytes_per_unit: u64,
+    /// Stored fraction of `compressible` data (0..1).
+    pub compressible_stored_fraction: f64,
+    /// Stored fraction of `repeated` data: deduplicated, so near 0.
+    pub repeated_stored_fraction: f64,
+    /// Stored fraction of all-zero data.
+    pub zeros_stored_fraction: f64,
+}
+
+/// Energy and power (issue: power model); all optional with era-typical defaults.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSection {
+    /// Controller + DRAM + link when nothing is outstanding.
+    pub idle_mw: u64,
+    /// Extra controller + link power while an I/O is outstanding.
+    pub active_mw: u64,
+    /// Array read of one page (all planes of a multi-plane read count once).
+    pub read_uj_per_page: f64,
+    /// Program of one program unit (a page on every plane).
+    pub program_uj_per_unit: f64,
+    pub erase_uj_per_block: f64,
+    /// NAND bus transfers.
+    pub transfer_pj_per_byte: f64,
+}
+
+impl Default for PowerSection {
+    fn default() -> Self {
+        // ONFI MLC currents at 3.3 V (Micron L74A datasheet typ): read 25 mA
+        // for tR, program 25 mA for tPROG, erase 25 mA for tBERS; bus I/O
+        // about 20 pJ/B at 1.8-3.3 V; a 2011 SATA controller 0.5 W idle,
+        // +1 W active.
+        PowerSection {
+            idle_mw: 500,
+            active_mw: 1000,
+            read_uj_per_page: 4.1,
+            program_uj_per_unit: 107.0,
+            erase_uj_per_block: 250.0,
+            transfer_pj_per_byte: 20.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NandSection {
+    pub channels: u32,
+    pub packages_per_channel: u32,
+    pub dies_per_package: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Data bytes per page (spare bytes for ECC not included): 4096, 8192, 16384.
+    pub page_size_bytes: u64,
+    /// Page read time (array to register).
+    pub tr_ns: u64,
+    /// Page program time.
+    pub tprog_ns: u64,
+    /// Block erase time.
+    pub tbers_ns: u64,
+    /// Channel (NAND bus) transfer rate shared by the dies on the channel.
+    pub channel_bytes_per_s: u64,
+    /// Dies whose capacity is reserved (metadata) and holds no user data.
+    #[serde(default)]
+    pub reserved_dies: u32,
+    /// RAISE (SandForce): one die's capacity holds parity, and every stripe of
+    /// data program units across the data dies costs one parity program.
+    #[serde(default)]
+    pub raise: bool,
+    /// Rated program/erase cycles per block.
+    #[serde(default = "default_pe_cycles")]
+    pub pe_cycles_rated: u32,
+}
+
+fn default_pe_cycles() -> u32 {
+    3000
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// Victim = block with the fewest valid pages.
+    Greedy,
+    /// Victim maximises (1-u)/(2u) * age (Rosenblum & Ousterhout, LFS 1992).
+    CostBenefit,
+    /// Victim = oldest written block (least recently written; Desnoyers' LRW/FIFO).
+    Fifo,
+}
+
+/// When foreground garbage collection does its work.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    /// Once a die is at the threshold, every host program unit on it is
+    /// preceded by the GC work that keeps the free pool level: steady,
+    /// evenly spread stalls.
+    #[default]
+    Paced,
+    /// Clean whole victims only when a block is needed: higher peaks, deeper
+    /// valleys (long stalls while a die copies a whole block).
+    Lazy,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSection {
+    pub gc_policy: GcPolicy,
+    /// `paced` (default) or `lazy` foreground GC.
+    #[serde(default)]
+    pub gc_mode: GcMode,
+    /// Foreground GC runs on a die when its free blocks fall below this; host
+    /// writes to that die wait behind it.
+    pub gc_threshold_blocks: u32,
+    /// Background (idle) GC cleans a die until it has this many free blocks.
+    #[serde(default)]
+    pub bg_gc_threshold_blocks: u32,
+    /// How long the drive must be idle before background GC starts.
+    #[serde(default = "default_idle_gc_delay")]
+    pub idle_gc_delay_ns: u64,
+    /// SandForce-style block recycling path, bytes/s for the whole
+    /// controller (0: off). Returning a block to the pre-erased pool passes
+    /// the whole block through one controller-wide recycling engine, booked
+    /// in time like the link: block_bytes / this rate per victim, shared by
+    /// every die (a die waits while the path serves the others), then the
+    /// erase, on top of moving the block's valid data through its die.
+    ///
+    /// The path charges the block size, not the valid data moved: MODEL.md
+    /// says every write waits for a block to be recycled and recycling runs
+    /// at a fixed rate (about 80 MB/s on the SF-1200), so a drive writing
+    /// into recycled blocks writes at about this rate whatever the blocks
+    /// held. DRIVES.md's SF-1200 figures need exactly that: the dirty drive
+    /// (victims stale from the second pass, 0 bytes moved) writes at 70.3
+    /// MB/s and after a full TRIM (victims hold only TRIMmed data) at 71.0,
+    /// against 131.7 clean; charged per valid byte moved, both would run at
+    /// the clean rate. TRIM only unmaps; it frees no pre-erased block.
+    /// Controller-wide, not per die: the path is a controller engine, so a
+    /// drive with twice the dies does not recycle twice as fast.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recycle_bytes_per_s: u64,
+    /// Performance mode (Vertex 4 firmware 1.4+): while fewer than
+    /// `perf_mode_fill_percent` of the user LBAs hold data, blocks are written
+    /// in a fast mode (lower pages only: half the block, this program time);
+    /// crossing it starts a one-time reorganisation that rewrites every
+    /// fast-mode block in normal mode, in the background of host I/O. 0: off.
+    #[serde(default)]
+    pub perf_mode_tprog_ns: u64,
+    #[serde(default = "fifty")]
+    pub perf_mode_fill_percent: u32,
+    /// GC units moved per host program unit while the reorganisation runs.
+    #[serde(default = "two")]
+    pub perf_mode_reorg_units_per_host_unit: u32,
+}
+
+fn fifty() -> u32 {
+    50
+}
+
+fn two() -> u32 {
+    2
+}
+
+fn default_idle_gc_delay() -> u64 {
+    100_000_000
+}

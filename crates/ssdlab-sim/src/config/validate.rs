@@ -1,0 +1,349 @@
+//! Every rule a drive must obey, and serde's errors reworded: one error naming
+//! the field, the value and what is allowed (with a hint for a wrong unit).
+
+use super::geometry::LEN_SHIFT;
+use super::{DriveConfig, SECTOR_BYTES, UNIT_BYTES};
+use crate::error::{Result, SimError};
+
+/// Range of `ftl.recycle_bytes_per_s` when on: 1 MB/s to 100 GB/s.
+const RECYCLE_MIN: u64 = 1_000_000;
+const RECYCLE_MAX: u64 = 100_000_000_000;
+
+impl DriveConfig {
+    /// Every rule a drive must obey, with the field named in the error.
+    pub fn validate(&self) -> Result<()> {
+        let err = |f: &str, m: String| Err(SimError::config(f, m));
+        let d = &self.drive;
+        if d.id.is_empty() || !d.id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            return err("drive.id", format!("'{}' must be non-empty letters, digits, '-', '_' or '.'", d.id));
+        }
+        if d.user_capacity_bytes == 0 || !d.user_capacity_bytes.is_multiple_of(SECTOR_BYTES) {
+            return err(
+                "drive.user_capacity_bytes",
+                format!("{} must be a positive multiple of {SECTOR_BYTES} (bytes, e.g. 120000000000 for 120GB)", d.user_capacity_bytes),
+            );
+        }
+        if (d.user_capacity_bytes / UNIT_BYTES) > u32::MAX as u64 - 1 {
+            return err("drive.user_capacity_bytes", format!("{} is larger than the 16 TB the 32-bit map supports", d.user_capacity_bytes));
+        }
+        let h = &self.host;
+        if h.link_bytes_per_s < 1_000_000 || h.link_bytes_per_s > 100_000_000_000 {
+            return err(
+                "host.link_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (SATA 6Gbps is about 550000000)", h.link_bytes_per_s),
+            );
+        }
+        if h.command_overhead_ns > 10_000_000 {
+            return err("host.command_overhead_ns", format!("{} ns is more than 10 ms per command", h.command_overhead_ns));
+        }
+        if h.ncq_depth == 0 || h.ncq_depth > 256 {
+            return err("host.ncq_depth", format!("{} must be 1..=32 for SATA (at most 256)", h.ncq_depth));
+        }
+        let c = &self.controller;
+        if c.command_cost_ns > 10_000_000 {
+            return err("controller.command_cost_ns", format!("{} ns is more than 10 ms per command", c.command_cost_ns));
+        }
+        for (f, v) in
+            [("controller.command_cost_read_ns", c.command_cost_read_ns), ("controller.command_cost_write_ns", c.command_cost_write_ns)]
+        {
+            if let Some(v) = v {
+                if v > 10_000_000 {
+                    return err(f, format!("{v} ns is more than 10 ms per command (leave it out to use command_cost_ns)"));
+                }
+            }
+        }
+        if c.command_slots == 0 || c.command_slots > 16 {
+            return err(
+                "controller.command_slots",
+                format!(
+                    "{} must be 1..=16 (commands processed at once: the controller's cores or firmware pipeline depth)",
+                    c.command_slots
+                ),
+            );
+        }
+        if c.command_latency_ns > 1_000_000 {
+            return err("controller.command_latency_ns", format!("{} ns is more than 1 ms per command", c.command_latency_ns));
+        }
+        if c.max_write_bytes_per_s != 0 && (c.max_write_bytes_per_s < 1_000_000 || c.max_write_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.max_write_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0 means no ceiling; SF-2281 about 450000000)", c.max_write_bytes_per_s),
+            );
+        }
+        if c.encode_bytes_per_s != 0 && (c.encode_bytes_per_s < 1_000_000 || c.encode_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.encode_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0: not modelled)", c.encode_bytes_per_s),
+            );
+        }
+        if c.read_decode_ns > 1_000_000 {
+            return err("controller.read_decode_ns", format!("{} ns is more than 1 ms per page read (0: none)", c.read_decode_ns));
+        }
+        if c.read_decode_bytes_per_s != 0 && (c.read_decode_bytes_per_s < 1_000_000 || c.read_decode_bytes_per_s > 100_000_000_000) {
+            return err(
+                "controller.read_decode_bytes_per_s",
+                format!("{} is outside 1e6..1e11 bytes/s (0 means the decode is overlapped)", c.read_decode_bytes_per_s),
+            );
+        }
+        if c.die_stripe_bytes != 0 && !(128..=65_536).contains(&c.die_stripe_bytes) {
+            return err(
+                "controller.die_stripe_bytes",
+                format!("{} is outside 128..65536 bytes (0 means each program unit lies on one die; SandForce 512)", c.die_stripe_bytes),
+            );
+        }
+        let n = &self.nand;
+        for (f, v) in [
+            ("nand.channels", n.channels),
+            ("nand.packages_per_channel", n.packages_per_channel),
+            ("nand.dies_per_package", n.dies_per_package),
+            ("nand.planes_per_die", n.planes_per_die),
+            ("nand.blocks_per_plane", n.blocks_per_plane),
+            ("nand.pages_per_block", n.pages_per_block),
+        ] {
+            if v == 0 {
+                return err(f, "0 is not allowed: must be at least 1".into());
+            }
+        }
+        if n.channels > 64 {
+            return err("nand.channels", format!("{} channels: at most 64", n.channels));
+        }
+        if n.planes_per_die > 8 {
+            return err("nand.planes_per_die", format!("{}: at most 8", n.planes_per_die));
+        }
+        if n.page_size_bytes < UNIT_BYTES || !n.page_size_bytes.is_multiple_of(UNIT_BYTES) || n.page_size_bytes > 65536 {
+            return err(
+                "nand.page_size_bytes",
+                format!("{} must be a multiple of 4096 up to 65536 (4096, 8192, 16384)", n.page_size_bytes),
+            );
+        }
+        let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
+        if n.reserved_dies + u32::from(n.raise) >= dies_total {
+            return err(
+                "nand.reserved_dies",
+                format!(
+                    "{} reserved{} of {dies_total} dies leaves none for data",
+                    n.reserved_dies,
+                    if n.raise { " + 1 RAISE parity" } else { "" }
+                ),
+            );
+        }
+        for (f, v) in [("nand.tr_ns", n.tr_ns), ("nand.tprog_ns", n.tprog_ns), ("nand.tbers_ns", n.tbers_ns)] {
+            if v == 0 || v > 100_000_000 {
+                return err(f, format!("{v} ns must be 1..=100000000 (tR is tens of us: 50000)"));
+            }
+        }
+        if n.channel_bytes_per_s < 1_000_000 {
+            return err(
+                "nand.channel_bytes_per_s",
+                format!("{} must be at least 1e6 bytes/s (ONFI 2 sync: 200000000)", n.channel_bytes_per_s),
+            );
+        }
+        if let Some(dr) = &self.data_reduction {
+            for (f, v) in [
+                ("data_reduction.compressible_stored_fraction", dr.compressible_stored_fraction),
+                ("data_reduction.repeated_stored_fraction", dr.repeated_stored_fraction),
+                ("data_reduction.zeros_stored_fraction", dr.zeros_stored_fraction),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return err(f, format!("{v} must be a fraction 0..=1"));
+                }
+            }
+            if dr.metadata_bytes_per_unit > 1024 {
+                return err("data_reduction.metadata_bytes_per_unit", format!("{} must be at most 1024", dr.metadata_bytes_per_unit));
+            }
+        }
+        if c.max_active_dies > 4096 {
+            return err(
+                "controller.max_active_dies",
+                format!("{} is more than 4096 (0, or at least the drive's {dies_total} dies, means no limit)", c.max_active_dies),
+            );
+        }
+        if c.readahead_bytes > (64 << 20) || !c.readahead_bytes.is_multiple_of(UNIT_BYTES) {
+            return err("controller.readahead_bytes", format!("{} must be a multiple of 4096 up to 64 MiB (0: off)", c.readahead_bytes));
+        }
+        if c.unmapped_read_ns > 10_000_000 {
+            return err("controller.unmapped_read_ns", format!("{} ns is more than 10 ms", c.unmapped_read_ns));
+        }
+        let p = &self.power;
+        for (f, v) in [
+            ("power.read_uj_per_page", p.read_uj_per_page),
+            ("power.program_uj_per_unit", p.program_uj_per_unit),
+            ("power.erase_uj_per_block", p.erase_uj_per_block),
+            ("power.transfer_pj_per_byte", p.transfer_pj_per_byte),
+        ] {
+            if !(0.0..1e6).contains(&v) {
+                return err(f, format!("{v} must be a non-negative energy"));
+            }
+        }
+        let g = self.geometry();
+        if g.raw_slots * g.gran_per_slot as u64 > u32::MAX as u64 - 2 {
+            return err("nand.blocks_per_plane", "raw NAND exceeds the 16 TB the 32-bit map supports".into());
+        }
+        if g.gran_per_slot > 1 && g.raw_slots * g.gran_per_slot as u64 >= 1 << LEN_SHIFT {
+            return err(
+                "nand.blocks_per_plane",
+                format!(
+                    "raw NAND of {} B exceeds the 1 TiB the map supports with data reduction (1KB granules, 30-bit granule numbers)",
+                    g.raw_bytes()
+                ),
+            );
+        }
+        if g.user_units >= g.raw_slots {
+            return err(
+                "drive.user_capacity_bytes",
+                format!(
+                    "{} B is not smaller than the raw NAND of the data dies ({} B = {} dies x {} blocks x {} slots x 4096 B)",
+                    d.user_capacity_bytes,
+                    g.raw_bytes(),
+                    g.dies,
+                    g.blocks_per_die,
+                    g.slots_per_block
+                ),
+            );
+        }
+        let f = &self.ftl;
+        if f.perf_mode_tprog_ns > 0 && (f.perf_mode_fill_percent == 0 || f.perf_mode_fill_percent > 100) {
+            return err("ftl.perf_mode_fill_percent", format!("{} must be 1..=100", f.perf_mode_fill_percent));
+        }
+        if f.perf_mode_tprog_ns > 0 && f.perf_mode_tprog_ns >= n.tprog_ns {
+            return err("ftl.perf_mode_tprog_ns", format!("{} must be faster than nand.tprog_ns ({})", f.perf_mode_tprog_ns, n.tprog_ns));
+        }
+        if f.recycle_bytes_per_s != 0 && !(RECYCLE_MIN..=RECYCLE_MAX).contains(&f.recycle_bytes_per_s) {
+            return err(
+                "ftl.recycle_bytes_per_s",
+                format!(
+                    "{} is outside 1e6..=1e11 bytes/s for the whole controller (0: no recycling path; the SF-1200 presets use 71e6)",
+                    f.recycle_bytes_per_s
+                ),
+            );
+        }
+        if f.gc_threshold_blocks < 1 {
+            return err("ftl.gc_threshold_blocks", "must be at least 1 free block per die".into());
+        }
+        // Per die the FTL needs an open host block, an open GC block and the
+        // foreground-GC reserve beyond the user data.
+        let spare_blocks_per_die = g.spare_slots / g.slots_per_block as u64 / g.dies as u64;
+        let need = f.gc_threshold_blocks as u64 + 2;
+        if spare_blocks_per_die < need {
+            return err(
+                "drive.user_capacity_bytes",
+                format!(
+                    "spare area is {spare_blocks_per_die} blocks per die ({} B in all); the FTL needs at least {need} per die (gc_threshold_blocks + an open host block + an open GC block): lower the user capacity or add blocks",
+                    g.spare_slots * UNIT_BYTES
+                ),
+            );
+        }
+        if f.gc_threshold_blocks as u64 >= g.blocks_per_die as u64 / 2 {
+            return err(
+                "ftl.gc_threshold_blocks",
+                format!("{} must be below half the blocks per die ({})", f.gc_threshold_blocks, g.blocks_per_die),
+            );
+        }
+        if f.bg_gc_threshold_blocks as u64 > spare_blocks_per_die {
+            return err(
+                "ftl.bg_gc_threshold_blocks",
+                format!(
+                    "{} exceeds the spare blocks per die ({spare_blocks_per_die}); idle GC could never reach it",
+                    f.bg_gc_threshold_blocks
+                ),
+            );
+        }
+        if c.write_buffer_bytes < 2 * g.unit_slots as u64 * UNIT_BYTES {
+            return err(
+                "controller.write_buffer_bytes",
+                format!(
+                    "{} must hold at least two program units ({} B = 2 x page x planes)",
+                    c.write_buffer_bytes,
+                    2 * g.unit_slots as u64 * UNIT_BYTES
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn path_or_top(p: &str) -> String {
+    if p.is_empty() || p == "." {
+        "(top level)".to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// Units we recognise in field names, for the "wrong unit" hint.
+const UNIT_SUFFIXES: &[&str] =
+    &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_mb", "_gb", "_bytes_per_s", "_mb_per_s", "_blocks", "_percent"];
+
+const KNOWN_FIELDS: &[&str] = &[
+    "user_capacity_bytes",
+    "link_bytes_per_s",
+    "command_overhead_ns",
+    "command_cost_ns",
+    "write_buffer_bytes",
+    "command_cost_read_ns",
+    "command_cost_write_ns",
+    "command_latency_ns",
+    "max_write_bytes_per_s",
+    "read_decode_bytes_per_s",
+    "read_decode_ns",
+    "encode_bytes_per_s",
+    "die_stripe_bytes",
+    "page_size_bytes",
+    "tr_ns",
+    "tprog_ns",
+    "tbers_ns",
+    "channel_bytes_per_s",
+    "gc_threshold_blocks",
+    "bg_gc_threshold_blocks",
+    "idle_gc_delay_ns",
+    "recycle_bytes_per_s",
+    "readahead_bytes",
+    "unmapped_read_ns",
+    "metadata_bytes_per_unit",
+    "idle_mw",
+    "active_mw",
+    "read_uj_per_page",
+    "program_uj_per_unit",
+    "erase_uj_per_block",
+    "transfer_pj_per_byte",
+];
+
+fn stem(name: &str) -> &str {
+    let mut best = name;
+    for s in UNIT_SUFFIXES {
+        if let Some(b) = name.strip_suffix(s) {
+            if b.len() < best.len() {
+                best = b;
+            }
+        }
+    }
+    best
+}
+
+/// Turn serde's wording into ours and add a hint when a field has the wrong unit.
+pub(super) fn explain_serde(msg: &str) -> String {
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        if let Some(end) = rest.find('`') {
+            let name = &rest[..end];
+            if name == "recycle_bytes_per_s_per_die" {
+                return "unknown field 'recycle_bytes_per_s_per_die': the recycling path is controller-wide now; \
+                        use 'recycle_bytes_per_s' (bytes/s for the whole controller, not per die)"
+                    .into();
+            }
+            let s = stem(name);
+            for k in KNOWN_FIELDS {
+                if stem(k) == s && *k != name {
+                    return format!("unknown field '{name}': wrong unit? this field is '{k}'");
+                }
+            }
+            let allowed = rest[end + 1..].trim_start_matches(", ").replace('`', "'");
+            return format!("unknown field '{name}'; {allowed}");
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        if let Some(end) = rest.find('`') {
+            return format!("missing required field '{}'", &rest[..end]);
+        }
+    }
+    msg.replace('`', "'")
+}

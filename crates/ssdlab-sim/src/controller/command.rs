@@ -1,0 +1,121 @@
+//! Command processing: each host command's path through the controller
+//! after the link (firmware cost on a command slot, then for a write its
+//! data through the buffer, the write path and the ECC encoder to the FTL;
+//! for a read the die reads, with or without read-ahead; for a TRIM the
+//! unmapping of whole 4KB units).
+
+use super::Controller;
+use crate::config::UNIT_BYTES;
+use crate::error::{Result, SimError};
+use crate::ftl::Ftl;
+use crate::nand::Nand;
+use crate::pattern::DataPattern;
+use crate::workload::{unit_span, Op};
+
+impl Controller {
+    /// Time the controller's write data path takes for `bytes` of host data
+    /// (0 when not modelled).
+    #[inline]
+    fn write_path_ns(&self, bytes: u64) -> u64 {
+        match self.cfg.max_write_bytes_per_s {
+            0 => 0,
+            r => (bytes * 1_000_000_000).div_ceil(r),
+        }
+    }
+
+    /// Time the controller's ECC encoder takes for `bytes` of host data of
+    /// `pattern`: what it carries is what reaches the NAND (0 when not modelled).
+    #[inline]
+    fn encode_path_ns(&self, ftl: &Ftl, pattern: DataPattern, bytes: u64) -> u64 {
+        match self.cfg.encode_bytes_per_s {
+            0 => 0,
+            r => (ftl.stored_bytes(pattern, bytes) * 1_000_000_000).div_ceil(r),
+        }
+    }
+
+    /// Submit one host I/O at `t`; returns its completion time. The FTL and
+    /// the NAND are the simulator's, lent for the command (the hot path: one
+    /// call per I/O, so no bundle is built for it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit(&mut self, ftl: &mut Ftl, nand: &mut Nand, op: Op, off: u64, len: u64, t: u64, pattern: DataPattern) -> Result<u64> {
+        let c = &self.cfg;
+        let cost = match op {
+            Op::Read => c.read_cost_ns(),
+            Op::Write => c.write_cost_ns(),
+            Op::Trim => c.command_cost_ns,
+        };
+        let t2 = self.command(t, cost);
+        let (first, n) = unit_span(off, len);
+        match op {
+            Op::Write => {
+                let end = off + len;
+                let mut t_data = t2;
+                for lba in first..first + n {
+                    let u0 = lba * UNIT_BYTES;
+                    let lo = off.max(u0);
+                    let hi = end.min(u0 + UNIT_BYTES);
+                    let partial = hi - lo < UNIT_BYTES;
+                    let t_adm = match self.buffer.admit(t2, UNIT_BYTES) {
+                        Some(t) => t,
+                        None => {
+                            // Full of completed units waiting for their die's
+                            // next data: send them now.
+                            ftl.program_waiting_units(t2, nand)?;
+                            self.drain_releases(ftl);
+                            self.buffer
+                                .admit(t2, UNIT_BYTES)
+                                .ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))?
+                        }
+                    };
+                    let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
+                    t_data = xs + self.link_ns(hi - lo);
+                    let wp = self.write_path_ns(hi - lo);
+                    if wp > 0 {
+                        // The controller's write path (DMA set-up, buffer
+                        // and map work per host byte) takes the data as it
+                        // streams in, at its own rate, shared by every write.
+                        let ws = self.write_path.reserve(xs, wp);
+                        t_data = t_data.max(ws + wp);
+                    }
+                    let ep = self.encode_path_ns(ftl, pattern, hi - lo);
+                    if ep > 0 {
+                        // Then the ECC encoder, at its own rate, on what
+                        // reaches the NAND: data reduction shrinks its work.
+                        let es = self.encode_path.reserve(xs, ep);
+                        t_data = t_data.max(es + ep);
+                    }
+                    let mut ready = t_data;
+                    if partial {
+                        ready = ready.max(ftl.read_for_rmw(lba, t2, nand));
+                    }
+                    ftl.write_unit(lba, ready, pattern, nand)?;
+                    if !ftl.releases.is_empty() {
+                        self.drain_releases(ftl);
+                    }
+                }
+                Ok(t_data)
+            }
+            Op::Read => {
+                let x = self.link_ns(len);
+                let start = if self.cfg.readahead_bytes == 0 {
+                    // Store and forward: the data crosses the link once all
+                    // of it is in the controller.
+                    self.read_data(ftl, nand, first, n, t2)?
+                } else {
+                    self.read_stream(ftl, nand, first, n, off, t2)?
+                };
+                let xs = self.link.reserve(start, x);
+                Ok(xs + x)
+            }
+            Op::Trim => {
+                // Only whole 4KB units can be unmapped.
+                let a = off.div_ceil(UNIT_BYTES);
+                let b = (off + len) / UNIT_BYTES;
+                if b > a {
+                    ftl.trim_units(a, b - a, t2);
+                }
+                Ok(t2)
+            }
+        }
+    }
+}

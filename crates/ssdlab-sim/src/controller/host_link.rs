@@ -1,0 +1,79 @@
+//! The host link and the NCQ: every command crosses the link (SATA, half
+//! duplex: command FISes and data share it), then waits for one of the
+//! controller's command slots; the drive takes at most `host.ncq_depth`
+//! commands at once, the rest wait in the host's queue.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::Controller;
+
+impl Controller {
+    #[inline]
+    pub(super) fn link_ns(&self, bytes: u64) -> u64 {
+        (bytes * 1_000_000_000).div_ceil(self.host.link_bytes_per_s)
+    }
+
+    /// Command phase common to every I/O: after the command latency (no
+    /// resource held) the command crosses the link, then the controller
+    /// processes it for `cost_ns` on the earliest free of its command slots.
+    /// Returns when the controller is done.
+    #[inline]
+    pub fn command(&mut self, t: u64, cost_ns: u64) -> u64 {
+        let oh = self.host.command_overhead_ns;
+        let s = self.link.reserve(t + self.cfg.command_latency_ns, oh);
+        let t1 = s + oh;
+        let slots = &mut self.slots_free_ns;
+        let mut k = 0;
+        for i in 1..slots.len() {
+            if slots[i] < slots[k] {
+                k = i;
+            }
+        }
+        let t2 = t1.max(slots[k]) + cost_ns;
+        slots[k] = t2;
+        t2
+    }
+}
+
+/// Device-side NCQ slots when the host queues more commands than the drive
+/// takes (`iodepth` > `ncq_depth`): a command waits in the host's queue until
+/// a slot frees.
+#[derive(Clone, Debug)]
+pub struct NcqSlots {
+    /// When each slot is next free; empty when every command fits.
+    free: BinaryHeap<Reverse<u64>>,
+    queued: bool,
+}
+
+impl NcqSlots {
+    /// Slots for `iodepth` outstanding commands on a drive taking `ncq_depth`, all free at `start_ns`.
+    pub fn new(iodepth: u32, ncq_depth: u32, start_ns: u64) -> NcqSlots {
+        let queued = iodepth > ncq_depth;
+        let mut free = BinaryHeap::new();
+        if queued {
+            for _ in 0..ncq_depth {
+                free.push(Reverse(start_ns));
+            }
+        }
+        NcqSlots { free, queued }
+    }
+
+    /// When a command the host issues at `t` reaches the drive.
+    #[inline]
+    pub fn admit(&mut self, t: u64) -> u64 {
+        if self.queued {
+            self.free.pop().map(|r| r.0).unwrap_or(t).max(t)
+        } else {
+            t
+        }
+    }
+
+    /// The command holding a slot completes at `done_ns`.
+    #[inline]
+    pub fn release(&mut self, done_ns: u64) {
+        if self.queued {
+            self.free.push(Reverse(done_ns));
+        }
+    }
+}

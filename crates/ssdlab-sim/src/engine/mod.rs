@@ -1,0 +1,145 @@
+//! The simulator: an ordinary value owning a drive's every part (controller,
+//! FTL, NAND), which runs a whole phase per call (`phases`: a closed-loop
+//! workload, idle time, a TRIM, a secure erase; `replay`: a trace) and keeps
+//! its state between phases. Clone it to measure many times from one
+//! preconditioned state. Each phase hands back a [`PhaseResult`] (`result`).
+
+mod phases;
+mod replay;
+mod result;
+
+pub use phases::Progress;
+pub use replay::{IoLogEntry, ReplayMode, ReplayOptions, REPLAY_OPTION_KEYS};
+pub use result::PhaseResult;
+
+use serde_json::{json, Value};
+
+use crate::config::{memory_estimate_bytes, DriveConfig, Geometry, DEFAULT_MEMORY_LIMIT_BYTES, UNIT_BYTES};
+use crate::controller::Controller;
+use crate::error::{Result, SimError};
+use crate::ftl::Ftl;
+use crate::nand::Nand;
+
+/// Options for building a simulator.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub seed: u64,
+    /// Checking mode: shadow model verified on every read and after every phase.
+    pub check: bool,
+    pub memory_limit_bytes: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { seed: 1, check: false, memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    pub cfg: DriveConfig,
+    pub geometry: Geometry,
+    pub seed: u64,
+    pub check: bool,
+    pub nand: Nand,
+    pub ftl: Ftl,
+    ctl: Controller,
+    /// Simulated time: every phase starts here.
+    pub now_ns: u64,
+    /// When the last I/O of the last phase completed (idle detection).
+    last_io_end_ns: u64,
+    phase_count: u64,
+    seq: u64,
+}
+
+impl Simulator {
+    pub fn new(cfg: DriveConfig, opts: &SimOptions) -> Result<Simulator> {
+        cfg.validate()?;
+        let g = cfg.geometry();
+        let need = memory_estimate_bytes(&g, opts.check);
+        if need > opts.memory_limit_bytes {
+            return Err(SimError::Memory {
+                needed_bytes: need,
+                limit_bytes: opts.memory_limit_bytes,
+                detail: format!(
+                    "{} GB raw NAND in {} slots of 4KB, {} user units{}",
+                    g.raw_bytes() / 1_000_000_000,
+                    g.raw_slots,
+                    g.user_units,
+                    if opts.check { ", checking mode" } else { "" }
+                ),
+            });
+        }
+        let mut nand = Nand::new(&cfg);
+        nand.check = opts.check;
+        let ftl = Ftl::new(&cfg, opts.check);
+        let ctl = Controller::new(&cfg, &g);
+        Ok(Simulator {
+            geometry: g,
+            seed: opts.seed,
+            check: opts.check,
+            nand,
+            ftl,
+            ctl,
+            now_ns: 0,
+            last_io_end_ns: 0,
+            phase_count: 0,
+            seq: 0,
+            cfg,
+        })
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.cfg.drive.user_capacity_bytes
+    }
+
+    /// Bytes of RAM the FTL's tables use now (at most the memory estimate:
+    /// the reverse map grows with the units stored).
+    pub fn memory_in_use_bytes(&self) -> u64 {
+        self.ftl.memory_in_use_bytes()
+    }
+
+    /// Verify the FTL against the shadow model and the structural invariants.
+    pub fn check_now(&self) -> Result<()> {
+        self.ftl.check_all()?;
+        if !self.nand.channels_consistent() || !self.ctl.is_consistent() {
+            return Err(SimError::integrity(
+                "a channel, the link, the write path, the encoder or the recycling path has overlapping reservations",
+            ));
+        }
+        Ok(())
+    }
+
+    /// SMART-like figures: wear and lifetime writes.
+    pub fn smart(&self) -> Value {
+        let (sum, min, max) = self.ftl.erase_counts();
+        let nblocks = self.ftl.blocks.len() as f64;
+        let avg = sum as f64 / nblocks;
+        let rated = self.cfg.nand.pe_cycles_rated as f64;
+        let c = &self.ftl.counters;
+        // Lifetime: the rated P/E budget of the data blocks, spent at the write
+        // amplification seen so far (1 before any write).
+        let host = c.host_units_written * UNIT_BYTES;
+        let wa = if host == 0 { 1.0 } else { c.nand_bytes_programmed as f64 / host as f64 };
+        let block_bytes = self.geometry.slots_per_block as f64 * UNIT_BYTES as f64;
+        let budget = rated * nblocks * block_bytes - sum as f64 * block_bytes;
+        let endurance_host = (rated * nblocks * block_bytes / wa.max(1e-9)) as u64;
+        let years = |gb_per_day: f64| (budget / wa.max(1e-9) / (gb_per_day * 1e9) / 365.0).max(0.0);
+        json!({
+            "host_bytes_written": host,
+            "nand_bytes_written": c.nand_bytes_programmed,
+            "erase_count_avg": avg,
+            "erase_count_min": min,
+            "erase_count_max": max,
+            "pe_cycles_rated": self.cfg.nand.pe_cycles_rated,
+            "life_remaining_percent": (100.0 * (1.0 - avg / rated)).max(0.0),
+            "waf_lifetime": wa,
+            "endurance_host_bytes": endurance_host,
+            "lifetime_years_at_10_gb_per_day": years(10.0),
+            "lifetime_years_at_20_gb_per_day": years(20.0),
+            "lifetime_years_at_50_gb_per_day": years(50.0),
+            "mapped_bytes": self.ftl.mapped_units() * UNIT_BYTES,
+            "sim_time_ns": self.now_ns,
+        })
+    }
+}

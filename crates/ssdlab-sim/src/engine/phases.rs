@@ -1,0 +1,353 @@
+//! The phases a simulator runs, each in one call: a closed-loop workload in
+//! fio's vocabulary (`run`), idle time, a TRIM, a secure erase, a flush; and
+//! what every phase shares (busy time, power, the phase result).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::ops::Range;
+
+use serde_json::{json, Value};
+
+use super::{PhaseResult, Simulator};
+use crate::config::{SECTOR_BYTES, UNIT_BYTES};
+use crate::controller::NcqSlots;
+use crate::error::{Result, SimError};
+use crate::ftl::FtlCounters;
+use crate::nand::NandCounters;
+use crate::pattern::DataPattern;
+use crate::stats::{Dir, PhaseStats};
+use crate::workload::{IoGen, Op, Workload};
+
+/// What a progress callback is told.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub done_ns: u64,
+    /// Phase length in simulated ns when known (runtime), else 0.
+    pub total_ns: u64,
+    pub done_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// An I/O in flight, ordered by completion time then submission order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct InFlight {
+    pub(super) complete_ns: u64,
+    pub(super) seq: u64,
+    pub(super) submit_ns: u64,
+    pub(super) bytes: u64,
+    pub(super) dir: u8,
+}
+
+/// Outstanding-I/O tracking for busy time (overall, reads, writes).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Busy {
+    pub(super) n: [u32; 3],
+    pub(super) since: [u64; 3],
+    pub(super) total: [u64; 3],
+}
+
+impl Busy {
+    /// `dir`: 0 other (trim, flush), 1 read, 2 write.
+    #[inline]
+    pub(super) fn start(&mut self, dir: usize, t: u64) {
+        self.bump(0, t);
+        if dir != 0 {
+            self.bump(dir, t);
+        }
+    }
+    #[inline]
+    fn bump(&mut self, k: usize, t: u64) {
+        if self.n[k] == 0 {
+            self.since[k] = t;
+        }
+        self.n[k] += 1;
+    }
+    #[inline]
+    pub(super) fn end(&mut self, dir: usize, t: u64) {
+        self.drop_one(0, t);
+        if dir != 0 {
+            self.drop_one(dir, t);
+        }
+    }
+    #[inline]
+    fn drop_one(&mut self, k: usize, t: u64) {
+        self.n[k] -= 1;
+        if self.n[k] == 0 {
+            self.total[k] += t - self.since[k];
+        }
+    }
+}
+
+impl Simulator {
+    /// Average power of a phase from what the NAND did and how long the
+    /// drive was busy (POWER section of the drive file).
+    fn power_json(&self, nand: &NandCounters, duration_ns: u64, busy_ns: u64) -> Value {
+        let p = &self.cfg.power;
+        let secs = duration_ns as f64 / 1e9;
+        let static_j = p.idle_mw as f64 / 1e3 * secs + p.active_mw as f64 / 1e3 * (busy_ns.min(duration_ns) as f64 / 1e9);
+        let nand_j = nand.page_reads as f64 * p.read_uj_per_page * 1e-6
+            + nand.unit_programs as f64 * p.program_uj_per_unit * 1e-6
+            + nand.block_erases as f64 * p.erase_uj_per_block * 1e-6
+            + nand.channel_bytes as f64 * p.transfer_pj_per_byte * 1e-12;
+        let total = static_j + nand_j;
+        json!({
+            "energy_j": total,
+            "nand_energy_j": nand_j,
+            "avg_w": if secs > 0.0 { total / secs } else { p.idle_mw as f64 / 1e3 },
+        })
+    }
+
+    fn check_range(&self, field: &str, off: u64, len: u64) -> Result<()> {
+        if !off.is_multiple_of(SECTOR_BYTES) || !len.is_multiple_of(SECTOR_BYTES) || off + len > self.capacity_bytes() {
+            return Err(SimError::workload(
+                field,
+                format!("offset {off} + length {len} must be multiples of 512 B within {} B", self.capacity_bytes()),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn snapshot(&self) -> (FtlCounters, NandCounters) {
+        (self.ftl.counters, self.nand.counters)
+    }
+
+    /// The result of a phase over `span` (simulated ns) that began at `before`.
+    pub(super) fn finish_phase(
+        &mut self,
+        name: String,
+        kind: &'static str,
+        span: Range<u64>,
+        stats: PhaseStats,
+        before: (FtlCounters, NandCounters),
+        interrupted: bool,
+    ) -> Result<PhaseResult> {
+        let (start, duration) = (span.start, span.end - span.start);
+        let (f0, n0) = before;
+        let ftl = self.ftl.counters.since(&f0);
+        let nand = self.nand.counters.since(&n0);
+        let power = self.power_json(&nand, duration, stats.busy_time_ns);
+        if self.check {
+            self.check_now()?;
+        }
+        self.phase_count += 1;
+        Ok(PhaseResult {
+            name,
+            kind,
+            start_ns: start,
+            duration_ns: duration,
+            stats,
+            ftl,
+            nand,
+            interrupted,
+            iodepth: 0,
+            data_pattern: None,
+            smart: self.smart(),
+            io_log: Vec::new(),
+            power,
+            source: None,
+            import: None,
+        })
+    }
+
+    /// Run a closed-loop workload. `progress` is called about once per
+    /// interval of simulated time; returning false stops the phase early (the
+    /// result is then marked interrupted and holds what finished).
+    pub fn run(&mut self, w: &Workload, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
+        if w.offset_bytes + w.size_bytes > self.capacity_bytes() {
+            return Err(SimError::workload("size", "region beyond the drive's capacity"));
+        }
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut gen = IoGen::new(w, seed);
+        let mut stats = PhaseStats::new(w.interval_ns);
+        let end = w.runtime_ns.map(|r| start + r);
+        let limit_bytes = w.io_limit_bytes.unwrap_or(u64::MAX);
+        let limit_ios = w.number_ios.unwrap_or(u64::MAX);
+        let ncq = self.cfg.host.ncq_depth;
+        // Device-side NCQ slots when the host queues more than the drive takes.
+        let mut ncq_slots = NcqSlots::new(w.iodepth, ncq, start);
+        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(w.iodepth as usize + 1);
+        let mut issued_bytes = 0u64;
+        let mut issued_ios = 0u64;
+        let mut busy = Busy::default();
+        let mut next_progress = start + w.interval_ns;
+        let mut interrupted = false;
+        let mut last_complete = start;
+        let mut max_complete = start;
+        let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
+
+        // Look ahead: the I/Os are generated a batch at a time, two batches
+        // before they are issued. A new batch has its map entries prefetched,
+        // and the batch before it then the live bits and blocks of
+        // the data its writes replace, all at once so that the misses overlap.
+        const BATCH: usize = 8;
+        let mut ahead: VecDeque<(Op, u64, u64)> = VecDeque::with_capacity(3 * BATCH);
+        macro_rules! issue {
+            ($t:expr) => {{
+                let t: u64 = $t;
+                if ahead.len() <= 2 * BATCH {
+                    for m in ahead.range(..ahead.len().saturating_sub(BATCH)) {
+                        if m.0 == Op::Write {
+                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 2);
+                        }
+                    }
+                    for m in ahead.range(ahead.len().saturating_sub(BATCH)..) {
+                        if m.0 == Op::Write {
+                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                        }
+                    }
+                    for _ in 0..BATCH {
+                        let nxt = gen.next_io();
+                        self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
+                        ahead.push_back(nxt);
+                    }
+                }
+                let (op, off, len) = ahead.pop_front().unwrap();
+                let t_dev = ncq_slots.admit(t);
+                self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
+                let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, w.data_pattern)?;
+                ncq_slots.release(c);
+                let dir = match op {
+                    Op::Read => 1u8,
+                    Op::Write => 2u8,
+                    Op::Trim => 0u8,
+                };
+                busy.start(dir as usize, t);
+                self.seq += 1;
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: len, dir }));
+                issued_bytes += len;
+                issued_ios += 1;
+                if c > max_complete {
+                    max_complete = c;
+                }
+            }};
+        }
+
+        for _ in 0..w.iodepth {
+            if issued_bytes >= limit_bytes || issued_ios >= limit_ios {
+                break;
+            }
+            issue!(start);
+        }
+        while let Some(Reverse(io)) = heap.pop() {
+            let t = io.complete_ns;
+            if let Some(e) = end {
+                if t > e {
+                    heap.push(Reverse(io));
+                    break;
+                }
+            }
+            last_complete = t;
+            busy.end(io.dir as usize, t);
+            if io.seq & 15 == 0 {
+                self.nand.advance(t);
+                self.ctl.advance(t);
+            }
+            let dir = match io.dir {
+                1 => Dir::Read,
+                2 => Dir::Write,
+                _ => Dir::Trim,
+            };
+            stats.record(dir, io.bytes, t - io.submit_ns, t - start);
+            if t >= next_progress {
+                next_progress = t + w.interval_ns;
+                let p = Progress { done_ns: t - start, total_ns: w.runtime_ns.unwrap_or(0), done_bytes: issued_bytes, total_bytes };
+                if !progress(p) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if issued_bytes < limit_bytes && issued_ios < limit_ios {
+                issue!(t);
+            }
+        }
+        // fio: a job with both a byte/count limit and a runtime ends at
+        // whichever comes first. The runtime ended it only if I/O was still
+        // in flight at the deadline; when the transfer finished first (the
+        // heap ran empty) the phase ends at its last completion.
+        let transfer_done = heap.is_empty();
+        let phase_end = match end {
+            Some(e) if !interrupted && !transfer_done => e,
+            _ => last_complete,
+        };
+        // I/Os still in flight finish in the background after the phase.
+        for Reverse(io) in heap.iter() {
+            busy.end(io.dir as usize, phase_end.min(io.complete_ns).max(io.submit_ns));
+        }
+        stats.busy_time_ns = busy.total[0];
+        stats.read_busy_time_ns = busy.total[1];
+        stats.write_busy_time_ns = busy.total[2];
+        let duration = phase_end - start;
+        stats.finish(duration);
+        self.now_ns = phase_end;
+        self.last_io_end_ns = max_complete;
+        let mut r = self.finish_phase(w.name.clone(), "workload", start..start + duration, stats, before, interrupted)?;
+        r.iodepth = w.iodepth;
+        r.data_pattern = Some(w.data_pattern);
+        Ok(r)
+    }
+
+    /// The drive sits idle for `duration_ns`; background GC may use the time.
+    pub fn idle(&mut self, duration_ns: u64) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let end = start + duration_ns;
+        let from = start + self.cfg.ftl.idle_gc_delay_ns;
+        self.ftl.background_gc(from, end, &mut self.nand)?;
+        self.now_ns = end;
+        let stats = PhaseStats::new(duration_ns.max(1));
+        self.finish_phase(format!("idle {}s", duration_ns as f64 / 1e9), "idle", start..start + duration_ns, stats, before, false)
+    }
+
+    /// TRIM a byte range (the whole drive when `len` is None), as one command
+    /// per 2 GiB range like an OS issuing a full-drive TRIM.
+    pub fn trim(&mut self, off: u64, len: Option<u64>) -> Result<PhaseResult> {
+        if off > self.capacity_bytes() {
+            return Err(SimError::workload("trim", format!("offset {off} is beyond the drive's {} B", self.capacity_bytes())));
+        }
+        let len = len.unwrap_or(self.capacity_bytes() - off);
+        self.check_range("trim", off, len)?;
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let mut stats = PhaseStats::new(1_000_000_000);
+        let mut t = start;
+        let chunk = 2u64 << 30;
+        let mut o = off;
+        while o < off + len {
+            let l = chunk.min(off + len - o);
+            let c = self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Trim, o, l, t, DataPattern::Incompressible)?;
+            stats.record(Dir::Trim, l, c - t, c - start);
+            t = c;
+            o += l;
+        }
+        stats.busy_time_ns = t - start;
+        stats.finish(t - start);
+        self.now_ns = t;
+        self.last_io_end_ns = t;
+        self.finish_phase("trim".into(), "trim", start..t, stats, before, false)
+    }
+
+    /// ATA secure erase: every block erased, mapping empty.
+    pub fn secure_erase(&mut self) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns).max(self.busiest_die());
+        let done = self.ftl.secure_erase(start, &mut self.nand);
+        self.ctl.reset_buffer();
+        self.now_ns = done;
+        self.last_io_end_ns = done;
+        let stats = PhaseStats::new(1_000_000_000);
+        self.finish_phase("secure erase".into(), "secure_erase", start..done, stats, before, false)
+    }
+
+    /// Program partly filled units now (what a FLUSH CACHE command does).
+    pub fn flush(&mut self) {
+        let t = self.now_ns.max(self.last_io_end_ns);
+        self.ftl.flush(t, &mut self.nand);
+        self.ctl.drain_releases(&mut self.ftl);
+    }
+
+    pub(super) fn busiest_die(&self) -> u64 {
+        self.nand.dies.iter().map(|d| d.busy_until_ns).max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,337 @@
+//! Trace playback (Storage Bench): records streamed from a file or a
+//! generator are issued as recorded (idle gaps kept, or capped) or as fast as
+//! possible, at the trace's own iodepth.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde_json::Value;
+
+use super::phases::{Busy, InFlight};
+use super::{PhaseResult, Progress, Simulator};
+use crate::error::{Result, SimError};
+use crate::parse::{duration_ns_either, get, known_keys, object, werr};
+use crate::stats::{Dir, PhaseStats};
+use crate::trace::source::TraceSource;
+use crate::trace::{TraceError, TraceOp, TraceRecord};
+use crate::workload::Op;
+
+/// How a trace is replayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayMode {
+    AsRecorded,
+    AsFastAsPossible,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    pub name: String,
+    pub mode: ReplayMode,
+    /// iodepth for records that carry none (as fast as possible).
+    pub iodepth: u32,
+    /// Shorten every gap between arrivals to at most this (The Destroyer: 25 ms).
+    pub idle_cap_ns: Option<u64>,
+    pub interval_ns: u64,
+    /// Keep every I/O's submit and completion time in the result (small traces).
+    pub io_log: bool,
+    /// Replay at most this many records (fio's `number_ios`); 0 = all.
+    pub max_records: u64,
+    /// Replay only the records of the first this-much trace time, measured
+    /// from the first record before any idle cap (fio's `runtime`).
+    pub max_trace_ns: Option<u64>,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            name: "replay".into(),
+            mode: ReplayMode::AsRecorded,
+            iodepth: 1,
+            idle_cap_ns: None,
+            interval_ns: 1_000_000_000,
+            io_log: false,
+            max_records: 0,
+            max_trace_ns: None,
+        }
+    }
+}
+
+/// The keys of [`ReplayOptions::from_json`].
+pub const REPLAY_OPTION_KEYS: &[&str] =
+    &["name", "mode", "iodepth", "idle_cap", "idle_cap_ns", "log_avg_msec", "number_ios", "runtime", "runtime_ns"];
+
+impl ReplayOptions {
+    /// Replay options from plain data: `name`, `mode` (`as-recorded` |
+    /// `as-fast-as-possible`), `iodepth` (for records that carry none),
+    /// `idle_cap` (a duration: longer gaps are shortened to it; or
+    /// `idle_cap_ns`), `log_avg_msec`, `number_ios` (replay at most this many
+    /// records) and `runtime` (only the records of the first this-much trace
+    /// time; or `runtime_ns`). An error names the option.
+    pub fn from_json(v: &Value) -> Result<ReplayOptions> {
+        let o = object(v, "(options)")?;
+        known_keys(o, REPLAY_OPTION_KEYS, "replay option")?;
+        let mut opts = ReplayOptions::default();
+        if let Some(n) = get(o, "name") {
+            opts.name = n.as_str().map(str::to_string).unwrap_or_else(|| n.to_string());
+        }
+        if let Some(m) = get(o, "mode") {
+            opts.mode = match m.as_str().unwrap_or("").to_ascii_lowercase().as_str() {
+                "as-recorded" | "recorded" => ReplayMode::AsRecorded,
+                "as-fast-as-possible" | "fast" => ReplayMode::AsFastAsPossible,
+                other => return Err(werr("mode", format!("'{other}' is not allowed; use as-recorded or as-fast-as-possible"))),
+            };
+        }
+        if let Some(q) = get(o, "iodepth") {
+            let q = q.as_u64().filter(|q| (1..=256).contains(q)).ok_or_else(|| werr("iodepth", format!("{q}: must be 1..=256")))?;
+            opts.iodepth = q as u32;
+        }
+        opts.idle_cap_ns = duration_ns_either(o, "idle_cap", "idle_cap_ns")?;
+        if let Some(n) = get(o, "number_ios") {
+            opts.max_records =
+                n.as_u64().filter(|x| *x > 0).ok_or_else(|| werr("number_ios", format!("{n}: must be a whole number of records >= 1")))?;
+        }
+        if let Some(ns) = duration_ns_either(o, "runtime", "runtime_ns")? {
+            if ns == 0 {
+                return Err(werr(if get(o, "runtime").is_some() { "runtime" } else { "runtime_ns" }, "must be longer than 0"));
+            }
+            opts.max_trace_ns = Some(ns);
+        }
+        if let Some(l) = get(o, "log_avg_msec") {
+            let ms =
+                l.as_u64().filter(|x| *x > 0).ok_or_else(|| werr("log_avg_msec", format!("{l}: must be a whole number of ms >= 1")))?;
+            opts.interval_ns = ms * 1_000_000;
+        }
+        Ok(opts)
+    }
+}
+
+/// One I/O of a replay, when `ReplayOptions::io_log` asks for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoLogEntry {
+    pub submit_ns: u64,
+    pub complete_ns: u64,
+    pub op: TraceOp,
+    pub offset_bytes: u64,
+    pub length_bytes: u64,
+}
+
+impl Simulator {
+    ///
+    /// `AsRecorded` issues each I/O at its timestamp (gaps longer than
+    /// `idle_cap_ns` shortened to it), or later if the trace's own iodepth
+    /// (or the drive's NCQ) is full, so idle gaps happen and idle-time GC can
+    /// use them. `AsFastAsPossible` ignores timestamps and keeps the trace's
+    /// iodepth (or `iodepth` when the trace has none). Records stream
+    /// through: memory does not grow with the trace.
+    pub fn replay(
+        &mut self,
+        records: &mut dyn Iterator<Item = std::result::Result<TraceRecord, TraceError>>,
+        opts: &ReplayOptions,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<PhaseResult> {
+        let before = self.snapshot();
+        let start = self.now_ns.max(self.last_io_end_ns);
+        let mut stats = PhaseStats::new(opts.interval_ns.max(1));
+        let ncq = self.cfg.host.ncq_depth;
+        let cap = self.capacity_bytes();
+        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+        let mut busy = Busy::default();
+        let mut pending: Option<TraceRecord> = None;
+        let mut index: u64 = 0;
+        let mut first_trace_ns: Option<u64> = None;
+        let mut prev_trace_ns = 0u64;
+        let mut warped_ns = 0u64; // trace time after capping gaps
+        let mut last_done = start;
+        let mut max_complete = start;
+        let mut next_progress = start + stats.interval_ns;
+        let mut interrupted = false;
+        let mut issued_bytes = 0u64;
+        let delay = self.cfg.ftl.idle_gc_delay_ns;
+        let mut clock = start;
+        let mut log = Vec::new();
+        // The trace is cut here (a record or time limit): nothing more is read.
+        let mut cut = false;
+        loop {
+            if pending.is_none() && !cut {
+                if opts.max_records > 0 && index >= opts.max_records {
+                    cut = true;
+                    continue;
+                }
+                match records.next() {
+                    None => cut = true,
+                    Some(Err(e)) => return Err(SimError::Trace(e)),
+                    Some(Ok(r)) => {
+                        index += 1;
+                        if r.op != TraceOp::Flush && (r.length_bytes == 0 || r.offset_bytes + r.length_bytes > cap) {
+                            return Err(SimError::workload(
+                                "trace",
+                                format!(
+                                    "record {index}: offset {} + length {} is outside the drive's {cap} B (import with folding, or pick a larger drive)",
+                                    r.offset_bytes, r.length_bytes
+                                ),
+                            ));
+                        }
+                        let t0 = *first_trace_ns.get_or_insert(r.time_ns);
+                        let t = r.time_ns.saturating_sub(t0);
+                        if opts.max_trace_ns.is_some_and(|m| t >= m) {
+                            cut = true;
+                            continue;
+                        }
+                        let gap = t.saturating_sub(prev_trace_ns);
+                        prev_trace_ns = prev_trace_ns.max(t);
+                        warped_ns += opts.idle_cap_ns.map_or(gap, |c| gap.min(c));
+                        let mut r = r;
+                        r.time_ns = warped_ns;
+                        pending = Some(r);
+                    }
+                }
+            }
+            // When may the pending record go?
+            let can_issue = pending.map(|r| {
+                let limit = match opts.mode {
+                    ReplayMode::AsRecorded => {
+                        if r.iodepth > 0 {
+                            (r.iodepth as u32).max(1)
+                        } else {
+                            ncq
+                        }
+                    }
+                    ReplayMode::AsFastAsPossible => {
+                        if r.iodepth > 0 {
+                            r.iodepth as u32
+                        } else {
+                            opts.iodepth.max(1)
+                        }
+                    }
+                }
+                .min(ncq.max(1));
+                (heap.len() as u32) < limit
+            });
+            let issue_at = match (pending, opts.mode) {
+                (Some(r), ReplayMode::AsRecorded) => Some(start + r.time_ns),
+                (Some(_), ReplayMode::AsFastAsPossible) => Some(last_done.max(start)),
+                (None, _) => None,
+            };
+            let next_completion = heap.peek().map(|x| x.0.complete_ns);
+            let do_issue = match (can_issue, issue_at, next_completion) {
+                (Some(true), Some(ti), Some(tc)) => ti <= tc,
+                (Some(true), Some(_), None) => true,
+                _ => false,
+            };
+            if do_issue {
+                let r = pending.take().unwrap();
+                let mut t = issue_at.unwrap().max(clock);
+                if heap.is_empty() {
+                    // Idle gap: idle-time GC may work in it.
+                    if t > last_done + delay {
+                        self.ftl.background_gc(last_done + delay, t, &mut self.nand)?;
+                    }
+                }
+                t = t.max(start);
+                self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
+                let (dir, c) = match r.op {
+                    TraceOp::Read => {
+                        (1u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Read, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
+                    TraceOp::Write => {
+                        (2u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Write, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
+                    TraceOp::Trim => {
+                        (0u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Trim, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
+                    }
+                    TraceOp::Flush => {
+                        let t2 = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t);
+                        (3u8, t2.max(self.busiest_die()))
+                    }
+                };
+                clock = t;
+                if opts.io_log {
+                    log.push(IoLogEntry {
+                        submit_ns: t,
+                        complete_ns: c,
+                        op: r.op,
+                        offset_bytes: r.offset_bytes,
+                        length_bytes: r.length_bytes,
+                    });
+                }
+                busy.start(
+                    match dir {
+                        1 | 2 => dir as usize,
+                        _ => 0,
+                    },
+                    t,
+                );
+                self.seq += 1;
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, dir }));
+                issued_bytes += r.length_bytes;
+                max_complete = max_complete.max(c);
+                continue;
+            }
+            match heap.pop() {
+                Some(Reverse(io)) => {
+                    let t = io.complete_ns;
+                    last_done = last_done.max(t);
+                    clock = clock.max(t);
+                    busy.end(
+                        match io.dir {
+                            1 | 2 => io.dir as usize,
+                            _ => 0,
+                        },
+                        t,
+                    );
+                    let dir = match io.dir {
+                        1 => Some(Dir::Read),
+                        2 => Some(Dir::Write),
+                        0 => Some(Dir::Trim),
+                        _ => None,
+                    };
+                    if let Some(d) = dir {
+                        stats.record(d, io.bytes, t - io.submit_ns, t - start);
+                    }
+                    if io.seq & 15 == 0 {
+                        self.nand.advance(t);
+                        self.ctl.advance(t);
+                    }
+                    if t >= next_progress {
+                        next_progress = t + stats.interval_ns;
+                        let p = Progress { done_ns: t - start, total_ns: 0, done_bytes: issued_bytes, total_bytes: 0 };
+                        if !progress(p) {
+                            interrupted = true;
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    if pending.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+        stats.busy_time_ns = busy.total[0];
+        stats.read_busy_time_ns = busy.total[1];
+        stats.write_busy_time_ns = busy.total[2];
+        let end = last_done.max(start);
+        stats.finish(end - start);
+        self.now_ns = end;
+        self.last_io_end_ns = max_complete;
+        let mut r = self.finish_phase(opts.name.clone(), "replay", start..end, stats, before, interrupted)?;
+        r.iodepth = opts.iodepth;
+        r.io_log = log;
+        Ok(r)
+    }
+
+    /// Replay a trace given as plain data: `source` as
+    /// [`TraceSource::from_json`] (on this drive, the simulator's seed by
+    /// default), `options` as [`ReplayOptions::from_json`]. The result carries
+    /// the source as given and, for a file, its import report.
+    pub fn replay_from_json(&mut self, source: &Value, options: &Value, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
+        let opts = ReplayOptions::from_json(options)?;
+        let src = TraceSource::from_json(source, self.capacity_bytes(), self.seed)?;
+        let mut records = src.open()?;
+        let mut r = self.replay(&mut records, &opts, progress)?;
+        r.source = Some(source.clone());
+        r.import = records.import_report().cloned();
+        Ok(r)
+    }
+}

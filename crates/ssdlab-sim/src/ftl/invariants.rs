@@ -1,0 +1,113 @@
+//! The checking mode's structural invariants of the FTL, and every LBA
+//! against the shadow model.
+
+use super::blocks::BlockState;
+use super::Ftl;
+use crate::error::{Result, SimError};
+use crate::mem::NONE;
+use crate::revmap::PAD;
+
+impl Ftl {
+    /// Verify the structural invariants and (in checking mode) every LBA against
+    /// the shadow model.
+    pub fn check_all(&self) -> Result<()> {
+        let spb = self.spb as usize;
+        // Walk every block's log: each entry whose head granule is live must be
+        // the unit its LBA maps to; valid counts are the live units' granules.
+        let mut live_units = 0u64;
+        for (b, blk) in self.blocks.iter().enumerate() {
+            let b32 = b as u32;
+            let base = b32 * self.spb;
+            let mut off = 0u32;
+            let mut live = 0u32;
+            for i in 0..self.rev.entries(b32) {
+                let e = self.rev.get(b32, i);
+                if e == PAD {
+                    off += 1;
+                    continue;
+                }
+                let n = self.len_of(e);
+                let head = base + off;
+                if self.rev.is_live(head) {
+                    let lba = self.head_of(e) as usize;
+                    if lba >= self.l2p.len() || self.l2p[lba] != self.enc(head, n) {
+                        let maps = self.l2p.get(lba).copied().unwrap_or(NONE);
+                        return Err(SimError::integrity(format!(
+                            "granule {head} holds live LBA unit {lba} ({n} granules), which maps to entry {maps:#x}"
+                        )));
+                    }
+                    live += n;
+                    live_units += 1;
+                }
+                off += n;
+            }
+            if off as usize > spb {
+                return Err(SimError::integrity(format!("block {b}: its log covers {off} granules of {spb}")));
+            }
+            if live != blk.valid {
+                return Err(SimError::integrity(format!("block {b}: valid count {} but {live} live granules", blk.valid)));
+            }
+            if blk.state == BlockState::Free && self.rev.entries(b32) != 0 {
+                return Err(SimError::integrity(format!("free block {b} holds {} logged units", self.rev.entries(b32))));
+            }
+        }
+        for (d, &v) in self.die_valid.iter().enumerate() {
+            let bpd = self.g.blocks_per_die as usize;
+            let sum: u64 = self.blocks[d * bpd..(d + 1) * bpd].iter().map(|b| b.valid as u64).sum();
+            if sum != v {
+                return Err(SimError::integrity(format!("die {d}: valid counter {v} but blocks hold {sum}")));
+            }
+        }
+        // Every mapped LBA is mapped exactly once: live units map back to
+        // their LBAs (above), so as many live units as mapped LBAs, and no live
+        // bit outside a logged unit, make the two a one-to-one match.
+        let mapped = self.l2p.iter().filter(|&&e| e != NONE).count() as u64;
+        if mapped != live_units {
+            return Err(SimError::integrity(format!("{mapped} LBA units are mapped but {live_units} live units are stored")));
+        }
+        if self.rev.live_count() != live_units {
+            return Err(SimError::integrity(format!("{} live granules but {live_units} live units logged", self.rev.live_count())));
+        }
+        // Bucket lists hold exactly the sealed blocks, at their valid counts.
+        if self.uses_buckets() {
+            let mut seen = 0usize;
+            for (di, d) in self.dies.iter().enumerate() {
+                for v in 0..=spb {
+                    let mut b = d.heads[v];
+                    let mut prev = NONE;
+                    while b != NONE {
+                        let blk = &self.blocks[b as usize];
+                        if blk.state != BlockState::Sealed
+                            || blk.valid as usize != v
+                            || blk.prev != prev
+                            || self.die_of_block(b) as usize != di
+                        {
+                            return Err(SimError::integrity(format!("block {b} misfiled in GC bucket {v} of die {di}")));
+                        }
+                        seen += 1;
+                        prev = b;
+                        b = blk.next;
+                    }
+                    if d.tails[v] != prev {
+                        return Err(SimError::integrity(format!("bucket {v} of die {di}: tail mismatch")));
+                    }
+                }
+            }
+            let sealed = self.blocks.iter().filter(|b| b.state == BlockState::Sealed).count();
+            if seen != sealed {
+                return Err(SimError::integrity(format!("{sealed} sealed blocks but {seen} in GC buckets")));
+            }
+        }
+        for (di, d) in self.dies.iter().enumerate() {
+            for &b in &d.free {
+                if self.blocks[b as usize].state != BlockState::Free {
+                    return Err(SimError::integrity(format!("die {di}: block {b} in free pool is not free")));
+                }
+            }
+        }
+        if let Some(s) = self.shadow.as_ref() {
+            s.verify_all(&self.l2p, self.head_mask)?;
+        }
+        Ok(())
+    }
+}

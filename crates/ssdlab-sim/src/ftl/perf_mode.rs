@@ -1,0 +1,62 @@
+//! Performance mode (Vertex 4 firmware 1.4+): blocks written in a fast,
+//! lower-pages-only mode while the drive is less than half full, and their
+//! reorganisation into normal blocks once it fills past that.
+
+use super::blocks::BlockState;
+use super::Ftl;
+use crate::nand::Nand;
+
+impl Ftl {
+    /// Granules a block holds: half (whole program units) in performance mode.
+    #[inline]
+    pub(super) fn cap(&self, b: u32) -> u32 {
+        if self.blocks[b as usize].fast {
+            (self.spb / 2 / self.unit).max(1) * self.unit
+        } else {
+            self.spb
+        }
+    }
+
+    #[inline]
+    pub(super) fn tprog_of(&self, b: u32, nand: &Nand) -> u64 {
+        if self.blocks[b as usize].fast {
+            self.perf_tprog_ns
+        } else {
+            nand.tprog_ns
+        }
+    }
+
+    /// Reorganisation work left (performance mode ended, fast blocks remain).
+    pub fn reorg_pending(&self) -> usize {
+        self.reorg.iter().map(|r| r.len()).sum()
+    }
+
+    /// Performance mode ends: every block written in fast mode is queued for
+    /// rewriting in normal mode.
+    pub(super) fn end_perf_mode(&mut self) {
+        self.perf_active = false;
+        for b in 0..self.blocks.len() as u32 {
+            let blk = &self.blocks[b as usize];
+            if blk.fast && blk.state == BlockState::Sealed {
+                let d = self.die_of_block(b) as usize;
+                self.reorg[d].push(b);
+            }
+        }
+        for r in &mut self.reorg {
+            r.reverse(); // oldest first when popped
+        }
+    }
+
+    /// Performance mode follows the fill level both ways: once TRIM leaves
+    /// no more than `perf_mode_fill_percent` of the LBAs holding data, the
+    /// drive is "50% or less full" again and writes in the fast mode (OCZ,
+    /// June 2012: drives "transition back and forth from performance to
+    /// storage mode"). Fast blocks still queued for reorganisation need no
+    /// rewrite now: they are queued again when the mode next ends.
+    pub(super) fn resume_perf_mode(&mut self) {
+        if self.perf_tprog_ns > 0 && !self.perf_active && self.mapped_lbas <= self.perf_limit_lbas {
+            self.perf_active = true;
+            self.reorg.iter_mut().for_each(|r| r.clear());
+        }
+    }
+}

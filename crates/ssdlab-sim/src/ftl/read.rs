@@ -1,0 +1,170 @@
+//! Host reads: the page reads of a request issued in order across dies (at
+//! most `seq_read_max_dies` at once), die striping of stored data
+//! (SandForce), and read-modify-write of partly written units.
+
+use super::Ftl;
+use crate::error::Result;
+use crate::mem::NONE;
+use crate::nand::Nand;
+
+/// The page reads of one request, issued in order: each starts once its
+/// die is free and, with a cap of `cap` dies (`seq_read_max_dies`), once the
+/// read `cap` places earlier is done; `ready_ns` is when all are done.
+struct ReadIssue {
+    earliest_ns: u64,
+    ready_ns: u64,
+    cap: usize,
+    issued: usize,
+    window: [u64; 64],
+}
+
+impl ReadIssue {
+    fn new(earliest_ns: u64, max_dies: u32) -> ReadIssue {
+        ReadIssue { earliest_ns, ready_ns: earliest_ns, cap: (max_dies as usize).min(64), issued: 0, window: [0; 64] }
+    }
+
+    #[inline]
+    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64) -> u64 {
+        let mut t = self.earliest_ns;
+        if self.cap > 0 && self.issued >= self.cap {
+            t = t.max(self.window[(self.issued - self.cap) % 64]);
+        }
+        let done = nand.read(die, t, bytes);
+        if self.cap > 0 {
+            self.window[self.issued % 64] = done;
+        }
+        self.issued += 1;
+        self.ready_ns = self.ready_ns.max(done);
+        done
+    }
+}
+
+impl Ftl {
+    /// Read units `lba..lba+n`; returns when all their data is in the
+    /// controller, and how many of them are unmapped. Granules in the same
+    /// program unit of a die are read with one (multi-plane) read; with die
+    /// striping, each run of data contiguous in the stored stream is read
+    /// from the dies it spans (`read_striped`).
+    /// `max_dies` > 0 caps how many dies the request pipelines across.
+    pub fn read_units(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32) -> Result<(u64, u64)> {
+        self.read_units_p(lba, n, earliest_ns, nand, max_dies, false)
+    }
+
+    /// [`Ftl::read_units`], and with `pieces` the die reads in LBA order in
+    /// [`Ftl::read_pieces`]: (first LBA whose data the read carries, when it
+    /// is done). A striped run is one piece, done when all its reads are.
+    pub fn read_units_p(&mut self, lba: u64, n: u64, earliest_ns: u64, nand: &mut Nand, max_dies: u32, pieces: bool) -> Result<(u64, u64)> {
+        self.read_pieces.clear();
+        let mut reads = ReadIssue::new(earliest_ns, max_dies);
+        let mut cur_lba = 0u64;
+        let mut run_lba = 0u64;
+        let mut cur_unit = NONE;
+        let mut cur_grans = 0u64;
+        let mut unmapped = 0u64;
+        // Striped: the current run of data contiguous in the stored stream
+        // (home die of its first unit, bytes) and the granule after its end.
+        let striped = self.die_stripe_bytes > 0;
+        let mut run = (NONE, 0u64);
+        let mut run_end = NONE;
+        for l in lba..lba + n {
+            let e = self.l2p[l as usize];
+            let head = if e == NONE { NONE } else { self.head_of(e) };
+            if let Some(s) = self.shadow.as_ref() {
+                s.verify_read(l, head)?;
+            }
+            if head == NONE || self.is_buffered(head) {
+                // Answered from the map or from the buffer.
+                unmapped += (head == NONE) as u64;
+                run_end = NONE;
+                continue;
+            }
+            let len = self.len_of(e);
+            if striped {
+                // The stream continues where the last unit ended, or at the
+                // start of a program unit when the last one ended a unit.
+                let next = head == run_end || (run_end != NONE && self.unit_div.rem(run_end) == 0 && self.unit_div.rem(head) == 0);
+                if !next && run.1 > 0 {
+                    let done = self.read_striped(run.0, run.1, &mut reads, nand);
+                    if pieces {
+                        self.read_pieces.push((run_lba, done));
+                    }
+                    run.1 = 0;
+                }
+                if run.1 == 0 {
+                    run.0 = self.die_of_slot(head);
+                    run_lba = l;
+                }
+                run.1 += len as u64 * self.gran_bytes;
+                run_end = head + len;
+                continue;
+            }
+            let u = self.unit_div.div(head);
+            if u != cur_unit {
+                if cur_unit != NONE {
+                    let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+                    if pieces {
+                        self.read_pieces.push((cur_lba, done));
+                    }
+                }
+                cur_unit = u;
+                cur_lba = l;
+                cur_grans = 0;
+            }
+            cur_grans += len as u64;
+        }
+        if cur_unit != NONE {
+            let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+            if pieces {
+                self.read_pieces.push((cur_lba, done));
+            }
+        }
+        if run.1 > 0 {
+            let done = self.read_striped(run.0, run.1, &mut reads, nand);
+            if pieces {
+                self.read_pieces.push((run_lba, done));
+            }
+        }
+        Ok((reads.ready_ns, unmapped))
+    }
+
+    /// Read `bytes` contiguous in the stored stream that begin on `die`, with
+    /// the stream striped across the data dies in `die_stripe_bytes` chunks: at
+    /// an unaligned offset they span bytes / stripe + 1 chunks, so that many
+    /// dies (at most all) each read their share, a page read per program
+    /// unit of it.
+    fn read_striped(&self, die: u32, bytes: u64, reads: &mut ReadIssue, nand: &mut Nand) -> u64 {
+        let mut done = 0;
+        let dies = self.g.dies as u64;
+        let k = (bytes / self.die_stripe_bytes + 1).min(dies);
+        let unit_bytes = self.unit as u64 * self.gran_bytes;
+        let mut d = die;
+        for i in 0..k {
+            let mut share = bytes / k + (i < bytes % k) as u64;
+            while share > 0 {
+                let b = share.min(unit_bytes);
+                done = done.max(reads.issue(nand, d, b));
+                share -= b;
+            }
+            d = if d + 1 == self.g.dies { 0 } else { d + 1 };
+        }
+        done
+    }
+
+    /// Read-modify-write of a partly written unit: read the old data first.
+    pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
+        let e = self.l2p[lba as usize];
+        if e == NONE || self.is_buffered(self.head_of(e)) {
+            return earliest_ns;
+        }
+        let head = self.head_of(e);
+        self.counters.rmw_reads += 1;
+        let bytes = self.len_of(e) as u64 * self.gran_bytes;
+        let die = self.die_of_slot(head);
+        if self.die_stripe_bytes > 0 {
+            let mut reads = ReadIssue::new(earliest_ns, 0);
+            self.read_striped(die, bytes, &mut reads, nand);
+            return reads.ready_ns;
+        }
+        nand.read(die, earliest_ns, bytes)
+    }
+}

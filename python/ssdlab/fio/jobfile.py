@@ -1,0 +1,669 @@
+"""fio job files: ``[global]`` and job sections parsed into typed options.
+
+The syntax is fio's (HOWTO "Job file format"): ``[section]`` headers; ``key=value``
+lines and bare flags (``time_based``, ``stonewall``); comments from ``;`` or ``#``
+to the end of a line; ``${VAR}`` expanded from the environment in values.
+Settings of a ``[global]`` section apply to the job sections after it; a job's
+own settings override them. The job is named after its section unless it sets
+``name=``.
+
+Deliberate differences from fio, each an error rather than a silent guess:
+- an unset ``${VAR}`` is an error naming it (fio substitutes "");
+- ``include`` is an error (the file must be self-contained);
+- a value fio would truncate silently (``1.5g`` -> 1g, ``10sec`` -> 10 us) is an
+  error that says how to write it.
+
+Every option is in :data:`OPTIONS` with what the simulator does with it:
+``engine`` (passed to the engine's job parser), ``ssdlab`` (implemented by
+:mod:`ssdlab.fio.simulate`) or ``recorded`` (accepted and kept in the output's
+"job options", no effect on a simulated drive). Options fio has that ssdlab
+cannot simulate are in :data:`REJECTED` with the reason; any other name is an
+unknown option. Both are a :class:`~ssdlab.fio.errors.JobFileError` naming the
+file, line and option.
+
+Sizes follow fio with ``kb_base=1024`` (the default): ``k``/``m``/``g``/``t``/``p``
+(optionally with ``b``) are powers of 1024, ``ki``/``mi``/... are powers of 1000
+(fio's compatibility rule; ``kb_base=1000`` swaps them); ``N%`` is a share of the
+target. Times: a bare number is seconds; ``us``/``usec``, ``ms``/``msec``, ``s``,
+``m``, ``h``, ``d``.
+
+API:
+- :func:`parse_jobfile` (path) and :func:`parse_jobfile_text` (text) -> :class:`JobFile`;
+- :class:`JobFile` (``.jobs``, ``.global_options``), :class:`Job` (``.name``,
+  ``.value(name)``, ``.where(name)``, ``.error(name, message)``);
+- :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --parse-only``:
+  prints the jobs with their typed values as JSON, or one error line (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .errors import JobFileError
+
+__all__ = [
+    "Percent",
+    "Value",
+    "OptionSpec",
+    "OPTIONS",
+    "ALIASES",
+    "REJECTED",
+    "SYNC_ENGINES",
+    "ASYNC_ENGINES",
+    "RawOption",
+    "Section",
+    "Job",
+    "JobFile",
+    "parse_jobfile",
+    "parse_jobfile_text",
+    "parse_size",
+    "parse_time_ns",
+    "main",
+]
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A size given as a share of the target (fio's ``size=50%``)."""
+
+    percent: float
+
+    def bytes_of(self, capacity_bytes: int, align_bytes: int = 512) -> int:
+        b = int(capacity_bytes * self.percent / 100.0)
+        return b // align_bytes * align_bytes
+
+
+#: A typed option value.
+Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...]]
+
+#: fio's synchronous engines: one I/O at a time whatever ``iodepth`` says
+#: (HOWTO ``iodepth``: "increasing iodepth beyond 1 will not affect synchronous ioengines").
+SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
+#: Engines that keep ``iodepth`` I/Os in flight.
+ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
+
+_RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One accepted option: its value ``kind`` (size, sizes, bssplit, time,
+    int, uint, bool, str, choice), what the simulator does with it
+    (``effect``: engine, ssdlab, recorded), allowed values for a choice, and a
+    range for integers."""
+
+    name: str
+    kind: str
+    effect: str
+    choices: Tuple[str, ...] = ()
+    lo: Optional[int] = None
+    hi: Optional[int] = None
+    percent_ok: bool = False
+    help: str = ""
+
+
+def _spec(name: str, kind: str, effect: str, **kw: object) -> Tuple[str, OptionSpec]:
+    return name, OptionSpec(name, kind, effect, **kw)  # type: ignore[arg-type]
+
+
+#: Every option ssdlab accepts, by canonical name.
+OPTIONS: Dict[str, OptionSpec] = dict(
+    [
+        # -- passed to the engine's job parser ------------------------------
+        _spec("rw", "choice", "engine", choices=_RW_MODES, help="I/O pattern"),
+        _spec("bs", "sizes", "engine", help="block size (one for every direction)"),
+        _spec("bssplit", "bssplit", "engine", help="block sizes and weights, SIZE/PERCENT:..."),
+        _spec("blockalign", "sizes", "engine", help="offset alignment of random I/O"),
+        _spec("offset", "size", "engine", percent_ok=True, help="start of the region"),
+        _spec("size", "size", "engine", percent_ok=True, help="length of the region"),
+        _spec("io_size", "size", "engine", help="bytes to transfer (per job)"),
+        _spec("number_ios", "uint", "engine", lo=1, help="stop after this many I/Os (within one pass)"),
+        _spec("runtime", "time", "engine", help="stop after this long"),
+        _spec("time_based", "bool", "engine", help="run for runtime even after a pass"),
+        _spec("iodepth", "int", "engine", lo=1, hi=256, help="I/Os in flight (async engines)"),
+        _spec("rwmixread", "int", "engine", lo=0, hi=100, help="percentage of reads in rw/randrw"),
+        _spec("refill_buffers", "bool", "engine", help="new data every write (incompressible)"),
+        _spec("scramble_buffers", "bool", "engine", help="scramble the buffer (default on)"),
+        _spec("zero_buffers", "bool", "engine", help="zeros"),
+        _spec("buffer_compress_percentage", "int", "engine", lo=0, hi=99, help="compressible data"),
+        _spec("log_avg_msec", "int", "engine", lo=1, help="interval of the logs and series"),
+        _spec("randseed", "int", "engine", lo=0, help="seed of the offsets"),
+        # -- implemented by ssdlab.fio.simulate --------------------------------
+        _spec("name", "str", "ssdlab", help="job name"),
+        _spec("description", "str", "ssdlab", help="text shown with the job"),
+        _spec("numjobs", "int", "ssdlab", lo=1, hi=256, help="clones of the job (merged into one queue where exact)"),
+        _spec("ramp_time", "time", "ssdlab", help="run this long before measuring (time-based random jobs)"),
+        _spec("startdelay", "time", "ssdlab", help="idle before the job starts"),
+        _spec("loops", "int", "ssdlab", lo=1, help="repeat the job's I/O this many times"),
+        _spec("stonewall", "bool", "ssdlab", help="wait for the jobs before (a new group)"),
+        _spec("new_group", "bool", "ssdlab", help="start a new reporting group"),
+        _spec("group_reporting", "bool", "ssdlab", help="report a group as one job"),
+        _spec("write_iops_log", "str", "ssdlab", help="write NAME_iops.N.log"),
+        _spec("write_bw_log", "str", "ssdlab", help="write NAME_bw.N.log"),
+        _spec("per_job_logs", "bool", "ssdlab", help="one log per job (default) or one per name"),
+        _spec("random_distribution", "choice", "ssdlab", choices=("random",), help="uniform offsets only"),
+        _spec("norandommap", "bool", "ssdlab", help="offsets drawn with replacement (the engine always does)"),
+        _spec("ioengine", "choice", "ssdlab", choices=SYNC_ENGINES + ASYNC_ENGINES, help="sync engines run at QD1"),
+        _spec("end_fsync", "bool", "ssdlab", help="FLUSH CACHE at the end of the job"),
+        _spec("kb_base", "choice", "ssdlab", choices=("1024", "1000"), help="meaning of k/ki in sizes"),
+        # -- accepted and recorded: no effect on a simulated drive ----------
+        _spec("filename", "str", "recorded", help="the simulated drive is the target"),
+        _spec("directory", "str", "recorded"),
+        _spec("direct", "bool", "recorded", help="a simulated drive has no page cache"),
+        _spec("buffered", "bool", "recorded", help="a simulated drive has no page cache"),
+        _spec("thread", "bool", "recorded"),
+        _spec("invalidate", "bool", "recorded"),
+        _spec("randrepeat", "bool", "recorded", help="simulated runs repeat for a seed anyway"),
+        _spec("random_generator", "choice", "recorded", choices=("tausworthe", "lfsr", "tausworthe64")),
+        _spec("overwrite", "bool", "recorded"),
+        _spec("unlink", "bool", "recorded"),
+        _spec("gtod_reduce", "bool", "recorded"),
+        _spec("clat_percentiles", "bool", "recorded"),
+        _spec("unit_base", "choice", "recorded", choices=("0", "1", "8")),
+        _spec("cpus_allowed", "str", "recorded"),
+        _spec("cpumask", "str", "recorded"),
+        _spec("nice", "str", "recorded"),
+        _spec("prio", "str", "recorded"),
+        _spec("hipri", "bool", "recorded"),
+        _spec("fixedbufs", "bool", "recorded"),
+        _spec("registerfiles", "bool", "recorded"),
+        _spec("sqthread_poll", "bool", "recorded"),
+    ]
+)
+
+#: fio's other names for options.
+ALIASES: Dict[str, str] = {
+    "readwrite": "rw",
+    "wait_for_previous": "stonewall",
+    "io_limit": "io_size",
+    "ba": "blockalign",
+    "threads": "thread",
+    "rwmixwrite": "rwmixread",  # stored as 100 - value
+}
+
+#: fio options ssdlab knows but cannot simulate, with the reason.
+REJECTED: Dict[str, str] = {
+    "include": "include is not supported: put every option in the one job file",
+    "rate": "the simulator runs closed-loop jobs; rate limits make an open loop",
+    "rate_iops": "the simulator runs closed-loop jobs; rate limits make an open loop",
+    "rate_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
+    "rate_iops_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
+    "rate_process": "the simulator runs closed-loop jobs; rate limits make an open loop",
+    "thinktime": "the simulator runs closed-loop jobs without think time",
+    "thinktime_blocks": "the simulator runs closed-loop jobs without think time",
+    "thinktime_spin": "the simulator runs closed-loop jobs without think time",
+    "fsync": "periodic fsync is not simulated (end_fsync is)",
+    "fdatasync": "periodic fdatasync is not simulated (end_fsync is)",
+    "sync": "synchronous writes (O_SYNC) are not simulated",
+    "verify": "verification is not simulated (the engine's check mode verifies the FTL instead)",
+    "do_verify": "verification is not simulated",
+    "exec_prerun": "commands are not run on a simulated drive",
+    "exec_postrun": "commands are not run on a simulated drive",
+    "read_iolog": "iolog replay is not run from a job file yet: use 'ssdlab replay'",
+    "write_iolog": "the simulator does not write iologs",
+    "write_lat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
+    "write_clat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
+    "write_slat_log": "the simulated host has no submission latency",
+    "write_hist_log": "latency histograms are not logged by the engine",
+    "log_offset": "logs are per-interval averages: there is no offset to log",
+    "log_max_value": "logs are per-interval averages",
+    "log_compression": "logs are written uncompressed",
+    "percentile_list": "the engine reports fio's default percentiles only",
+    "offset_increment": "clones at different offsets are separate streams; the simulator runs one queue",
+    "nrfiles": "one target only",
+    "filesize": "one target only",
+    "file_service_type": "one target only",
+    "bsrange": "block size ranges are not supported: use bssplit",
+    "bs_unaligned": "unaligned block sizes are not supported",
+    "rw_sequencer": "rw_sequencer is not supported",
+    "zonemode": "zoned modes are not supported",
+    "zonesize": "zoned modes are not supported",
+    "zonerange": "zoned modes are not supported",
+    "zoneskip": "zoned modes are not supported",
+    "ss": "steady-state detection in a job file is not supported: ssdlab's suite measures steady state",
+    "ss_dur": "steady-state detection in a job file is not supported",
+    "ss_ramp": "steady-state detection in a job file is not supported",
+    "iodepth_batch": "the simulated host submits one I/O at a time",
+    "iodepth_batch_complete": "the simulated host reaps one I/O at a time",
+    "iodepth_low": "the simulated host keeps the queue full",
+    "fill_device": "fill_device is not supported: use size=100%",
+    "continue_on_error": "simulated I/O does not fail",
+    "buffer_pattern": "data patterns are set with refill_buffers, scramble_buffers, buffer_compress_percentage, zero_buffers",
+    "buffer_compress_chunk": "compressibility is per write in the engine",
+    "dedupe_percentage": "dedupe is not simulated",
+    "trim_percentage": "trim after write is not simulated: use rw=trim",
+    "trim_backlog": "trim after write is not simulated: use rw=trim",
+    "ss_interval": "steady-state detection in a job file is not supported",
+}
+
+_RW_NOTE = {
+    "trimwrite": "the engine has no trim-then-write mode",
+    "randtrimwrite": "the engine has no trim-then-write mode",
+}
+
+
+@dataclass(frozen=True)
+class RawOption:
+    """One option line as written: ``key`` (as written), ``name`` (canonical),
+    ``text`` (the value after ``${VAR}`` expansion; None for a bare flag)."""
+
+    key: str
+    name: str
+    text: Optional[str]
+    file: str
+    line: int
+
+    def shown(self) -> str:
+        """The value as fio prints it in "job options"."""
+        return "" if self.text is None else self.text
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    line: int
+    options: Tuple[RawOption, ...]
+
+    @property
+    def is_global(self) -> bool:
+        return self.name == "global"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job section with the globals in effect: ``values`` holds every
+    option's typed value (canonical names), ``options`` the option lines they
+    came from, ``own`` the lines of the job's own section. ``number`` is fio's
+    job number of the first clone (1-based, counting clones of earlier jobs),
+    used in log file names (``NAME_iops.NUMBER.log``)."""
+
+    name: str
+    section: str
+    file: str
+    line: int
+    number: int
+    options: Mapping[str, RawOption]
+    own: Tuple[RawOption, ...]
+    values: Mapping[str, Value]
+
+    def has(self, name: str) -> bool:
+        return name in self.values
+
+    def value(self, name: str, default: Optional[Value] = None) -> Optional[Value]:
+        return self.values.get(name, default)
+
+    def int_value(self, name: str, default: int) -> int:
+        v = self.values.get(name, default)
+        assert isinstance(v, int)
+        return int(v)
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        v = self.values.get(name, default)
+        return bool(v)
+
+    def where(self, name: str) -> Tuple[str, int]:
+        """File and line of an option (the section header when not set)."""
+        o = self.options.get(name)
+        return (o.file, o.line) if o else (self.file, self.line)
+
+    def error(self, name: str, message: str) -> JobFileError:
+        f, ln = self.where(name)
+        return JobFileError(f, ln, name, f"job '{self.name}': {message}")
+
+    def job_options(self) -> Dict[str, str]:
+        """fio's "job options": the job's own settings that have a value."""
+        return {o.key: o.text for o in self.own if o.text is not None}
+
+
+@dataclass(frozen=True)
+class JobFile:
+    path: str
+    sections: Tuple[Section, ...]
+    jobs: Tuple[Job, ...]
+    global_options: Tuple[RawOption, ...] = field(default=())
+
+    def global_options_shown(self) -> Dict[str, str]:
+        """fio's "global options": every global setting that has a value."""
+        out: Dict[str, str] = {}
+        for o in self.global_options:
+            if o.text is not None:
+                out[o.key] = o.text
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+_SIZE_RE = re.compile(r"^(0x[0-9a-f]+|\d+)([a-z]*)$")
+
+
+def _mult(suffix: str, kb_base: int) -> Optional[int]:
+    s = suffix[:-1] if suffix.endswith("b") and len(suffix) > 1 else suffix
+    if suffix == "b" or suffix == "":
+        return 1
+    powers = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+    if s in powers:
+        return int((1024 if kb_base == 1024 else 1000) ** powers[s])
+    if len(s) == 2 and s[1] == "i" and s[0] in powers:
+        return int((1000 if kb_base == 1024 else 1024) ** powers[s[0]])
+    return None
+
+
+def parse_size(text: str, *, kb_base: int = 1024, percent_ok: bool = False) -> Union[int, Percent]:
+    """A fio size: ``4096``, ``4k``, ``4kb``, ``1m``, ``0x1000``, ``50%``.
+    Raises ValueError with the reason."""
+    t = text.strip().lower()
+    if t.endswith("%"):
+        if not percent_ok:
+            raise ValueError(f"'{text}': a percentage is not allowed here")
+        try:
+            pct = float(t[:-1])
+        except ValueError:
+            raise ValueError(f"'{text}' is not a percentage") from None
+        if not 0 < pct <= 100:
+            raise ValueError(f"'{text}': a percentage must be above 0 and at most 100")
+        return Percent(pct)
+    m = _SIZE_RE.match(t)
+    if not m:
+        if re.match(r"^\d+\.\d+", t):
+            raise ValueError(f"'{text}': fio reads only the whole part of a number (it would take {t.split('.')[0]}...); "
+                             "give a whole number of bytes or units")
+        raise ValueError(f"'{text}' is not a size: give bytes or a number with k, m, g, t (powers of 1024 as fio), e.g. 4k")
+    num = int(m.group(1), 16) if m.group(1).startswith("0x") else int(m.group(1))
+    mult = _mult(m.group(2), kb_base)
+    if mult is None:
+        raise ValueError(f"'{text}': unknown unit '{m.group(2)}'; use k, m, g, t, p (powers of 1024 as fio) or ki, mi, gi (powers of 1000)")
+    return num * mult
+
+
+_TIME_UNITS_US = {"": 1_000_000, "us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 1_000_000, "m": 60_000_000,
+                  "h": 3_600_000_000, "d": 86_400_000_000}
+
+
+def parse_time_ns(text: str) -> int:
+    """A fio time: a bare number is seconds; suffixes us/usec, ms/msec, s, m, h, d."""
+    t = text.strip().lower()
+    m = re.match(r"^(\d+)([a-z]*)$", t)
+    if not m:
+        if re.match(r"^\d+\.\d+", t):
+            raise ValueError(f"'{text}': fio reads only the whole part of a number; write e.g. 1500ms")
+        raise ValueError(f"'{text}' is not a time: give seconds or a number with us, ms, s, m, h or d, e.g. 60 or 500ms")
+    unit = m.group(2)
+    if unit not in _TIME_UNITS_US:
+        raise ValueError(f"'{text}': unknown unit '{unit}' (fio would read it as microseconds); use us, ms, s, m, h or d")
+    return int(m.group(1)) * _TIME_UNITS_US[unit] * 1000
+
+
+def _parse_int(text: str) -> int:
+    t = text.strip().lower()
+    try:
+        return int(t, 16) if t.startswith("0x") else int(t)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a whole number") from None
+
+
+def _parse_bool(text: Optional[str]) -> bool:
+    if text is None:
+        return True
+    t = text.strip()
+    if t in ("1", "0"):
+        return t == "1"
+    raise ValueError(f"'{text}' is not a boolean: give 1 or 0 (or the bare option name for 1)")
+
+
+def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
+    text = opt.text
+    if spec.kind == "bool":
+        return _parse_bool(text)
+    if text is None:
+        if spec.name in ("write_iops_log", "write_bw_log"):
+            return ""  # fio: the job name is the log's name
+        raise ValueError("needs a value (key=value)")
+    if text.strip() == "":
+        raise ValueError("has an empty value")
+    if spec.kind == "str":
+        return text
+    if spec.kind == "choice":
+        t = text.strip()
+        if spec.name == "rw":
+            base = t.split(":", 1)[0]
+            if ":" in t:
+                raise ValueError(f"'{t}': the ':N' offset modifier is not supported; use rw={base}")
+            if base in _RW_NOTE:
+                raise ValueError(f"'{t}': {_RW_NOTE[base]}; allowed: {', '.join(spec.choices)}")
+        if spec.name == "random_distribution" and t not in spec.choices:
+            raise ValueError(f"'{t}': the engine draws uniform random offsets only; allowed: random")
+        if t not in spec.choices:
+            raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
+        return t
+    if spec.kind in ("int", "uint"):
+        n = _parse_int(text) if spec.kind == "int" else _size_int(text, kb_base)
+        if spec.lo is not None and n < spec.lo:
+            raise ValueError(f"{n}: must be at least {spec.lo}")
+        if spec.hi is not None and n > spec.hi:
+            raise ValueError(f"{n}: must be at most {spec.hi}")
+        return n
+    if spec.kind == "size":
+        return parse_size(text, kb_base=kb_base, percent_ok=spec.percent_ok)
+    if spec.kind == "sizes":
+        parts = [p for p in text.split(",")]
+        sizes = {_size_int(p, kb_base) for p in parts if p.strip()}
+        if len(sizes) != 1:
+            raise ValueError(f"'{text}': different sizes per direction are not supported; give one size")
+        return sizes.pop()
+    if spec.kind == "time":
+        return parse_time_ns(text)
+    if spec.kind == "bssplit":
+        return _parse_bssplit(text, kb_base)
+    raise AssertionError(spec.kind)
+
+
+def _size_int(text: str, kb_base: int) -> int:
+    v = parse_size(text, kb_base=kb_base)
+    assert isinstance(v, int)
+    return v
+
+
+def _parse_bssplit(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
+    if "," in text:
+        raise ValueError(f"'{text}': a split per direction is not supported; give one SIZE/PERCENT:... list")
+    out: List[Tuple[int, int]] = []
+    for part in text.split(":"):
+        if not part.strip():
+            continue
+        if "/" not in part:
+            raise ValueError(f"'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50")
+        b, w = part.split("/", 1)
+        if not w.strip():
+            raise ValueError(f"'{part}': give the percentage (ssdlab does not share out the rest)")
+        out.append((_size_int(b, kb_base), _parse_int(w)))
+    if sum(w for _, w in out) != 100:
+        raise ValueError(f"'{text}': the percentages add up to {sum(w for _, w in out)}, not 100")
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+_VAR_RE = re.compile(r"\$\{([^}]*)\}")
+
+
+def _expand(text: str, env: Mapping[str, str], file: str, line: int, key: str) -> str:
+    def sub(m: "re.Match[str]") -> str:
+        var = m.group(1)
+        if var not in env or env[var] == "":
+            raise JobFileError(file, line, key, f"environment variable ${{{var}}} is not set (fio would substitute an empty string)")
+        return env[var]
+
+    return _VAR_RE.sub(sub, text)
+
+
+def _strip_comment(line: str) -> str:
+    cut = len(line)
+    for ch in (";", "#"):
+        i = line.find(ch)
+        if i >= 0:
+            cut = min(cut, i)
+    return line[:cut].strip()
+
+
+def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ...]:
+    sections: List[Section] = []
+    cur_name: Optional[str] = None
+    cur_line = 0
+    cur_opts: List[RawOption] = []
+
+    def close() -> None:
+        if cur_name is not None:
+            sections.append(Section(cur_name, cur_line, tuple(cur_opts)))
+
+    for ln, raw in enumerate(text.splitlines(), start=1):
+        line = _strip_comment(raw)
+        if not line:
+            continue
+        if line.startswith("["):
+            if not line.endswith("]") or len(line) < 3:
+                raise JobFileError(path, ln, "", f"'{line}' is not a section header: write [name]")
+            close()
+            cur_name = _expand(line[1:-1].strip(), env, path, ln, "")
+            cur_line = ln
+            cur_opts = []
+            continue
+        if line.split()[0] == "include":
+            raise JobFileError(path, ln, "include", REJECTED["include"])
+        if cur_name is None:
+            raise JobFileError(path, ln, line.split("=", 1)[0].strip(), "an option before any [section]")
+        if "=" in line:
+            key, val = line.split("=", 1)
+            key = key.strip()
+            text_v: Optional[str] = _expand(val.strip(), env, path, ln, key)
+        else:
+            key, text_v = line.strip(), None
+        if not key or " " in key:
+            raise JobFileError(path, ln, key, f"'{line}' is not key=value or a bare option")
+        name = ALIASES.get(key, key)
+        if name in REJECTED:
+            raise JobFileError(path, ln, key, f"not supported: {REJECTED[name]}")
+        if name not in OPTIONS:
+            raise JobFileError(path, ln, key, f"unknown or unsupported fio option; supported: {', '.join(sorted(OPTIONS))}")
+        cur_opts.append(RawOption(key, name, text_v, path, ln))
+    close()
+    return tuple(sections)
+
+
+def _typed(opts: Mapping[str, RawOption]) -> Dict[str, Value]:
+    kb_opt = opts.get("kb_base")
+    kb_base = 1024
+    if kb_opt is not None:
+        try:
+            kb_base = int(str(_parse_value(OPTIONS["kb_base"], kb_opt, 1024)))
+        except ValueError as e:
+            raise JobFileError(kb_opt.file, kb_opt.line, kb_opt.key, str(e)) from None
+    values: Dict[str, Value] = {}
+    for name, o in opts.items():
+        try:
+            v = _parse_value(OPTIONS[name], o, kb_base)
+        except ValueError as e:
+            raise JobFileError(o.file, o.line, o.key, str(e)) from None
+        if o.key == "rwmixwrite":
+            assert isinstance(v, int)
+            v = 100 - v
+        values[name] = v
+    return values
+
+
+def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping[str, str]] = None) -> JobFile:
+    """Parse job file text (``path`` only names it in errors). ``env`` defaults
+    to ``os.environ``. Raises JobFileError naming the file, line and option."""
+    environ: Mapping[str, str] = os.environ if env is None else env
+    sections = _sections(text, path, environ)
+    glob: Dict[str, RawOption] = {}
+    all_globals: List[RawOption] = []
+    jobs: List[Job] = []
+    number = 1
+    for s in sections:
+        if s.is_global:
+            for o in s.options:
+                glob[o.name] = o
+                all_globals.append(o)
+            _typed(glob)  # report a bad global at its own line even if no job follows
+            continue
+        eff: Dict[str, RawOption] = dict(glob)
+        for o in s.options:
+            eff[o.name] = o
+        values = _typed(eff)
+        own_name = next((o.text for o in reversed(s.options) if o.name == "name" and o.text), None)
+        job = Job(
+            name=own_name or s.name,
+            section=s.name,
+            file=path,
+            line=s.line,
+            number=number,
+            options=eff,
+            own=s.options,
+            values=values,
+        )
+        jobs.append(job)
+        numjobs = values.get("numjobs", 1)
+        assert isinstance(numjobs, int)
+        number += numjobs
+    if not jobs:
+        raise JobFileError(path, 0, "", "no job sections: add a [name] section with rw=...")
+    return JobFile(path=path, sections=sections, jobs=tuple(jobs), global_options=tuple(all_globals))
+
+
+def parse_jobfile(path: Union[str, "os.PathLike[str]"], env: Optional[Mapping[str, str]] = None) -> JobFile:
+    """Read and parse a job file. Raises JobFileError (also for a file that
+    cannot be read)."""
+    p = os.fspath(path)
+    try:
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise JobFileError(p, 0, "", f"cannot read the job file: {e}") from None
+    return parse_jobfile_text(text, p, env)
+
+
+def _jsonable(v: Value) -> object:
+    if isinstance(v, Percent):
+        return f"{v.percent:g}%"
+    if isinstance(v, tuple):
+        return [list(x) for x in v]
+    return v
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``ssdlab fio JOBFILE --parse-only``: print the jobs and their typed
+    values (sizes in bytes, times in ns) as JSON; exit 2 with one error line."""
+    ap = argparse.ArgumentParser(prog="ssdlab fio --parse-only", description="Parse an fio job file and print its jobs as ssdlab reads them.")
+    ap.add_argument("jobfile")
+    args = ap.parse_args(argv)
+    try:
+        jf = parse_jobfile(args.jobfile)
+    except JobFileError as e:
+        sys.stderr.write(f"ssdlab: error: {e}\n")
+        return 2
+    doc = {
+        "file": jf.path,
+        "jobs": [
+            {
+                "name": j.name,
+                "section": j.section,
+                "line": j.line,
+                "number": j.number,
+                "values": {k: _jsonable(v) for k, v in j.values.items()},
+                "effects": {k: OPTIONS[k].effect for k in j.values},
+            }
+            for j in jf.jobs
+        ],
+    }
+    sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    return 0

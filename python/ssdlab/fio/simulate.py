@@ -1,0 +1,700 @@
+"""Run an fio job file on a simulated drive and write what fio would:
+``--output-format=json`` and the per-interval logs (``write_iops_log``,
+``write_bw_log``), so that fio tooling and :mod:`ssdlab.fio.parse` read them.
+
+How fio's semantics map onto the engine (one closed-loop job per call):
+
+- Jobs run in file order. Jobs not separated by ``stonewall`` run at the same
+  time in fio; the simulator runs one queue at a time, so such a group is an
+  error unless its jobs are *identical* (same options but ``name`` and
+  ``description``; ``numjobs`` clones are identical by definition), random
+  (``randread``, ``randwrite``, ``randrw``, ``randtrim``) and reported with
+  N identical random jobs of depth D over one region are one queue of depth
+  N*D whose I/Os fall uniformly on the region, which is what the engine runs
+  (byte and I/O bounds add up). Sequential clones are N separate streams and
+  cannot be merged. With ``group_reporting`` the queue is one entry, as in
+  fio; without it fio reports each clone, and each clone's entry gets 1/N of
+  the queue's I/Os and bytes (counts split exactly, the remainder to the first
+  clones) with the queue's latency distribution: fio's clones would differ by
+  noise (a note says so).
+- Reporting groups (``groupid``) follow fio: a job with ``stonewall`` or
+  ``new_group`` starts a new group when the current one has jobs.
+- Bounds follow fio: without ``time_based`` a job does one pass over ``size``
+  (or ``io_size`` bytes, times ``loops``), stopping earlier at ``runtime`` or
+  ``number_ios``; with ``time_based`` it runs for ``runtime``.
+- ``ramp_time`` (time-based random jobs only) runs the job for the ramp, then
+  the measured phase; only the latter is reported. The queue drains at the
+  boundary (microseconds to milliseconds): a sequential stream would restart at
+  ``offset``, so a sequential ramp is an error.
+- ``startdelay`` is an idle phase before the job; ``end_fsync`` a FLUSH CACHE
+  after it.
+- Synchronous engines (``ioengine=psync``, fio's default on Linux, and the
+  other sync engines) keep one I/O in flight whatever ``iodepth`` says, as fio
+  does; a note says so when ``iodepth`` > 1.
+- Random offsets are drawn with replacement, as fio's ``norandommap=1``; fio's
+  default random map would touch every block once per pass (a note says so).
+
+The JSON has fio's fields (``fio version`` is ``ssdlab-VERSION``): per job
+``jobname``, ``groupid``, ``job options``, ``read``/``write``/``trim`` with
+``io_bytes``, ``io_kbytes``, ``bw_bytes``, ``bw`` (KiB/s), ``iops``, ``runtime``
+(ms), ``total_ios``, ``slat_ns`` (zeros: the simulated host has no submission
+latency), ``clat_ns`` and ``lat_ns`` (min, max, mean, N, percentiles; no
+stddev: the engine does not compute one) and ``iops_*``/``bw_*`` statistics
+over the log intervals; plus an ``ssdlab`` object per job (WAF, GC, SMART,
+notes) and at the top (manifest, notes). Logs have fio's line format
+``msec, value, ddir, bs, offset`` and, as fio, no line for an interval without
+I/O of that direction. Merged clones each get a log with 1/N of the group's
+I/Os (the sum over clones is exact; fio's clones would differ by noise).
+
+API:
+- :func:`plan` ``(jobfile, capacity_bytes) -> tuple[PlannedJob, ...]`` checks
+  everything without running;
+- :func:`simulate` ``(jobfile, drive=..., seed=1, simulator=None, progress=None) -> SimulatedRun``;
+- :func:`write_outputs` ``(run, output, log_dir) -> list[Path]``;
+- :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --drive X
+  [--seed N] [--output-format json] [--output F] [--log-dir D] [--parse-only]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..errors import SsdlabError, WorkloadError
+from ..results import PhaseResult, ssdlab_version
+from .errors import JobFileError
+from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile
+
+__all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "main", "RANDOM_MODES"]
+
+RANDOM_MODES = ("randread", "randwrite", "randrw", "randtrim")
+_READS = ("read", "randread", "rw", "readwrite", "randrw")
+_WRITES = ("write", "randwrite", "rw", "readwrite", "randrw")
+_TRIMS = ("trim", "randtrim")
+
+#: Options that may differ between jobs merged into one queue.
+_MERGE_FREE = frozenset({"name", "description", "stonewall", "numjobs", "new_group"})
+
+ProgressCallback = Callable[[int, int, int, int], Optional[bool]]
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    """One engine job: the fio jobs it stands for (``jobs``; more than one
+    only when identical concurrent jobs are merged), ``clones`` (fio job
+    instances, the sum of their ``numjobs``), the engine keys of the measured
+    phase (``engine``), and what ssdlab does around it."""
+
+    jobs: Tuple[Job, ...]
+    clones: int
+    groupid: int
+    engine: Dict[str, Any]
+    ramp_ns: int = 0
+    startdelay_ns: int = 0
+    end_fsync: bool = False
+    iops_log: Optional[str] = None
+    bw_log: Optional[str] = None
+    per_job_logs: bool = True
+    interval_ms: int = 1000
+    notes: Tuple[str, ...] = ()
+    #: Reported clone by clone (no ``group_reporting``): one JSON entry per clone.
+    per_clone: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.jobs[0].name
+
+    @property
+    def numbers(self) -> Tuple[int, ...]:
+        """fio's job numbers of every clone (log file indices)."""
+        out: List[int] = []
+        for j in self.jobs:
+            out += [j.number + i for i in range(j.int_value("numjobs", 1))]
+        return tuple(out)
+
+
+@dataclass
+class SimulatedRun:
+    """A finished (or interrupted) simulated run: ``document`` is the fio JSON,
+    ``logs`` maps log file names to their text, ``phases`` every phase run
+    (ramps, idles and measured phases, in order), ``measured`` the measured
+    phase of each planned job that ran."""
+
+    document: Dict[str, Any]
+    logs: Dict[str, str]
+    phases: List[PhaseResult] = field(default_factory=list)
+    measured: List[PhaseResult] = field(default_factory=list)
+    interrupted: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps(self.document, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Planning
+# ---------------------------------------------------------------------------
+
+
+def _bytes(job: Job, name: str, capacity_bytes: int, default: int) -> int:
+    v = job.value(name)
+    if v is None:
+        return default
+    if isinstance(v, Percent):
+        return v.bytes_of(capacity_bytes)
+    assert isinstance(v, int)
+    return v
+
+
+def _is_random(job: Job) -> bool:
+    return str(job.value("rw", "read")) in RANDOM_MODES
+
+
+def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, Any], List[str], int]:
+    """Engine keys for ``clones`` identical instances of ``job`` (the measured
+    phase), the notes, and the ramp in ns."""
+    notes: List[str] = []
+    rw = str(job.value("rw", "read"))
+    random = rw in RANDOM_MODES
+    e: Dict[str, Any] = {"name": job.name, "rw": rw}
+    if job.has("bssplit"):
+        split = job.value("bssplit")
+        assert isinstance(split, tuple)
+        e["bssplit"] = ":".join(f"{b}/{w}" for b, w in split)
+        if job.has("bs"):
+            notes.append("bssplit overrides bs (as in fio)")
+    else:
+        e["bs"] = job.int_value("bs", 4096)
+    if job.has("blockalign"):
+        e["blockalign"] = job.int_value("blockalign", 4096)
+    offset = _bytes(job, "offset", capacity_bytes, 0)
+    size = _bytes(job, "size", capacity_bytes, max(capacity_bytes - offset, 0))
+    e["offset"] = offset
+    e["size"] = size
+    for k in ("rwmixread", "refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage", "randseed"):
+        v = job.value(k)
+        if v is not None:
+            e[k] = int(v) if isinstance(v, (bool, int)) else v
+
+    # Queue depth: sync engines (fio's default psync) keep one I/O in flight.
+    engine = str(job.value("ioengine", "psync"))
+    qd = job.int_value("iodepth", 1)
+    if engine in SYNC_ENGINES:
+        if qd > 1:
+            notes.append(f"ioengine={engine} (fio's default when unset) keeps one I/O in flight: iodepth={qd} has no effect; "
+                         "set ioengine=libaio or io_uring")
+        qd = 1
+    total_qd = qd * clones
+    if total_qd > 256:
+        raise job.error("numjobs" if clones > 1 else "iodepth",
+                        f"{clones} clone(s) x iodepth {qd} = {total_qd} I/Os in flight; the engine takes at most 256")
+    e["iodepth"] = total_qd
+    if clones > 1:
+        notes.append(f"{clones} identical random jobs run as one queue of {clones} x {qd} = {total_qd} I/Os in flight")
+
+    # Bounds (fio semantics; the engine gets explicit keys).
+    time_based = job.flag("time_based")
+    runtime = job.value("runtime")
+    loops = job.int_value("loops", 1)
+    io_size = job.value("io_size")
+    number_ios = job.value("number_ios")
+    ramp = job.int_value("ramp_time", 0) if job.has("ramp_time") else 0
+    if runtime is not None:
+        assert isinstance(runtime, int)
+        if runtime <= 0:
+            raise job.error("runtime", "must be longer than 0")
+        e["runtime"] = f"{runtime}ns"
+    if time_based:
+        if runtime is None:
+            raise job.error("time_based", "time_based needs a runtime (fio would run until stopped)")
+        e["time_based"] = 1
+        if io_size is not None:
+            assert isinstance(io_size, int)
+            if not random and io_size % size != 0:
+                raise job.error("io_size", "with time_based, a sequential job restarts at offset every io_size bytes; the engine wraps "
+                                "at size: make io_size a multiple of size or drop it")
+        if loops > 1:
+            notes.append("loops has no effect with time_based (as in fio)")
+    else:
+        e["time_based"] = 0
+        per_pass = size if io_size is None else int(io_size)  # type: ignore[arg-type]
+        if not random and loops > 1 and per_pass % size != 0:
+            raise job.error("loops", "a sequential job restarts at offset every loop of io_size bytes; the engine wraps at size: "
+                            "make io_size a multiple of size")
+        e["io_size"] = per_pass * loops * clones
+    if number_ios is not None:
+        assert isinstance(number_ios, int)
+        e["number_ios"] = number_ios * clones
+    if job.has("log_avg_msec"):
+        e["log_avg_msec"] = job.int_value("log_avg_msec", 1000)
+    elif job.has("write_iops_log") or job.has("write_bw_log"):
+        e["log_avg_msec"] = 1000
+        notes.append("log_avg_msec unset: fio would log every I/O; the simulator logs 1000 ms averages")
+
+    if ramp:
+        if not time_based:
+            raise job.error("ramp_time", "ramp_time is supported on time_based jobs only (fio counts the ramp's I/O toward "
+                            "size/io_size, which the simulator cannot split)")
+        if not random:
+            raise job.error("ramp_time", "a sequential job would restart at offset after the ramp (fio continues the stream): "
+                            "ramp_time is supported on random jobs only")
+        if number_ios is not None:
+            raise job.error("number_ios", "number_ios with ramp_time: fio counts the ramp's I/Os; not supported")
+        notes.append("ramp_time: the ramp and the measurement are two engine phases; the queue drains at the boundary")
+    if random and not job.flag("norandommap"):
+        notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches "
+                     "each block once per pass)")
+    if job.has("direct") and not job.flag("direct") or job.flag("buffered"):
+        notes.append("a simulated drive has no page cache: buffered I/O (direct=0) is simulated as direct I/O")
+    return e, notes, ramp
+
+
+def _mergeable(a: Job, b: Job) -> Optional[str]:
+    """Why ``b`` cannot join ``a``'s queue (None when it can)."""
+    keys = (set(a.values) | set(b.values)) - _MERGE_FREE
+    for k in sorted(keys):
+        if a.values.get(k) != b.values.get(k):
+            return f"'{k}' differs ({a.values.get(k)!r} vs {b.values.get(k)!r})"
+    return None
+
+
+def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
+    """Check a job file against fio's semantics and the engine's abilities
+    without running it. Raises JobFileError naming the file, line and option."""
+    # Concurrency groups (split by stonewall) and fio's reporting groups.
+    conc: List[List[Job]] = []
+    groupids: Dict[int, int] = {}
+    groupid = 0
+    prev_group_jobs = 0
+    for job in jobfile.jobs:
+        if (job.flag("stonewall") or job.flag("new_group")) and prev_group_jobs:
+            groupid += 1
+            prev_group_jobs = 0
+        groupids[id(job)] = groupid
+        prev_group_jobs += job.int_value("numjobs", 1)
+        if not conc or job.flag("stonewall"):
+            conc.append([job])
+        else:
+            conc[-1].append(job)
+
+    planned: List[PlannedJob] = []
+    for group in conc:
+        first = group[0]
+        clones = sum(j.int_value("numjobs", 1) for j in group)
+        if clones > 1:
+            others = [j.name for j in group[1:]]
+            what = f"jobs '{first.name}', " + ", ".join(f"'{n}'" for n in others) if others else f"the {clones} clones of '{first.name}' (numjobs)"
+            for j in group[1:]:
+                why = _mergeable(first, j)
+                if why is not None:
+                    raise j.error("stonewall", f"runs at the same time as '{first.name}' in fio (no stonewall between them) and the "
+                                  "simulator runs one job at a time; only identical random jobs can share one queue, and "
+                                  f"{why}. Add stonewall to run them one after the other")
+                if groupids[id(j)] != groupids[id(first)]:
+                    raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one "
+                                  "queue; add stonewall or drop new_group")
+            if not _is_random(first):
+                raise first.error("numjobs" if len(group) == 1 else "rw",
+                                  f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue "
+                                  "and cannot merge sequential streams. Add stonewall between jobs, or use numjobs=1")
+        engine, notes, ramp = _engine_job(first, clones, capacity_bytes)
+        per_clone = clones > 1 and not first.flag("group_reporting")
+        if per_clone:
+            notes.append(f"{what} run as one queue and are reported one by one (no group_reporting), each with 1/{clones} "
+                         "of the queue's I/Os and its latency distribution (fio's clones would differ by noise)")
+        iops_log = first.value("write_iops_log")
+        bw_log = first.value("write_bw_log")
+        if bw_log is not None and str(first.value("rw", "read")) in _TRIMS:
+            raise first.error("write_bw_log", "the engine's series have no trim bytes per interval; use write_iops_log for trim jobs")
+        planned.append(
+            PlannedJob(
+                jobs=tuple(group),
+                clones=clones,
+                groupid=groupids[id(first)],
+                engine=engine,
+                ramp_ns=ramp,
+                startdelay_ns=first.int_value("startdelay", 0) if first.has("startdelay") else 0,
+                end_fsync=first.flag("end_fsync"),
+                iops_log=(str(iops_log) or first.name) if iops_log is not None else None,
+                bw_log=(str(bw_log) or first.name) if bw_log is not None else None,
+                per_job_logs=first.flag("per_job_logs", True),
+                interval_ms=int(engine.get("log_avg_msec", 1000)),
+                notes=tuple(notes),
+                per_clone=per_clone,
+            )
+        )
+    return tuple(planned)
+
+
+# ---------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------
+
+_ENGINE_FIELD_TO_OPTION = {"data": "refill_buffers", "data_pattern": "refill_buffers", "io_limit": "io_size"}
+
+
+def _interval_stats(values: np.ndarray) -> Tuple[float, float, float, float, int]:
+    if len(values) == 0:
+        return 0.0, 0.0, 0.0, 0.0, 0
+    std = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    return float(np.min(values)), float(np.max(values)), float(np.mean(values)), std, int(len(values))
+
+
+def _complete(r: PhaseResult) -> np.ndarray:
+    """Mask of the intervals that ended within the phase."""
+    t = r.series.get("time_ns")
+    if t is None:
+        return np.zeros(0, dtype=bool)
+    return np.asarray(t <= int(r.data["duration_ns"]), dtype=bool)
+
+
+def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
+    x = r.data[d]
+    n = int(x["total_ios"])
+    dur_ms = int(round(int(r.data["duration_ns"]) / 1e6))
+    clat = x["clat_ns"]
+    if n:
+        c: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n,
+                             "percentile": dict(clat["percentile"])}
+        lat: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n}
+    else:
+        c = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+        lat = dict(c)
+    out: Dict[str, Any] = {
+        "io_bytes": int(x["io_bytes"]),
+        "io_kbytes": int(x["io_bytes"]) // 1024,
+        "bw_bytes": int(round(float(x["bw_bytes"]))),
+        "bw": int(float(x["bw_bytes"]) // 1024),
+        "iops": float(x["iops"]),
+        "runtime": dur_ms if n else 0,
+        "total_ios": n,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": n},
+        "clat_ns": c,
+        "lat_ns": lat,
+    }
+    mask = _complete(r)
+    s = r.series
+    if n and d in ("read", "write") and len(mask) and mask.any():
+        dt = s["interval_s"][mask]
+        iops = s[f"{d}_ios"][mask].astype(np.float64) / dt
+        bw_kib = s[f"{d}_bytes"][mask].astype(np.float64) / dt / 1024.0
+    elif n and d == "trim" and len(mask) and mask.any():
+        dt = s["interval_s"][mask]
+        iops = s["trim_ios"][mask].astype(np.float64) / dt
+        bw_kib = np.zeros(0)
+    else:
+        iops = bw_kib = np.zeros(0)
+    bmin, bmax, bmean, bdev, bn = _interval_stats(bw_kib)
+    out.update({"bw_min": int(bmin), "bw_max": int(bmax), "bw_agg": 100.0 if bn else 0.0, "bw_mean": bmean, "bw_dev": bdev, "bw_samples": bn})
+    imin, imax, imean, idev, inn = _interval_stats(iops)
+    out.update({"iops_min": int(imin), "iops_max": int(imax), "iops_mean": imean, "iops_stddev": idev, "iops_samples": inn})
+    return out
+
+
+def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay_ns: int) -> Dict[str, Any]:
+    first = p.jobs[0]
+    elapsed_ns = int(r.data["duration_ns"]) + (int(ramp.data["duration_ns"]) if ramp else 0) + delay_ns
+    entry: Dict[str, Any] = {
+        "jobname": first.name,
+        "groupid": p.groupid,
+        "error": 0,
+        "eta": 0,
+        "elapsed": int(math.ceil(elapsed_ns / 1e9)),
+    }
+    if first.own and first.job_options():
+        entry["job options"] = first.job_options()
+    desc = first.value("description")
+    if desc:
+        entry["desc"] = str(desc)
+    for d in ("read", "write", "trim"):
+        entry[d] = _direction(r, d)
+    entry["job_runtime"] = int(round(int(r.data["duration_ns"]) / 1e6))
+    extra = {k: v for k, v in r.data.items() if k not in ("read", "write", "trim", "jobname")}
+    extra.update(
+        {
+            "clones": p.clones,
+            "merged_jobs": [j.name for j in p.jobs],
+            "engine_job": dict(p.engine),
+            "ramp_ns": int(ramp.data["duration_ns"]) if ramp else 0,
+            "startdelay_ns": delay_ns,
+            "notes": list(p.notes),
+        }
+    )
+    entry["ssdlab"] = extra
+    return entry
+
+
+def _share(total: int, n: int, clone: int) -> int:
+    """Clone ``clone``'s part of ``total`` split over ``n`` (the remainder to the first clones)."""
+    return total // n + (1 if clone < total % n else 0)
+
+
+def _clone_direction(x: Dict[str, Any], n: int, clone: int) -> Dict[str, Any]:
+    """One clone's part of a direction of the merged queue: I/Os and bytes
+    split exactly, rates and per-interval statistics in proportion."""
+    ios, nbytes = int(x["total_ios"]), int(x["io_bytes"])
+    mine, mine_b = _share(ios, n, clone), _share(nbytes, n, clone)
+    f = mine / ios if ios else 0.0
+    fb = mine_b / nbytes if nbytes else 0.0
+    out = dict(x)
+    out.update({"total_ios": mine, "io_bytes": mine_b, "io_kbytes": mine_b // 1024, "iops": float(x["iops"]) * f,
+                "bw_bytes": int(round(float(x["bw_bytes"]) * fb))})
+    out["bw"] = out["bw_bytes"] // 1024
+    for k in ("bw_min", "bw_max", "iops_min", "iops_max"):
+        out[k] = int(x[k] / n)
+    for k in ("bw_mean", "bw_dev", "iops_mean", "iops_stddev"):
+        out[k] = float(x[k]) / n
+    if not mine:
+        out["runtime"] = 0
+    for k in ("slat_ns", "clat_ns", "lat_ns"):
+        out[k] = dict(x[k], N=mine)
+    return out
+
+
+def _job_entries(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay_ns: int) -> List[Dict[str, Any]]:
+    """The JSON entries of a planned job: one (a group, or a single job), or
+    one per clone when the clones are reported one by one."""
+    entry = _job_entry(p, r, ramp, delay_ns)
+    if not p.per_clone:
+        return [entry]
+    names = [j for j in p.jobs for _ in range(j.int_value("numjobs", 1))]
+    out: List[Dict[str, Any]] = []
+    for clone, job in enumerate(names):
+        e = dict(entry, jobname=job.name)
+        if job.own and job.job_options():
+            e["job options"] = job.job_options()
+        for d in ("read", "write", "trim"):
+            e[d] = _clone_direction(entry[d], p.clones, clone)
+        e["ssdlab"] = dict(entry["ssdlab"], clone=clone)
+        out.append(e)
+    return out
+
+
+def _log_text(p: PlannedJob, r: PhaseResult, kind: str, clone: int) -> str:
+    """fio's log lines ``msec, value, ddir, bs, offset`` for one clone (of
+    ``p.clones``): IOPS, or KiB/s for ``kind == "bw"``; no line for an interval
+    without I/O of that direction (as fio)."""
+    s = r.series
+    mask = _complete(r)
+    if not len(mask):
+        return ""
+    t_ms = (s["time_ns"][mask] // 1_000_000).astype(np.int64)
+    starts = np.concatenate(([0], s["time_ns"][:-1]))[mask]
+    span_ms = ((s["time_ns"][mask] - starts) // 1_000_000).astype(np.int64)
+    cols: List[Tuple[int, np.ndarray]] = []
+    if kind == "iops":
+        for ddir, key in ((0, "read_ios"), (1, "write_ios"), (2, "trim_ios")):
+            cols.append((ddir, s[key][mask].astype(np.int64)))
+    else:
+        for ddir, key in ((0, "read_bytes"), (1, "write_bytes")):
+            cols.append((ddir, s[key][mask].astype(np.int64)))
+    lines: List[str] = []
+    n = p.clones
+    for i in range(len(t_ms)):
+        for ddir, arr in cols:
+            total = int(arr[i])
+            share = total // n + (1 if clone < total % n else 0)
+            if share == 0 or span_ms[i] <= 0:
+                continue
+            value = share * 1000 // int(span_ms[i])
+            if kind == "bw":
+                value //= 1024
+            lines.append(f"{int(t_ms[i])}, {value}, {ddir}, 0, 0")
+    return "".join(line + "\n" for line in lines)
+
+
+def _logs(p: PlannedJob, r: PhaseResult) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for kind, prefix in (("iops", p.iops_log), ("bw", p.bw_log)):
+        if prefix is None:
+            continue
+        for clone, number in enumerate(p.numbers):
+            name = f"{prefix}_{kind}.{number}.log" if p.per_job_logs else f"{prefix}_{kind}.log"
+            out[name] = out.get(name, "") + _log_text(p, r, kind, clone)
+    return out
+
+
+def _document(jobfile: JobFile, entries: List[Dict[str, Any]], sim: Any, notes: List[str], interrupted: bool) -> Dict[str, Any]:
+    now = time.time()
+    man = sim.manifest()
+    doc: Dict[str, Any] = {
+        "fio version": f"ssdlab-{ssdlab_version()}",
+        "timestamp": int(now),
+        "timestamp_ms": int(now * 1000),
+        "time": _dt.datetime.fromtimestamp(now).strftime("%a %b %d %H:%M:%S %Y"),
+        "global options": jobfile.global_options_shown(),
+        "jobs": entries,
+        "disk_util": [],
+        "ssdlab": {
+            "jobfile": jobfile.path,
+            "drive_id": sim.drive.id,
+            "seed": sim.seed,
+            "capacity_bytes": sim.capacity_bytes,
+            "interrupted": interrupted,
+            "notes": notes,
+            "manifest": man,
+        },
+    }
+    return doc
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+
+def _check_engine(sim: Any, p: PlannedJob) -> None:
+    """Let the engine validate the job now, mapping its field to our line."""
+    try:
+        sim.parse_job(dict(p.engine))
+    except WorkloadError as e:
+        fld = str(getattr(e, "field", "") or "")
+        opt = _ENGINE_FIELD_TO_OPTION.get(fld, fld)
+        job = p.jobs[0]
+        f, ln = job.where(opt)
+        msg = str(e)
+        raise JobFileError(f, ln, opt or "rw", f"job '{job.name}': {msg}") from None
+
+
+def simulate(
+    jobfile: JobFile,
+    drive: Any = "generic-mlc-120",
+    *,
+    seed: int = 1,
+    simulator: Any = None,
+    progress: Optional[ProgressCallback] = None,
+) -> SimulatedRun:
+    """Run every job of ``jobfile`` on a simulated drive (a new
+    ``ssdlab.Simulator(drive, seed=seed)``, or ``simulator`` as it is, e.g.
+    preconditioned). Everything is checked before the first phase runs.
+    Same job file, drive and seed -> the same document but its timestamps.
+
+    Ctrl-C: the KeyboardInterrupt carries ``.run``, a SimulatedRun with the
+    finished jobs and the interrupted one (marked in ``ssdlab.interrupted``)."""
+    from ..sim import Simulator
+
+    sim = simulator if simulator is not None else Simulator(drive, seed=seed)
+    planned = plan(jobfile, int(sim.capacity_bytes))
+    for p in planned:
+        _check_engine(sim, p)
+    run = SimulatedRun(document={}, logs={})
+    entries: List[Dict[str, Any]] = []
+    notes: List[str] = []
+    for p in planned:
+        for n in p.notes:
+            line = f"job '{p.name}': {n}"
+            if line not in notes:
+                notes.append(line)
+    done = 0  # planned jobs finished
+    try:
+        for p in planned:
+            if p.startdelay_ns:
+                run.phases.append(sim.idle(duration_ns=p.startdelay_ns))
+            ramp: Optional[PhaseResult] = None
+            if p.ramp_ns:
+                rj = dict(p.engine, runtime=f"{p.ramp_ns}ns", time_based=1, name=f"{p.name} (ramp)")
+                if "randseed" in rj:
+                    rj["randseed"] = int(rj["randseed"]) ^ 0x5EED
+                ramp = sim.run(rj, progress=progress)
+                run.phases.append(ramp)
+            r = sim.run(dict(p.engine), progress=progress)
+            run.phases.append(r)
+            run.measured.append(r)
+            if p.end_fsync:
+                sim.flush()
+            entries.extend(_job_entries(p, r, ramp, p.startdelay_ns))
+            run.logs.update(_logs(p, r))
+            done += 1
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "result", None)
+        if isinstance(partial, PhaseResult) and partial.kind == "workload":
+            if done < len(planned):
+                cut = _job_entries(planned[done], partial, None, planned[done].startdelay_ns)
+                for c in cut:
+                    c["ssdlab"]["interrupted"] = True
+                entries.extend(cut)
+        run.interrupted = True
+        run.document = _document(jobfile, entries, sim, notes, True)
+        e.run = run  # type: ignore[attr-defined]
+        raise
+    run.document = _document(jobfile, entries, sim, notes, False)
+    return run
+
+
+def write_outputs(run: SimulatedRun, output: Optional[Union[str, "os.PathLike[str]"]], log_dir: Union[str, "os.PathLike[str]"] = ".") -> List[Path]:
+    """Write the JSON (to ``output``; stdout when None) and the logs (under
+    ``log_dir``, names as fio makes them). Returns the files written."""
+    written: List[Path] = []
+    if output is None:
+        sys.stdout.write(run.to_json())
+    else:
+        p = Path(output)
+        p.write_text(run.to_json())
+        written.append(p)
+    base = Path(log_dir)
+    for name, text in run.logs.items():
+        lp = base / name
+        lp.parent.mkdir(parents=True, exist_ok=True)
+        lp.write_text(text)
+        written.append(lp)
+    return written
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``ssdlab fio JOBFILE --drive X``: 0 on success, 2 with one error line on
+    bad input, 130 on Ctrl-C (the finished jobs are still written)."""
+    ap = argparse.ArgumentParser(
+        prog="ssdlab fio",
+        description="Run an fio job file on a simulated drive; write fio's JSON (--output-format=json) and its logs.",
+    )
+    ap.add_argument("jobfile")
+    ap.add_argument("--drive", default="generic-mlc-120", help="preset id or drive file (default generic-mlc-120)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--output-format", default="json", help="json only (fio's --output-format=json)")
+    ap.add_argument("--output", help="write the JSON here (default stdout)")
+    ap.add_argument("--log-dir", default=".", help="where the logs go (fio writes them to the working directory)")
+    ap.add_argument("--parse-only", action="store_true", help="check the job file against the drive without running it")
+    args = ap.parse_args(argv)
+    if args.output_format != "json":
+        sys.stderr.write(f"ssdlab: error: --output-format {args.output_format}: only json (fio's --output-format=json) is written\n")
+        return 2
+    try:
+        jf = parse_jobfile(args.jobfile)
+        if args.parse_only:
+            from ..drive import Drive
+
+            d = Drive.load(args.drive)
+            for p in plan(jf, int(d.capacity_bytes)):
+                sys.stdout.write(f"{p.name}: group {p.groupid}, engine job {json.dumps(p.engine)}\n")
+                for n in p.notes:
+                    sys.stdout.write(f"  note: {n}\n")
+            return 0
+        run = simulate(jf, args.drive, seed=args.seed)
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "run", None)
+        if isinstance(partial, SimulatedRun):
+            write_outputs(partial, args.output, args.log_dir)
+        sys.stderr.write("ssdlab: interrupted: the finished jobs were written\n")
+        return 130
+    except SsdlabError as e:
+        sys.stderr.write(f"ssdlab: error: {e}\n")
+        return 2
+    for n in run.document["ssdlab"]["notes"]:
+        sys.stderr.write(f"ssdlab: note: {n}\n")
+    try:
+        write_outputs(run, args.output, args.log_dir)
+    except OSError as e:
+        sys.stderr.write(f"ssdlab: error: cannot write the results: {e}\n")
+        return 2
+    return 0
