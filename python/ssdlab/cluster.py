@@ -44,6 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, TypeVar
 
+from . import _core
 from .drive import Drive, DriveSpec
 from .progress import ProgressBar
 from .sim import Simulator
@@ -117,6 +118,19 @@ class Task:
     profile: str
     runs: List[_TaskRun]
     cost: float = 0.0
+
+    # A Drive holds the engine's parsed description, which does not pickle:
+    # a task travels with the drive's canonical JSON (same hash, same numbers).
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        d = state.pop("drive")
+        state["_drive"] = (d.json, d.source, dict(d.changes))
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        text, source, changes = state.pop("_drive")
+        self.__dict__.update(state)
+        self.drive = Drive(_core.DriveConfig.from_json(text), source, changes)
 
 
 @dataclass
