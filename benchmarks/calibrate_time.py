@@ -5,8 +5,11 @@ building simulators, cloning states and simulating).
 
     python benchmarks/calibrate_time.py [--jobs N] [--scheduler tcp://...] [--drive ID ...] [--profile-only]
 
-Target (issue 17): every row within 30 s of wall time on 2 cores (was about
-71 s on an idle machine before states were shared). `--profile-only` skips
+Target (issue 17): every row within 30 s of wall time on 2 cores. Measured
+on the 2-core machine at load average 1-2: 65 s before states were shared
+(61a6257's process pool, one process per drive), 49 s after (CPU 123 s ->
+about 90 s); the rest is simulation and the engine building and copying
+each simulator's tables (about 0.5-1 s per 500 MB of forward map). `--profile-only` skips
 the timed run and only profiles, in this process, one drive after another.
 """
 
@@ -78,8 +81,10 @@ def main() -> int:
         where = a.scheduler or f"{a.jobs or 'default'} jobs"
         print(f"calibration: {len(res)} rows ({ok} within tolerance), {where}, {os.cpu_count()} cores on the machine, "
               f"load average {os.getloadavg()[0]:.2f}")
+        user = cpu1.user - cpu0.user + cpu1.children_user - cpu0.children_user
+        system = cpu1.system - cpu0.system + cpu1.children_system - cpu0.children_system
         print(f"calibrate wall time: {wall:.1f} s per full calibration "
-              f"(this process and its children: {cpu1.user - cpu0.user + cpu1.children_user - cpu0.children_user:.1f} s user)")
+              f"(CPU of this process and its workers: {user:.1f} s user + {system:.1f} s system)")
     if a.profile or a.profile_only:
         _profile(rows)
     return 0

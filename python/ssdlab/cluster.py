@@ -231,21 +231,10 @@ def execute_task(task: Task, progress: Optional[StepProgress] = None) -> List[Ru
     runner = SuiteRunner(task.drive, seed=task.seed, profile=get_profile(task.profile), progress=progress)
     out: List[RunResult] = []
 
-    def fresh() -> Simulator:
-        return Simulator(task.drive, seed=task.seed)
-
-    def visit(node: _Node, sim: Optional[Simulator]) -> None:
+    def visit(node: _Node, sim: Simulator) -> None:
         consumers: List[Any] = [*node.runs, *node.children.values()]
         for i, c in enumerate(consumers):
-            if sim is None:
-                s = fresh()  # the root: a new simulator is a clean drive
-            elif i == len(consumers) - 1:
-                s = sim
-            elif node.phase is not None and node.phase.kind == "secure_erase":
-                s = fresh()  # as cheap as a clone of a clean drive, and its tables fill in as used
-                runner.precondition_phase(s, node.phase, node.span)
-            else:
-                s = sim.clone()
+            s = sim if i == len(consumers) - 1 else sim.clone()
             t0 = time.perf_counter()
             if isinstance(c, _TaskRun):
                 measured = runner.execute(s, c.test, c.planned)
@@ -257,7 +246,9 @@ def execute_task(task: Task, progress: Optional[StepProgress] = None) -> List[Ru
                 visit(c, s)
             del s
 
-    visit(_tree(task.runs), None)
+    # one new simulator per task (building one costs more than cloning one: the
+    # engine fills its tables when it builds them); every state is a clone of another
+    visit(_tree(task.runs), Simulator(task.drive, seed=task.seed))
     return out
 
 
