@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -162,3 +162,14 @@ def quick_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cp = run_cli("review", "--drive", str(a), "--drive", str(b), "--out", str(out), "--quick", timeout=300)
     assert cp.returncode == 0, cp.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def scheduler_address() -> Iterator[str]:
+    """A Dask cluster started by the tests (two worker processes, one thread
+    each): its scheduler's address, for ``--scheduler`` / ``scheduler=``."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit=0) as c:
+        yield c.scheduler_address

@@ -185,21 +185,12 @@ def test_spec_refuses_an_unknown_drive() -> None:
     assert_one_line_error(run_cli("spec", "no-such-drive"), "no-such-drive")
 
 
-def _spec_of(drive_id: str) -> Dict[str, Any]:
-    from ssdlab.suite.spec import spec_sheet
-
-    return spec_sheet(drive_id)
-
-
 @pytest.mark.slow
 def test_spec_works_for_every_preset() -> None:
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
+    from ssdlab.suite.spec import spec_sheets
 
     ids = Drive.preset_ids()
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        sheets = dict(zip(ids, pool.map(_spec_of, ids)))
+    sheets = dict(zip(ids, spec_sheets(ids)))
     for drive_id, sheet in sheets.items():
         figs = {f["measure"]: f for f in sheet["figures"]}
         for f in figs.values():

@@ -10,7 +10,10 @@ The pipeline, in the order data flows (one module each):
    data, the runner, summaries, reviews, calibration;
 6. :mod:`ssdlab.report`: the HTML report and its charts; :mod:`ssdlab.text`:
    what the commands print;
-7. :mod:`ssdlab.cli`: the ``ssdlab`` command, one module per command group.
+7. :mod:`ssdlab.cli`: the ``ssdlab`` command, one module per command group;
+8. many simulations at once: :mod:`ssdlab.cluster` (the runner, on Dask),
+   :mod:`ssdlab.fit` (calibration by fitting, cross-validation) and
+   :func:`ssdlab.sweep` (design sweeps as a pandas DataFrame).
 
 Units: MB/s = 1e6 B/s, GB = 1e9 B (reviewers' convention); sizes in jobs use
 fio's suffixes (k, m, g = powers of 1024); every key we add names its unit.
@@ -38,6 +41,7 @@ from .errors import (
 )
 from .results import PhaseResult, ssdlab_version
 from .sim import Simulator
+from .sweep import sweep
 
 __version__ = ssdlab_version()
 ENGINE_VERSION = _core.version()
@@ -46,6 +50,7 @@ __all__ = [
     "Drive",
     "PresetInfo",
     "Simulator",
+    "sweep",
     "PhaseResult",
     "SsdlabError",
     "ConfigError",

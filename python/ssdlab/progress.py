@@ -75,6 +75,20 @@ class ProgressBar:
         self._drawn = True
         return True
 
+    def count(self, done: int, total: int, what: str, wall_s: float) -> None:
+        """Draw ``done`` of ``total`` items (``what``: "tasks", "runs", ...)
+        finished: the bar of many simulations at once (``ssdlab.cluster``)."""
+        self.calls += 1
+        if not self.enabled:
+            return
+        frac = min(done / total, 1.0) if total > 0 else 1.0
+        filled = int(frac * _WIDTH)
+        bar = "[" + "#" * filled + "." * (_WIDTH - filled) + f"] {frac * 100:5.1f}% "
+        label = f"{self.label}: " if self.label else ""
+        self.stream.write(f"\r{label}{bar}{done} of {total} {what} done, {wall_s:.1f} s wall\x1b[K")
+        self.stream.flush()
+        self._drawn = True
+
     def phase(self, label: str) -> "ProgressBar":
         """The bar for the next phase, under a new label (wall time from now)."""
         self.label = label

@@ -19,7 +19,7 @@ __all__ = [
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
     "Duration", "IdleCap", "seed", "whole", "positive_whole", "duration", "idle_cap", "size_bytes",
     "positive_size_bytes", "size_text", "setting", "add_seed", "add_json", "add_output", "add_progress",
-    "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
+    "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
 ]
 
 EXIT_OK = 0
@@ -167,6 +167,15 @@ def add_progress(p: argparse.ArgumentParser) -> None:
     prog = p.add_mutually_exclusive_group()
     prog.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress on stderr")
     prog.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+
+def add_runner(p: argparse.ArgumentParser) -> None:
+    """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
+    p.add_argument("--jobs", type=positive_whole,
+                   help="worker processes of the local Dask cluster (default: the cores; 1 runs everything in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
+    add_progress(p)
 
 
 def add_drive(p: argparse.ArgumentParser, help: Optional[str] = None, default: Optional[str] = DEFAULT_DRIVE,

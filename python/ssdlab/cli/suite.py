@@ -17,6 +17,7 @@ from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
 from ..suite.profile import Profile, get_profile
 from ..text import format_calibration, format_calibration_markdown, format_spec, format_test_figures, format_tests
 from .fio import add_device_flags, cmd_review_device
+from .fit import add_fit_options
 from .flags import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -26,10 +27,10 @@ from .flags import (
     add_json,
     add_output,
     add_progress,
+    add_runner,
     add_seed,
     emit,
     load_drive,
-    positive_whole,
     print_json,
     write_output,
 )
@@ -52,7 +53,7 @@ def _add_quick(p: argparse.ArgumentParser) -> None:
 
 
 def _add_jobs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=positive_whole, help="drives simulated at once (default: the number of cores)")
+    add_runner(p)
 
 
 def add_parsers(sub: Any) -> None:
@@ -79,7 +80,8 @@ def add_parsers(sub: Any) -> None:
     r = sub.add_parser(
         "review",
         help="run the suite on several drives (in parallel) and write results and the report",
-        description="Run the review suite on every --drive (one process per drive, up to --jobs at once), save "
+        description="Run the review suite on every --drive (on --jobs worker processes or the Dask cluster at "
+        "--scheduler; each preconditioned state of a drive once), save "
         "each test's results as it finishes (OUT/results/DRIVE/TEST.json, figures.csv), then write the report "
         "OUT/index.html with charts in OUT/charts.",
     )
@@ -118,7 +120,18 @@ def add_parsers(sub: Any) -> None:
     cfmt = c.add_mutually_exclusive_group()
     add_json(c, "print the results as JSON", group=cfmt)
     cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
-    add_output(c, "also write the JSON results to FILE")
+    add_output(c, "also write the JSON results to FILE (with --cross-validate: JSON to FILE, CSV beside it)")
+    cv = c.add_argument_group("cross-validation (issue 17)")
+    cv.add_argument("--cross-validate", action="store_true",
+                    help="per preset, fit its controller profile without that preset's rows and predict them; print and "
+                    "save every row's in-sample and out-of-sample error, median and worst per profile (default files "
+                    "cross-validation.json and .csv)")
+    cv.add_argument("--profile", action="append", metavar="ID", help="only these profiles (repeatable)")
+    cv.add_argument("--start", choices=["center", "committed"], default="center",
+                    help="where each fold's fit starts: the middle of the bounds (default) or the committed values")
+    cv.add_argument("--storage", metavar="FILE", help="the folds' Optuna studies (SQLite; default cross-validation.db)")
+    cv.add_argument("--resume", action="store_true", help="continue the folds stored in --storage")
+    add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
 
     sp = sub.add_parser(
@@ -133,7 +146,7 @@ def add_parsers(sub: Any) -> None:
     add_seed(sp)
     add_json(sp, "print the sheet as JSON")
     add_output(sp, "also write the JSON sheet to FILE")
-    add_progress(sp)
+    _add_jobs(sp)
     sp.set_defaults(func=cmd_spec)
 
 
@@ -193,7 +206,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
     try:
-        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd)
+        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd,
+                       scheduler=args.scheduler, progress=args.progress)
     except KeyboardInterrupt:
         # every finished test is saved: draw what there is
         results = os.path.join(args.out, "results")
@@ -223,15 +237,47 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_cross_validate(args: argparse.Namespace) -> int:
+    from ..cluster import Runner
+    from ..fit.crossval import cross_validate, format_cross_validation, write_csv
+
+    if args.drive or args.kind:
+        raise UsageError("calibrate --cross-validate: --drive and --kind do not apply (use --profile)")
+    out = Path(args.output or "cross-validation.json")
+    storage = args.storage or str(out.with_suffix(".db"))
+    if args.resume and not Path(storage).exists():
+        raise UsageError(f"--resume: no stored cross-validation in {storage}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table = Path(args.table) if args.table else None
+    free = Path(args.free) if args.free else None
+    with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
+        doc = cross_validate(args.profile, table, trials=args.trials, sampler=args.sampler, seed=args.fit_seed,
+                             start=args.start, storage=storage, resume=args.resume, batch=args.batch, runner=runner,
+                             free_path=free)
+    doc["command"] = command_line()
+    write_output(str(out), doc)
+    write_csv(doc, out.with_suffix(".csv"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(format_cross_validation(doc, markdown=args.markdown))
+        print(f"saved {out} and {out.with_suffix('.csv')}; studies in {storage}")
+    interrupted = any(f["interrupted"] for f in doc["folds"])
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..suite.calibrate import TOLERANCE, calibrate, load_table
+
+    if args.cross_validate:
+        return cmd_cross_validate(args)
 
     kinds = [args.kind] if args.kind else None
     rows = load_table(args.table, drives=args.drive, kinds=kinds)
     if not rows:
         raise UsageError("calibrate: no figure of the table matches the --drive / --kind given")
     cmd = command_line()
-    results = calibrate(rows, jobs=args.jobs, seed=args.seed)
+    results = calibrate(rows, jobs=args.jobs, seed=args.seed, scheduler=args.scheduler, progress=args.progress)
     by_line = {r.line: r for r in rows}
     for x in results:
         x["describe"] = by_line[x["line"]].describe()
@@ -259,10 +305,7 @@ def cmd_spec(args: argparse.Namespace) -> int:
     from ..suite.spec import spec_sheet
 
     load_drive(args.drive)  # a bad drive is one clear error before anything runs
-    bar = ProgressBar("", force=args.progress)
-    try:
-        sheet = spec_sheet(args.drive, seed=args.seed, progress=bar.phase, command=command_line())
-    finally:
-        bar.close()
+    sheet = spec_sheet(args.drive, seed=args.seed, progress=args.progress, command=command_line(), jobs=args.jobs,
+                       scheduler=args.scheduler)
     emit(args, sheet, lambda: format_spec(sheet))
     return EXIT_OK

@@ -10,26 +10,23 @@ the runs that hold a wanted step) and compares: a measured figure must land
 within 10 %, a rated one (best case) within 15 %, either way.
 
 Rows are checked before anything runs; a bad row is one error naming its line
-and field. Drives run in parallel processes, one per drive.
+and field. The tests run on :mod:`ssdlab.cluster` (in parallel worker
+processes, or on a Dask cluster), each preconditioned state of a drive once.
 """
 
 from __future__ import annotations
 
 import csv
-import multiprocessing
-import os
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
+from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..errors import SsdlabError
 from .definitions import find_test
-from .profile import FULL
-from .runner import SuiteRunner
 
 __all__ = [
     "TABLE_PATH",
@@ -41,6 +38,8 @@ __all__ = [
     "suite_figure",
     "figure_value",
     "calibrate_drive",
+    "requests_for",
+    "row_result",
     "calibrate",
 ]
 
@@ -166,86 +165,85 @@ def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
     return suite_figure(doc, row.suite_test, row.measure, row.unit)
 
 
-def calibrate_drive(drive_id: str, rows: Sequence[Published], seed: int = 1) -> List[Dict[str, Any]]:
-    """Run, on one drive, the suite tests its rows need (each test once, only
-    the wanted runs) and compare. Returns one result dict per row."""
-    runner = SuiteRunner(Drive.load(drive_id), seed=seed, profile=FULL)
-    out: List[Dict[str, Any]] = []
-    by_test: Dict[str, List[Published]] = {}
+def row_result(r: Published, doc: Dict[str, Any], drive_hash: str, seed: int) -> Dict[str, Any]:
+    """A row compared with its test's results document."""
+    sim = figure_value(doc, r)
+    err = None if sim is None else sim / r.value - 1.0
+    return {
+        **asdict(r),
+        "simulated": sim,
+        "error": err,
+        "tolerance": r.tolerance,
+        "ok": err is not None and abs(err) <= r.tolerance,
+        "drive_hash": drive_hash,
+        "reproduce": f"ssdlab test {r.suite_test} --drive {r.drive_id} --seed {seed}",
+        "test_wall_time_s": round(float(doc.get("wall_time_s", 0.0)), 3),
+    }
+
+
+def requests_for(rows: Sequence[Published], seed: int = 1, drives: Optional[Mapping[str, Drive]] = None
+                 ) -> Tuple[List[TestRequest], List[List[Published]]]:
+    """One suite test request per (drive, test) of the rows (only the measures
+    they need) and the rows each answers. ``drives``: the drive to run for a
+    drive_id (default: ``Drive.load(drive_id)``; a fit passes changed ones)."""
+    groups: Dict[Tuple[str, str], List[Published]] = {}
     for r in rows:
-        by_test.setdefault(r.suite_test, []).append(r)
-    for tid, trows in by_test.items():
-        test = find_test(tid)
-        assert test is not None  # checked by load_table
-        t0 = time.perf_counter()
-        doc = runner.run_test(test, only={r.measure for r in trows})
-        wall = time.perf_counter() - t0
-        for r in trows:
-            sim = figure_value(doc, r)
-            err = None if sim is None else sim / r.value - 1.0
-            out.append({
-                **asdict(r),
-                "simulated": sim,
-                "error": err,
-                "tolerance": r.tolerance,
-                "ok": err is not None and abs(err) <= r.tolerance,
-                "drive_hash": runner.drive.hash,
-                "reproduce": f"ssdlab test {tid} --drive {drive_id} --seed {seed}",
-                "test_wall_time_s": round(wall, 3),
-            })
-    return out
+        groups.setdefault((r.drive_id, r.suite_test), []).append(r)
+    requests: List[TestRequest] = []
+    answered: List[List[Published]] = []
+    loaded: Dict[str, Drive] = dict(drives or {})
+    for (drive_id, tid), trows in groups.items():
+        if drive_id not in loaded:
+            loaded[drive_id] = Drive.load(drive_id)
+        requests.append(TestRequest(loaded[drive_id], tid, seed=seed, only=frozenset(r.measure for r in trows)))
+        answered.append(trows)
+    return requests, answered
 
 
-def _worker(drive_id: str, rows: List[Published], seed: int) -> List[Dict[str, Any]]:
-    return calibrate_drive(drive_id, rows, seed)
+def calibrate_drive(drive_id: str, rows: Sequence[Published], seed: int = 1) -> List[Dict[str, Any]]:
+    """Run, on one drive in this process, the suite tests its rows need (each
+    test once, only the wanted runs) and compare. Returns one result dict per row."""
+    return calibrate([r for r in rows if r.drive_id == drive_id], jobs=1, seed=seed, stream=None)
 
 
 def calibrate(rows: Sequence[Published], jobs: Optional[int] = None, seed: int = 1,
-              stream: Optional[TextIO] = sys.stderr) -> List[Dict[str, Any]]:
-    """Every row, drives in parallel processes (``jobs``, default the cores);
-    progress lines on ``stream``. Results come back in table order. On Ctrl-C
-    the rows of the drives that finished are returned with the others marked
-    ``interrupted`` (``ok`` False)."""
-    groups: Dict[str, List[Published]] = {}
-    for r in rows:
-        groups.setdefault(r.drive_id, []).append(r)
+              stream: Optional[TextIO] = sys.stderr, scheduler: Optional[str] = None,
+              runner: Optional[Runner] = None, drives: Optional[Mapping[str, Drive]] = None,
+              progress: Optional[bool] = False) -> List[Dict[str, Any]]:
+    """Every row, on the runner (``ssdlab.cluster``: ``jobs`` worker processes,
+    default the cores; ``scheduler`` a Dask scheduler's address; or a
+    ``runner`` already started); a line on ``stream`` as each drive
+    finishes. Results come back in table order. On Ctrl-C the rows whose test
+    finished are returned with the others marked ``interrupted`` (``ok``
+    False). ``drives``: the drive to run for a drive_id (see :func:`requests_for`)."""
+    requests, answered = requests_for(rows, seed, drives)
+    tests_left: Dict[str, int] = {}
+    for trows in answered:
+        tests_left[trows[0].drive_id] = tests_left.get(trows[0].drive_id, 0) + 1
+    n_drives = len(tests_left)
     results: Dict[int, Dict[str, Any]] = {}
     t_start = time.perf_counter()
-    n_jobs = max(1, min(jobs or os.cpu_count() or 1, len(groups)))
-
-    def done(drive_id: str, res: List[Dict[str, Any]]) -> None:
-        for x in res:
-            results[x["line"]] = x
-        if stream is not None:
-            bad = sum(1 for x in res if not x["ok"])
-            stream.write(f"ssdlab calibrate: {drive_id}: {len(res)} figure(s), {bad} outside tolerance; "
-                         f"{len({x['drive_id'] for x in results.values()})}/{len(groups)} drives, "
-                         f"{time.perf_counter() - t_start:.1f} s wall\n")
-            stream.flush()
-
+    own = runner is None
+    run = runner if runner is not None else Runner(jobs=jobs, scheduler=scheduler, progress=progress)
     try:
-        if n_jobs == 1:
-            for d, g in groups.items():
-                done(d, calibrate_drive(d, g, seed))
-        else:
-            ctx = multiprocessing.get_context("spawn")
-            # largest drives first: they take longest
-            order = sorted(groups, key=lambda d: -Drive.load(d).capacity_bytes)
-            with ProcessPoolExecutor(max_workers=n_jobs, mp_context=ctx) as pool:
-                futures = {pool.submit(_worker, d, groups[d], seed): d for d in order}
-                pending = set(futures)
-                try:
-                    while pending:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in finished:
-                            done(futures[f], f.result())
-                except KeyboardInterrupt:
-                    for f in pending:
-                        f.cancel()
-                    raise
+        for i, doc in run.run_tests(requests):
+            drive = Drive.load(requests[i].drive)
+            for r in answered[i]:
+                results[r.line] = row_result(r, doc, drive.hash, seed)
+            drive_id = answered[i][0].drive_id
+            tests_left[drive_id] -= 1
+            if stream is not None and tests_left[drive_id] == 0:
+                res = [x for x in results.values() if x["drive_id"] == drive_id]
+                bad = sum(1 for x in res if not x["ok"])
+                done = sum(1 for v in tests_left.values() if v == 0)
+                stream.write(f"ssdlab calibrate: {drive_id}: {len(res)} figure(s), {bad} outside tolerance; "
+                             f"{done}/{n_drives} drives, {time.perf_counter() - t_start:.1f} s wall\n")
+                stream.flush()
     except KeyboardInterrupt:
         for r in rows:
             results.setdefault(r.line, {**asdict(r), "simulated": None, "error": None, "tolerance": r.tolerance,
                                         "ok": False, "interrupted": True})
-        return [results[r.line] for r in rows]
+    finally:
+        if own:
+            run.close()
     return [results[r.line] for r in rows]

@@ -1,5 +1,6 @@
-"""A review: the suite on several drives (one process per drive), each test's
-results saved as soon as it finishes, then the report.
+"""A review: the suite on several drives (on :mod:`ssdlab.cluster`: worker
+processes or a Dask cluster), each test's results saved as soon as it
+finishes, then the report.
 
 Layout of a review directory (docs/results-schema.md)::
 
@@ -11,22 +12,20 @@ Layout of a review directory (docs/results-schema.md)::
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
+from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..results import manifest as _manifest
 from ..results import results_document, save_document, write_figures_csv
 from .definitions import get_test
-from .profile import FULL, Profile, get_profile
+from .profile import FULL, Profile
 from .runner import SuiteRunner
 
-__all__ = ["run_test_document", "reproduce_command", "drive_keys", "review"]
+__all__ = ["run_test_document", "test_document", "reproduce_command", "drive_keys", "review"]
 
 
 def reproduce_command(drive_spec: str, test_id: str, seed: int, profile: str) -> str:
@@ -34,50 +33,33 @@ def reproduce_command(drive_spec: str, test_id: str, seed: int, profile: str) ->
     return f"ssdlab test {test_id} --drive {drive_spec} --seed {seed}{q}"
 
 
-def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, command: Optional[str] = None) -> Dict[str, Any]:
-    """Run one test and wrap it as a results document (manifest, drive, test, figures, jobs)."""
-    test = get_test(test_id)
-    out = runner.run_test(test)
+def test_document(drive: Drive, drive_spec: str, test_id: str, out: Dict[str, Any], seed: int, profile: str,
+                  command: Optional[str] = None) -> Dict[str, Any]:
+    """A test's output (:meth:`SuiteRunner.run_test`) as a results document (manifest, drive, test, figures, jobs)."""
     man = _manifest(
-        seed=runner.seed,
-        drive_id=runner.drive.id,
-        drive_hash=runner.drive.hash,
+        seed=seed,
+        drive_id=drive.id,
+        drive_hash=drive.hash,
         command=command,
-        drive_changes=runner.drive.changes,
+        drive_changes=drive.changes,
         extra={
-            "profile": runner.profile.name,
+            "profile": profile,
             "test_id": test_id,
-            "reproduce": reproduce_command(drive_spec, test_id, runner.seed, runner.profile.name),
+            "reproduce": reproduce_command(drive_spec, test_id, seed, profile),
         },
     )
-    return results_document(man, runner.drive, out)
+    return results_document(man, drive, out)
+
+
+def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, command: Optional[str] = None) -> Dict[str, Any]:
+    """Run one test and wrap it as a results document (manifest, drive, test, figures, jobs)."""
+    out = runner.run_test(get_test(test_id))
+    return test_document(runner.drive, drive_spec, test_id, out, runner.seed, runner.profile.name, command)
 
 
 # ---------------------------------------------------------------------------
 # the review driver
 # ---------------------------------------------------------------------------
-
-
-def _drive_worker(drive_spec: str, key: str, test_ids: List[str], out_dir: str, seed: int, profile_name: str,
-                  command: str, queue: Any) -> List[str]:
-    """One drive, every test in order; each test saved when it finishes."""
-    profile = get_profile(profile_name)
-    drive = Drive.load(drive_spec)
-    runner = SuiteRunner(drive, seed=seed, profile=profile)
-    base = Path(out_dir) / "results" / key
-    docs: List[Dict[str, Any]] = []
-    saved: List[str] = []
-    for i, tid in enumerate(test_ids):
-        queue.put(("start", key, tid, i, len(test_ids), 0.0))
-        t0 = time.perf_counter()
-        doc = run_test_document(runner, drive_spec, tid, command=command)
-        path = base / f"{tid}.json"
-        save_document(doc, path)
-        docs.append(doc)
-        write_figures_csv(docs, base / "figures.csv")
-        saved.append(str(path))
-        queue.put(("done", key, tid, i, len(test_ids), time.perf_counter() - t0))
-    return saved
 
 
 def drive_keys(specs: Sequence[str]) -> List[str]:
@@ -100,49 +82,37 @@ def review(
     profile: Profile = FULL,
     command: str = "",
     stream: TextIO = sys.stderr,
+    scheduler: Optional[str] = None,
+    progress: Optional[bool] = False,
 ) -> List[str]:
-    """Run the tests on every drive, drives in parallel processes; progress on
-    ``stream``; returns the saved results files."""
+    """Run the tests on every drive on the runner (:mod:`ssdlab.cluster`:
+    ``jobs`` worker processes, default the cores, or the Dask cluster at
+    ``scheduler``); each test's results saved as soon as it finishes, with a
+    line on ``stream``. Returns the saved results files (drive by drive, in
+    test order). On Ctrl-C, what finished is saved and KeyboardInterrupt
+    propagates."""
     keys = drive_keys(drive_specs)
-    n_jobs = max(1, min(jobs or os.cpu_count() or 1, len(drive_specs)))
-    total = len(drive_specs) * len(test_ids)
-    done = 0
+    drives = [Drive.load(s) for s in drive_specs]
+    requests = [TestRequest(d, tid, seed=seed, profile=profile.name) for d in drives for tid in test_ids]
+    n = len(test_ids)
+    total = len(requests)
+    docs: Dict[int, Dict[str, Any]] = {}
+    saved: Dict[int, str] = {}
     t_start = time.perf_counter()
-    ctx = multiprocessing.get_context("spawn")
-    saved: List[str] = []
-    with ctx.Manager() as mgr:
-        queue = mgr.Queue()
-        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=ctx) as pool:
-            futures = [
-                pool.submit(_drive_worker, spec, key, list(test_ids), out_dir, seed, profile.name, command, queue)
-                for spec, key in zip(drive_specs, keys)
-            ]
-            pending = set(futures)
-            while pending:
-                try:
-                    msg = queue.get(timeout=0.2)
-                except Exception:
-                    msg = None
-                if msg is not None:
-                    kind, key, tid, i, n, secs = msg
-                    if kind == "done":
-                        done += 1
-                        stream.write(
-                            f"ssdlab review: [{key}] {i + 1}/{n} {tid} done in {secs:.1f} s; overall {done}/{total} "
-                            f"({100 * done / total:.0f}%), {time.perf_counter() - t_start:.1f} s wall\n"
-                        )
-                    else:
-                        stream.write(f"ssdlab review: [{key}] {i + 1}/{n} {tid} ...\n")
-                    stream.flush()
-                pending = {f for f in pending if not f.done()}
-            while True:  # drain the last messages
-                try:
-                    kind, key, tid, i, n, secs = queue.get_nowait()
-                except Exception:
-                    break
-                if kind == "done":
-                    done += 1
-                    stream.write(f"ssdlab review: [{key}] {i + 1}/{n} {tid} done in {secs:.1f} s; overall {done}/{total}\n")
-            for f in futures:
-                saved.extend(f.result())
-    return saved
+    with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
+        for i, out in runner.run_tests(requests):
+            di, ti = divmod(i, n)
+            key, tid = keys[di], test_ids[ti]
+            doc = test_document(drives[di], drive_specs[di], tid, out, seed, profile.name, command=command)
+            base = Path(out_dir) / "results" / key
+            path = base / f"{tid}.json"
+            save_document(doc, path)
+            docs[i] = doc
+            saved[i] = str(path)
+            write_figures_csv([docs[j] for j in sorted(docs) if j // n == di], base / "figures.csv")
+            stream.write(
+                f"ssdlab review: [{key}] {tid} done in {float(out.get('wall_time_s', 0.0)):.1f} s; overall {len(docs)}/{total} "
+                f"({100 * len(docs) / total:.0f}%), {time.perf_counter() - t_start:.1f} s wall\n"
+            )
+            stream.flush()
+    return [saved[i] for i in sorted(saved)]

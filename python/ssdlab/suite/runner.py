@@ -11,6 +11,7 @@ import copy
 import json
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from .. import _core
@@ -19,10 +20,10 @@ from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from . import summary as _summary
 from .profile import FULL, Profile
-from .states import TORTURE_RUNTIME_S, State, state_spec
+from .states import TORTURE_RUNTIME_S, State, StatePhase, run_phase, state_spec
 from .vocabulary import Measured, Size, Step, SuiteTest
 
-__all__ = ["SuiteRunner", "KEPT_SERIES", "StepProgress"]
+__all__ = ["SuiteRunner", "PlannedRun", "KEPT_SERIES", "StepProgress"]
 
 #: Per-interval series kept in results files.
 KEPT_SERIES = ("time_s", "iops", "mbps", "read_bytes", "write_bytes", "lat_p99_ns")
@@ -37,6 +38,20 @@ StepProgress = Callable[[str], ProgressCallback]
 
 def _no_progress(done_ns: int, total_ns: int, done_bytes: int, total_bytes: int) -> bool:
     return True
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run of a test to execute: its index in ``test["runs"]``, its
+    state, the span in bytes (None = whole drive), the last step needed and
+    the run's own drive changes."""
+
+    run: int
+    state: State
+    span: Optional[int]
+    last_step: int
+    #: The run's own drive changes (its ``drive``), if any.
+    drive_changes: Optional[Dict[str, Any]] = None
 
 
 class SuiteRunner:
@@ -128,31 +143,41 @@ class SuiteRunner:
 
     # -- tests ----------------------------------------------------------------
 
-    def run_test(self, test: SuiteTest, only: Optional[Set[str]] = None) -> Dict[str, Any]:
-        """Run one test description; returns its results document (see docs/results-schema.md).
+    def plan(self, test: SuiteTest, only: Optional[Set[str]] = None) -> Tuple[Optional[str], List[PlannedRun]]:
+        """What running ``test`` takes: why it is skipped (None if it runs) and
+        the runs that hold a wanted measure (``only``: labels, None = all), each
+        cut after its last wanted step. Runs are independent of each other: a
+        run starts from its own copy of its state."""
+        if test["id"] in self.profile.skip:
+            return f"left out of the {self.profile.name} profile", []
+        if self.capacity_bytes < test.get("min_capacity_bytes", 0):
+            return f"needs a drive of at least {test['min_capacity_bytes']:,} B", []
+        planned: List[PlannedRun] = []
+        for ri, run in enumerate(test["runs"]):
+            wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]
+            if wanted:
+                state = state_spec(run["state"])
+                changes = dict(run["drive"]) if run.get("drive") else None
+                planned.append(PlannedRun(ri, state, self.size_bytes(state.get("span"), "span"), wanted[-1], changes))
+        return None, planned
 
-        ``only``: measure labels wanted (None = all). Runs without one of them
-        are left out, and a run stops after the last one it needs; the steps
-        before it (which make its state) all run, exactly as described."""
-        t0 = time.perf_counter()
+    def execute(self, sim: Simulator, test: SuiteTest, planned: PlannedRun) -> List[Measured]:
+        """Run one planned run's steps on ``sim`` (a drive in the run's state);
+        returns its measured steps."""
         self._label = test["id"]
         measured: List[Measured] = []
-        skipped = None
-        if test["id"] in self.profile.skip:
-            skipped = f"left out of the {self.profile.name} profile"
-        elif self.capacity_bytes < test.get("min_capacity_bytes", 0):
-            skipped = f"needs a drive of at least {test['min_capacity_bytes']:,} B"
-        if skipped is None:
-            for ri, run in enumerate(test["runs"]):
-                wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]
-                if not wanted:
-                    continue
-                sim, span = self.state(run["state"], run.get("drive"))
-                for si, step in enumerate(run["steps"][: wanted[-1] + 1]):
-                    r, job = self._step(sim, step, span)
-                    if "measure" in step and r is not None and job is not None:
-                        measured.append({"run": ri, "step": si, "label": step["measure"], "x": step.get("x"),
-                                         "line": step.get("line"), "job": job, "result": r})
+        run = test["runs"][planned.run]
+        for si, step in enumerate(run["steps"][: planned.last_step + 1]):
+            r, job = self._step(sim, step, planned.span)
+            if "measure" in step and r is not None and job is not None:
+                measured.append({"run": planned.run, "step": si, "label": step["measure"], "x": step.get("x"),
+                                 "line": step.get("line"), "job": job, "result": r})
+        return measured
+
+    def assemble(self, test: SuiteTest, measured: List[Measured], skipped: Optional[str], only: Optional[Set[str]],
+                 wall_time_s: float) -> Dict[str, Any]:
+        """The results document of a test from its measured steps (in run order)."""
+        measured = sorted(measured, key=lambda m: (m["run"], m["step"]))
         figures, charts = _summary.summarise(test, measured, self.profile) if skipped is None else ([], {})
         return {
             "test": copy.deepcopy(test),
@@ -162,8 +187,28 @@ class SuiteRunner:
             "figures": figures,
             "charts": charts,
             "jobs": [_job_doc(m) for m in measured],
-            "wall_time_s": round(time.perf_counter() - t0, 3),
+            "wall_time_s": round(wall_time_s, 3),
         }
+
+    def run_test(self, test: SuiteTest, only: Optional[Set[str]] = None) -> Dict[str, Any]:
+        """Run one test description; returns its results document (see docs/results-schema.md).
+
+        ``only``: measure labels wanted (None = all). Runs without one of them
+        are left out, and a run stops after the last one it needs; the steps
+        before it (which make its state) all run, exactly as described."""
+        t0 = time.perf_counter()
+        self._label = test["id"]
+        skipped, planned = self.plan(test, only)
+        measured: List[Measured] = []
+        for p in planned:
+            sim, _ = self.state(p.state, p.drive_changes)
+            measured.extend(self.execute(sim, test, p))
+        return self.assemble(test, measured, skipped, only, time.perf_counter() - t0)
+
+    def precondition_phase(self, sim: Simulator, phase: StatePhase, span: Optional[int]) -> None:
+        """One phase of a state on ``sim`` (a clone of the state before it)."""
+        torture = f"{max(self.seconds(TORTURE_RUNTIME_S), 0.01):.3f}s"
+        run_phase(sim, phase, span_bytes=span, progress=self._phase_progress(phase.name), torture_runtime=torture)
 
     def _step(self, sim: Simulator, step: Step, span: Optional[int]) -> Tuple[Optional[PhaseResult], Optional[Dict[str, Any]]]:
         action = step.get("action")

@@ -3,24 +3,23 @@ drive keeps up (steady-state figures after fill and torture, incompressible)
 and the lowest one-second IOPS of the performance-consistency test.
 
 Every figure comes from the suite's own tests (``rated``, ``steady-state``,
-``consistency``) run by the suite's runner; the published rating, where the
+``consistency``) run by the suite's runner on :mod:`ssdlab.cluster`; the published rating, where the
 calibration table has one for the drive, is printed beside them.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
+from ..cluster import Runner, TestRequest
 from ..drive import Drive, DriveSpec
 from ..results import SCHEMA_VERSION, SPEC_SHEET_SCHEMA
 from ..results import manifest as _manifest
 from .calibrate import Published, load_table, suite_figure
 from .definitions import get_test
-from .profile import FULL
-from .runner import StepProgress, SuiteRunner
 
-__all__ = ["SPEC_FIGURES", "spec_sheet"]
+__all__ = ["SPEC_FIGURES", "spec_sheet", "spec_sheets"]
 
 #: (measure label of the rated / steady-state tests, unit, label on the sheet).
 SPEC_FIGURES = [
@@ -31,15 +30,37 @@ SPEC_FIGURES = [
 ]
 
 
-def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[StepProgress] = None,
-               command: Optional[str] = None) -> Dict[str, Any]:
-    """Run the spec tests on a drive and return the sheet (JSON-ready)."""
-    d = Drive.load(drive)
+def _requests(d: Drive, seed: int) -> List[TestRequest]:
+    return [TestRequest(d, "rated", seed=seed), TestRequest(d, "steady-state", seed=seed),
+            TestRequest(d, "consistency", seed=seed, only=frozenset({"default"}))]
+
+
+def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[bool] = None,
+               command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None) -> Dict[str, Any]:
+    """Run the spec tests on a drive and return the sheet (JSON-ready). The
+    tests run on :mod:`ssdlab.cluster` (``jobs`` worker processes, default the
+    cores, or the Dask cluster at ``scheduler``)."""
+    return spec_sheets([drive], seed=seed, progress=progress, command=command, jobs=jobs, scheduler=scheduler)[0]
+
+
+def spec_sheets(drives: Sequence[DriveSpec], seed: int = 1, progress: Optional[bool] = None,
+                command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None
+                ) -> List[Dict[str, Any]]:
+    """The sheets of several drives, simulated together on one runner."""
+    loaded = [Drive.load(d) for d in drives]
     t0 = time.perf_counter()
-    runner = SuiteRunner(d, seed=seed, profile=FULL, progress=progress)
-    rated = runner.run_test(get_test("rated"))
-    steady = runner.run_test(get_test("steady-state"))
-    consistency = runner.run_test(get_test("consistency"), only={"default"})
+    requests = [r for d in loaded for r in _requests(d, seed)]
+    docs: Dict[int, Dict[str, Any]] = {}
+    with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
+        for i, doc in runner.run_tests(requests):
+            docs[i] = doc
+    wall = time.perf_counter() - t0
+    return [_sheet(d, spec, docs[3 * k], docs[3 * k + 1], docs[3 * k + 2], seed, command, wall)
+            for k, (d, spec) in enumerate(zip(loaded, drives))]
+
+
+def _sheet(d: Drive, drive: DriveSpec, rated: Dict[str, Any], steady: Dict[str, Any], consistency: Dict[str, Any],
+           seed: int, command: Optional[str], wall: float) -> Dict[str, Any]:
     published: List[Published] = [r for r in load_table() if r.drive_id == d.id and r.suite_test == "rated"]
     rows = []
     for label, unit, title in SPEC_FIGURES:
@@ -79,5 +100,5 @@ def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[StepProgress]
             "steady_state_mean_iops": cfig.get("mean_iops"),
             "peak_1s_iops": cfig.get("peak_iops"),
         },
-        "wall_time_s": round(time.perf_counter() - t0, 3),
+        "wall_time_s": round(wall, 3),
     }

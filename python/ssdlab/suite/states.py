@@ -18,6 +18,7 @@ on a simulator; ``ssdlab.suite.fio`` renders them as fio sections.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, Tuple, TypedDict, Union, cast
 
@@ -38,6 +39,8 @@ __all__ = [
     "state_spec",
     "phases",
     "precondition",
+    "run_phase",
+    "phase_key",
 ]
 
 StateName = Literal["clean", "filled", "dirty", "tortured", "trimmed"]
@@ -156,6 +159,38 @@ def phases(state: Union[str, Mapping[str, Any]]) -> List[StatePhase]:
     return out
 
 
+def phase_key(p: StatePhase) -> str:
+    """What a phase does, as a string: two states share their first phases
+    (and a preconditioned drive) as far as these keys agree."""
+    return json.dumps([p.kind, p.name, dict(p.job)], sort_keys=True)
+
+
+def run_phase(
+    sim: "Simulator",
+    p: StatePhase,
+    *,
+    span_bytes: Optional[int] = None,
+    offset_bytes: int = 0,
+    progress: Optional["ProgressCallback"] = None,
+    torture_runtime: Union[int, float, str, None] = None,
+) -> "PhaseResult":
+    """Run one phase of a state on ``sim`` (see :func:`precondition`)."""
+    if p.kind == "secure_erase":
+        r = sim.secure_erase()
+        r.data["jobname"] = p.name
+        return r
+    if p.kind == "trim":
+        return sim.trim(offset_bytes, span_bytes)
+    size = sim.capacity_bytes - offset_bytes if span_bytes is None else span_bytes
+    job: Dict[str, Any] = {k: v for k, v in p.job.items() if k != "time_based"}
+    if "runtime" in job:
+        if torture_runtime is not None:
+            job["runtime"] = str(torture_runtime)
+    else:
+        job["io_size"] = size  # one pass: the engine's last I/O covers what is left of the span
+    return sim.run({"offset": offset_bytes, "size": size, **job}, name=p.name, progress=progress)
+
+
 def precondition(
     sim: "Simulator",
     state: Union[str, Mapping[str, Any]],
@@ -167,22 +202,11 @@ def precondition(
 ) -> List["PhaseResult"]:
     """Bring ``sim`` to ``state`` over ``span_bytes`` from ``offset_bytes``
     (None: to the end of the drive); ``torture_runtime`` replaces the 20
-    minutes of ``tortured`` (seconds or "60s"). Returns the phases run."""
-    size = sim.capacity_bytes - offset_bytes if span_bytes is None else span_bytes
-    done: List["PhaseResult"] = []
-    for p in phases(state):
-        if p.kind == "secure_erase":
-            r = sim.secure_erase()
-            r.data["jobname"] = p.name
-        elif p.kind == "trim":
-            r = sim.trim(offset_bytes, span_bytes)
-        else:
-            job: Dict[str, Any] = {k: v for k, v in p.job.items() if k != "time_based"}
-            if "runtime" in job:
-                if torture_runtime is not None:
-                    job["runtime"] = str(torture_runtime)
-            else:
-                job["io_size"] = size  # one pass: the engine's last I/O covers what is left of the span
-            r = sim.run({"offset": offset_bytes, "size": size, **job}, name=p.name, progress=progress)
-        done.append(r)
-    return done
+    minutes of ``tortured`` (seconds or "60s"). Returns the phases run.
+
+    A clone of a drive brought to a state this one builds on (the first
+    phases of :func:`phases`, same span) continues with :func:`run_phase` for
+    the rest and ends in the same state (``ssdlab.cluster`` shares states so)."""
+    return [run_phase(sim, p, span_bytes=span_bytes, offset_bytes=offset_bytes, progress=progress,
+                      torture_runtime=torture_runtime)
+            for p in phases(state)]

@@ -1,0 +1,115 @@
+"""``ssdlab fit``: fit a controller profile (or NAND part, or your drive file)
+to the calibration table; ``ssdlab calibrate --cross-validate`` lives in
+``suite.py`` and calls :mod:`ssdlab.fit.crossval`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+from ..results import command_line
+from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_json, add_runner, positive_whole, print_json, seed
+
+__all__ = ["add_parsers", "add_fit_options", "format_fit"]
+
+
+def add_fit_options(p: argparse.ArgumentParser, trials: int) -> None:
+    """The optimiser's flags (``fit`` and ``calibrate --cross-validate``)."""
+    p.add_argument("--trials", type=positive_whole, default=trials, help=f"trials per fit (default {trials})")
+    p.add_argument("--sampler", choices=["cmaes", "tpe"], default="cmaes",
+                   help="Optuna's CMA-ES (default; TPE on one free parameter) or TPE")
+    p.add_argument("--fit-seed", type=seed, default=1, help="the optimiser's seed (default 1); simulations use seed 1")
+    p.add_argument("--batch", type=positive_whole, help="trials evaluated at once per fit (default: the workers)")
+    p.add_argument("--free", metavar="FILE", help="free parameters and bounds (default: ssdlab/fit/free.toml)")
+
+
+def add_parsers(sub: Any) -> None:
+    f = sub.add_parser(
+        "fit",
+        help="fit a controller profile's free parameters to the calibration table (Optuna)",
+        description="Fit the free parameters of a controller profile (ssdlab/fit/free.toml: bounds and reasons), of "
+        "a NAND part (its datasheet ranges) or of your drive file jointly to every calibration row of every drive "
+        "that uses them: the root mean square of row error / tolerance is minimised (rated 'up to' figures count "
+        "only when exceeded). Trials run in parallel batches on the runner (--jobs, --scheduler); the study is "
+        "kept in a SQLite file (--storage) so --resume continues a stopped fit. Writes the fitted values as a TOML "
+        "diff with every row's residual (--out).",
+    )
+    what = f.add_mutually_exclusive_group(required=True)
+    what.add_argument("--profile", metavar="ID", help="a controller profile ('ssdlab drive parts')")
+    what.add_argument("--part", metavar="ID", help="a NAND part with a datasheet range")
+    what.add_argument("--drive", metavar="FILE", help="your drive file (with --table: your measurements)")
+    f.add_argument("--table", metavar="FILE", help="the calibration table (default: the built-in one; with --drive: required)")
+    add_fit_options(f, trials=40)
+    f.add_argument("--start", choices=["committed", "center"], default="committed",
+                   help="the first trial: the committed values (default) or the middle of the bounds")
+    f.add_argument("--perturb", type=float, default=0.0, metavar="FRACTION",
+                   help="start every free value this much off (0.3: 30%% above; within the bounds)")
+    f.add_argument("--storage", metavar="FILE", help="the Optuna study (SQLite; default fit-ID.db beside --out)")
+    f.add_argument("--resume", action="store_true", help="continue the fit stored in --storage")
+    f.add_argument("--out", metavar="FILE", help="the TOML diff (default fit-ID.toml)")
+    add_json(f, "print the fit as JSON (parameters, objective, every row)")
+    add_runner(f)
+    f.set_defaults(func=cmd_fit)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(text).stem if text.endswith((".toml", ".json")) else text)
+
+
+def format_fit(summary: Any) -> str:
+    t = summary["target"]
+    o = summary["objective"]
+    lines = [f"fit of {t['kind']} {t['id']}: {summary['trials']} trials ({summary['sampler']}, seed {summary['seed']})"
+             + (" INTERRUPTED" if summary["interrupted"] else ""),
+             f"  objective (RMS of error / tolerance): committed {o['committed']:.4f} -> fitted {o['fitted']:.4f}; "
+             f"worst row {o['committed_worst']:.3f} -> {o['fitted_worst']:.3f} tolerances",
+             f"  {'parameter':<36} {'committed':>14} {'start':>14} {'fitted':>14}"]
+    for p in summary["parameters"]:
+        lines.append(f"  {p['key']:<36} {p['committed']:>14,} {p['start']:>14,} {p['fitted']:>14,}")
+    lines.append(f"  {'drive':<22} {'row':<48} {'published':>10} {'fitted':>10} {'error':>7} {'committed':>9}")
+    for r in summary["rows"]:
+        e = "-" if r["error"] is None else f"{r['error'] * 100:+.1f}%"
+        c = "-" if r["committed_error"] is None else f"{r['committed_error'] * 100:+.1f}%"
+        sim = "-" if r["simulated"] is None else f"{r['simulated']:,.1f}"
+        lines.append(f"  {r['drive_id']:<22} {r['row'][:48]:<48} {r['published']:>10,.1f} {sim:>10} {e:>7} {c:>9}"
+                     + ("  (up to)" if r["one_sided"] else ""))
+    return "\n".join(lines)
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from ..cluster import Runner
+    from ..fit import drive_target, fit, profile_target
+    from ..fit.output import diff_toml
+
+    free = Path(args.free) if args.free else None
+    if args.drive:
+        if not args.table:
+            raise UsageError("fit --drive: give --table FILE with your measurements (the calibration table's columns)")
+        target = drive_target(args.drive, Path(args.table), free)
+    elif args.profile:
+        target = profile_target("profile", args.profile, Path(args.table) if args.table else None, free)
+    else:
+        target = profile_target("part", args.part, Path(args.table) if args.table else None, free)
+    slug = _slug(target.id)
+    out = Path(args.out) if args.out else Path(f"fit-{slug}.toml")
+    storage = args.storage or str(out.with_name(f"fit-{slug}.db"))
+    if args.resume and not Path(storage).exists():
+        raise UsageError(f"--resume: no stored fit in {storage}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    Path(storage).parent.mkdir(parents=True, exist_ok=True)
+    start = target.start(args.start, args.perturb)
+    with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
+        result = fit(target, start=start, trials=args.trials, sampler=args.sampler, seed=args.fit_seed, storage=storage,
+                     resume=args.resume, batch=args.batch, runner=runner)
+    summary = result.summary()
+    summary["command"] = command_line()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(diff_toml(result, command_line()), encoding="utf-8")
+    if args.json:
+        print_json(summary)
+    else:
+        print(format_fit(summary))
+        print(f"fitted values: {out}; study: {storage} (--resume continues it)")
+    return EXIT_INTERRUPTED if result.interrupted else EXIT_OK

@@ -1,0 +1,453 @@
+"""Many independent simulations at once: in this process, on a Dask
+``LocalCluster`` sized to the machine, or on an existing Dask cluster.
+
+A simulation is a pure function of its inputs: a drive (with its changes), a
+seed, a suite profile and a test (with the measures wanted). The same inputs
+give the same numbers however they run. :class:`TestRequest` names one test
+on one drive; :meth:`Runner.run_tests` runs a list of them and yields each
+test's results document as soon as its last run finishes.
+
+How the work is cut (:func:`plan_tasks`): every run of every requested test
+starts from a preconditioned state; the states of one drive (and seed and
+profile) form a tree by their phases (secure erase, then a fill of a span
+with a data pattern, then a second pass, a torture or a TRIM), and a drive's
+tree is simulated in one task, each state once: a run gets a clone of its
+state, the last user of a state gets the state itself, a state that builds
+on another starts from a clone of it (``dirty`` from ``filled``), and the
+first state is a clone of one freshly built simulator. A simulator cannot be
+pickled, so it never leaves its task; tasks return measured phases. With
+fewer drives than twice the workers, a drive's tree is cut into its fill
+subtrees, one task each. Larger drives go first.
+
+Where it runs (:class:`Runner`):
+
+- ``jobs=1`` (or one task): in this process, one task after another, with
+  the phase progress bar;
+- default: a ``distributed.LocalCluster`` of ``jobs`` worker processes (the
+  cores this process may use), one thread each;
+- ``scheduler="tcp://host:8786"``: an existing cluster (``dask-scheduler``
+  and ``dask-worker`` by hand, or ``dask-jobqueue`` on Slurm/PBS; see
+  docs/cluster.md). Its workers need the same ssdlab installed.
+
+Ctrl-C stops the run: the documents already yielded are kept by the caller,
+the rest is cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, TypeVar
+
+from . import _core
+from .drive import Drive, DriveSpec
+from .progress import ProgressBar
+from .sim import Simulator
+from .suite.profile import get_profile
+from .suite.runner import PlannedRun, StepProgress, SuiteRunner
+from .suite.states import StatePhase, phase_key, phases
+from .suite.vocabulary import Measured, SuiteTest
+
+__all__ = ["TestRequest", "Task", "Runner", "plan_tasks", "execute_task", "default_workers", "SYNC"]
+
+#: ``scheduler=SYNC``: run in this process (as ``jobs=1``).
+SYNC = "sync"
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(eq=False)
+class TestRequest:
+    """One test on one drive: ``test`` is a description of
+    :mod:`ssdlab.suite.definitions` (or a test id), ``only`` the measure
+    labels wanted (None: all), ``profile`` ``full`` or ``quick``."""
+
+    drive: DriveSpec
+    test: Any
+    seed: int = 1
+    profile: str = "full"
+    only: Optional[FrozenSet[str]] = None
+
+    def __post_init__(self) -> None:
+        from .suite.definitions import get_test
+
+        self.drive = Drive.load(self.drive)
+        if isinstance(self.test, str):
+            self.test = get_test(self.test)
+        if self.only is not None:
+            self.only = frozenset(self.only)
+
+    @property
+    def suite_test(self) -> SuiteTest:
+        t: SuiteTest = self.test
+        return t
+
+
+# ---------------------------------------------------------------------------
+# the plan: tasks of runs that share states
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _TaskRun:
+    request: int
+    test: SuiteTest
+    planned: PlannedRun
+
+
+@dataclass
+class Task:
+    """Runs on one drive that a worker simulates together, sharing states."""
+
+    drive: Drive
+    seed: int
+    profile: str
+    runs: List[_TaskRun]
+    cost: float = 0.0
+
+    # A Drive holds the engine's parsed description, which does not pickle:
+    # a task travels with the drive's canonical JSON (same hash, same numbers).
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        d = state.pop("drive")
+        state["_drive"] = (d.json, d.source, dict(d.changes))
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        text, source, changes = state.pop("_drive")
+        self.__dict__.update(state)
+        self.drive = Drive(_core.DriveConfig.from_json(text), source, changes)
+
+
+@dataclass
+class _Node:
+    phase: Optional[StatePhase]
+    span: Optional[int]
+    runs: List[_TaskRun] = field(default_factory=list)
+    children: Dict[str, "_Node"] = field(default_factory=dict)
+
+
+def _chain(planned: PlannedRun) -> List[Tuple[str, StatePhase]]:
+    span = "whole" if planned.span is None else str(planned.span)
+    return [(f"{span}:{phase_key(p)}", p) for p in phases(planned.state)]
+
+
+def _tree(runs: Iterable[_TaskRun]) -> _Node:
+    root = _Node(None, None)
+    for tr in runs:
+        node = root
+        for key, p in _chain(tr.planned):
+            node = node.children.setdefault(key, _Node(p, tr.planned.span))
+        node.runs.append(tr)
+    return root
+
+
+def _subtree_runs(node: _Node) -> List[_TaskRun]:
+    out = list(node.runs)
+    for c in node.children.values():
+        out.extend(_subtree_runs(c))
+    return out
+
+
+def _cost(drive: Drive, runs: Sequence[_TaskRun]) -> float:
+    # preconditioning and clones scale with the drive; every run clones once
+    return float(drive.capacity_bytes) * (1 + len(runs))
+
+
+def plan_tasks(requests: Sequence[TestRequest], workers: int = 1) -> Tuple[List[Task], Dict[int, Optional[str]]]:
+    """The tasks that run ``requests``, largest first, and the requests that
+    need no simulation (index -> why skipped, None when no run holds a wanted
+    measure). A drive's runs are one task; with fewer drives than twice
+    ``workers``, one task per fill subtree of a drive."""
+    groups: Dict[Tuple[str, int, str], List[_TaskRun]] = {}
+    drives: Dict[Tuple[str, int, str], Drive] = {}
+    empty: Dict[int, Optional[str]] = {}
+    runners: Dict[Tuple[str, str], SuiteRunner] = {}
+    for i, req in enumerate(requests):
+        drive = Drive.load(req.drive)
+        rkey = (drive.json, req.profile)
+        if rkey not in runners:
+            runners[rkey] = SuiteRunner(drive, seed=req.seed, profile=get_profile(req.profile))
+        skipped, planned = runners[rkey].plan(req.suite_test, None if req.only is None else set(req.only))
+        if not planned:
+            empty[i] = skipped
+            continue
+        for p in planned:
+            # a run with its own drive changes (e.g. a slower link) runs on that drive: its states are its own
+            run_drive = drive.with_changes(p.drive_changes) if p.drive_changes else drive
+            key = (run_drive.json, req.seed, req.profile)
+            drives[key] = run_drive
+            groups.setdefault(key, []).append(_TaskRun(i, req.suite_test, p))
+    tasks: List[Task] = []
+    split = len(groups) < 2 * max(workers, 1) and workers > 1
+    for key, runs in groups.items():
+        drive = drives[key]
+        parts: List[List[_TaskRun]] = [runs]
+        if split:
+            root = _tree(runs)
+            parts = []
+            for erase in root.children.values():
+                clean_runs = list(erase.runs)
+                if clean_runs:
+                    parts.append(clean_runs)
+                parts.extend(_subtree_runs(c) for c in erase.children.values())
+        for part in parts:
+            tasks.append(Task(drive, key[1], key[2], part, _cost(drive, part)))
+    tasks.sort(key=lambda t: -t.cost)
+    return tasks, empty
+
+
+# ---------------------------------------------------------------------------
+# a task, on a worker (or here)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class RunResult:
+    """What one run produced: its request, its measured steps, wall time."""
+
+    request: int
+    run: int
+    measured: List[Measured]
+    wall_time_s: float
+
+
+def execute_task(task: Task, progress: Optional[StepProgress] = None) -> List[RunResult]:
+    """Simulate a task's runs, each state once (see the module's docstring)."""
+    runner = SuiteRunner(task.drive, seed=task.seed, profile=get_profile(task.profile), progress=progress)
+    out: List[RunResult] = []
+
+    def visit(node: _Node, sim: Simulator) -> None:
+        consumers: List[Any] = [*node.runs, *node.children.values()]
+        for i, c in enumerate(consumers):
+            s = sim if i == len(consumers) - 1 else sim.clone()
+            t0 = time.perf_counter()
+            if isinstance(c, _TaskRun):
+                measured = runner.execute(s, c.test, c.planned)
+                out.append(RunResult(c.request, c.planned.run, measured, time.perf_counter() - t0))
+            else:
+                assert c.phase is not None
+                runner._label = "precondition"
+                runner.precondition_phase(s, c.phase, c.span)
+                visit(c, s)
+            del s
+
+    # one new simulator per task (building one costs more than cloning one: the
+    # engine fills its tables when it builds them); every state is a clone of another
+    visit(_tree(task.runs), Simulator(task.drive, seed=task.seed))
+    return out
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while child processes start (only from the main thread)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _distributed() -> Any:
+    """The ``distributed`` package (Dask's cluster runtime; untyped)."""
+    import importlib
+
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:  # pragma: no cover - a dependency of ssdlab
+        raise RuntimeError("running on Dask needs the distributed package: pip install 'dask[distributed]'") from None
+
+
+def _execute_remote(task: Task) -> List[RunResult]:
+    return execute_task(task)
+
+
+# ---------------------------------------------------------------------------
+# the runner
+# ---------------------------------------------------------------------------
+
+
+class Runner:
+    """Runs tasks in this process, on a LocalCluster or on a scheduler.
+
+    ``jobs``: worker processes of a LocalCluster (default: the cores); 1
+    runs here. ``scheduler``: a Dask scheduler's address (``tcp://host:8786``)
+    or ``"sync"``. ``progress``: a bar on ``stream`` (None: when it is a
+    terminal). Use as a context manager, or call :meth:`close`."""
+
+    def __init__(self, jobs: Optional[int] = None, scheduler: Optional[str] = None,
+                 progress: Optional[bool] = None, stream: Optional[TextIO] = None) -> None:
+        self.scheduler = scheduler
+        self.jobs = jobs
+        self.stream: TextIO = stream if stream is not None else sys.stderr
+        self.progress = progress
+        self._client: Any = None
+        self._cluster: Any = None
+
+    # -- where ------------------------------------------------------------------
+
+    @property
+    def local(self) -> bool:
+        """True when tasks run in this process."""
+        return self.scheduler == SYNC or (self.scheduler is None and self.jobs == 1)
+
+    @property
+    def workers(self) -> int:
+        """How many tasks run at once."""
+        if self.local:
+            return 1
+        if self.scheduler is not None:
+            n = len(self.client().scheduler_info().get("workers", {}))
+            return max(n, 1)
+        return self.jobs or default_workers()
+
+    def client(self) -> Any:
+        """The Dask client (starting the LocalCluster on first use)."""
+        if self._client is None:
+            dd = _distributed()
+            if self.scheduler is not None:
+                self._client = dd.Client(self.scheduler)
+            else:
+                # The workers ignore Ctrl-C (they inherit the ignored signal): the command stops them, keeping
+                # what finished, instead of each printing its own traceback.
+                with _sigint_ignored():
+                    self._cluster = dd.LocalCluster(n_workers=self.jobs or default_workers(), threads_per_worker=1,
+                                                    processes=True, memory_limit=0, silence_logs=logging.ERROR,
+                                                    # the scheduler's HTTP server on a free port; no memory limit (big drives)
+                                                    dashboard_address=":0")
+                self._client = dd.Client(self._cluster)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def __enter__(self) -> "Runner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- generic ----------------------------------------------------------------
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T], sizes: Optional[Sequence[float]] = None,
+            what: str = "tasks") -> Iterator[Tuple[int, R]]:
+        """``fn(item)`` for every item (largest ``sizes`` first), yielded as
+        ``(index, result)`` as each finishes. ``fn`` must be importable by
+        the workers (a module-level function)."""
+        order = sorted(range(len(items)), key=lambda i: -(sizes[i] if sizes is not None else 0.0))
+        bar = ProgressBar("", stream=self.stream, force=self.progress)
+        t0 = time.perf_counter()
+        done = 0
+        try:
+            if self.local or len(items) <= 1 and self.scheduler is None:
+                for i in order:
+                    res = fn(items[i])
+                    done += 1
+                    bar.count(done, len(items), what, time.perf_counter() - t0)
+                    yield i, res
+                return
+            as_completed = _distributed().as_completed
+            client = self.client()
+            futures = {}
+            for rank, i in enumerate(order):
+                f = client.submit(fn, items[i], pure=False, priority=len(order) - rank)
+                futures[f] = i
+            try:
+                for f in as_completed(list(futures)):
+                    res = f.result()
+                    done += 1
+                    bar.count(done, len(items), what, time.perf_counter() - t0)
+                    yield futures[f], res
+            finally:
+                pending = [f for f in futures if not f.done()]
+                if pending:
+                    client.cancel(pending)
+        finally:
+            bar.close()
+
+    # -- tests ------------------------------------------------------------------
+
+    def run_tests(self, requests: Sequence[TestRequest]) -> Iterator[Tuple[int, Dict[str, Any]]]:
+        """Run every request; yields ``(index, results document)`` as each
+        test's last run finishes (the document of
+        :meth:`SuiteRunner.run_test`)."""
+        runners: Dict[int, SuiteRunner] = {}
+
+        def runner_of(i: int) -> SuiteRunner:
+            if i not in runners:
+                r = requests[i]
+                runners[i] = SuiteRunner(r.drive, seed=r.seed, profile=get_profile(r.profile))
+            return runners[i]
+
+        def document(i: int, measured: List[Measured], skipped: Optional[str], wall: float) -> Dict[str, Any]:
+            r = requests[i]
+            only = None if r.only is None else set(r.only)
+            return runner_of(i).assemble(r.suite_test, measured, skipped, only, wall)
+
+        tasks, empty = plan_tasks(requests, self.workers)
+        for i, why in sorted(empty.items()):
+            yield i, document(i, [], why, 0.0)
+        remaining: Dict[int, int] = {}
+        for t in tasks:
+            for tr in t.runs:
+                remaining[tr.request] = remaining.get(tr.request, 0) + 1
+        measured: Dict[int, List[Measured]] = {i: [] for i in remaining}
+        walls: Dict[int, float] = {i: 0.0 for i in remaining}
+        n_runs = sum(remaining.values())
+
+        def finished(results: List[RunResult]) -> Iterator[Tuple[int, Dict[str, Any]]]:
+            for rr in results:
+                measured[rr.request].extend(rr.measured)
+                walls[rr.request] += rr.wall_time_s
+                remaining[rr.request] -= 1
+                if remaining[rr.request] == 0:
+                    yield rr.request, document(rr.request, measured.pop(rr.request), None, walls[rr.request])
+
+        if self.local or (len(tasks) == 1 and self.scheduler is None):
+            bar = ProgressBar("", stream=self.stream, force=self.progress)
+            done_runs = 0
+            try:
+                for t in tasks:
+                    prefix = f"[{done_runs}/{n_runs} runs] {t.drive.id}"
+                    results = execute_task(t, progress=lambda label, p=prefix: bar.phase(f"{p} {label}"))  # type: ignore[misc]
+                    done_runs += len(results)
+                    yield from finished(results)
+            finally:
+                bar.close()
+            return
+        for _, results in self.map(_execute_remote, tasks, [t.cost for t in tasks], what="tasks"):
+            yield from finished(results)
+
+
+def run_tests(requests: Sequence[TestRequest], jobs: Optional[int] = None, scheduler: Optional[str] = None,
+              progress: Optional[bool] = None) -> List[Dict[str, Any]]:
+    """Every request's results document, in request order (a convenience
+    around :class:`Runner`)."""
+    out: Dict[int, Dict[str, Any]] = {}
+    with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
+        for i, doc in runner.run_tests(requests):
+            out[i] = doc
+    return [out[i] for i in range(len(requests))]
