@@ -215,8 +215,11 @@ def _extents(fig: Any, prefix: str) -> List[Any]:
 def test_legends_never_cover_bar_labels_at_13_drives(labels: List[str]) -> None:
     from ssdlab.report.charts import bar_chart
 
-    values = {f"Drive {i} with a long product name ({i * 8} dies)": {lab: 100.0 + 37 * i + 11 * j for j, lab in enumerate(labels)}
-              for i in range(13)}
+    # names of one, two and (wrapped at 30 characters) three lines; values past 100,000 (crowded ticks)
+    names = [f"Drive {i} with a long product name ({i * 8} dies)" if i % 3 else
+             f"Drive {i} Everlast Pro Max Ultra 1GB (16 dies, tPROG 600 us)" if i % 2 else f"Drive {i}" for i in range(13)]
+    values = {name: {lab: 100.0 + 37 * i + 11 * j + (9_000 * i if j == 1 else 0) for j, lab in enumerate(labels)}
+              for i, name in enumerate(names)}
     fig, order = bar_chart("A title long enough to need wrapping " * 4, values)
     fig.canvas.draw()
     bar_labels, legends = _extents(fig, "barlabel"), _extents(fig, "legend")

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
 __all__ = [
     "bar_order", "bar_chart", "line_chart", "curve_chart", "consistency_chart", "latency_chart", "latency_cdf_chart",
@@ -75,8 +75,22 @@ def _wrap(text: str, width: int) -> str:
 
 
 def _name(drive: str) -> str:
-    """A drive's product name as a tick label: at most two lines."""
-    return _wrap(drive, 30)
+    """A drive's product name as a tick label: at most two lines (wider lines
+    for a long name; past 2 x 48 characters the end is shortened with an
+    ellipsis, the drive table has the whole name)."""
+    for width in range(30, 49, 2):
+        lines = textwrap.wrap(drive, width)
+        if len(lines) <= 2:
+            return "\n".join(lines) or drive
+    lines = textwrap.wrap(drive, 48)
+    return lines[0] + "\n" + textwrap.shorten(" ".join(lines[1:]), 48, placeholder=" …")
+
+
+def _row_in(order: Sequence[str]) -> float:
+    """The height of a row of tick labels in inches: one or two lines of 8 pt
+    text and a gap, so that the labels of neighbouring rows never touch."""
+    lines = max((_name(d).count("\n") + 1 for d in order), default=1)
+    return 0.06 + 0.135 * lines
 
 
 def _suptitle(fig: Figure, text: str) -> None:
@@ -136,6 +150,8 @@ def _bars(ax: Axes, order: Sequence[str], labels: Sequence[str], values: Dict[st
     ax.set_yticklabels([_name(d) for d in order], fontsize=8)
     ax.set_ylim(len(order) - 0.5, -0.5)
     ax.set_xlim(0, top * 1.22 if top > 0 else 1.0)  # room for the value labels inside the axes
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # a half-width panel holds five "120,000"s
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}" if top >= 100 else f"{x:g}"))
     ax.grid(True, axis="x", alpha=0.3)
     ax.set_axisbelow(True)
     return handles
@@ -155,7 +171,7 @@ def bar_chart(title: str, values: Dict[str, Dict[str, float]], higher: bool = Tr
     if len(labels) >= 3 and n > 1:
         ncol = 2
         nrow = math.ceil(len(labels) / ncol)
-        panel_h = 0.5 + 0.26 * n
+        panel_h = 0.5 + max(0.26, _row_in(order)) * n
         fig, axes = plt.subplots(nrow, ncol, figsize=(_WIDTH_IN * 1.15, panel_h * nrow + 0.6), squeeze=False)
         for idx, lab in enumerate(labels):
             ax = axes[idx // ncol, idx % ncol]
@@ -168,7 +184,7 @@ def bar_chart(title: str, values: Dict[str, Dict[str, float]], higher: bool = Tr
         _suptitle(fig, _wrap(title + note, 100))
         return fig, order
     k = max(len(labels), 1)
-    row_h = 0.2 * k + 0.16
+    row_h = max(0.2 * k + 0.16, _row_in(order))
     fig, ax = plt.subplots(figsize=(_WIDTH_IN, 1.0 + row_h * n + (0.3 if k > 1 else 0.0)))
     handles = _bars(ax, order, labels, values, COLORS)
     ax.set_title(_wrap(title + note, 90), pad=24 if k > 1 else 6)
@@ -356,7 +372,7 @@ def latency_chart(title: str, panels: Dict[str, Dict[str, Dict[str, float]]]) ->
     n_drives = max((len(p) for p in panels.values()), default=1)
     ncol = 1 if len(names) == 1 else 2
     nrow = math.ceil(len(names) / ncol)
-    panel_h = 0.6 + 0.34 * n_drives
+    panel_h = 0.6 + max(0.34, _row_in([d for p in panels.values() for d in p])) * n_drives
     fig, axes = plt.subplots(nrow, ncol, figsize=(_WIDTH_IN * (1.0 if ncol == 1 else 1.15), panel_h * nrow + 0.5),
                              sharex=True, squeeze=False)
     flat = list(axes.flat)
