@@ -13,12 +13,29 @@ pub const NONE: u32 = u32::MAX;
 /// the OS offers them (the maps are hundreds of MB and touched at random, so
 /// TLB misses would otherwise dominate). Results do not depend on it.
 pub fn big_table<T: Copy>(n: usize, value: T) -> Vec<T> {
-    let mut v: Vec<T> = Vec::with_capacity(n);
+    let mut v = big_vec(n);
+    v.resize(n, value);
+    v
+}
+
+/// A copy of a large table, on huge pages as [`big_table`], written once
+/// (`Vec::clone` would fault its memory in 4 KiB at a time: cloning a
+/// simulator for each run that starts from a shared state is then mostly
+/// kernel time).
+pub fn big_copy<T: Copy>(src: &[T]) -> Vec<T> {
+    let mut v = big_vec(src.len());
+    v.extend_from_slice(src);
+    v
+}
+
+/// An empty Vec with room for `n` values, advised onto huge pages.
+fn big_vec<T>(n: usize) -> Vec<T> {
+    let v: Vec<T> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
         let bytes = n * size_of::<T>();
         if bytes >= 4 << 20 {
-            let p = v.as_mut_ptr() as usize;
+            let p = v.as_ptr() as usize;
             let huge = 2usize << 20;
             let start = (p + huge - 1) & !(huge - 1);
             let end = (p + bytes) & !(huge - 1);
@@ -30,8 +47,36 @@ pub fn big_table<T: Copy>(n: usize, value: T) -> Vec<T> {
             }
         }
     }
-    v.resize(n, value);
     v
+}
+
+/// A big table ([`big_table`]) whose clone is a [`big_copy`].
+#[derive(Debug)]
+pub struct BigTable<T>(Vec<T>);
+
+impl<T: Copy> BigTable<T> {
+    pub fn new(n: usize, value: T) -> Self {
+        BigTable(big_table(n, value))
+    }
+}
+
+impl<T: Copy> Clone for BigTable<T> {
+    fn clone(&self) -> Self {
+        BigTable(big_copy(&self.0))
+    }
+}
+
+impl<T> std::ops::Deref for BigTable<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for BigTable<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
 }
 
 /// Ask the CPU to start loading `v[i]` (no effect on results).

@@ -19,7 +19,7 @@
 //! (`config::revmap_bytes_reserved`, from the same layout).
 
 use crate::config::REVMAP_CHUNK_ENTRIES;
-use crate::mem::{big_table, prefetch, NONE};
+use crate::mem::{big_copy, big_table, prefetch, NONE};
 
 /// Entries per chunk (a power of two).
 pub const CHUNK: u32 = REVMAP_CHUNK_ENTRIES;
@@ -184,10 +184,8 @@ impl Clone for RevMap {
         let mut pool = vec![0u32; self.pool.len()];
         let used = self.bump as usize * CHUNK as usize;
         pool[..used].copy_from_slice(&self.pool[..used]);
-        let mut base = big_table(self.base.len(), 0u32);
-        base.copy_from_slice(&self.base);
-        let mut live = big_table(self.live.len(), 0u64);
-        live.copy_from_slice(&self.live);
+        let base = big_copy(&self.base);
+        let live = big_copy(&self.live);
         RevMap {
             per_base: self.per_base,
             per_block: self.per_block,
