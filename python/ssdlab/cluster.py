@@ -29,12 +29,17 @@ Where it runs (:class:`Runner`):
   and ``dask-worker`` by hand, or ``dask-jobqueue`` on Slurm/PBS; see
   docs/cluster.md). Its workers need the same ssdlab installed.
 
-Ctrl-C stops the run: the documents already yielded are kept by the caller,
-the rest is cancelled.
+Ctrl-C (or SIGTERM, :mod:`ssdlab.interrupt`) stops the run: the documents
+already yielded are kept by the caller, the rest is cancelled, and the
+LocalCluster's workers still simulating are stopped at once (within half a
+second) rather than left to finish tasks nobody waits for. Tasks already
+running on an existing cluster (``scheduler=``) are cancelled but finish on
+their workers, which ssdlab does not own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -276,6 +281,23 @@ def _distributed() -> Any:
         raise RuntimeError("running on Dask needs the distributed package: pip install 'dask[distributed]'") from None
 
 
+#: Seconds a LocalCluster worker gets to stop when a run is interrupted, then
+#: its process is killed (a task in the engine cannot be cancelled).
+_STOP_GRACE_S = 0.5
+
+
+def _stop_workers(cluster: Any) -> None:
+    """Stop every worker process of a LocalCluster now (their tasks were
+    cancelled: nobody waits for them); errors are left to ``close``."""
+
+    async def stop() -> None:
+        await asyncio.gather(*(w.close(timeout=_STOP_GRACE_S) for w in list(cluster.workers.values())),
+                             return_exceptions=True)
+
+    with contextlib.suppress(Exception):
+        cluster.sync(stop)
+
+
 def _execute_remote(task: Task) -> List[RunResult]:
     return execute_task(task)
 
@@ -301,6 +323,11 @@ class Runner:
         self.progress = progress
         self._client: Any = None
         self._cluster: Any = None
+        #: The futures of the last :meth:`map`: any still running on close was
+        #: given up (an interrupted map), and the LocalCluster's workers are
+        #: then stopped at once.
+        self._futures: List[Any] = []
+        self._abandoned = False
 
     # -- where ------------------------------------------------------------------
 
@@ -337,12 +364,19 @@ class Runner:
         return self._client
 
     def close(self) -> None:
+        """Close the client and the LocalCluster (if ours). After an
+        interrupted :meth:`map`, workers still simulating are stopped
+        within half a second instead of finishing their tasks."""
+        cluster, self._cluster = self._cluster, None
+        abandoned = self._abandoned or any(not f.done() for f in self._futures)
+        self._futures, self._abandoned = [], False
+        if cluster is not None and abandoned:
+            _stop_workers(cluster)
         if self._client is not None:
             self._client.close()
             self._client = None
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
+        if cluster is not None:
+            cluster.close()
 
     def __enter__(self) -> "Runner":
         return self
@@ -375,6 +409,7 @@ class Runner:
             for rank, i in enumerate(order):
                 f = client.submit(fn, items[i], pure=False, priority=len(order) - rank)
                 futures[f] = i
+            self._futures = list(futures)
             try:
                 for f in as_completed(list(futures)):
                     res = f.result()
@@ -384,6 +419,7 @@ class Runner:
             finally:
                 pending = [f for f in futures if not f.done()]
                 if pending:
+                    self._abandoned = True
                     client.cancel(pending)
         finally:
             bar.close()

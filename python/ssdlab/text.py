@@ -311,6 +311,10 @@ def format_test_figures(doc: Mapping[str, Any]) -> str:
     lines = [f"{t['title']}  [{t['id']}]  drive {m['drive_id']} [{m['drive_hash']}]  seed {m['seed']}  profile {doc['profile']}"]
     if doc["skipped"]:
         lines.append(f"  not run: {doc['skipped']}")
+    if doc.get("interrupted"):
+        steps = len(doc.get("jobs", []))
+        lines.append(f"  INTERRUPTED: the figures of the {steps} measured step{'' if steps == 1 else 's'} that finished"
+                     if steps else "  INTERRUPTED before any measured step finished")
     for f in doc["figures"]:
         v = f["value"]
         val = "-" if v is None or v != v else (f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}")
