@@ -37,6 +37,7 @@ from .flags import (
     add_seed,
     add_settings,
     load_drive,
+    output_dir,
     positive_size_bytes,
 )
 
@@ -69,7 +70,7 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--output-format", dest="output_format", default="json", choices=["json"],
                    help="json (fio's --output-format=json; the only one written)")
     add_output(f, "write the JSON to FILE (default stdout)")
-    f.add_argument("--log-dir", dest="log_dir", default=".", metavar="DIR",
+    f.add_argument("--log-dir", dest="log_dir", type=output_dir, default=".", metavar="DIR",
                    help="where the logs go (default: the current directory, as fio)")
     f.add_argument("--parse-only", dest="parse_only", action="store_true",
                    help="check the job file against the drive and print what would run, without running it")
@@ -89,7 +90,7 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--size", type=positive_size_bytes, default=1 << 30, help="test file size for a file target (default 1g)")
     _add_destroy_data(r)
     add_output(r, "write fio's JSON to FILE (default stdout)")
-    r.add_argument("--log-dir", dest="log_dir", default=".", metavar="DIR", help="where fio's logs go (default .)")
+    r.add_argument("--log-dir", dest="log_dir", type=output_dir, default=".", metavar="DIR", help="where fio's logs go (default .)")
     _add_fio_exe(r)
     r.set_defaults(func=cmd_fio_run)
 
