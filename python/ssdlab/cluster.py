@@ -47,10 +47,12 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, TypeVar
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from . import _core
+from ._args import whole
 from .drive import Drive, DriveSpec
+from .errors import typed_arguments, workload_error
 from .progress import ProgressBar
 from .sim import Simulator
 from .suite.profile import get_profile
@@ -88,11 +90,19 @@ class TestRequest:
     only: Optional[FrozenSet[str]] = None
 
     def __post_init__(self) -> None:
-        from .suite.definitions import get_test
+        from .suite.definitions import get_test, test_ids
+        from .suite.profile import PROFILE_NAMES
 
         self.drive = Drive.load(self.drive)
+        whole(self.seed, "seed")
+        if self.profile not in PROFILE_NAMES:
+            raise workload_error("profile", f"{self.profile!r} is not a profile; allowed: {', '.join(PROFILE_NAMES)}")
         if isinstance(self.test, str):
+            if self.test not in test_ids():
+                raise workload_error("test", f"unknown test {self.test!r} ('ssdlab tests' lists them)")
             self.test = get_test(self.test)
+        elif not isinstance(self.test, Mapping) or "id" not in self.test:
+            raise workload_error("test", f"{self.test!r:.60} is not a test: give a test id ('ssdlab tests') or a description")
         if self.only is not None:
             self.only = frozenset(self.only)
 
@@ -315,8 +325,13 @@ class Runner:
     or ``"sync"``. ``progress``: a bar on ``stream`` (None: when it is a
     terminal). Use as a context manager, or call :meth:`close`."""
 
+    @typed_arguments()
     def __init__(self, jobs: Optional[int] = None, scheduler: Optional[str] = None,
                  progress: Optional[bool] = None, stream: Optional[TextIO] = None) -> None:
+        if jobs is not None:
+            whole(jobs, "jobs", low=1, high=4096)
+        if scheduler is not None and not isinstance(scheduler, str):
+            raise workload_error("scheduler", f"{scheduler!r} is not a scheduler address (tcp://host:8786) nor 'sync'")
         self.scheduler = scheduler
         self.jobs = jobs
         self.stream: TextIO = stream if stream is not None else sys.stderr
@@ -478,6 +493,7 @@ class Runner:
             yield from finished(results)
 
 
+@typed_arguments()
 def run_tests(requests: Sequence[TestRequest], jobs: Optional[int] = None, scheduler: Optional[str] = None,
               progress: Optional[bool] = None) -> List[Dict[str, Any]]:
     """Every request's results document, in request order (a convenience

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -30,10 +32,10 @@ from ..results import write_json
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
-    "Duration", "IdleCap", "seed", "whole", "positive_whole", "duration", "idle_cap", "size_bytes",
-    "positive_size_bytes", "size_text", "OutputPath", "output_file", "output_dir", "check_output", "prepare_outputs",
-    "setting", "add_seed", "add_json", "add_output", "add_progress", "add_runner", "add_drive", "add_settings",
-    "load_drive", "print_json", "write_output", "emit",
+    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "duration",
+    "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
+    "output_dir", "check_output", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
+    "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
 ]
 
 EXIT_OK = 0
@@ -58,6 +60,9 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        # a value that starts with a minus and a digit ("-1s", "-5%") is a value, not an unknown flag:
+        # it gets the flag's own error ("must not be negative") instead of "expected one argument"
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         if kwargs.get("type") is None and any(a in ("--out", "--output") for a in args):
@@ -98,11 +103,18 @@ def seed(text: str) -> int:
     return v
 
 
+#: The largest whole number a flag takes (the engine counts in 64 bits).
+MAX_WHOLE = 2**63 - 1
+
+
 def whole(text: str) -> int:
     try:
-        return int(text)
+        v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if abs(v) > MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"{text} is too large (at most 2^63-1)")
+    return v
 
 
 def positive_whole(text: str) -> int:
@@ -110,6 +122,52 @@ def positive_whole(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"{v}: must be at least 1")
     return v
+
+
+def fraction(text: str) -> float:
+    """A finite number (``--perturb``): not nan nor infinite."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return v
+
+
+def worker_count(text: str) -> int:
+    """``--jobs``: worker processes, 1 .. 4 x the cores this process may use
+    (more only slow each other down, and each holds a drive in memory)."""
+    from ..cluster import default_workers
+
+    v = positive_whole(text)
+    cores = default_workers()
+    if v > 4 * cores:
+        raise argparse.ArgumentTypeError(f"{v} worker processes on {cores} core(s): at most {4 * cores} (4 per core)")
+    return v
+
+
+def input_file(text: str) -> str:
+    """A file to read: it exists and is not a directory (its content is the
+    reader's to check)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return text
+
+
+def input_dir(text: str) -> str:
+    """A directory to read: it exists and is a directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such directory")
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is not a directory")
+    return text
 
 
 class Duration(NamedTuple):
@@ -284,7 +342,7 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 
 def add_runner(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
-    p.add_argument("--jobs", type=positive_whole,
+    p.add_argument("--jobs", type=worker_count,
                    help="worker processes of the local Dask cluster (default: the cores; 1 runs everything in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
