@@ -52,7 +52,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Map
 from . import _core
 from ._args import whole
 from .drive import Drive, DriveSpec
-from .errors import typed_arguments, workload_error
+from .errors import SsdlabError, typed_arguments, workload_error
 from .progress import ProgressBar
 from .sim import Simulator
 from .suite.profile import get_profile
@@ -291,6 +291,34 @@ def _distributed() -> Any:
         raise RuntimeError("running on Dask needs the distributed package: pip install 'dask[distributed]'") from None
 
 
+#: Seconds to reach a scheduler given by address.
+_CONNECT_TIMEOUT_S = 10
+
+
+def _connect(dd: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``, or one error saying why not
+    (a malformed address, nothing listening, no answer in 10 s)."""
+    import socket
+
+    from distributed.comm.addressing import get_address_host_port
+
+    where = f"scheduler {address}"
+    try:
+        host, port = get_address_host_port(address)
+    except (ValueError, TypeError) as e:
+        raise SsdlabError(f"{where}: not a scheduler address ({e}); give tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786) "
+                          "or 'sync'") from None
+    try:  # fail in a moment when nothing listens (Dask would retry for its whole timeout)
+        with socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise SsdlabError(f"{where}: cannot reach the scheduler: {e.strerror or e}") from None
+    try:
+        return dd.Client(address, timeout=_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SsdlabError(f"{where}: cannot connect to the scheduler: {e}") from None
+
+
 #: Seconds a LocalCluster worker gets to stop when a run is interrupted, then
 #: its process is killed (a task in the engine cannot be cancelled).
 _STOP_GRACE_S = 0.5
@@ -366,7 +394,7 @@ class Runner:
         if self._client is None:
             dd = _distributed()
             if self.scheduler is not None:
-                self._client = dd.Client(self.scheduler)
+                self._client = _connect(dd, self.scheduler)
             else:
                 # The workers ignore Ctrl-C (they inherit the ignored signal): the command stops them, keeping
                 # what finished, instead of each printing its own traceback.

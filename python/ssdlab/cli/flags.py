@@ -32,7 +32,7 @@ from ..results import write_json
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
-    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "duration",
+    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "scheduler_address", "duration",
     "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
     "output_dir", "check_output", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
     "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
@@ -145,6 +145,20 @@ def worker_count(text: str) -> int:
     if v > 4 * cores:
         raise argparse.ArgumentTypeError(f"{v} worker processes on {cores} core(s): at most {4 * cores} (4 per core)")
     return v
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``: ``sync`` or a Dask scheduler's address (tcp://HOST:PORT)."""
+    if text == "sync":
+        return text
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        get_address_host_port(text)
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a scheduler address ({e}); give tcp://HOST:PORT "
+                                         "(e.g. tcp://10.0.0.5:8786) or sync") from None
+    return text
 
 
 def input_file(text: str) -> str:
@@ -344,7 +358,7 @@ def add_runner(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
     p.add_argument("--jobs", type=worker_count,
                    help="worker processes of the local Dask cluster (default: the cores; 1 runs everything in this process)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
     add_progress(p)
 
