@@ -218,6 +218,12 @@ def format_summary(
             f"then {p.name}: background GC victims {_fmt_int(p.data['ssdlab']['bg_gc_victims'])}, "
             f"erases {_fmt_int(p.data['ssdlab']['block_erases'])}"
         )
+    if man.get("checking_mode"):
+        # a failed check raises IntegrityError: every phase printed here passed
+        phases = [*preconditioning, result, *after]
+        reads = sum(int(p.data.get("read", {}).get("total_ios", 0)) for p in phases)
+        lines.append(f"checking mode: passed: {_fmt_int(reads)} reads verified against the shadow model, and the whole map "
+                     f"and the invariants after each of the {len(phases)} phases")
     lines.append("units: MB/s = 1e6 B/s, GB = 1e9 B, us = microseconds")
     lines.append(f"reproduce: {reproduce or man.get('command')}")
     return "\n".join(lines)

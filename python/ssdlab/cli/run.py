@@ -297,6 +297,8 @@ _FILE_ONLY = ("format", "device", "device_mapping", "device_region", "data_patte
 def cmd_replay(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.generated is None):
         raise UsageError("replay: give a trace FILE or --generated WORKLOAD (one of them)")
+    if args.generated is not None and not args.generated.strip():
+        raise UsageError("argument --generated: an empty workload id; 'ssdlab trace workloads' lists them")
     sim, drive = _simulator(args)
     options: Dict[str, Any] = {}
     if args.file is not None:
