@@ -249,7 +249,7 @@ def test_storage_bench_prints_the_metrics() -> None:
     assert 0 < busy < job["duration_ns"] / 1e9
     rate = (job["read"]["io_bytes"] + job["write"]["io_bytes"]) / busy / 1e6
     assert abs(sb["data_rate_mb_per_s"] / rate - 1) < 1e-9
-    assert doc["manifest"]["precondition"] == "clean"  # METHODOLOGY.md: a secure-erased drive
+    assert doc["manifest"]["precondition"] == "clean"  # docs/methodology.md: a secure-erased drive
     cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--bench", "heavy-2012")
     assert_one_line_error(cp, "--bench", "heavy-2011")
     cp = run_cli("storage-bench", "--bench", "typical-2010", "--full", "--precondition", "dirty")

@@ -326,7 +326,7 @@ def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path
 
 
 def test_storage_bench_runs_on_a_secure_erased_drive_and_the_full_variant_on_a_filled_one() -> None:
-    """METHODOLOGY.md: the 2010 and 2011 traces ran on a secure-erased drive;
+    """docs/methodology.md: the 2010 and 2011 traces ran on a secure-erased drive;
     the filled drive (2015) is a separate test, on request, and on a drive
     whose GC works lazily it can only cost data rate."""
     from ssdlab.suite.definitions import STORAGE_BENCH_WORKLOADS

@@ -268,7 +268,7 @@ def format_generated_trace_stats(res: Mapping[str, Any], seed: int, capacity_byt
     return "\n".join([
         f"{res['name']} ({res['bench']}): generated with seed {seed} on a {gb(capacity_bytes)} drive",
         _comparison_table(res["comparison"]),
-        f"{ok} of {len(res['comparison'])} published figures matched (tolerances of STORAGE_BENCH.md)",
+        f"{ok} of {len(res['comparison'])} published figures matched (tolerances of docs/storage-bench.md)",
         "",
         res["stats"]["summary_text"].rstrip(),
         f"reproduce: {reproduce}",

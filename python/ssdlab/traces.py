@@ -68,7 +68,7 @@ def generated_stats(bench: str, capacity_bytes: int = DEFAULT_CAPACITY_BYTES, se
 
 
 def published_stats(bench: str) -> Dict[str, Any]:
-    """The published figures of a Storage Bench trace (STORAGE_BENCH.md)."""
+    """The published figures of a Storage Bench trace (docs/storage-bench.md)."""
     return dict(_core.published_stats(bench))
 
 

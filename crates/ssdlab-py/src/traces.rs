@@ -65,7 +65,7 @@ fn generated_trace_stats<'py>(py: Python<'py>, bench_id: &str, capacity_bytes: u
     }
 }
 
-/// The published statistics of a Storage Bench trace (STORAGE_BENCH.md).
+/// The published statistics of a Storage Bench trace (docs/storage-bench.md).
 #[pyfunction]
 fn published_stats<'py>(py: Python<'py>, bench_id: &str) -> PyResult<Bound<'py, PyAny>> {
     to_py(py, &published(bench(bench_id)?).to_json())

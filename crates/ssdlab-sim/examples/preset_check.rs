@@ -2,11 +2,11 @@
 //!
 //! Run: `cargo run --release --example preset_check -- python/ssdlab/drives/ID.toml [more.toml ...]`
 //!
-//! Tests (METHODOLOGY.md conditions; MB/s = 1e6 B/s):
+//! Tests (docs/methodology.md conditions; MB/s = 1e6 B/s):
 //! - rated-style, clean drive: 128KB sequential read and write QD32 for 60 s
 //!   with `repeated` data (the read over 8 GiB written first); 4KB random
 //!   write QD32 over 8 GiB for 60 s (`repeated`); 4KB random read QD32 over
-//!   8 GiB filled (one incompressible sequential pass, METHODOLOGY.md).
+//!   8 GiB filled (one incompressible sequential pass, docs/methodology.md).
 //! - Iometer 128KB sequential write QD1 for 60 s after a fill (one 128KB QD32
 //!   incompressible pass over the drive), `repeated` and `incompressible`.
 //! - AS-SSD sequential write, 16MB transfers QD1 over a 1 GiB file,
@@ -15,7 +15,7 @@
 //! - Average power: idle, sequential write, random write.
 //!
 //! Published figures are those of `ssdlab calibrate`'s table
-//! (python/ssdlab/suite/published.csv), which holds spec/calibration.csv. Measured figures should
+//! (python/ssdlab/suite/published.csv), which holds every row of tests/data/calibration.csv. Measured figures should
 //! land within 10%, rated (spec sheet) figures within 15%.
 
 use serde_json::{json, Value};

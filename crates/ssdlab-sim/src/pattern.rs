@@ -1,4 +1,4 @@
-//! Data patterns carried with every write (see METHODOLOGY.md, "Data patterns").
+//! Data patterns carried with every write (see docs/methodology.md, "Data patterns").
 //!
 //! A non-reducing controller programs every byte whatever the pattern; a
 //! data-reducing controller (SandForce DuraWrite) uses the pattern to decide how

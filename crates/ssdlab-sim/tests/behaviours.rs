@@ -1,4 +1,4 @@
-//! Controller and firmware behaviours, one claim per test (MODEL.md).
+//! Controller and firmware behaviours, one claim per test (docs/model.md).
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! The controller's processor: command slots, per-command firmware time for
-//! reads and writes, and per-command latency that holds no slot (MODEL.md
+//! reads and writes, and per-command latency that holds no slot (docs/model.md
 //! "Host interface"). One claim per test.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The SandForce block recycling path (MODEL.md, "Block recycling path";
+//! The SandForce block recycling path (docs/model.md, "Block recycling path";
 //! `ftl.recycle_bytes_per_s`), one claim per test.
 
 mod common;
@@ -25,7 +25,7 @@ fn as_ssd_write(s: &mut Simulator) -> PhaseResult {
 }
 
 /// Every LBA written twice: the spare area holds stale data and no block is
-/// pre-erased beyond the GC reserve (METHODOLOGY.md's "dirty").
+/// pre-erased beyond the GC reserve (docs/methodology.md's "dirty").
 fn dirty(s: &mut Simulator) {
     fill(s);
     fill(s);
@@ -58,7 +58,7 @@ fn the_recycling_path_is_shared_so_twice_the_dies_do_not_recycle_twice_as_fast()
 
 #[test]
 fn a_victim_with_no_valid_data_moves_nothing_but_still_waits_for_the_recycling_path() {
-    // MODEL.md: recycling runs at a fixed rate and a full TRIM does not
+    // docs/model.md: recycling runs at a fixed rate and a full TRIM does not
     // restore the pre-erased pool; the path charges whole blocks, whatever
     // they hold, and the copy of valid data (none here) comes on top.
     const R: u64 = 40_000_000;

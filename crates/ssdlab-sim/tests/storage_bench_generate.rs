@@ -1,5 +1,5 @@
 //! Storage Bench generators against their published statistics
-//! (STORAGE_BENCH.md), and TraceStats on hand-made traces.
+//! (docs/storage-bench.md), and TraceStats on hand-made traces.
 //!
 //! The Destroyer (~50M records) is `#[ignore]`d: CI runs ignored tests only in
 //! the slow suite (`cargo test -p ssdlab-sim -- --ignored`).

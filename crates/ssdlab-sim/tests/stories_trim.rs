@@ -47,7 +47,7 @@ fn span_of(s: &Simulator, frac: f64) -> u64 {
     b - b % (1 << 20)
 }
 
-/// Consistency test (METHODOLOGY.md) on `frac` of the drive: sequential
+/// Consistency test (docs/methodology.md) on `frac` of the drive: sequential
 /// fill of the span, then 4KB random writes QD32 over it for `secs`, IOPS
 /// per second; steady state = the last third. Returns (mean, min) IOPS.
 fn consistency(s: &Simulator, frac: f64, secs: u64) -> (f64, f64) {
@@ -156,7 +156,7 @@ fn full_trim_brings_barefoot3_and_everest2_drives_back_near_their_clean_pass() {
 
 #[test]
 fn trim_alone_leaves_a_dirty_sandforce_drive_near_its_recycling_speed() {
-    // MODEL.md: on SandForce TRIM alone does not restore the pre-erased
+    // docs/model.md: on SandForce TRIM alone does not restore the pre-erased
     // pool (calibrated: Force F120 clean 131.7, dirty 70.3, after TRIM 71.0 MB/s).
     let s = preset("force-f120");
     let as_ssd = |s: &mut Simulator| {

@@ -45,8 +45,8 @@ __all__ = [
     "calibrate",
 ]
 
-#: The table shipped with ssdlab: every figure of ../shared/spec/DRIVES.md
-#: (and its calibration.csv) that concerns a preset.
+#: The table shipped with ssdlab: every figure of docs/drives.md
+#: (and of its table, tests/data/calibration.csv) that concerns a preset.
 TABLE_PATH = Path(__file__).with_name("published.csv")
 
 #: Allowed relative error by kind of figure (issue 4: measured 10 %, rated 15 %).

@@ -1,4 +1,4 @@
-"""The review suite of METHODOLOGY.md, every test defined once, as data.
+"""The review suite of docs/methodology.md, every test defined once, as data.
 
 A test is a plain dict (JSON-ready) in fio's vocabulary, so the same
 description can run on the simulator or, later, on a real device through fio:
@@ -480,7 +480,7 @@ STORAGE_BENCH_WORKLOADS = (
     ("gaming-2010", "Storage Bench 2010 Gaming", 2010),
 )
 
-#: Storage Bench playback (METHODOLOGY.md "Storage Bench"): each I/O at its
+#: Storage Bench playback (docs/methodology.md "Storage Bench"): each I/O at its
 #: recorded time, every idle gap of the trace cut to at most 25 ms.
 STORAGE_BENCH_PLAYBACK: StorageBenchPlayback = {"mode": "as-recorded", "idle_cap": "25ms"}
 
@@ -544,7 +544,7 @@ def _storage_bench(workload: str, title: str, year: int, full: bool) -> SuiteTes
 
 def _rated() -> SuiteTest:
     written: State = {"state": "filled", "span": "8g", "data_pattern": _REP}
-    # The tables rate random reads on a `filled` span (METHODOLOGY.md: one
+    # The tables rate random reads on a `filled` span (docs/methodology.md: one
     # sequential pass of incompressible data), not on the reused buffer.
     filled: State = {"state": "filled", "span": "8g"}
     return {

@@ -5,7 +5,7 @@ the simulator runner interprets; :func:`to_fio_jobfile` prints it as a job file
 (``ssdlab test ID --fio``) and ``ssdlab review --device``
 (:mod:`ssdlab.suite.device`) runs it on a real target.
 
-Data patterns follow METHODOLOGY.md: incompressible = ``refill_buffers=1``;
+Data patterns follow docs/methodology.md: incompressible = ``refill_buffers=1``;
 repeated = ``scramble_buffers=0`` without refill; compressible =
 ``buffer_compress_percentage=P`` with ``refill_buffers=1``; zeros =
 ``zero_buffers=1``. TRIM is fio's trim workload (``rw=trim``); an idle step is
@@ -40,7 +40,7 @@ from .vocabulary import Size, State, SuiteTest
 __all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
            "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
 
-#: fio options per data pattern (METHODOLOGY.md "Data patterns").
+#: fio options per data pattern (docs/methodology.md "Data patterns").
 DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
     "incompressible": {"refill_buffers": 1},
     "repeated": {"scramble_buffers": 0},

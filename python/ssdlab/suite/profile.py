@@ -1,4 +1,4 @@
-"""Suite profiles: ``full`` runs METHODOLOGY.md as written; ``quick`` runs the
+"""Suite profiles: ``full`` runs docs/methodology.md as written; ``quick`` runs the
 same descriptions through the same code with runtimes and spans cut (for tests
 and a first look), never for published figures."""
 

@@ -25,7 +25,7 @@ pub struct DriveSection {
     pub nand_part: Option<String>,
 }
 
-/// Host link presets (MODEL.md "Host interface").
+/// Host link presets (docs/model.md "Host interface").
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub enum Interface {
     /// SATA 3Gbps: 300 MB/s after 8b/10b, about 280e6 B/s usable.
@@ -337,11 +337,11 @@ pub struct FtlSection {
     /// every die (a die waits while the path serves the others), then the
     /// erase, on top of moving the block's valid data through its die.
     ///
-    /// The path charges the block size, not the valid data moved: MODEL.md
+    /// The path charges the block size, not the valid data moved: docs/model.md
     /// says every write waits for a block to be recycled and recycling runs
     /// at a fixed rate (about 80 MB/s on the SF-1200), so a drive writing
     /// into recycled blocks writes at about this rate whatever the blocks
-    /// held. DRIVES.md's SF-1200 figures need exactly that: the dirty drive
+    /// held. docs/drives.md's SF-1200 figures need exactly that: the dirty drive
     /// (victims stale from the second pass, 0 bytes moved) writes at 70.3
     /// MB/s and after a full TRIM (victims hold only TRIMmed data) at 71.0,
     /// against 131.7 clean; charged per valid byte moved, both would run at

@@ -153,7 +153,7 @@ impl PhaseResult {
         v
     }
 
-    /// Storage Bench figures (STORAGE_BENCH.md): data rate = bytes / busy
+    /// Storage Bench figures (docs/storage-bench.md): data rate = bytes / busy
     /// time, where busy time counts only time with an I/O outstanding.
     pub fn storage_bench_json(&self) -> Value {
         let st = &self.stats;

@@ -1,7 +1,7 @@
 //! Trace statistics (size mix, sequential share, iodepth), computed in one
 //! streaming pass in flat memory.
 //!
-//! Definitions (STORAGE_BENCH.md):
+//! Definitions (docs/storage-bench.md):
 //! - *operations* for the size mix and the sequential share are reads and
 //!   writes (trims and flushes are counted separately);
 //! - an I/O is *sequential* if it starts exactly where the previous I/O of the

@@ -1,4 +1,4 @@
-//! Storage Bench traces (STORAGE_BENCH.md): the traces' specs (`specs`), their
+//! Storage Bench traces (docs/storage-bench.md): the traces' specs (`specs`), their
 //! published figures (`published`) and the streaming generator (`generator`,
 //! with its size classes in `sizes` and its timing in `timing`).
 //!

@@ -1,4 +1,4 @@
-//! The published figures of each trace (STORAGE_BENCH.md) as data, with how
+//! The published figures of each trace (docs/storage-bench.md) as data, with how
 //! each was worded ("about", "under", "over"), the tolerances, and the
 //! comparison of a trace's statistics with them.
 
@@ -59,7 +59,7 @@ impl fmt::Display for Figure {
     }
 }
 
-/// The published statistics of a trace (STORAGE_BENCH.md), as data.
+/// The published statistics of a trace (docs/storage-bench.md), as data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PublishedStats {
     pub bench: StorageBench,
@@ -76,7 +76,7 @@ pub struct PublishedStats {
     pub duration_s: Option<Figure>,
 }
 
-/// Tolerances of STORAGE_BENCH.md.
+/// Tolerances of docs/storage-bench.md.
 pub const PERCENT_TOLERANCE_POINTS: f64 = 1.0;
 pub const IODEPTH_TOLERANCE_RELATIVE: f64 = 0.02;
 pub const BYTES_TOLERANCE_RELATIVE: f64 = 0.001;
@@ -135,7 +135,7 @@ impl PublishedStats {
 
 /// The published figures of a trace. Heavy 2011 gives the finer breakdown
 /// (the coarser one said 4KB 28%, 16KB 10%, 32KB 10%, 64KB 4%, 42% sequential;
-/// STORAGE_BENCH.md says to match the finer one). The Destroyer's counts were
+/// docs/storage-bench.md says to match the finer one). The Destroyer's counts were
 /// published in millions (38.83M, 10.98M) and are used as exact.
 pub fn published(w: StorageBench) -> PublishedStats {
     use SizeBucket::*;
