@@ -230,7 +230,7 @@ def test_a_link_speed_of_0_says_what_is_needed(tmp_path: Path) -> None:
 
 def test_a_memory_limit_below_what_the_drive_needs_states_both() -> None:
     line = assert_one_line_error(cli_in_process("run", "--rw", "write", "--memory-limit", "1k"))
-    assert line == ("ssdlab: error: argument --memory-limit: 1k (1,024 B) is less than this drive needs "
+    assert line == ("ssdlab: error: argument --memory-limit: 1k (1,024 B) is less than the RAM this drive needs "
                     "(258,221,100 B, 246.26 MiB); give at least --memory-limit 247m")
     # the API's message gives a small limit in bytes, not "0.00 MiB"
     with pytest.raises(SsdlabError, match="more than the limit of 1024 B"):
@@ -262,11 +262,12 @@ def _api_calls() -> List[Tuple[str, Callable[[Simulator, Any], Any], type, str]]
     return [
         ("with_changes(list)", lambda s, r: drive.with_changes([("nand.tprog_ns", 1)]), ConfigError, "changes"),  # type: ignore[arg-type]
         ("with_changes(int key)", lambda s, r: drive.with_changes({1: 2}), ConfigError, "1"),  # type: ignore[dict-item]
-        ("with_changes(inf)", lambda s, r: drive.with_changes({"nand.tprog_ns": math.inf}), ConfigError, "nand.tprog_ns"),
+        ("with_changes(inf)", lambda s, r: drive.with_changes({"nand.tprog_ns": math.inf}), ConfigError,
+         "nand.tprog_ns: inf is not a finite number"),
         ("with_changes(object)", lambda s, r: drive.with_changes({"nand.tprog_ns": object()}), ConfigError, "nand.tprog_ns"),
         ("Drive.load(dict with nan)", lambda s, r: Drive.load({**d, "nand": {**d["nand"], "tprog_ns": nan}}), ConfigError,
-         "nand.tprog_ns"),
-        ("Drive.load('')", lambda s, r: Drive.load(""), ConfigError, "drive"),
+         "nand.tprog_ns: nan is not a finite number"),
+        ("Drive.load('')", lambda s, r: Drive.load(""), ConfigError, "drive: an empty drive name"),
         ("Simulator(seed=-1)", lambda s, r: Simulator(d, seed=-1), WorkloadError, "seed"),
         ("Simulator(seed=2**64)", lambda s, r: Simulator(d, seed=2**64), WorkloadError, "seed"),
         ("Simulator(seed='1')", lambda s, r: Simulator(d, seed="1"), WorkloadError, "seed"),  # type: ignore[arg-type]
@@ -319,10 +320,11 @@ def _api_calls() -> List[Tuple[str, Callable[[Simulator, Any], Any], type, str]]
 def test_bad_api_arguments_raise_the_typed_error_naming_the_argument(
         sim_and_result: Tuple[Simulator, Any], name: str, call: Callable[[Simulator, Any], Any], kind: type, field: str) -> None:
     sim, result = sim_and_result
+    field, _, needle = field.partition(": ")  # "FIELD: words the message must hold"
     with pytest.raises(kind) as info:
         call(sim, result)
     assert getattr(info.value, "field", None) == field, str(info.value)
-    assert field in str(info.value)
+    assert field in str(info.value) and needle in str(info.value)
 
 
 def test_a_job_dict_and_keywords_may_repeat_a_value_but_not_contradict_it(sim_and_result: Tuple[Simulator, Any]) -> None:

@@ -208,7 +208,7 @@ def _simulator(args: argparse.Namespace) -> "tuple[Simulator, Drive]":
         need = int(getattr(e, "needed_bytes", 0))
         mib = -(-need // (1 << 20))
         what = "in checking mode " if args.check else ""
-        raise UsageError(f"argument --memory-limit: {limit.text} ({limit.bytes:,} B) is less than this drive needs {what}"
+        raise UsageError(f"argument --memory-limit: {limit.text} ({limit.bytes:,} B) is less than the RAM this drive needs {what}"
                          f"({need:,} B, {need / (1 << 20):.2f} MiB); give at least --memory-limit {mib}m") from None
     return sim, drive
 

@@ -128,8 +128,10 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
             value = float(r["value"])
         except ValueError:
             raise bad("value", f"'{r['value']}' is not a number") from None
-        if not (value > 0 and math.isfinite(value)):
-            raise bad("value", f"{value} must be a positive number")
+        if not math.isfinite(value):
+            raise bad("value", f"'{r['value']}' is not a finite number")
+        if not value > 0:
+            raise bad("value", f"{value} must be positive")
         if r["unit"] not in _UNIT_CHART:
             raise bad("unit", f"'{r['unit']}'; allowed: {', '.join(_UNIT_CHART)}")
         if r["kind"] not in TOLERANCE:
