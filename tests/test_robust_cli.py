@@ -80,6 +80,9 @@ class Running:
 
     def stop(self, sig: int, timeout: float = 60) -> Tuple[int, str, str]:
         self.proc.send_signal(sig)
+        return self.finish(timeout)
+
+    def finish(self, timeout: float = 60) -> Tuple[int, str, str]:
         out, err = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, out.decode(), (self.err + err).decode()
 
@@ -134,7 +137,7 @@ def test_sigterm_stops_a_review_and_its_workers_and_keeps_the_finished_tests(tmp
         time.sleep(0.05)
     # stopped, not left to finish their tasks (Dask's own close waits 4 s per worker, a test here takes 5-15 s)
     assert time.monotonic() - t0 < 3.5, [p for p in workers if _alive(p)]
-    rc, out, err = r.stop(signal.SIGTERM if r.proc.poll() is None else 0)
+    rc, out, err = r.finish()
     assert rc == 143, (out, err)
     assert "Traceback" not in err
     saved = sorted(out_dir.glob("results/*/*.json"))

@@ -74,7 +74,7 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--output-format", dest="output_format", default="json", choices=["json"],
                    help="json (fio's --output-format=json; the only one written)")
     add_output(f, "write the JSON to FILE (default stdout)")
-    f.add_argument("--log-dir", dest="log_dir", type=output_dir, default=".", metavar="DIR",
+    f.add_argument("--log-dir", dest="log_dir", type=output_dir, metavar="DIR",
                    help="where the logs go (default: the current directory, as fio)")
     f.add_argument("--parse-only", dest="parse_only", action="store_true",
                    help="check the job file against the drive and print what would run, without running it")
@@ -171,7 +171,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
 
 def _write_sim(run: Any, args: argparse.Namespace, write_outputs: Any) -> None:
     try:
-        write_outputs(run, args.output, args.log_dir)
+        write_outputs(run, args.output, args.log_dir or ".")
     except OSError as e:
         raise UsageError(f"cannot write the results: {e.strerror or e} ({e.filename or args.output})") from None
 

@@ -357,7 +357,8 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 def add_runner(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
     p.add_argument("--jobs", type=worker_count,
-                   help="worker processes of the local Dask cluster (default: the cores; 1 runs everything in this process)")
+                   help="worker processes of the local Dask cluster (default: the cores, at most 4 per core; 1 runs everything in "
+                        "this process)")
     p.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
     add_progress(p)
