@@ -9,7 +9,7 @@ The commands run in this process through :func:`ssdlab.cli.main` (about 600
 command lines in some 10 s); an alarm stops a case that does not answer
 within 20 s (a bad value taken as good: the base command lines are small and
 valid). The test marked slow runs the same command lines through the
-installed ``ssdlab`` command, one process each (about 10 minutes)."""
+installed ``ssdlab`` command, one process each (about 5 minutes)."""
 
 from __future__ import annotations
 
