@@ -4,13 +4,17 @@ helper that runs the ``ssdlab`` command as a user would."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
@@ -123,10 +127,55 @@ def run_cli(
     )
 
 
+class _Timeout(BaseException):
+    """Raised by the alarm of :func:`cli_in_process` (a BaseException: the CLI
+    does not catch it)."""
+
+
+@contextlib.contextmanager
+def _alarm(seconds: int) -> Iterator[None]:
+    def on_alarm(signum: int, frame: Optional[FrameType]) -> None:
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def cli_in_process(*args: str, timeout: int = 60) -> subprocess.CompletedProcess[str]:
+    """``ssdlab ARGS`` in this process through :func:`ssdlab.cli.main` (no
+    interpreter start): exit status, stdout and stderr as :func:`run_cli`
+    gives them. A command that has not answered after ``timeout`` seconds
+    fails the test."""
+    from ssdlab.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    debug = os.environ.pop("SSDLAB_DEBUG", None)
+    argv = sys.argv
+    sys.argv = ["ssdlab", *args]  # the manifests' command line, as from the shell
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _alarm(timeout):
+            try:
+                rc = main(list(args))
+            except SystemExit as e:  # --help, --version
+                rc = int(e.code or 0)
+    except _Timeout:
+        pytest.fail(f"ssdlab {' '.join(args)}: no answer within {timeout} s")
+    finally:
+        sys.argv = argv
+        if debug is not None:
+            os.environ["SSDLAB_DEBUG"] = debug
+    return subprocess.CompletedProcess(["ssdlab", *args], rc, out.getvalue(), err.getvalue())
+
+
 def assert_one_line_error(cp: subprocess.CompletedProcess[str], *needles: str) -> str:
     """Exit 2, nothing on stdout, exactly one stderr line 'ssdlab: error: ...'."""
     assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
-    assert "Traceback" not in cp.stderr
+    assert "Traceback" not in cp.stderr and "internal error" not in cp.stderr, cp.stderr
     lines = cp.stderr.strip().splitlines()
     assert len(lines) == 1, cp.stderr
     assert lines[0].startswith("ssdlab: error: "), lines[0]

@@ -98,7 +98,7 @@ def test_idle_after_and_checking_mode(small_drive_file: Path) -> None:
         (["trace", "stats"], ["FILE", "--generated"]),
         (["trace", "stats", "--generated", "heavy-2012"], ["heavy-2011"]),
         (["trace", "stats", "/no/such/trace.csv"], ["/no/such/trace.csv"]),
-        (["trace", "generate", "heavy-2011", "--out", "/no/such/dir/x.iolog"], ["/no/such/dir/x.iolog"]),
+        (["trace", "generate", "heavy-2011", "--out", "/dev/null/x.iolog"], ["--out", "/dev/null/x.iolog", "/dev/null is not a directory"]),
         (["drive", "show", "nope"], ["unknown drive 'nope'", "generic-mlc-120"]),
         # the shared converters name the flag
         (["replay", "--generated", "gaming-2010", "--trace-seed", "-1"], ["--trace-seed", "2^64-1"]),

@@ -170,8 +170,13 @@ def test_parse_jobfile_reads_a_file_and_names_an_unreadable_one(tmp_path: Path) 
     p = tmp_path / "a.fio"
     p.write_text(STEADY)
     assert len(parse_jobfile(p, env={}).jobs) == 2
-    with pytest.raises(JobFileError, match="cannot read"):
+    with pytest.raises(JobFileError, match="missing.fio: no such fio job file"):
         parse_jobfile(tmp_path / "missing.fio")
+    with pytest.raises(JobFileError, match="a directory, not a fio job file"):
+        parse_jobfile(tmp_path)
+    (tmp_path / "b.fio").write_bytes(b"[j]\nrw=write\n\xff\xfe")
+    with pytest.raises(JobFileError, match="not a text file"):
+        parse_jobfile(tmp_path / "b.fio")
 
 
 def test_main_prints_typed_values_or_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,12 +29,17 @@ Where it runs (:class:`Runner`):
   and ``dask-worker`` by hand, or ``dask-jobqueue`` on Slurm/PBS; see
   docs/cluster.md). Its workers need the same ssdlab installed.
 
-Ctrl-C stops the run: the documents already yielded are kept by the caller,
-the rest is cancelled.
+Ctrl-C (or SIGTERM, :mod:`ssdlab.interrupt`) stops the run: the documents
+already yielded are kept by the caller, the rest is cancelled, and the
+LocalCluster's workers still simulating are stopped at once (within half a
+second) rather than left to finish tasks nobody waits for. Tasks already
+running on an existing cluster (``scheduler=``) are cancelled but finish on
+their workers, which ssdlab does not own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -42,10 +47,12 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, TypeVar
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from . import _core
+from ._args import whole
 from .drive import Drive, DriveSpec
+from .errors import SsdlabError, typed_arguments, workload_error
 from .progress import ProgressBar
 from .sim import Simulator
 from .suite.profile import get_profile
@@ -83,11 +90,19 @@ class TestRequest:
     only: Optional[FrozenSet[str]] = None
 
     def __post_init__(self) -> None:
-        from .suite.definitions import get_test
+        from .suite.definitions import get_test, test_ids
+        from .suite.profile import PROFILE_NAMES
 
         self.drive = Drive.load(self.drive)
+        whole(self.seed, "seed")
+        if self.profile not in PROFILE_NAMES:
+            raise workload_error("profile", f"{self.profile!r} is not a profile; allowed: {', '.join(PROFILE_NAMES)}")
         if isinstance(self.test, str):
+            if self.test not in test_ids():
+                raise workload_error("test", f"unknown test {self.test!r} ('ssdlab tests' lists them)")
             self.test = get_test(self.test)
+        elif not isinstance(self.test, Mapping) or "id" not in self.test:
+            raise workload_error("test", f"{self.test!r:.60} is not a test: give a test id ('ssdlab tests') or a description")
         if self.only is not None:
             self.only = frozenset(self.only)
 
@@ -276,6 +291,51 @@ def _distributed() -> Any:
         raise RuntimeError("running on Dask needs the distributed package: pip install 'dask[distributed]'") from None
 
 
+#: Seconds to reach a scheduler given by address.
+_CONNECT_TIMEOUT_S = 10
+
+
+def _connect(dd: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``, or one error saying why not
+    (a malformed address, nothing listening, no answer in 10 s)."""
+    import socket
+
+    from distributed.comm.addressing import get_address_host_port
+
+    where = f"scheduler {address}"
+    try:
+        host, port = get_address_host_port(address)
+    except (ValueError, TypeError) as e:
+        raise SsdlabError(f"{where}: not a scheduler address ({e}); give tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786) "
+                          "or 'sync'") from None
+    try:  # fail in a moment when nothing listens (Dask would retry for its whole timeout)
+        with socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise SsdlabError(f"{where}: cannot reach the scheduler: {e.strerror or e}") from None
+    try:
+        return dd.Client(address, timeout=_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SsdlabError(f"{where}: cannot connect to the scheduler: {e}") from None
+
+
+#: Seconds a LocalCluster worker gets to stop when a run is interrupted, then
+#: its process is killed (a task in the engine cannot be cancelled).
+_STOP_GRACE_S = 0.5
+
+
+def _stop_workers(cluster: Any) -> None:
+    """Stop every worker process of a LocalCluster now (their tasks were
+    cancelled: nobody waits for them); errors are left to ``close``."""
+
+    async def stop() -> None:
+        await asyncio.gather(*(w.close(timeout=_STOP_GRACE_S) for w in list(cluster.workers.values())),
+                             return_exceptions=True)
+
+    with contextlib.suppress(Exception):
+        cluster.sync(stop)
+
+
 def _execute_remote(task: Task) -> List[RunResult]:
     return execute_task(task)
 
@@ -293,14 +353,24 @@ class Runner:
     or ``"sync"``. ``progress``: a bar on ``stream`` (None: when it is a
     terminal). Use as a context manager, or call :meth:`close`."""
 
+    @typed_arguments()
     def __init__(self, jobs: Optional[int] = None, scheduler: Optional[str] = None,
                  progress: Optional[bool] = None, stream: Optional[TextIO] = None) -> None:
+        if jobs is not None:
+            whole(jobs, "jobs", low=1, high=4096)
+        if scheduler is not None and not isinstance(scheduler, str):
+            raise workload_error("scheduler", f"{scheduler!r} is not a scheduler address (tcp://host:8786) nor 'sync'")
         self.scheduler = scheduler
         self.jobs = jobs
         self.stream: TextIO = stream if stream is not None else sys.stderr
         self.progress = progress
         self._client: Any = None
         self._cluster: Any = None
+        #: The futures of the last :meth:`map`: any still running on close was
+        #: given up (an interrupted map), and the LocalCluster's workers are
+        #: then stopped at once.
+        self._futures: List[Any] = []
+        self._abandoned = False
 
     # -- where ------------------------------------------------------------------
 
@@ -324,7 +394,7 @@ class Runner:
         if self._client is None:
             dd = _distributed()
             if self.scheduler is not None:
-                self._client = dd.Client(self.scheduler)
+                self._client = _connect(dd, self.scheduler)
             else:
                 # The workers ignore Ctrl-C (they inherit the ignored signal): the command stops them, keeping
                 # what finished, instead of each printing its own traceback.
@@ -337,12 +407,19 @@ class Runner:
         return self._client
 
     def close(self) -> None:
+        """Close the client and the LocalCluster (if ours). After an
+        interrupted :meth:`map`, workers still simulating are stopped
+        within half a second instead of finishing their tasks."""
+        cluster, self._cluster = self._cluster, None
+        abandoned = self._abandoned or any(not f.done() for f in self._futures)
+        self._futures, self._abandoned = [], False
+        if cluster is not None and abandoned:
+            _stop_workers(cluster)
         if self._client is not None:
             self._client.close()
             self._client = None
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
+        if cluster is not None:
+            cluster.close()
 
     def __enter__(self) -> "Runner":
         return self
@@ -375,6 +452,7 @@ class Runner:
             for rank, i in enumerate(order):
                 f = client.submit(fn, items[i], pure=False, priority=len(order) - rank)
                 futures[f] = i
+            self._futures = list(futures)
             try:
                 for f in as_completed(list(futures)):
                     res = f.result()
@@ -384,6 +462,7 @@ class Runner:
             finally:
                 pending = [f for f in futures if not f.done()]
                 if pending:
+                    self._abandoned = True
                     client.cancel(pending)
         finally:
             bar.close()
@@ -442,6 +521,7 @@ class Runner:
             yield from finished(results)
 
 
+@typed_arguments()
 def run_tests(requests: Sequence[TestRequest], jobs: Optional[int] = None, scheduler: Optional[str] = None,
               progress: Optional[bool] = None) -> List[Dict[str, Any]]:
     """Every request's results document, in request order (a convenience

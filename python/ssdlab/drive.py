@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Tuple, Union
 
 from . import _core
-from .errors import ConfigError, config_error
+from ._args import mapping, plain
+from .errors import ConfigError, config_error, typed_arguments
+from .textfile import read_text
 
 __all__ = ["Drive", "PresetInfo", "DriveSpec"]
 
@@ -64,6 +66,14 @@ def _drive_error(message: str) -> ConfigError:
     return e
 
 
+def _without_json_position(e: ConfigError) -> ConfigError:
+    """The engine names the field ("nand.tprog_us"); its JSON position ("at
+    line 1 column 603") means nothing for a dict or a dotted-key change."""
+    new = ConfigError(re.sub(r" at line \d+ column \d+$", "", str(e)))
+    new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
+    return new
+
+
 def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
     new = ConfigError(f"{source}: {e}")
     new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
@@ -97,16 +107,24 @@ class Drive:
     # -- loading -----------------------------------------------------------
 
     @classmethod
+    @typed_arguments("config")
     def load(cls, spec: DriveSpec) -> "Drive":
         """A drive from a preset id (``generic-mlc-120``), a ``.toml`` or
         ``.json`` file, a dict, or a Drive (returned as is)."""
         if isinstance(spec, Drive):
             return spec
         if isinstance(spec, Mapping):
-            return cls(_core.DriveConfig.from_json(json.dumps(dict(spec))), "<dict>", doc=spec)
+            plain(spec, "", config_error)
+            try:
+                core = _core.DriveConfig.from_json(json.dumps(dict(spec)))
+            except ConfigError as e:
+                raise _without_json_position(e) from None
+            return cls(core, "<dict>", doc=spec)
         if not isinstance(spec, (str, os.PathLike)):
             raise config_error("drive", f"expected a preset id, a file path or a dict, not {type(spec).__name__}")
         text_spec = os.fspath(spec)
+        if not text_spec.strip():
+            raise _drive_error("an empty drive name: give a preset id ('ssdlab drives') or a .toml/.json file")
         presets = _preset_texts()
         looks_like_path = isinstance(spec, os.PathLike) or os.sep in text_spec or text_spec.endswith((".toml", ".json"))
         if not looks_like_path and text_spec in presets:
@@ -116,20 +134,23 @@ class Drive:
             except ConfigError as e:  # a broken preset is a packaging bug; say which
                 raise _reraise_with_source(e, f"preset {text_spec}") from None
         path = Path(text_spec)
-        if path.is_file():
+        if path.is_dir():
+            raise _drive_error(f"{text_spec} is a directory, not a drive file (a .toml or .json file, or a preset id)")
+        if path.exists():
             return cls.from_file(path)
         if looks_like_path:
             raise _drive_error(f"drive file not found: {text_spec}")
         raise _drive_error(f"unknown drive '{text_spec}': not a preset nor a file; presets: {', '.join(presets) or '(none)'}")
 
     @classmethod
+    @typed_arguments("config")
     def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Drive":
         """A drive from a TOML or JSON file (chosen by extension, else by content)."""
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise _drive_error(f"cannot read drive file {p}: {e}") from None
+        text = read_text(p, "drive file (TOML or JSON)", lambda f, why: _drive_error(f"{f}: {why}"))
+        if not text.strip():
+            raise _drive_error(f"{p}: an empty file; a drive file has [drive], [host], [controller], [nand] and [ftl] "
+                               "sections (docs/drive-file.md)")
         as_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
         try:
             core = _core.DriveConfig.from_json(text) if as_json else _core.DriveConfig.from_toml(text)
@@ -163,6 +184,7 @@ class Drive:
 
     # -- what if -----------------------------------------------------------
 
+    @typed_arguments("config")
     def with_changes(self, changes: Mapping[str, Any]) -> "Drive":
         """A new drive with dotted-key changes, e.g. ``{"nand.tprog_ns": 1800000,
         "ftl.gc_policy": "fifo"}``. The engine validates the result: an
@@ -171,8 +193,12 @@ class Drive:
         Changes apply to the description as written, then it is composed
         again: ``{"drive.nand_part": "hynix-32nm"}`` swaps the part and keeps
         the counts; a value the profile or part sets becomes an override."""
+        mapping(changes, "changes", "a dict of dotted keys, e.g. {'nand.tprog_ns': 1800000}", config_error)
         cfg = copy.deepcopy(self._doc if self._doc is not None else self._config)
         for key, value in changes.items():
+            if not isinstance(key, str):
+                raise config_error(str(key), f"a change key is a string SECTION.FIELD, e.g. 'nand.tprog_ns', not {key!r}")
+            plain(value, key, config_error)
             parts = key.split(".")
             if len(parts) < 2 or not all(parts):
                 raise config_error(key, "a change key is SECTION.FIELD, e.g. nand.tprog_ns")
@@ -190,12 +216,7 @@ class Drive:
         try:
             return Drive(_core.DriveConfig.from_json(json.dumps(cfg)), self.source, merged, doc=cfg)
         except ConfigError as e:
-            # The engine names the field ("nand.tprog_us"); its JSON position
-            # ("at line 1 column 603") means nothing for a dotted-key change.
-            msg = re.sub(r" at line \d+ column \d+$", "", str(e))
-            new = ConfigError(msg)
-            new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
-            raise new from None
+            raise _without_json_position(e) from None
 
     # -- properties ----------------------------------------------------------
 

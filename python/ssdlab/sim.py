@@ -16,6 +16,7 @@ of simulated time; the KeyboardInterrupt then carries what finished as
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
@@ -23,8 +24,9 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 import numpy as np
 
 from . import _core
+from ._args import finite, plain, whole
 from .drive import Drive, DriveSpec
-from .errors import workload_error
+from .errors import typed_arguments, workload_error
 from .results import PhaseResult, manifest
 
 __all__ = ["Simulator", "Job", "ProgressCallback"]
@@ -39,22 +41,39 @@ Duration = Union[int, float, str]
 
 
 def _size_bytes(value: Size, capacity_bytes: int, field: str) -> int:
-    if isinstance(value, bool):
-        raise workload_error(field, f"{value!r} is not a size")
-    if isinstance(value, int):
-        return value
-    return _core.parse_size_bytes(str(value), capacity_bytes, field)
+    """Bytes (a whole number 0 .. 2^64-1) or a size string ("8g", "75%")."""
+    v: Any = value
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        v = int(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return whole(v, field)
+    if not isinstance(v, str):
+        raise workload_error(field, f"{v!r} is not a size (give bytes as a whole number, or a string like '8g')")
+    return _core.parse_size_bytes(v, capacity_bytes, field)
+
+
+#: The longest duration the API takes in seconds (the engine counts ns in 64 bits).
+_MAX_SECONDS = (2**63 - 1) / 1e9
 
 
 def _duration_ns(value: Duration, field: str) -> int:
     """Seconds (int/float) or a duration string ("5s", "500ms") -> ns."""
-    if isinstance(value, bool):
-        raise workload_error(field, f"{value!r} is not a duration")
-    if isinstance(value, (int, float)):
-        if value < 0:
+    if isinstance(value, (bool, int, float)):
+        v = finite(value, field)
+        if v < 0:
             raise workload_error(field, f"{value} s: must not be negative")
-        return int(round(value * 1e9))
-    return _core.parse_duration_ns(str(value), field)
+        if v > _MAX_SECONDS:
+            raise workload_error(field, f"{value} s is too long (at most {_MAX_SECONDS:.3g} s)")
+        return int(round(v * 1e9))
+    if not isinstance(value, str):
+        raise workload_error(field, f"{value!r} is not a duration (give seconds, or a string like '5s')")
+    return _core.parse_duration_ns(value, field)
+
+
+def _progress(progress: Any) -> Any:
+    if progress is not None and not callable(progress):
+        raise workload_error("progress", f"{progress!r} is not callable: give progress(done_ns, total_ns, done_bytes, total_bytes)")
+    return progress
 
 
 class Job(Mapping[str, Any]):
@@ -87,6 +106,7 @@ class Simulator:
     """A simulated drive. ``drive`` is a preset id, a file, a dict or a
     :class:`Drive`; ``memory_limit_bytes`` may be a size string ("16g")."""
 
+    @typed_arguments()
     def __init__(
         self,
         drive: DriveSpec,
@@ -95,6 +115,9 @@ class Simulator:
         memory_limit_bytes: Optional[Size] = None,
     ) -> None:
         self.drive = Drive.load(drive)
+        whole(seed, "seed")
+        if not isinstance(check, bool):
+            raise workload_error("check", f"{check!r} is not True or False")
         limit = None if memory_limit_bytes is None else _size_bytes(memory_limit_bytes, 0, "memory_limit_bytes")
         self._core = _core.Simulator(self.drive.core, seed=seed, check=check, memory_limit_bytes=limit)
         #: Every phase run on this simulator, in order (shared history is not
@@ -156,19 +179,33 @@ class Simulator:
         self.history.append(r)
         return r
 
+    @typed_arguments()
     def parse_job(self, job: Optional[Mapping[str, Any]] = None, **keys: Any) -> Job:
         """Parse fio-style keys once, without running: the :class:`Job` that
         :meth:`run` takes as it is (``job["size_bytes"]``, ...). Raises
-        WorkloadError naming the key."""
+        WorkloadError naming the key (also for a key the dict and the keyword
+        arguments give different values)."""
         merged = self._merge(job, keys)
         return Job(_core.parse_workload(merged, self.capacity_bytes), merged)
 
     @staticmethod
-    def _merge(job: Optional[Mapping[str, Any]], keys: Mapping[str, Any]) -> Dict[str, Any]:
+    def _merge(job: Any, keys: Mapping[str, Any]) -> Dict[str, Any]:
+        if job is not None and not isinstance(job, Mapping):
+            raise workload_error("job", f"give the job as a dict or as keyword arguments (rw='randwrite', bs='4k'), "
+                                        f"not {type(job).__name__} {job!r:.60}")
         merged: Dict[str, Any] = dict(job or {})
-        merged.update(keys)
-        return {k: v for k, v in merged.items() if v is not None}
+        for k, v in keys.items():
+            if k in merged and merged[k] is not None and v is not None and merged[k] != v:
+                raise workload_error(k, f"given twice: {merged[k]!r} in the job and {v!r} as a keyword argument")
+            merged[k] = v
+        out = {k: v for k, v in merged.items() if v is not None}
+        for k, v in out.items():
+            if not isinstance(k, str):
+                raise workload_error(str(k), f"job key {k!r} is not a string")
+            plain(v, k)
+        return out
 
+    @typed_arguments()
     def run(
         self,
         job: Union[Job, Mapping[str, Any], None] = None,
@@ -186,6 +223,7 @@ class Simulator:
         done_bytes, total_bytes)`` is called about once per interval of
         simulated time; returning False stops the phase (the result is marked
         interrupted)."""
+        _progress(progress)
         if isinstance(job, Job):
             w = job if not keys else self.parse_job(job.given, **keys)
         else:
@@ -205,6 +243,7 @@ class Simulator:
             raise
         return self._result(out, time.perf_counter() - t0, job)
 
+    @typed_arguments()
     def replay(
         self,
         trace: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -241,6 +280,11 @@ class Simulator:
         them. The result's ``data["storage_bench"]`` has the data rates over
         busy time; ``data["import"]`` the import report of a file."""
         source: Dict[str, Any] = {}
+        _progress(progress)
+        if trace is not None and not isinstance(trace, (str, os.PathLike)):
+            raise workload_error("file", f"{trace!r} is not a trace file path (give a str or a Path; or generated=ID)")
+        if generated is not None and not isinstance(generated, str):
+            raise workload_error("generated", f"{generated!r} is not a Storage Bench id, e.g. 'heavy-2011'")
         if trace is not None:
             source["file"] = os.fspath(trace)
         if generated is not None:
@@ -253,18 +297,22 @@ class Simulator:
         given = {"mode": mode, "name": name, "iodepth": iodepth, "idle_cap": idle_cap, "idle_cap_ns": idle_cap_ns,
                  "log_avg_msec": log_avg_msec, "number_ios": number_ios, "runtime": runtime, "runtime_ns": runtime_ns}
         opts = {k: v for k, v in given.items() if v is not None}
+        plain(source, "")
+        plain(opts, "")
         return self._phase(lambda: self._core.replay(source, opts, progress), {**source, **opts})
 
+    @typed_arguments()
     def idle(self, duration: Optional[Duration] = None, *, duration_ns: Optional[int] = None) -> PhaseResult:
         """The drive sits idle (seconds, or "5s", "500ms"; or ``duration_ns``);
         background GC may run."""
         if (duration is None) == (duration_ns is None):
             raise workload_error("idle", "give a duration or duration_ns (one of them)")
-        ns = _duration_ns(duration, "idle") if duration is not None else int(duration_ns)  # type: ignore[arg-type]
+        ns = _duration_ns(duration, "idle") if duration is not None else whole(duration_ns, "duration_ns", high=2**63 - 1)
         t0 = time.perf_counter()
         out = self._core.idle(ns)
         return self._result(out, time.perf_counter() - t0, None)
 
+    @typed_arguments()
     def trim(self, offset: Size = 0, length: Optional[Size] = None) -> PhaseResult:
         """TRIM a byte range (to the end of the drive when ``length`` is None);
         sizes may be strings like "8g"."""
@@ -274,26 +322,31 @@ class Simulator:
         out = self._core.trim(off, ln)
         return self._result(out, time.perf_counter() - t0, None)
 
+    @typed_arguments()
     def secure_erase(self) -> PhaseResult:
         """ATA secure erase: every block erased, mapping empty."""
         t0 = time.perf_counter()
         out = self._core.secure_erase()
         return self._result(out, time.perf_counter() - t0, None)
 
+    @typed_arguments()
     def flush(self) -> None:
         """Program partly filled units now (FLUSH CACHE)."""
         self._core.flush()
 
+    @typed_arguments()
     def check(self) -> None:
         """Verify the FTL: in checking mode against the shadow model
         (``lba -> newest data``), always the structural invariants. Raises
         IntegrityError."""
         self._core.check()
 
+    @typed_arguments()
     def smart(self) -> Dict[str, Any]:
         """SMART-like figures: wear and lifetime writes."""
         return dict(self._core.smart())
 
+    @typed_arguments()
     def clone(self) -> "Simulator":
         """An independent copy in the current state: measure many times from
         one preconditioned state."""
@@ -306,6 +359,7 @@ class Simulator:
 
     # -- preconditioning -----------------------------------------------------
 
+    @typed_arguments()
     def precondition(
         self,
         state: Union[str, Mapping[str, Any]],
@@ -322,6 +376,9 @@ class Simulator:
         ``tortured`` (seconds or "60s"). Returns the phases run."""
         from .suite.states import precondition
 
+        if not isinstance(state, (str, Mapping)):
+            raise workload_error("precondition", f"{state!r} is not a state: give its name ('filled') or a dict "
+                                                 "({'state': 'filled', 'data_pattern': 'repeated'})")
         off = _size_bytes(offset, self.capacity_bytes, "offset")
         size = None if span is None else _size_bytes(span, self.capacity_bytes, "span")
         return precondition(self, state, span_bytes=size, offset_bytes=off, progress=progress,

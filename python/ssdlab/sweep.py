@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, 
 from . import _core
 from .cluster import Runner, TestRequest
 from .drive import Drive, DriveSpec
-from .errors import config_error
+from .errors import config_error, typed_arguments
 from .results import ssdlab_version
 
 #: A pandas DataFrame (pandas is imported only when a sweep runs; typed as Any
@@ -108,7 +108,16 @@ def parse_setting(text: str) -> Tuple[str, List[Any]]:
 
 def _settings(settings: Settings) -> Dict[str, List[Any]]:
     if isinstance(settings, Mapping):
-        return {k: list(v) for k, v in settings.items()}
+        out_m: Dict[str, List[Any]] = {}
+        for k, v in settings.items():
+            if not isinstance(k, str):
+                raise config_error(str(k), f"a setting is a string (spare or SECTION.FIELD), not {k!r}")
+            if isinstance(v, (str, bytes)) or not isinstance(v, Sequence) or not v:
+                raise config_error(k, f"give a non-empty list of values, e.g. ['greedy', 'cost-benefit'], not {v!r:.60}")
+            out_m[k] = list(v)
+        return out_m
+    if isinstance(settings, str) or not isinstance(settings, Sequence) or not all(isinstance(x, str) for x in settings):
+        raise config_error("settings", f"give a dict {{key: [values]}} or a list of 'KEY=VALUES' strings, not {settings!r:.60}")
     out: Dict[str, List[Any]] = {}
     for s in settings:
         k, v = parse_setting(s)
@@ -139,6 +148,7 @@ def figure_column(f: Mapping[str, Any], labels: int) -> str:
     return f"{f['label']}: {base}" if labels > 1 else base
 
 
+@typed_arguments()
 def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, profile: str = "full",
                jobs: Optional[int] = None, scheduler: Optional[str] = None, runner: Optional[Runner] = None,
                progress: Optional[bool] = None, stream: Optional[TextIO] = None) -> Tuple[List[str], List[Dict[str, Any]]]:
@@ -177,6 +187,7 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
     return keys, [records[i] for i in sorted(records)]
 
 
+@typed_arguments()
 def sweep(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, profile: str = "full",
           jobs: Optional[int] = None, scheduler: Optional[str] = None, runner: Optional[Runner] = None,
           progress: Optional[bool] = None, out: Optional[Union[str, Path]] = None) -> DataFrame:

@@ -218,6 +218,12 @@ def format_summary(
             f"then {p.name}: background GC victims {_fmt_int(p.data['ssdlab']['bg_gc_victims'])}, "
             f"erases {_fmt_int(p.data['ssdlab']['block_erases'])}"
         )
+    if man.get("checking_mode"):
+        # a failed check raises IntegrityError: every phase printed here passed
+        phases = [*preconditioning, result, *after]
+        reads = sum(int(p.data.get("read", {}).get("total_ios", 0)) for p in phases)
+        lines.append(f"checking mode: passed: {_fmt_int(reads)} reads verified against the shadow model, and the whole map "
+                     f"and the invariants after each of the {len(phases)} phases")
     lines.append("units: MB/s = 1e6 B/s, GB = 1e9 B, us = microseconds")
     lines.append(f"reproduce: {reproduce or man.get('command')}")
     return "\n".join(lines)
@@ -311,6 +317,10 @@ def format_test_figures(doc: Mapping[str, Any]) -> str:
     lines = [f"{t['title']}  [{t['id']}]  drive {m['drive_id']} [{m['drive_hash']}]  seed {m['seed']}  profile {doc['profile']}"]
     if doc["skipped"]:
         lines.append(f"  not run: {doc['skipped']}")
+    if doc.get("interrupted"):
+        steps = len(doc.get("jobs", []))
+        lines.append(f"  INTERRUPTED: the figures of the {steps} measured step{'' if steps == 1 else 's'} that finished"
+                     if steps else "  INTERRUPTED before any measured step finished")
     for f in doc["figures"]:
         v = f["value"]
         val = "-" if v is None or v != v else (f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}")

@@ -11,6 +11,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from . import _core
+from ._args import path_text, whole
 
 __all__ = [
     "TRACE_FORMATS",
@@ -46,7 +47,7 @@ def trace_stats(
     ``"comparison"`` with ``compare_with`` = a Storage Bench id).
     Raises TraceError naming the file, line and field of a bad record."""
     opts: Dict[str, Any] = {
-        "capacity_bytes": int(capacity_bytes),
+        "capacity_bytes": whole(capacity_bytes, "capacity_bytes", low=1),
         "format": format,
         "device": device,
         "device_mapping": device_mapping,
@@ -57,13 +58,13 @@ def trace_stats(
         "compare_with": compare_with,
     }
     opts = {k: v for k, v in opts.items() if v is not None}
-    return dict(_core.trace_stats(os.fspath(path), opts))
+    return dict(_core.trace_stats(path_text(path, "file"), opts))
 
 
 def generated_stats(bench: str, capacity_bytes: int = DEFAULT_CAPACITY_BYTES, seed: int = 1) -> Dict[str, Any]:
     """Generate a Storage Bench trace (streamed, not stored) and summarise it:
     ``{"bench", "name", "capacity_bytes", "seed", "stats", "published", "comparison"}``."""
-    return dict(_core.generated_trace_stats(bench, int(capacity_bytes), int(seed)))
+    return dict(_core.generated_trace_stats(bench, whole(capacity_bytes, "capacity_bytes", low=1), whole(seed, "seed")))
 
 
 def published_stats(bench: str) -> Dict[str, Any]:
@@ -88,7 +89,7 @@ def write_generated_trace(
     field: time_ns, op, offset_bytes, length_bytes, iodepth,
     recorded_latency_ns, data_pattern). ``format`` None picks csv for a
     ``.csv`` path, else fio-iolog. Returns the number of records."""
-    p = os.fspath(path)
+    p = path_text(path, "path")
     if format is None:
         format = "csv" if p.lower().endswith(".csv") else "fio-iolog"
-    return int(_core.write_generated_trace(bench, int(capacity_bytes), int(seed), p, format))
+    return int(_core.write_generated_trace(bench, whole(capacity_bytes, "capacity_bytes", low=1), whole(seed, "seed"), p, format))

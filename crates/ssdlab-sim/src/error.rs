@@ -54,8 +54,10 @@ impl std::error::Error for SimError {}
 fn human_bytes(b: u64) -> String {
     if b >= 1 << 30 {
         format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
-    } else {
+    } else if b >= 1 << 20 {
         format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
+    } else {
+        format!("{b} B")
     }
 }
 

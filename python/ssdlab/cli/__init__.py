@@ -29,7 +29,10 @@ Sizes take fio's suffixes: k, m, g, t are powers of 1024 (``8g`` = 8 GiB),
 also written ``kb``/``KiB``/``GB``...: ``--capacity 120GB`` means 120 GiB as in
 fio; give bytes (``120000000000``) for a decimal 120GB. Results use MB/s =
 1e6 B/s and GB = 1e9 B. Bad input prints one line ``ssdlab: error: ...`` and
-exits 2; Ctrl-C prints what finished and exits 130.
+exits 2; every output path (``--output``, ``--out``, ``--log-dir``,
+``--storage``) is checked before anything runs and its missing directories
+are created (``flags``). Ctrl-C prints what finished and exits 130; SIGTERM
+does the same and exits 143 (:mod:`ssdlab.interrupt`).
 """
 
 from .main import build_parser, main

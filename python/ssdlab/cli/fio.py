@@ -21,11 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Any, Optional, Sequence
 
 from ..progress import ProgressBar
 from ..results import command_line, load_results
+from ..textfile import read_text
 from .flags import (
     DEFAULT_DRIVE,
     EXIT_INTERRUPTED,
@@ -36,7 +38,10 @@ from .flags import (
     add_progress,
     add_seed,
     add_settings,
+    input_dir,
+    input_file,
     load_drive,
+    output_dir,
     positive_size_bytes,
 )
 
@@ -62,14 +67,14 @@ def add_parsers(sub: Any) -> None:
         "for (in --log-dir). Options the simulator cannot honour are an error naming the file, line and option. "
         "${VAR} in the job file is taken from the environment.",
     )
-    f.add_argument("jobfile", help="an fio job file")
+    f.add_argument("jobfile", type=input_file, help="an fio job file")
     add_drive(f)
     add_settings(f, "change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
     add_seed(f)
     f.add_argument("--output-format", dest="output_format", default="json", choices=["json"],
                    help="json (fio's --output-format=json; the only one written)")
     add_output(f, "write the JSON to FILE (default stdout)")
-    f.add_argument("--log-dir", dest="log_dir", default=".", metavar="DIR",
+    f.add_argument("--log-dir", dest="log_dir", type=output_dir, metavar="DIR",
                    help="where the logs go (default: the current directory, as fio)")
     f.add_argument("--parse-only", dest="parse_only", action="store_true",
                    help="check the job file against the drive and print what would run, without running it")
@@ -84,12 +89,12 @@ def add_parsers(sub: Any) -> None:
         "it) or a test file ssdlab creates (a directory or a new file name; removed afterwards). The job file "
         "must not name its own filename or run commands. fio's JSON goes to --output (default stdout).",
     )
-    r.add_argument("jobfile", help="an fio job file (without filename=)")
+    r.add_argument("jobfile", type=input_file, help="an fio job file (without filename=)")
     r.add_argument("--target", required=True, metavar="PATH", help="a block device, a directory or a new file name")
     r.add_argument("--size", type=positive_size_bytes, default=1 << 30, help="test file size for a file target (default 1g)")
     _add_destroy_data(r)
     add_output(r, "write fio's JSON to FILE (default stdout)")
-    r.add_argument("--log-dir", dest="log_dir", default=".", metavar="DIR", help="where fio's logs go (default .)")
+    r.add_argument("--log-dir", dest="log_dir", type=output_dir, default=".", metavar="DIR", help="where fio's logs go (default .)")
     _add_fio_exe(r)
     r.set_defaults(func=cmd_fio_run)
 
@@ -110,9 +115,9 @@ def add_parsers(sub: Any) -> None:
         description="Read fio's --output-format=json (from fio or from 'ssdlab fio') and, with --log-dir, its "
         "per-interval logs; print what ssdlab reads as JSON (MB/s = 1e6 B/s, latencies in ns).",
     )
-    p.add_argument("output", help="fio's JSON output")
-    p.add_argument("--log-dir", dest="log_dir", metavar="DIR", help="where the run's logs are")
-    p.add_argument("--jobfile", metavar="FILE", help="the job file (matches logs to jobs exactly)")
+    p.add_argument("output", type=input_file, help="fio's JSON output")
+    p.add_argument("--log-dir", dest="log_dir", type=input_dir, metavar="DIR", help="where the run's logs are")
+    p.add_argument("--jobfile", type=input_file, metavar="FILE", help="the job file (matches logs to jobs exactly; with --log-dir)")
     p.set_defaults(func=cmd_fio_parse)
 
     i = sub.add_parser(
@@ -123,8 +128,8 @@ def add_parsers(sub: Any) -> None:
         "shows that drive beside simulated ones. The job file's measured sections name their test and step "
         "(description=ssdlab:TEST:RUN:STEP).",
     )
-    i.add_argument("output", help="fio's JSON output (--output-format=json)")
-    i.add_argument("--log-dir", dest="log_dir", metavar="DIR", help="where the run's logs are (per-second series)")
+    i.add_argument("output", type=input_file, help="fio's JSON output (--output-format=json)")
+    i.add_argument("--log-dir", dest="log_dir", type=input_dir, metavar="DIR", help="where the run's logs are (per-second series)")
     i.add_argument("--name", required=True, help="the drive's name in the report (its id is real-NAME)")
     i.add_argument("--out", required=True, metavar="DIR", help="output directory (results/ is written in it)")
     i.set_defaults(func=cmd_fio_import)
@@ -166,7 +171,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
 
 def _write_sim(run: Any, args: argparse.Namespace, write_outputs: Any) -> None:
     try:
-        write_outputs(run, args.output, args.log_dir)
+        write_outputs(run, args.output, args.log_dir or ".")
     except OSError as e:
         raise UsageError(f"cannot write the results: {e.strerror or e} ({e.filename or args.output})") from None
 
@@ -179,11 +184,10 @@ def _write_sim(run: Any, args: argparse.Namespace, write_outputs: Any) -> None:
 def cmd_fio_run(args: argparse.Namespace) -> int:
     from ..fio.run import FioRun, run_on_target
 
-    try:
-        with open(args.jobfile, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        raise UsageError(f"{args.jobfile}: cannot read: {e.strerror or e}") from None
+    text = read_text(args.jobfile, "fio job file", lambda f, why: UsageError(f"{f}: {why}"))
+    sections = re.findall(r"^\s*\[([^\]]*)\]", text, flags=re.MULTILINE)
+    if not [s for s in sections if s.strip().lower() != "global"]:
+        raise UsageError(f"{args.jobfile}: no job sections: add a [name] section with rw=...")
     os.makedirs(args.log_dir, exist_ok=True)
     try:
         run = run_on_target(text, args.target, size_bytes=args.size, destroy_data=args.destroy_data,
@@ -234,6 +238,8 @@ def cmd_fio_check(args: argparse.Namespace) -> int:
 def cmd_fio_parse(args: argparse.Namespace) -> int:
     from ..fio.parse import read_fio_output
 
+    if args.jobfile and not args.log_dir:
+        raise UsageError("argument --jobfile: matches logs to jobs; give it with --log-dir")
     r = read_fio_output(args.output, args.log_dir, args.jobfile)
     print(json.dumps(r.to_dict(), indent=2))
     return EXIT_OK

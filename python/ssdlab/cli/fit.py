@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import command_line
-from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_json, add_runner, positive_whole, print_json, seed
+from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_json, add_runner, check_output, fraction, output_file, positive_whole, print_json, seed
 
 __all__ = ["add_parsers", "add_fit_options", "format_fit"]
 
@@ -44,14 +44,21 @@ def add_parsers(sub: Any) -> None:
     add_fit_options(f, trials=40)
     f.add_argument("--start", choices=["committed", "center"], default="committed",
                    help="the first trial: the committed values (default) or the middle of the bounds")
-    f.add_argument("--perturb", type=float, default=0.0, metavar="FRACTION",
-                   help="start every free value this much off (0.3: 30%% above; within the bounds)")
-    f.add_argument("--storage", metavar="FILE", help="the Optuna study (SQLite; default fit-ID.db beside --out)")
+    f.add_argument("--perturb", type=_perturb, default=0.0, metavar="FRACTION",
+                   help="start every free value this much off (0.3: 30%% above, -0.3: 30%% below; within the bounds)")
+    f.add_argument("--storage", type=output_file, metavar="FILE", help="the Optuna study (SQLite; default fit-ID.db beside --out)")
     f.add_argument("--resume", action="store_true", help="continue the fit stored in --storage")
     f.add_argument("--out", metavar="FILE", help="the TOML diff (default fit-ID.toml)")
     add_json(f, "print the fit as JSON (parameters, objective, every row)")
     add_runner(f)
     f.set_defaults(func=cmd_fit)
+
+
+def _perturb(text: str) -> float:
+    v = fraction(text)
+    if not -1 < v <= 100:
+        raise argparse.ArgumentTypeError(f"{text}: a fraction above -1 (-0.3: 30% below) and at most 100")
+    return v
 
 
 def _slug(text: str) -> str:
@@ -93,8 +100,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     else:
         target = profile_target("part", args.part, Path(args.table) if args.table else None, free)
     slug = _slug(target.id)
-    out = Path(args.out) if args.out else Path(f"fit-{slug}.toml")
-    storage = args.storage or str(out.with_name(f"fit-{slug}.db"))
+    out = Path(args.out if args.out else check_output(f"fit-{slug}.toml", "--out"))
+    storage = args.storage or check_output(str(out.with_name(f"fit-{slug}.db")), "--storage")
     if args.resume and not Path(storage).exists():
         raise UsageError(f"--resume: no stored fit in {storage}")
     out.parent.mkdir(parents=True, exist_ok=True)

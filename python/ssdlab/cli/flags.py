@@ -1,31 +1,48 @@
 """What the commands share: the parser with one-line errors, the flags that
 several commands take (declared here once), the argparse ``type=``
 converters that turn a flag's text into a typed value or one error naming the
-flag, and writing a document to stdout or ``--output``."""
+flag, and writing a document to stdout or ``--output``.
+
+Output paths, one rule for every command: ``--output FILE`` and ``--out
+FILE|DIR`` (and ``--log-dir``, ``--storage`` where they are written) are
+checked when the command line is parsed, before anything runs: the place must
+be writable (the nearest existing directory takes a new file), a FILE must
+not be a directory and a DIR not a file; then ``main`` creates the missing
+directories (:func:`prepare_outputs`) and the command runs. :class:`Parser`
+applies the check to every ``--out``/``--output`` option (``metavar="DIR"``:
+a directory)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import re
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Dict, NamedTuple, NoReturn, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from .. import _core
 from ..drive import Drive
 from ..errors import SsdlabError
+from ..interrupt import EXIT_INTERRUPTED as _EXIT_INTERRUPTED
 from ..results import write_json
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
-    "Duration", "IdleCap", "seed", "whole", "positive_whole", "duration", "idle_cap", "size_bytes",
-    "positive_size_bytes", "size_text", "setting", "add_seed", "add_json", "add_output", "add_progress",
+    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "scheduler_address", "duration",
+    "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
+    "output_dir", "check_output", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
     "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
 ]
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+#: Ctrl-C; ``main`` turns it into 143 after SIGTERM (:mod:`ssdlab.interrupt`).
+EXIT_INTERRUPTED = _EXIT_INTERRUPTED
 
 DEFAULT_DRIVE = "generic-mlc-120"
 
@@ -36,11 +53,21 @@ class UsageError(Exception):
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit code 2; a flag
-    is spelled out in full (no abbreviations: a renamed flag keeps no alias)."""
+    is spelled out in full (no abbreviations: a renamed flag keeps no alias);
+    every ``--out``/``--output`` is checked as an output path
+    (:func:`output_file`, or :func:`output_dir` with ``metavar="DIR"``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        # a value that starts with a minus and a digit ("-1s", "-5%") is a value, not an unknown flag:
+        # it gets the flag's own error ("must not be negative") instead of "expected one argument"
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        if kwargs.get("type") is None and any(a in ("--out", "--output") for a in args):
+            kwargs["type"] = output_dir if kwargs.get("metavar") == "DIR" else output_file
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         hint = f" (see '{self.prog} --help')"
@@ -76,11 +103,18 @@ def seed(text: str) -> int:
     return v
 
 
+#: The largest whole number a flag takes (the engine counts in 64 bits).
+MAX_WHOLE = 2**63 - 1
+
+
 def whole(text: str) -> int:
     try:
-        return int(text)
+        v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if abs(v) > MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"{text} is too large (at most 2^63-1)")
+    return v
 
 
 def positive_whole(text: str) -> int:
@@ -88,6 +122,66 @@ def positive_whole(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"{v}: must be at least 1")
     return v
+
+
+def fraction(text: str) -> float:
+    """A finite number (``--perturb``): not nan nor infinite."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return v
+
+
+def worker_count(text: str) -> int:
+    """``--jobs``: worker processes, 1 .. 4 x the cores this process may use
+    (more only slow each other down, and each holds a drive in memory)."""
+    from ..cluster import default_workers
+
+    v = positive_whole(text)
+    cores = default_workers()
+    if v > 4 * cores:
+        raise argparse.ArgumentTypeError(f"{v} worker processes on {cores} core(s): at most {4 * cores} (4 per core)")
+    return v
+
+
+def scheduler_address(text: str) -> str:
+    """``--scheduler``: ``sync`` or a Dask scheduler's address (tcp://HOST:PORT)."""
+    if text == "sync":
+        return text
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        get_address_host_port(text)
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a scheduler address ({e}); give tcp://HOST:PORT "
+                                         "(e.g. tcp://10.0.0.5:8786) or sync") from None
+    return text
+
+
+def input_file(text: str) -> str:
+    """A file to read: it exists and is not a directory (its content is the
+    reader's to check)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return text
+
+
+def input_dir(text: str) -> str:
+    """A directory to read: it exists and is a directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such directory")
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is not a directory")
+    return text
 
 
 class Duration(NamedTuple):
@@ -134,6 +228,97 @@ def size_text(text: str) -> str:
     return text
 
 
+def _not_writable(directory: Path) -> Optional[str]:
+    """Why no file can be created in an existing directory (None: one can);
+    tried for real (permissions, read-only filesystems, root)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".ssdlab-write-test-", dir=directory)
+    except OSError as e:
+        return e.strerror or str(e)
+    os.close(fd)
+    os.unlink(name)
+    return None
+
+
+class OutputPath(str):
+    """An output path as typed, checked by :func:`output_file` or
+    :func:`output_dir`; ``kind`` is "file" or "dir". ``main`` creates its
+    missing directories (:meth:`prepare`) once the whole command line parsed."""
+
+    kind = "file"
+
+    def prepare(self) -> None:
+        """Create the missing directories (a file's parent, or the directory)."""
+        where = os.path.abspath(self) if self.kind == "dir" else os.path.dirname(os.path.abspath(self))
+        try:
+            os.makedirs(where, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create {where} for {self}: {e.strerror or e}") from None
+
+
+class _OutputDir(OutputPath):
+    kind = "dir"
+
+
+def _output(text: str, kind: str) -> OutputPath:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    p = Path(text)
+    if p.exists():
+        if kind == "file" and p.is_dir():
+            raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
+        if kind == "dir" and not p.is_dir():
+            raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+        if kind == "dir":
+            why = _not_writable(p)
+            if why:
+                raise argparse.ArgumentTypeError(f"cannot write in {text}: {why}")
+        elif p.is_file() and not os.access(p, os.W_OK):
+            raise argparse.ArgumentTypeError(f"cannot write {text}: not writable")
+    else:
+        # the nearest existing directory up the path must take the new file or directories
+        up = p.absolute().parent
+        while not up.exists() and up != up.parent:
+            up = up.parent
+        if not up.is_dir():
+            raise argparse.ArgumentTypeError(f"cannot create {text}: {up} is not a directory")
+        why = _not_writable(up)
+        if why:
+            raise argparse.ArgumentTypeError(f"cannot create {text}: {up} is not writable ({why})")
+    return _OutputDir(text) if kind == "dir" else OutputPath(text)
+
+
+def output_file(text: str) -> OutputPath:
+    """``type=`` of an output file: writable now, not a directory; its
+    missing directories are created before the command runs."""
+    return _output(text, "file")
+
+
+def output_dir(text: str) -> OutputPath:
+    """``type=`` of an output directory: writable now, not a file; created
+    (with its parents) before the command runs."""
+    return _output(text, "dir")
+
+
+def check_output(path: str, flag: str, kind: str = "file") -> OutputPath:
+    """:func:`output_file` (or ``kind="dir"``) for a path a command makes up
+    (a default name), as a UsageError naming ``flag``; its directories made."""
+    try:
+        out = _output(path, kind)
+    except argparse.ArgumentTypeError as e:
+        raise UsageError(f"argument {flag}: {e}") from None
+    out.prepare()
+    return out
+
+
+def prepare_outputs(args: argparse.Namespace) -> None:
+    """Create the missing directories of every output path of a parsed
+    command line (``main`` calls it before the command runs)."""
+    for v in vars(args).values():
+        if isinstance(v, OutputPath):
+            v.prepare()
+
+
 def setting(text: str) -> Tuple[str, Any]:
     """``--set nand.tprog_ns=1800000`` -> ("nand.tprog_ns", 1800000); values
     are JSON when they parse as JSON (numbers, true/false), else strings."""
@@ -171,9 +356,10 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 
 def add_runner(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
-    p.add_argument("--jobs", type=positive_whole,
-                   help="worker processes of the local Dask cluster (default: the cores; 1 runs everything in this process)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--jobs", type=worker_count,
+                   help="worker processes of the local Dask cluster (default: the cores, at most 4 per core; 1 runs everything in "
+                        "this process)")
+    p.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
     add_progress(p)
 
@@ -208,12 +394,13 @@ def print_json(doc: Any, out: Optional[TextIO] = None) -> None:
     write_json(doc, out if out is not None else sys.stdout)
 
 
-def write_output(path: str, doc: Any) -> None:
+def write_output(path: str, doc: Any, flag: str = "--output") -> None:
+    """A JSON document to ``path``."""
     try:
         with open(path, "w", encoding="utf-8") as f:
             write_json(doc, f)
     except OSError as e:
-        raise UsageError(f"argument --output: cannot write {path}: {e.strerror or e}") from None
+        raise UsageError(f"argument {flag}: cannot write {path}: {e.strerror or e}") from None
 
 
 def emit(args: argparse.Namespace, doc: Dict[str, Any], text: Callable[[], str]) -> None:

@@ -1,5 +1,6 @@
 """The parser of every command, and ``main``: one line per error, the exit
-codes (0 ok, 1 failure, 2 bad input, 130 interrupted)."""
+codes (0 ok, 1 failure, 2 bad input, 130 interrupted by Ctrl-C, 143 by
+SIGTERM: both keep what finished, see :mod:`ssdlab.interrupt`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from .. import _core
+from .. import _core, interrupt
 from ..errors import DriveError, IntegrityError, SsdlabError
 from ..results import command_line, ssdlab_version
 from . import drives, fio, fit, run, suite, sweep, trace
-from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
+from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, prepare_outputs
 
 __all__ = ["build_parser", "main"]
 
@@ -45,9 +46,21 @@ def _one_line(msg: str) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one command; returns its exit status. SIGTERM stops a command as
+    Ctrl-C does (what finished is kept) and the status is 143 instead of 130."""
+    interrupt.reset()
+    with interrupt.sigterm_interrupts():
+        rc = _main(argv)
+    if rc == EXIT_INTERRUPTED:
+        return interrupt.interrupted_exit_code()
+    return rc
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        prepare_outputs(args)  # every output path was checked while parsing: create missing directories
         return int(args.func(args))
     except UsageError as e:
         print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
@@ -59,7 +72,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("ssdlab: interrupted", file=sys.stderr)
+        print(f"ssdlab: interrupted{' (SIGTERM)' if interrupt.terminated() else ''}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. piped into head): not an error of ours

@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from .. import _core
 from ..drive import Drive
+from ..errors import MemoryLimitError
 from ..progress import ProgressBar
 from ..results import PhaseResult, command_line, fio_document
 from ..sim import Simulator
@@ -67,7 +68,8 @@ def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--idle-after", dest="idle_after", type=duration, metavar="DURATION", help=f"idle time after the {what} (background GC), e.g. 5s")
     add_seed(p)
     p.add_argument("--check", action="store_true", help="checking mode: verify every read and each phase against a shadow model")
-    p.add_argument("--memory-limit", dest="memory_limit", type=size_bytes, metavar="SIZE", help="refuse drives needing more RAM (default 8g)")
+    p.add_argument("--memory-limit", dest="memory_limit", type=memory_limit, metavar="SIZE",
+                   help="refuse drives needing more RAM (default 8g; at least what the drive needs: 'ssdlab drive show')")
     add_json(p, "print fio-shaped JSON to stdout instead of the summary")
     add_output(p, "also write the JSON to FILE")
     add_progress(p)
@@ -181,12 +183,34 @@ def _reproduce(cmd: str, seed: int) -> str:
     return f"{cmd} --seed {seed}"
 
 
+class MemoryLimit(NamedTuple):
+    """``--memory-limit`` as typed and in bytes."""
+
+    text: str
+    bytes: int
+
+
+def memory_limit(text: str) -> MemoryLimit:
+    return MemoryLimit(text, size_bytes(text))
+
+
 def _simulator(args: argparse.Namespace) -> "tuple[Simulator, Drive]":
     drive = load_drive(args.drive, args.set)
     if getattr(args, "link", None):
         # The link preset replaces whatever bandwidth and overhead the file gives.
         drive = drive.with_changes({"host.interface": args.link, "host.link_bytes_per_s": 0, "host.command_overhead_ns": 0})
-    return Simulator(drive, seed=args.seed, check=args.check, memory_limit_bytes=args.memory_limit), drive
+    limit: Optional[MemoryLimit] = args.memory_limit
+    try:
+        sim = Simulator(drive, seed=args.seed, check=args.check, memory_limit_bytes=None if limit is None else limit.bytes)
+    except MemoryLimitError as e:
+        if limit is None:
+            raise
+        need = int(getattr(e, "needed_bytes", 0))
+        mib = -(-need // (1 << 20))
+        what = "in checking mode " if args.check else ""
+        raise UsageError(f"argument --memory-limit: {limit.text} ({limit.bytes:,} B) is less than the RAM this drive needs {what}"
+                         f"({need:,} B, {need / (1 << 20):.2f} MiB); give at least --memory-limit {mib}m") from None
+    return sim, drive
 
 
 def _execute(
@@ -273,6 +297,8 @@ _FILE_ONLY = ("format", "device", "device_mapping", "device_region", "data_patte
 def cmd_replay(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.generated is None):
         raise UsageError("replay: give a trace FILE or --generated WORKLOAD (one of them)")
+    if args.generated is not None and not args.generated.strip():
+        raise UsageError("argument --generated: an empty workload id; 'ssdlab trace workloads' lists them")
     sim, drive = _simulator(args)
     options: Dict[str, Any] = {}
     if args.file is not None:

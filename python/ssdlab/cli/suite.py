@@ -29,8 +29,10 @@ from .flags import (
     add_progress,
     add_runner,
     add_seed,
+    check_output,
     emit,
     load_drive,
+    output_file,
     print_json,
     write_output,
 )
@@ -129,7 +131,7 @@ def add_parsers(sub: Any) -> None:
     cv.add_argument("--profile", action="append", metavar="ID", help="only these profiles (repeatable)")
     cv.add_argument("--start", choices=["center", "committed"], default="center",
                     help="where each fold's fit starts: the middle of the bounds (default) or the committed values")
-    cv.add_argument("--storage", metavar="FILE", help="the folds' Optuna studies (SQLite; default cross-validation.db)")
+    cv.add_argument("--storage", type=output_file, metavar="FILE", help="the folds' Optuna studies (SQLite; default cross-validation.db)")
     cv.add_argument("--resume", action="store_true", help="continue the folds stored in --storage")
     add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
@@ -173,8 +175,14 @@ def cmd_test(args: argparse.Namespace) -> int:
     drive = load_drive(args.drive)
     bar = ProgressBar("", force=args.progress)
     runner = SuiteRunner(drive, seed=args.seed, profile=_profile(args), progress=bar.phase)
+    interrupted = False
     try:
         doc = run_test_document(runner, args.drive, args.test_id, command=command_line())
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "document", None)
+        if partial is None:
+            raise
+        doc, interrupted = partial, True
     finally:
         bar.close()
     if args.output:
@@ -183,6 +191,10 @@ def cmd_test(args: argparse.Namespace) -> int:
         print_json(finite(doc))  # NaN (e.g. no steady state) as null, as in results files
     else:
         print(format_test_figures(doc))
+    if interrupted:
+        sys.stdout.flush()
+        print("ssdlab: interrupted; the figures above are those of the steps that finished", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return EXIT_OK
 
 
@@ -243,8 +255,8 @@ def cmd_cross_validate(args: argparse.Namespace) -> int:
 
     if args.drive or args.kind:
         raise UsageError("calibrate --cross-validate: --drive and --kind do not apply (use --profile)")
-    out = Path(args.output or "cross-validation.json")
-    storage = args.storage or str(out.with_suffix(".db"))
+    out = Path(args.output or check_output("cross-validation.json", "--output"))
+    storage = args.storage or check_output(str(out.with_suffix(".db")), "--storage")
     if args.resume and not Path(storage).exists():
         raise UsageError(f"--resume: no stored cross-validation in {storage}")
     out.parent.mkdir(parents=True, exist_ok=True)

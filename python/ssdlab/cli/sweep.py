@@ -40,6 +40,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..cluster import Runner
     from ..sweep import apply_settings, format_sweep, parse_setting, sweep, write_sweep
 
     if args.test not in test_ids():
@@ -60,9 +61,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     n = 1
     for v in settings.values():
         n *= len(v)
-    print(f"ssdlab sweep: {n} runs of {args.test} on {drive.id}", file=sys.stderr)
-    df = sweep(drive, settings, test=args.test, seed=args.seed, profile="quick" if args.quick else "full",
-               jobs=args.jobs, scheduler=args.scheduler, progress=args.progress)
+    with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
+        _ = runner.workers  # reach the scheduler now: one error line before anything is announced
+        print(f"ssdlab sweep: {n} runs of {args.test} on {drive.id}", file=sys.stderr)
+        df = sweep(drive, settings, test=args.test, seed=args.seed, profile="quick" if args.quick else "full",
+                   runner=runner)
     written = write_sweep(df, Path(args.out), command=command_line())
     if args.json:
         print(json.dumps(json.loads(df.to_json(orient="records")), indent=1))

@@ -45,6 +45,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..textfile import read_text
 from .errors import JobFileError
 
 __all__ = [
@@ -624,11 +625,7 @@ def parse_jobfile(path: Union[str, "os.PathLike[str]"], env: Optional[Mapping[st
     """Read and parse a job file. Raises JobFileError (also for a file that
     cannot be read)."""
     p = os.fspath(path)
-    try:
-        with open(p, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise JobFileError(p, 0, "", f"cannot read the job file: {e}") from None
+    text = read_text(p, "fio job file", lambda f, why: JobFileError(f, 0, "", why))
     return parse_jobfile_text(text, p, env)
 
 

@@ -47,6 +47,7 @@ from types import FrameType, TracebackType
 from typing import Callable, Optional, Sequence, Tuple, Type, Union
 
 from ..errors import SsdlabError
+from ..interrupt import note_terminated
 from .errors import FioNotFoundError, FioOutputError, FioRunError, JobFileError, UnsafeTargetError
 from .jobfile import parse_size
 from .parse import FioResult, attach_logs, parse_fio_json_text
@@ -225,6 +226,7 @@ def run_fio(
     in_main = threading.current_thread() is threading.main_thread()
 
     def on_term(signum: int, frame: Optional[FrameType]) -> None:
+        note_terminated()  # the command exits 143, as after SIGTERM elsewhere
         raise _Stop()
 
     with open(err_path, "w") as err:

@@ -15,6 +15,7 @@ from .. import _core
 from ..drive import Drive
 from ..errors import SsdlabError
 from ..suite.calibrate import Published, load_table
+from ..textfile import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,9 +125,10 @@ class Target:
 
 
 def _load_free(path: Path) -> Dict[str, Any]:
+    text = read_text(path, "free-parameter file (TOML)", lambda f, why: FitError(f"{f}: {why}"))
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
         raise FitError(f"{path}: {e}") from None
 
 

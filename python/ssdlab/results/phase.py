@@ -110,12 +110,30 @@ class PhaseResult:
         return dict(self.data["ssdlab"]["smart"])
 
     def latency_us(self, direction: str, percentile: str) -> float:
-        """A completion-latency percentile in microseconds: ``percentile`` is
-        "p50", "p99", "p99.9", "max", "min", "mean" or a fio key like "99.990000"."""
-        clat = self.data[direction]["clat_ns"]
+        """A completion-latency percentile in microseconds: ``direction`` is
+        "read", "write" or "trim"; ``percentile`` "p50", "p99", "p99.9",
+        "max", "min", "mean" or a fio key like "99.990000". WorkloadError
+        (``.field`` "direction" or "percentile") for anything else, and for a
+        direction the phase did no I/O in (no latency to report)."""
+        from ..errors import workload_error
+
+        if direction not in ("read", "write", "trim"):
+            raise workload_error("direction", f"{direction!r}: give 'read', 'write' or 'trim'")
+        if not isinstance(percentile, str):
+            raise workload_error("percentile", f"{percentile!r}: give 'p50', 'p99', 'p99.9', 'min', 'max', 'mean' "
+                                               "or a fio key such as '99.990000'")
+        d = self.data.get(direction, {})
+        if not d.get("total_ios"):
+            done = [x for x in ("read", "write", "trim") if self.data.get(x, {}).get("total_ios")]
+            raise workload_error("direction", f"phase '{self.name}' completed no {direction} I/O, so it has no {direction} "
+                                              f"latency; it did: {', '.join(done) or 'no I/O'}")
+        clat = d["clat_ns"]
         if percentile in ("max", "min", "mean"):
             return float(clat[percentile]) / 1e3
         key = PERCENTILE_KEYS.get(percentile, percentile)
+        if key not in clat["percentile"]:
+            raise workload_error("percentile", f"{percentile!r}: give 'p50', 'p99', 'p99.9', 'min', 'max', 'mean' or one of "
+                                               f"fio's keys: {', '.join(clat['percentile'])}")
         return float(clat["percentile"][key]) / 1e3
 
     def to_dict(self, series: bool = True) -> Dict[str, Any]:

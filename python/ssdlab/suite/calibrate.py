@@ -17,6 +17,7 @@ processes, or on a Dask cluster), each preconditioned state of a drive once.
 from __future__ import annotations
 
 import csv
+import math
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -26,6 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..errors import SsdlabError
+from ..textfile import read_text
 from .definitions import find_test
 
 __all__ = [
@@ -98,17 +100,18 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
     ``drives`` / ``kinds`` keep only those rows (a drive named that no row
     concerns is an error)."""
     path = Path(path) if path is not None else TABLE_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise CalibrationError(f"calibration table {path}: {e.strerror or e}") from None
+    text = read_text(path, "calibration table (CSV)", lambda f, why: CalibrationError(f"{f}: {why}"))
     reader = csv.DictReader(text.splitlines())
+    try:
+        records = list(reader)
+    except csv.Error as e:
+        raise CalibrationError(f"{path}: line {reader.line_num}: not CSV: {e}") from None
     missing = [f for f in TABLE_FIELDS if f not in (reader.fieldnames or [])]
     if missing:
         raise CalibrationError(f"{path}: line 1: missing column(s) {', '.join(missing)}; the columns are {','.join(TABLE_FIELDS)}")
     rows: List[Published] = []
     loaded: Dict[str, bool] = {}
-    for i, raw in enumerate(reader, start=2):
+    for i, raw in enumerate(records, start=2):
         def bad(field: str, msg: str, where: str = f"{path}: line {i}") -> CalibrationError:
             return CalibrationError(f"{where}: {field}: {msg}")
 
@@ -125,6 +128,8 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
             value = float(r["value"])
         except ValueError:
             raise bad("value", f"'{r['value']}' is not a number") from None
+        if not math.isfinite(value):
+            raise bad("value", f"'{r['value']}' is not a finite number")
         if not value > 0:
             raise bad("value", f"{value} must be positive")
         if r["unit"] not in _UNIT_CHART:

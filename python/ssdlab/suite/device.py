@@ -52,14 +52,11 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import sys
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
@@ -68,6 +65,7 @@ from ..errors import SsdlabError
 from ..fio.parse import FioResult, JobResult, Latency
 from ..fio.run import FileTarget, FioRun, FioVersion, find_fio, fio_version, iolog_trim_problem, iolog_v3_problem, run_fio
 from ..fio.safety import Capabilities, SystemView, TargetCheck, capabilities, check_target
+from ..interrupt import sigterm_interrupts
 from ..results import PhaseResult, save_document, write_figures_csv
 from ..results import manifest as _manifest
 from ..results.documents import SCHEMA_VERSION, TEST_RESULT_SCHEMA
@@ -728,24 +726,6 @@ def _reproduce(target: str, test_id: str, profile: Profile, size: Optional[int],
     return out + (" --quick" if profile.name == "quick" else "")
 
 
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM outside fio raises KeyboardInterrupt (fio's own runs handle it
-    themselves), so the test file is removed and finished tests are kept."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum: int, frame: Optional[FrameType]) -> None:
-        raise KeyboardInterrupt()
-
-    old = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
 def review_device(
     target: str,
     out_dir: str,
@@ -814,7 +794,7 @@ def review_device(
                 "jobs": [], "wall_time_s": 0.0}
 
     try:
-        with _sigterm_interrupts(), (FileTarget(check.path, capacity) if check.kind != "block" else _nullpath(check.resolved)) as path:
+        with sigterm_interrupts(), (FileTarget(check.path, capacity) if check.kind != "block" else _nullpath(check.resolved)) as path:
             t = DeviceTarget(check, path, capacity, caps, exe, version, seed=seed, clean_by_trim=clean_by_trim)
             if check.kind != "block" and not _direct_io_works(path):
                 t.direct = False

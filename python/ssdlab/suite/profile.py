@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import FrozenSet
 
-__all__ = ["Profile", "FULL", "QUICK", "get_profile"]
+__all__ = ["Profile", "FULL", "QUICK", "PROFILE_NAMES", "get_profile"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ QUICK = Profile(
 )
 
 _PROFILES = {"full": FULL, "quick": QUICK}
+
+#: The profiles' names.
+PROFILE_NAMES = tuple(_PROFILES)
 
 
 def get_profile(name: str) -> Profile:

@@ -52,8 +52,17 @@ def test_document(drive: Drive, drive_spec: str, test_id: str, out: Dict[str, An
 
 
 def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, command: Optional[str] = None) -> Dict[str, Any]:
-    """Run one test and wrap it as a results document (manifest, drive, test, figures, jobs)."""
-    out = runner.run_test(get_test(test_id))
+    """Run one test and wrap it as a results document (manifest, drive, test, figures, jobs). On Ctrl-C
+    (or SIGTERM) the KeyboardInterrupt carries ``e.document``: the finished steps' document, marked
+    ``interrupted``."""
+    try:
+        out = runner.run_test(get_test(test_id))
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "document", None)
+        if partial is not None:
+            e.document = test_document(runner.drive, drive_spec, test_id, partial, runner.seed,  # type: ignore[attr-defined]
+                                       runner.profile.name, command)
+        raise
     return test_document(runner.drive, drive_spec, test_id, out, runner.seed, runner.profile.name, command)
 
 

@@ -167,11 +167,15 @@ class SuiteRunner:
         self._label = test["id"]
         measured: List[Measured] = []
         run = test["runs"][planned.run]
-        for si, step in enumerate(run["steps"][: planned.last_step + 1]):
-            r, job = self._step(sim, step, planned.span)
-            if "measure" in step and r is not None and job is not None:
-                measured.append({"run": planned.run, "step": si, "label": step["measure"], "x": step.get("x"),
-                                 "line": step.get("line"), "job": job, "result": r})
+        try:
+            for si, step in enumerate(run["steps"][: planned.last_step + 1]):
+                r, job = self._step(sim, step, planned.span)
+                if "measure" in step and r is not None and job is not None:
+                    measured.append({"run": planned.run, "step": si, "label": step["measure"], "x": step.get("x"),
+                                     "line": step.get("line"), "job": job, "result": r})
+        except KeyboardInterrupt as e:
+            e.measured = measured  # type: ignore[attr-defined]  # the steps that finished
+            raise
         return measured
 
     def assemble(self, test: SuiteTest, measured: List[Measured], skipped: Optional[str], only: Optional[Set[str]],
@@ -192,6 +196,8 @@ class SuiteRunner:
 
     def run_test(self, test: SuiteTest, only: Optional[Set[str]] = None) -> Dict[str, Any]:
         """Run one test description; returns its results document (see docs/results-schema.md).
+        On Ctrl-C (or SIGTERM) the KeyboardInterrupt carries ``e.document``:
+        the figures of the steps that finished, marked ``interrupted``.
 
         ``only``: measure labels wanted (None = all). Runs without one of them
         are left out, and a run stops after the last one it needs; the steps
@@ -200,9 +206,17 @@ class SuiteRunner:
         self._label = test["id"]
         skipped, planned = self.plan(test, only)
         measured: List[Measured] = []
-        for p in planned:
-            sim, _ = self.state(p.state, p.drive_changes)
-            measured.extend(self.execute(sim, test, p))
+        try:
+            for p in planned:
+                sim, _ = self.state(p.state, p.drive_changes)
+                measured.extend(self.execute(sim, test, p))
+        except KeyboardInterrupt as e:
+            # Ctrl-C or SIGTERM: the figures of the steps that finished ride on the exception
+            measured.extend(getattr(e, "measured", []))
+            doc = self.assemble(test, measured, skipped, only, time.perf_counter() - t0)
+            doc["interrupted"] = True
+            e.document = doc  # type: ignore[attr-defined]
+            raise
         return self.assemble(test, measured, skipped, only, time.perf_counter() - t0)
 
     def precondition_phase(self, sim: Simulator, phase: StatePhase, span: Optional[int]) -> None:

@@ -126,10 +126,17 @@ def _not_a_state(name: object) -> Exception:
     return workload_error("precondition", f"'{name}' is not a state; allowed: {', '.join(STATES)}")
 
 
+#: The keys of a state given as a dict.
+_STATE_KEYS = ("state", "span", "data_pattern", "from")
+
+
 def state_spec(state: Union[str, Mapping[str, Any]]) -> State:
     """A state name or dict as a checked :class:`State` (WorkloadError naming
     ``precondition`` and the allowed states otherwise)."""
     spec: Dict[str, Any] = {"state": state} if isinstance(state, str) else dict(state)
+    unknown = [k for k in spec if k not in _STATE_KEYS]
+    if unknown:
+        raise workload_error("precondition", f"unknown key '{unknown[0]}' in a state; allowed: {', '.join(_STATE_KEYS)}")
     for key in ("state", "from"):
         if key in spec and spec[key] not in STATES:
             raise _not_a_state(spec[key])

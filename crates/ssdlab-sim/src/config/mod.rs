@@ -91,7 +91,7 @@ impl DriveConfig {
                 if h.link_bytes_per_s == 0 {
                     return Err(SimError::config(
                         "host.link_bytes_per_s",
-                        "missing: give host.interface = \"sata-3g\" or \"sata-6g\", or link_bytes_per_s and command_overhead_ns",
+                        "is 0 or missing: the link speed in bytes/s is needed (1e6..1e11; SATA 6Gbps is about 550000000); give it and command_overhead_ns, or host.interface = \"sata-3g\" or \"sata-6g\"",
                     ));
                 }
             }
