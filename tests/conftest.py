@@ -110,8 +110,10 @@ def run_cli(
     module: bool = False,
     timeout: float = 120,
     env: Optional[Dict[str, str]] = None,
+    cwd: Optional[Path] = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``ssdlab ARGS`` (or ``python -m ssdlab ARGS``) and capture its output."""
+    """Run ``ssdlab ARGS`` (or ``python -m ssdlab ARGS``) in ``cwd`` (default:
+    this process's) and capture its output."""
     cmd = [sys.executable, "-m", "ssdlab"] if module else ssdlab_command()
     full_env = dict(os.environ)
     full_env.pop("SSDLAB_DEBUG", None)
@@ -124,6 +126,7 @@ def run_cli(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
         env=full_env,
+        cwd=cwd,
     )
 
 

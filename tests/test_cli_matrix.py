@@ -262,15 +262,20 @@ def _check_all(f: Files, check: Callable[[List[str]], None]) -> None:
     assert not failures, f"{len(failures)} bad command lines misreported:\n\n" + "\n\n".join(failures)
 
 
-def test_every_command_answers_every_bad_value_with_one_line(files: Files) -> None:
+def test_every_command_answers_every_bad_value_with_one_line(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(files.tmp)  # commands whose default output is "." (fio-run's --log-dir) write there
+    before = set(os.listdir(files.tmp))
     t0 = time.monotonic()
     _check_all(files, assert_usage_error)
     assert time.monotonic() - t0 < 120, "the matrix should take seconds: a bad value ran a simulation?"
+    # a refused command line writes nothing where it ran (output directories
+    # are created while the line is parsed, as every command does: outputs/)
+    assert set(os.listdir(files.tmp)) - before <= {"outputs"}, sorted(set(os.listdir(files.tmp)) - before)
 
 
 @pytest.mark.slow
 def test_the_installed_command_answers_every_bad_value_with_one_line(files: Files) -> None:
     def check(argv: List[str]) -> None:
-        assert_one_line_error(run_cli(*argv, timeout=60))
+        assert_one_line_error(run_cli(*argv, timeout=60, cwd=files.tmp))
 
     _check_all(files, check)
