@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -258,3 +259,25 @@ def test_storage_bench_prints_the_metrics() -> None:
     assert_one_line_error(cp, "--full", "destroyer-2013")
     cp = run_cli("storage-bench", "--bench", "typical-2010", "--idle-cap", "a while")
     assert_one_line_error(cp, "--idle-cap")
+
+
+def test_every_help_text_reads_as_written() -> None:
+    """argparse %-formats argument help but not descriptions: no '%%' or
+    '%(' left in any command's --help."""
+    import argparse
+
+    from ssdlab.cli.main import build_parser
+
+    def walk(p: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+        yield p
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sub in a.choices.values():
+                    yield from walk(sub)
+
+    seen = 0
+    for p in walk(build_parser()):
+        text = p.format_help()
+        seen += 1
+        assert "%%" not in text and "%(" not in text, (p.prog, [ln for ln in text.splitlines() if "%" in ln])
+    assert seen > 20

@@ -112,7 +112,7 @@ def add_parsers(sub: Any) -> None:
         description="Run each figure of the calibration table (built in: every measured and rated figure of the "
         "presets' published sources, ssdlab/suite/published.csv; or --table FILE with the same columns) through "
         "the suite test that measures it, on its preset, and print simulated against published with the error. "
-        "Measured figures must land within 10%%, rated figures within 15%%. Exit status 1 when one does not.",
+        "Measured figures must land within 10%, rated figures within 15%. Exit status 1 when one does not.",
     )
     add_drive(c, "only the figures of this drive (repeatable)", append=True, metavar="ID")
     c.add_argument("--kind", choices=["measured", "rated"], help="only measured or only rated figures")
