@@ -13,6 +13,11 @@ pub enum SimError {
     Memory { needed_bytes: u64, limit_bytes: u64, detail: String },
     /// The checking mode found lost, stale or mixed-up data, or a broken invariant.
     Integrity { message: String },
+    /// Something that grows with the input (a phase's per-interval series,
+    /// its I/O log) would need more memory than the limit leaves for it once
+    /// the drive's tables are counted: `what` says what and why, `remedy`
+    /// which settings change it.
+    Allocation { what: String, needed_bytes: u64, limit_bytes: u64, remedy: String },
     /// A trace could not be read.
     Trace(TraceError),
     /// The drive cannot do what was asked (e.g. out of space it cannot reclaim).
@@ -39,6 +44,12 @@ impl fmt::Display for SimError {
             SimError::Memory { needed_bytes, limit_bytes, detail } => write!(
                 f,
                 "simulating this drive needs about {} of RAM ({detail}), more than the limit of {}; raise the limit (memory_limit_bytes / --memory-limit) or simulate a smaller drive",
+                human_bytes(*needed_bytes),
+                human_bytes(*limit_bytes)
+            ),
+            SimError::Allocation { what, needed_bytes, limit_bytes, remedy } => write!(
+                f,
+                "{what} would need about {} of RAM, more than the {} the memory limit leaves beside the drive's tables; {remedy}",
                 human_bytes(*needed_bytes),
                 human_bytes(*limit_bytes)
             ),
