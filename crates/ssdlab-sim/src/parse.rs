@@ -13,6 +13,12 @@ pub(crate) fn werr(field: &str, msg: impl Into<String>) -> SimError {
     SimError::workload(field, msg)
 }
 
+/// A message as one line: its lines trimmed and joined with "; " (a
+/// parser's message may span several).
+pub fn one_line(s: &str) -> String {
+    s.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
 pub fn as_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
