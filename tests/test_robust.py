@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import resource
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -77,11 +78,19 @@ def test_a_stray_timestamp_is_one_error_naming_the_flags_not_an_abort(stray_time
     assert json.loads(cp.stdout)["stats"]["duration_ns"] == 5_183_361_470_448_533_700
 
 
-def test_the_python_api_raises_memory_limit_error(stray_timestamp_trace: Path, small_drive: Dict[str, Any]) -> None:
-    sim = Simulator(small_drive)
-    with pytest.raises(MemoryLimitError) as e:
-        sim.replay(stray_timestamp_trace)
-    assert e.value.needed_bytes > e.value.limit_bytes > 0  # type: ignore[attr-defined]
+def test_the_python_api_raises_memory_limit_error(stray_timestamp_trace: Path, small_drive: Dict[str, Any],
+                                                  small_drive_file: Path) -> None:
+    # In a process of its own, its address space limited: before, this aborted the interpreter.
+    code = ("import sys\nfrom ssdlab import Simulator, MemoryLimitError\n"
+            "try:\n    Simulator(sys.argv[1]).replay(sys.argv[2])\n"
+            "except MemoryLimitError as e:\n    print(type(e).__name__, e.needed_bytes > e.limit_bytes > 0)\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
+
+    cp = subprocess.run([sys.executable, "-c", code, str(small_drive_file), str(stray_timestamp_trace)], capture_output=True,
+                        text=True, timeout=120, stdin=subprocess.DEVNULL, preexec_fn=limit)
+    assert (cp.returncode, cp.stdout.strip()) == (0, "MemoryLimitError True"), cp.stderr[-2000:]
     # A job whose per-interval series cannot fit in what the limit leaves beside the drive.
     room = Drive.load(small_drive).memory_estimate_bytes + 1000 * 512
     sim = Simulator(small_drive, memory_limit_bytes=room)
