@@ -226,6 +226,6 @@ def test_a_replay_can_be_cut_by_record_count_or_trace_time(traces_dir, small_dri
     assert part.data["import"]["records"] <= n + 1  # reading stopped at the first record past 30 s
     same = Simulator(small_drive).replay(f, runtime_ns=30 * 10**9)
     _same(part, same)
-    for bad in ({"number_ios": 0}, {"runtime": "0s"}, {"runtime": "soon"}, {"idle_cap_ns": -1}):
+    for bad in ({"number_ios": -1}, {"runtime": "0s"}, {"runtime": "soon"}, {"idle_cap_ns": -1}):
         with pytest.raises(WorkloadError, match=next(iter(bad))):
             Simulator(small_drive).replay(f, **bad)

@@ -145,6 +145,6 @@ def write_generated_trace(
     capacity_bytes: int,
     seed: int,
     path: str,
-    format: str = "fio-iolog",
+    format: Optional[str] = None,
 ) -> int: ...
 def version() -> str: ...

@@ -22,7 +22,7 @@ __all__ = [
     "storage_bench_traces",
 ]
 
-TRACE_FORMATS = ("auto", "msr", "systor17", "umass", "disksim", "tencent", "blkparse", "fio-iolog")
+TRACE_FORMATS = ("auto", "msr", "systor17", "umass", "disksim", "tencent", "blkparse", "fio-iolog", "csv")
 
 #: Capacity used when none is given: the generic 120GB preset's 120e9 B.
 DEFAULT_CAPACITY_BYTES = 120_000_000_000
@@ -40,12 +40,16 @@ def trace_stats(
     skip_bad_lines: bool = False,
     data_pattern: Optional[str] = None,
     compare_with: Optional[str] = None,
+    reorder_window_records: Optional[int] = None,
+    memory_limit_bytes: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Import a trace file (gzip/bzip2/xz detected) and summarise it.
 
     Returns ``{"file", "stats", "import"}`` (plus ``"published"`` and
     ``"comparison"`` with ``compare_with`` = a Storage Bench id).
-    Raises TraceError naming the file, line and field of a bad record."""
+    ``reorder_window_records`` (default 65536) must fit in
+    ``memory_limit_bytes`` (default 8 GiB). Raises TraceError naming the
+    file, line and field of a bad record."""
     opts: Dict[str, Any] = {
         "capacity_bytes": whole(capacity_bytes, "capacity_bytes", low=1),
         "format": format,
@@ -56,6 +60,8 @@ def trace_stats(
         "skip_bad_lines": skip_bad_lines,
         "data_pattern": data_pattern,
         "compare_with": compare_with,
+        "reorder_window_records": reorder_window_records,
+        "memory_limit_bytes": memory_limit_bytes,
     }
     opts = {k: v for k, v in opts.items() if v is not None}
     return dict(_core.trace_stats(path_text(path, "file"), opts))
@@ -87,9 +93,9 @@ def write_generated_trace(
     """Write a generated trace: ``fio-iolog`` (fio iolog v3, replayable with
     ``fio --read_iolog=FILE --replay_redirect=/dev/sdX``) or ``csv`` (every
     field: time_ns, op, offset_bytes, length_bytes, iodepth,
-    recorded_latency_ns, data_pattern). ``format`` None picks csv for a
-    ``.csv`` path, else fio-iolog. Returns the number of records."""
+    recorded_latency_ns, data_pattern; ``trace_stats`` and replays read it
+    back as format ``csv``). ``format`` None takes it from the extension:
+    ``.csv``, or ``.iolog`` / ``.log`` for fio-iolog; another extension is a
+    TraceError listing them. Returns the number of records."""
     p = path_text(path, "path")
-    if format is None:
-        format = "csv" if p.lower().endswith(".csv") else "fio-iolog"
     return int(_core.write_generated_trace(bench, whole(capacity_bytes, "capacity_bytes", low=1), whole(seed, "seed"), p, format))

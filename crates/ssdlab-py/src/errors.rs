@@ -62,6 +62,11 @@ pub fn sim_err(e: SimError) -> PyErr {
             MemoryLimitError::new_err(msg),
             vec![("needed_bytes", obj(py, needed_bytes)), ("limit_bytes", obj(py, limit_bytes))],
         ),
+        SimError::Allocation { needed_bytes, limit_bytes, .. } => with_attrs(
+            py,
+            MemoryLimitError::new_err(msg),
+            vec![("needed_bytes", obj(py, needed_bytes)), ("limit_bytes", obj(py, limit_bytes))],
+        ),
         SimError::Integrity { .. } => IntegrityError::new_err(msg),
         SimError::Trace(t) => trace_err(py, t),
         SimError::Drive { .. } => DriveError::new_err(msg),

@@ -36,7 +36,8 @@ fn signals(pending: &mut Option<PyErr>) -> bool {
 /// it. `options` keys: capacity_bytes (required), format, device,
 /// device_mapping (merge|concatenate), device_region_bytes, out_of_range
 /// (fold|reject), skip_bad_lines, data_pattern, reorder_window_records,
-/// blkparse_event (D|Q), compare_with (a Storage Bench id). Returns
+/// blkparse_event (D|Q), compare_with (a Storage Bench id),
+/// memory_limit_bytes (what the import may hold; default 8 GiB). Returns
 /// `{"file", "stats", "import", "published"?, "comparison"?}`.
 #[pyfunction]
 fn trace_stats<'py>(py: Python<'py>, path: &str, options: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -83,12 +84,20 @@ fn storage_bench_traces<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
 
 /// Write a generated Storage Bench trace to `path`: `fio-iolog` (fio iolog
 /// version 3, replayable on a real device with `fio --read_iolog=FILE
-/// --replay_redirect=/dev/sdX`) or `csv` (every field of a record). Returns
-/// the number of records written.
+/// --replay_redirect=/dev/sdX`) or `csv` (every field of a record); `format`
+/// None takes it from the extension (.csv; .iolog or .log), an unknown one
+/// being a TraceError. Returns the number of records written.
 #[pyfunction]
-#[pyo3(signature = (bench_id, capacity_bytes, seed, path, format = "fio-iolog"))]
-fn write_generated_trace(py: Python<'_>, bench_id: &str, capacity_bytes: u64, seed: u64, path: &str, format: &str) -> PyResult<u64> {
-    let fmt: ExportFormat = format.parse().map_err(|m: String| sim_err(SimError::workload("format", m)))?;
+#[pyo3(signature = (bench_id, capacity_bytes, seed, path, format = None))]
+fn write_generated_trace(
+    py: Python<'_>,
+    bench_id: &str,
+    capacity_bytes: u64,
+    seed: u64,
+    path: &str,
+    format: Option<&str>,
+) -> PyResult<u64> {
+    let fmt = ExportFormat::for_path(Path::new(path), format).map_err(|e| sim_err(SimError::Trace(e)))?;
     let gen = try_generate(bench(bench_id)?, capacity_bytes, seed).map_err(sim_err)?;
     let mut pending = None;
     let res = py.allow_threads(|| write_trace(gen, Path::new(path), fmt, &mut || signals(&mut pending)));

@@ -13,6 +13,11 @@ pub enum SimError {
     Memory { needed_bytes: u64, limit_bytes: u64, detail: String },
     /// The checking mode found lost, stale or mixed-up data, or a broken invariant.
     Integrity { message: String },
+    /// Something that grows with the input (a phase's per-interval series,
+    /// its I/O log) would need more memory than the limit leaves for it once
+    /// the drive's tables are counted: `what` says what and why, `remedy`
+    /// which settings change it.
+    Allocation { what: String, needed_bytes: u64, limit_bytes: u64, remedy: String },
     /// A trace could not be read.
     Trace(TraceError),
     /// The drive cannot do what was asked (e.g. out of space it cannot reclaim).
@@ -34,17 +39,24 @@ impl SimError {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimError::Config { field, message } => write!(f, "drive field '{field}': {message}"),
-            SimError::Workload { field, message } => write!(f, "workload field '{field}': {message}"),
+            SimError::Config { field, message } => write!(f, "drive field '{}': {}", printable(field), printable(message)),
+            SimError::Workload { field, message } => write!(f, "workload field '{}': {}", printable(field), printable(message)),
             SimError::Memory { needed_bytes, limit_bytes, detail } => write!(
                 f,
                 "simulating this drive needs about {} of RAM ({detail}), more than the limit of {}; raise the limit (memory_limit_bytes / --memory-limit) or simulate a smaller drive",
                 human_bytes(*needed_bytes),
                 human_bytes(*limit_bytes)
             ),
+            SimError::Allocation { what, needed_bytes, limit_bytes, remedy } => write!(
+                f,
+                "{} would need about {} of RAM, more than the {} the memory limit leaves beside the drive's tables; {remedy}",
+                printable(what),
+                human_bytes(*needed_bytes),
+                human_bytes(*limit_bytes)
+            ),
             SimError::Integrity { message } => write!(f, "integrity check failed: {message}"),
             SimError::Trace(e) => write!(f, "{e}"),
-            SimError::Drive { message } => write!(f, "{message}"),
+            SimError::Drive { message } => write!(f, "{}", printable(message)),
         }
     }
 }
@@ -81,12 +93,23 @@ pub struct TraceError {
 
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (file, field, message) = (printable(&self.file), printable(&self.field), printable(&self.message));
         if self.line > 0 {
-            write!(f, "{}:{}: field '{}': {}", self.file, self.line, self.field, self.message)
+            write!(f, "{file}:{}: field '{field}': {message}", self.line)
         } else {
-            write!(f, "{}: {}: {}", self.file, self.field, self.message)
+            write!(f, "{file}: {field}: {message}")
         }
     }
 }
 
 impl std::error::Error for TraceError {}
+
+/// Text for a one-line message: control characters a user typed (a newline
+/// in a key or a value) shown escaped (`\n`), the rest as it is.
+fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect::<String>().into()
+    } else {
+        s.into()
+    }
+}

@@ -133,7 +133,14 @@ impl LibraryEntry {
 }
 
 fn toml_to_json(text: &str) -> std::result::Result<Value, String> {
-    let v: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
+    let v: toml::Value = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text.as_bytes()[..s.start.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1);
+        let msg = crate::parse::one_line(e.message());
+        match line {
+            Some(l) => format!("{msg} (line {l})"),
+            None => msg,
+        }
+    })?;
     serde_json::to_value(v).map_err(|e| e.to_string())
 }
 
@@ -195,13 +202,15 @@ fn leaves(prefix: &str, v: &Map<String, Value>, out: &mut Vec<(String, Value)>) 
         let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
         match x {
             Value::Object(m) => leaves(&key, m, out),
+            Value::Null if prefix.is_empty() => {}
             _ => out.push((key, x.clone())),
         }
     }
 }
 
 fn set_leaf(doc: &mut Map<String, Value>, key: &str, v: Value) {
-    let (section, field) = key.split_once('.').expect("leaf keys are section.field");
+    // Leaf keys are section.field: `compose` refuses a section that is not a table.
+    let Some((section, field)) = key.split_once('.') else { return };
     let s = doc.entry(section.to_string()).or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(m) = s {
         m.insert(field.to_string(), v);
@@ -228,6 +237,15 @@ pub fn compose(doc: Value) -> Result<Composed> {
     let Value::Object(file) = doc else {
         return Err(SimError::config("(top level)", "a drive description is a table of sections"));
     };
+    for (k, v) in &file {
+        if !v.is_object() && !v.is_null() {
+            let mut shown = v.to_string();
+            if shown.chars().count() > 40 {
+                shown = format!("{}...", shown.chars().take(40).collect::<String>());
+            }
+            return Err(SimError::config(k, format!("must be a section, a table of fields ([{k}] in TOML), not {shown}")));
+        }
+    }
     let profile = named(&file, Kind::Controller)?.map(|id| entry(Kind::Controller, &id)).transpose()?;
     let part = named(&file, Kind::NandPart)?.map(|id| entry(Kind::NandPart, &id)).transpose()?;
     let mut base = Map::new();
@@ -280,10 +298,10 @@ pub fn compose(doc: Value) -> Result<Composed> {
         }
         set_leaf(&mut base, &k, v);
     }
-    // A bare `[section]` with no fields still exists in the document.
+    // A bare `[section]` with no fields (or a null one) still exists in the document.
     for (k, v) in &file {
-        if let (Value::Object(m), false) = (v, base.contains_key(k)) {
-            base.insert(k.clone(), Value::Object(m.clone()));
+        if !base.contains_key(k) && (v.is_object() || v.is_null()) {
+            base.insert(k.clone(), v.clone());
         }
     }
     Ok(Composed { doc: Value::Object(base), provenance, overrides })

@@ -13,6 +13,12 @@ pub(crate) fn werr(field: &str, msg: impl Into<String>) -> SimError {
     SimError::workload(field, msg)
 }
 
+/// A message as one line: its lines trimmed and joined with "; " (a
+/// parser's message may span several).
+pub fn one_line(s: &str) -> String {
+    s.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
 pub fn as_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -59,7 +65,18 @@ pub fn parse_size(field: &str, v: &Value, capacity_bytes: u64) -> Result<u64> {
 }
 
 /// Parse a duration into ns: a bare number is seconds (fio's default unit).
+/// A duration past 2^64 ns (about 584 years) is an error.
 pub fn parse_time_ns(field: &str, v: &Value) -> Result<u64> {
+    let ns = parse_time_ns_f64(field, v)?;
+    if ns >= u64::MAX as f64 {
+        return Err(werr(field, format!("'{}' is too long: durations go up to 2^64 ns (about 584 years)", as_text(v))));
+    }
+    Ok(ns as u64)
+}
+
+/// A duration as [`parse_time_ns`] reads it, in ns as a float (rounded to
+/// whole ns, not bounded): for checks against a maximum before converting.
+pub fn parse_time_ns_f64(field: &str, v: &Value) -> Result<f64> {
     let s = as_text(v);
     let t = s.trim().to_ascii_lowercase();
     let bad = || werr(field, format!("'{s}' is not a duration: use e.g. 60s, 500ms, 100us, 2m, 1h (a bare number is seconds)"));
@@ -78,7 +95,7 @@ pub fn parse_time_ns(field: &str, v: &Value) -> Result<u64> {
     if f.is_nan() || f < 0.0 {
         return Err(bad());
     }
-    Ok((f * mult).round() as u64)
+    Ok((f * mult).round())
 }
 
 pub fn parse_bool(field: &str, v: &Value) -> Result<bool> {

@@ -130,8 +130,15 @@ pub struct IntervalStats {
     pub lat_max_ns: u64,
 }
 
+/// Bytes one interval of a per-interval series costs from the engine to the
+/// user: the engine's row (72 B), the ten columns handed out (80 B), and
+/// their copies as numpy arrays and as JSON lists in a results document. The
+/// series of a phase may hold at most the memory left by the drive's tables
+/// within the memory limit divided by this.
+pub const SERIES_BYTES_PER_INTERVAL: u64 = 512;
+
 /// Everything a phase measured.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PhaseStats {
     pub read: DirStats,
     pub write: DirStats,
@@ -144,6 +151,31 @@ pub struct PhaseStats {
     pub busy_time_ns: u64,
     pub read_busy_time_ns: u64,
     pub write_busy_time_ns: u64,
+    /// Most intervals the series may hold (see [`SERIES_BYTES_PER_INTERVAL`]).
+    max_intervals: usize,
+    /// Intervals a completion (or the phase's end) past `max_intervals`
+    /// asked for (0 when none did): the series stopped growing there and the
+    /// phase must fail.
+    overflow_intervals: u64,
+}
+
+impl Default for PhaseStats {
+    fn default() -> Self {
+        PhaseStats {
+            read: DirStats::default(),
+            write: DirStats::default(),
+            trim: DirStats::default(),
+            interval_ns: 1,
+            intervals: Vec::new(),
+            cur_hist: Histogram::default(),
+            cur_index: 0,
+            busy_time_ns: 0,
+            read_busy_time_ns: 0,
+            write_busy_time_ns: 0,
+            max_intervals: usize::MAX,
+            overflow_intervals: 0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +188,28 @@ pub enum Dir {
 impl PhaseStats {
     pub fn new(interval_ns: u64) -> PhaseStats {
         PhaseStats { interval_ns: interval_ns.max(1), ..Default::default() }
+    }
+
+    /// The same, with a series of at most `max_intervals` intervals (at least 1).
+    pub fn bounded(interval_ns: u64, max_intervals: u64) -> PhaseStats {
+        PhaseStats { max_intervals: usize::try_from(max_intervals.max(1)).unwrap_or(usize::MAX), ..PhaseStats::new(interval_ns) }
+    }
+
+    /// Most intervals the series may hold.
+    pub fn max_intervals(&self) -> u64 {
+        self.max_intervals as u64
+    }
+
+    /// True once a completion, or the phase's end, fell past the most
+    /// intervals the series may hold: what was recorded is incomplete.
+    pub fn overflowed(&self) -> bool {
+        self.overflow_intervals > 0
+    }
+
+    /// The most intervals a completion or the phase's end asked for past the
+    /// bound (0 when none did).
+    pub fn overflow_intervals(&self) -> u64 {
+        self.overflow_intervals
     }
 
     /// Close intervals before the one containing `rel_ns`.
@@ -184,8 +238,12 @@ impl PhaseStats {
     /// relative to the phase start.
     #[inline]
     pub fn record(&mut self, dir: Dir, bytes: u64, lat_ns: u64, rel_complete_ns: u64) {
-        let idx = (rel_complete_ns / self.interval_ns) as usize;
+        let idx = usize::try_from(rel_complete_ns / self.interval_ns).unwrap_or(usize::MAX);
         if idx > self.cur_index {
+            if idx >= self.max_intervals {
+                self.overflow_intervals = self.overflow_intervals.max((idx as u64).saturating_add(1));
+                return;
+            }
             self.roll_to(idx);
         }
         while self.intervals.len() <= idx {
@@ -219,10 +277,14 @@ impl PhaseStats {
     /// Close the series at `rel_end_ns` (the phase length): a trailing partial
     /// interval is kept only if it is at least half an interval long.
     pub fn finish(&mut self, rel_end_ns: u64) {
-        let full = (rel_end_ns / self.interval_ns) as usize;
+        let full = usize::try_from(rel_end_ns / self.interval_ns).unwrap_or(usize::MAX);
         let rem = rel_end_ns % self.interval_ns;
-        let n = if rem * 2 >= self.interval_ns { full + 1 } else { full };
-        let n = n.max(1);
+        let n = if rem * 2 >= self.interval_ns { full.saturating_add(1) } else { full };
+        let mut n = n.max(1);
+        if n > self.max_intervals {
+            self.overflow_intervals = self.overflow_intervals.max(n as u64);
+            n = self.max_intervals;
+        }
         self.roll_to(n.max(self.cur_index));
         if self.intervals.len() < n {
             self.intervals.resize(n, IntervalStats::default());

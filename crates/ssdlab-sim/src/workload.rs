@@ -10,7 +10,7 @@
 
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
 use crate::error::Result;
-use crate::parse::{as_text, known_keys, parse_bool, parse_size, parse_time_ns, parse_u64, werr};
+use crate::parse::{as_text, known_keys, parse_bool, parse_size, parse_time_ns, parse_time_ns_f64, parse_u64, werr};
 use crate::pattern::DataPattern;
 use crate::rng::Rng;
 use serde_json::{json, Value};
@@ -87,6 +87,25 @@ pub struct Workload {
     pub randseed: Option<u64>,
 }
 
+/// The longest simulated runtime a job may ask for without `force`: 7 days
+/// (the span of a week-long trace such as MSR Cambridge). Beyond it a typo
+/// (`runtime = 1000000000000`) would run for ever without a word.
+pub const MAX_RUNTIME_NS: u64 = 7 * 24 * 3600 * 1_000_000_000;
+
+/// The most data a job may move without `force`, in drive capacities:
+/// `io_size` up to this many times the capacity, `number_ios` up to that
+/// many bytes in I/Os of the job's smallest block size.
+pub const MAX_CAPACITIES_PER_JOB: u64 = 100;
+
+/// The longest series interval (`log_avg_msec`): one year.
+pub const MAX_LOG_AVG_MSEC: u64 = 365 * 24 * 3600 * 1000;
+
+/// The most sizes a `bssplit` may list (fio's limit).
+pub const MAX_BSSPLIT_SIZES: usize = 64;
+
+/// What `force = true` lets through, for messages.
+const FORCE_HINT: &str = "give force = true (ssdlab run --force) to run it anyway";
+
 const KEYS: &[&str] = &[
     "name",
     "rw",
@@ -111,6 +130,7 @@ const KEYS: &[&str] = &[
     "zero_buffers",
     "log_avg_msec",
     "randseed",
+    "force",
 ];
 
 impl Workload {
@@ -129,20 +149,7 @@ impl Workload {
         })?;
         let mut sizes = Vec::new();
         if let Some(split) = get("bssplit") {
-            let text = as_text(split);
-            for part in text.split(':').filter(|p| !p.trim().is_empty()) {
-                let (b, w) = part
-                    .split_once('/')
-                    .ok_or_else(|| werr("bssplit", format!("'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50")))?;
-                let bytes = parse_size("bssplit", &Value::String(b.into()), capacity_bytes)?;
-                let wt: u32 = w.trim().parse().map_err(|_| werr("bssplit", format!("'{w}' is not a whole percentage")))?;
-                if wt > 0 {
-                    sizes.push((bytes, wt));
-                }
-            }
-            if sizes.is_empty() {
-                return Err(werr("bssplit", "no size has a weight above 0"));
-            }
+            sizes = parse_bssplit(&as_text(split), capacity_bytes)?;
         } else {
             let bs = match get("bs") {
                 Some(b) => parse_size("bs", b, capacity_bytes)?,
@@ -191,10 +198,29 @@ impl Workload {
             Some(s) => Some(parse_size("io_size", s, capacity_bytes)?),
             None => None,
         };
-        let number_ios = get("number_ios").map(|v| parse_u64("number_ios", v)).transpose()?;
-        let runtime_ns = get("runtime").map(|v| parse_time_ns("runtime", v)).transpose()?;
+        // fio: number_ios = 0 (its default) sets no limit.
+        let number_ios = get("number_ios").map(|v| parse_u64("number_ios", v)).transpose()?.filter(|n| *n > 0);
+        let force = get("force").map(|v| parse_bool("force", v)).transpose()?.unwrap_or(false);
+        let runtime_ns = match get("runtime") {
+            Some(v) if !force && parse_time_ns_f64("runtime", v)? > MAX_RUNTIME_NS as f64 => {
+                return Err(werr(
+                    "runtime",
+                    format!(
+                        "'{}' is more than the maximum of 7 days ({} s) of simulated time per job; {FORCE_HINT}",
+                        as_text(v),
+                        MAX_RUNTIME_NS / 1_000_000_000
+                    ),
+                ));
+            }
+            Some(v) => Some(parse_time_ns("runtime", v)?),
+            None => None,
+        };
         if runtime_ns == Some(0) {
             return Err(werr("runtime", "must be longer than 0"));
+        }
+        if !force {
+            let io_text = get("io_size").or(get("io_limit")).map(as_text).unwrap_or_default();
+            check_job_bounds(io_limit.map(|b| (b, io_text)), number_ios, min_bs, capacity_bytes)?;
         }
         let time_based = get("time_based").map(|v| parse_bool("time_based", v)).transpose()?;
         // fio: without a byte/count limit a job does one pass over its region;
@@ -229,12 +255,13 @@ impl Workload {
         }
         let data_pattern = parse_data_pattern(obj)?;
         let interval_ns = match get("log_avg_msec") {
-            Some(v) => parse_u64("log_avg_msec", v)? * 1_000_000,
-            None => 1_000_000_000,
+            Some(v) => parse_u64("log_avg_msec", v)?,
+            None => 1000,
         };
-        if interval_ns == 0 {
-            return Err(werr("log_avg_msec", "must be at least 1 ms"));
+        if !(1..=MAX_LOG_AVG_MSEC).contains(&interval_ns) {
+            return Err(werr("log_avg_msec", format!("{interval_ns}: must be from 1 ms to {MAX_LOG_AVG_MSEC} ms (one year)")));
         }
+        let interval_ns = interval_ns * 1_000_000;
         let randseed = get("randseed").map(|v| parse_u64("randseed", v)).transpose()?;
         let name = get("name").map(as_text).unwrap_or_else(|| rw.name().to_string());
         Ok(Workload {
@@ -274,6 +301,78 @@ impl Workload {
             "randseed": self.randseed,
         })
     }
+}
+
+/// fio's `bssplit`: `SIZE/PERCENT:SIZE/PERCENT:...`. As in fio the
+/// percentages add up to 100 (more is an error) and a size with no
+/// percentage (`4k/` or `4k`) gets an equal share of what the others leave
+/// (fio's integer division); unlike fio, a sum below 100 with no such size is
+/// an error too (fio would silently give the rest to one size). Sizes with
+/// weight 0 are dropped; at most [`MAX_BSSPLIT_SIZES`] sizes.
+fn parse_bssplit(text: &str, capacity_bytes: u64) -> Result<Vec<(u64, u32)>> {
+    let parts: Vec<&str> = text.split(':').filter(|p| !p.trim().is_empty()).collect();
+    if parts.len() > MAX_BSSPLIT_SIZES {
+        return Err(werr("bssplit", format!("{} sizes: at most {MAX_BSSPLIT_SIZES} (fio's limit)", parts.len())));
+    }
+    let mut entries: Vec<(u64, Option<u32>)> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (b, w) = match part.split_once('/') {
+            Some((b, w)) => (b, Some(w.trim())),
+            None => (part, None),
+        };
+        let bytes = parse_size("bssplit", &Value::String(b.into()), capacity_bytes)?;
+        let weight = match w {
+            None | Some("") => None,
+            Some(w) => Some(
+                w.parse::<u32>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| werr("bssplit", format!("'{w}' in '{part}' is not a whole percentage 0..100")))?,
+            ),
+        };
+        entries.push((bytes, weight));
+    }
+    let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+    let blanks = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    if given > 100 {
+        return Err(werr("bssplit", format!("'{text}': the percentages add up to {given}, more than 100")));
+    }
+    if blanks == 0 && given != 100 {
+        return Err(werr(
+            "bssplit",
+            format!(
+                "'{text}': the percentages add up to {given}, not 100 (as in fio; a size without a percentage, e.g. 4k/, shares the rest)"
+            ),
+        ));
+    }
+    let share = (100 - given).checked_div(blanks).unwrap_or(0);
+    let sizes: Vec<(u64, u32)> = entries.into_iter().map(|(b, w)| (b, w.unwrap_or(share))).filter(|e| e.1 > 0).collect();
+    if sizes.is_empty() {
+        return Err(werr("bssplit", "no size has a weight above 0"));
+    }
+    Ok(sizes)
+}
+
+/// The documented maxima of a job's io_size and number of I/Os (without
+/// `force`; the runtime's is checked as it is parsed).
+fn check_job_bounds(io_limit: Option<(u64, String)>, number_ios: Option<u64>, min_bs: u64, capacity_bytes: u64) -> Result<()> {
+    let max_bytes = capacity_bytes.saturating_mul(MAX_CAPACITIES_PER_JOB);
+    if let Some((b, text)) = io_limit.filter(|b| b.0 > max_bytes) {
+        return Err(werr(
+            "io_size",
+            format!("'{text}' ({b} B) is more than the maximum of {MAX_CAPACITIES_PER_JOB} x the drive's capacity ({max_bytes} B) per job; {FORCE_HINT}"),
+        ));
+    }
+    let max_ios = max_bytes / min_bs.max(1);
+    if let Some(n) = number_ios.filter(|n| *n > max_ios) {
+        return Err(werr(
+            "number_ios",
+            format!(
+                "{n} I/Os is more than the maximum of {max_ios} per job ({MAX_CAPACITIES_PER_JOB} x the drive's capacity in I/Os of the smallest block size, {min_bs} B); {FORCE_HINT}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Our `data_pattern` key, or fio's buffer options, to a data pattern.

@@ -36,7 +36,6 @@ from .flags import (
     emit,
     idle_cap,
     load_drive,
-    positive_whole,
     seed,
     size_bytes,
     size_text,
@@ -47,7 +46,7 @@ __all__ = ["add_parsers", "add_import_flags"]
 
 #: CLI flag (argparse dest) -> fio key, passed to the engine as the user typed it.
 _JOB_FLAGS = ("name", "rw", "bs", "bssplit", "blockalign", "iodepth", "runtime", "size", "offset", "io_size",
-              "number_ios", "rwmixread", "data_pattern", "log_avg_msec", "randseed")
+              "number_ios", "rwmixread", "data_pattern", "log_avg_msec", "randseed", "force")
 
 #: The Destroyer is not a suite test: a filled drive, gaps cut to 25 ms (as its reviews did).
 _DESTROYER_METHOD: StorageBenchMethod = {"test_id": None, "state": "filled",
@@ -100,18 +99,19 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--name", help="job name (default: the rw mode)")
     p.add_argument("--rw", required=True, help="read, write, randread, randwrite, readwrite, randrw, trim, randtrim")
     p.add_argument("--bs", help="block size (default 4k)")
-    p.add_argument("--bssplit", help="block size mix, e.g. 4k/50:64k/50")
+    p.add_argument("--bssplit", help="block size mix, e.g. 4k/50:64k/50 (percentages add up to 100, as in fio)")
     p.add_argument("--blockalign", help="offset alignment (default: the smallest block size)")
     p.add_argument("--iodepth", help="queue depth (default 1; the drive's NCQ takes up to 32)")
-    p.add_argument("--runtime", help="simulated run time, e.g. 60s, 5m (a bare number is seconds)")
+    p.add_argument("--runtime", help="simulated run time, e.g. 60s, 5m (a bare number is seconds; at most 7 days without --force)")
     p.add_argument("--size", help="region length (default: the whole drive from --offset); also 75%%")
     p.add_argument("--offset", help="region start (default 0)")
-    p.add_argument("--io-size", dest="io_size", help="stop after this many bytes")
-    p.add_argument("--number-ios", dest="number_ios", help="stop after this many I/Os")
+    p.add_argument("--io-size", dest="io_size", help="stop after this many bytes (at most 100 x the capacity without --force)")
+    p.add_argument("--number-ios", dest="number_ios", help="stop after this many I/Os (0: no limit, as in fio)")
     p.add_argument("--rwmixread", help="percent reads in mixed modes (default 50)")
     p.add_argument("--data-pattern", dest="data_pattern", help="incompressible (default), repeated, compressible, zeros, ratio:R")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", help="series interval in ms (default 1000)")
     p.add_argument("--randseed", help="seed of the job's offsets only (default: from --seed)")
+    p.add_argument("--force", action="store_true", default=None, help="run beyond the maxima (runtime 7 days; io_size, number_ios 100 x capacity)")
     _add_sim_flags(p, "job")
     p.set_defaults(func=cmd_run)
 
@@ -167,7 +167,7 @@ def _add_playback_flags(p: argparse.ArgumentParser, trace_seed: str, mode: str, 
     if iodepth:
         p.add_argument("--iodepth", type=whole, metavar="N", help="queue depth for records that carry none (default 1)")
     p.add_argument("--log-avg-msec", dest="log_avg_msec", type=whole, help="series interval in ms (default 1000)")
-    p.add_argument("--number-ios", dest="number_ios", type=positive_whole, metavar="N", help=number_ios)
+    p.add_argument("--number-ios", dest="number_ios", type=whole, metavar="N", help=f"{number_ios}; 0: every record, as in fio")
     p.add_argument("--runtime", type=duration, metavar="DURATION", help=runtime)
 
 
@@ -350,7 +350,7 @@ def cmd_storage_bench(args: argparse.Namespace) -> int:
     # the run is the suite test only as the method has it (whole trace, the test's state and playback)
     same_as_test = (args.precondition in (None, method["state"]) and args.mode in (None, replay.get("mode"))
                     and (args.idle_cap is None or args.idle_cap.text == replay.get("idle_cap"))
-                    and args.number_ios is None and args.runtime is None and args.trace_seed is None
+                    and not args.number_ios and args.runtime is None and args.trace_seed is None
                     and not args.set and not args.link)
     if args.precondition is None:
         args.precondition = method["state"]

@@ -59,8 +59,8 @@ def add_parsers(sub: Any) -> None:
         "(time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern).",
     )
     g.add_argument("workload", help="heavy-2011, light-2011, typical-2010, multitasking-2010, gaming-2010, destroyer-2013")
-    g.add_argument("--out", required=True, metavar="FILE", help="output file (.csv selects csv)")
-    g.add_argument("--format", choices=["fio-iolog", "csv"], help="default: csv for a .csv file, else fio-iolog")
+    g.add_argument("--out", required=True, metavar="FILE", help="output file: .csv (csv), .iolog or .log (fio-iolog)")
+    g.add_argument("--format", choices=["fio-iolog", "csv"], help="default: from the --out extension (another extension is an error)")
     _add_capacity(g, "drive capacity (fio size; default: --drive's, 120e9 B)", "take the capacity from this drive")
     add_seed(g, "seed (default 1)")
     g.set_defaults(func=cmd_trace_generate)

@@ -124,7 +124,7 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("offset", "size", "engine", percent_ok=True, help="start of the region"),
         _spec("size", "size", "engine", percent_ok=True, help="length of the region"),
         _spec("io_size", "size", "engine", help="bytes to transfer (per job)"),
-        _spec("number_ios", "uint", "engine", lo=1, help="stop after this many I/Os (within one pass)"),
+        _spec("number_ios", "uint", "engine", lo=0, help="stop after this many I/Os (within one pass; 0: no limit, as in fio)"),
         _spec("runtime", "time", "engine", help="stop after this long"),
         _spec("time_based", "bool", "engine", help="run for runtime even after a pass"),
         _spec("iodepth", "int", "engine", lo=1, hi=256, help="I/Os in flight (async engines)"),
@@ -473,21 +473,31 @@ def _size_int(text: str, kb_base: int) -> int:
 
 
 def _parse_bssplit(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
+    """fio's rule (as the engine's): the percentages add up to 100, a size
+    without one (``4k/`` or ``4k``) shares the rest evenly (integer division,
+    as fio); more than 100 is an error, and so (unlike fio) is less with no
+    such size."""
     if "," in text:
         raise ValueError(f"'{text}': a split per direction is not supported; give one SIZE/PERCENT:... list")
-    out: List[Tuple[int, int]] = []
-    for part in text.split(":"):
-        if not part.strip():
-            continue
-        if "/" not in part:
-            raise ValueError(f"'{part}' must be SIZE/PERCENT, e.g. bssplit=4k/50:64k/50")
-        b, w = part.split("/", 1)
-        if not w.strip():
-            raise ValueError(f"'{part}': give the percentage (ssdlab does not share out the rest)")
-        out.append((_size_int(b, kb_base), _parse_int(w)))
-    if sum(w for _, w in out) != 100:
-        raise ValueError(f"'{text}': the percentages add up to {sum(w for _, w in out)}, not 100")
-    return tuple(out)
+    parts = [p for p in text.split(":") if p.strip()]
+    if len(parts) > 64:
+        raise ValueError(f"'{text}': {len(parts)} sizes, at most 64 (fio's limit)")
+    given: List[Tuple[int, Optional[int]]] = []
+    for part in parts:
+        b, _, w = part.partition("/")
+        pct = _parse_int(w) if w.strip() else None
+        if pct is not None and not 0 <= pct <= 100:
+            raise ValueError(f"'{w}' in '{part}' is not a whole percentage 0..100")
+        given.append((_size_int(b, kb_base), pct))
+    total = sum(w for _, w in given if w is not None)
+    blanks = sum(1 for _, w in given if w is None)
+    if total > 100:
+        raise ValueError(f"'{text}': the percentages add up to {total}, more than 100")
+    if not blanks and total != 100:
+        raise ValueError(f"'{text}': the percentages add up to {total}, not 100 (as in fio; a size without a percentage, "
+                         "e.g. 4k/, shares the rest)")
+    share = (100 - total) // blanks if blanks else 0
+    return tuple((b, share if w is None else w) for b, w in given)
 
 
 # ---------------------------------------------------------------------------

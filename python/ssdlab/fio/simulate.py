@@ -206,7 +206,7 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     runtime = job.value("runtime")
     loops = job.int_value("loops", 1)
     io_size = job.value("io_size")
-    number_ios = job.value("number_ios")
+    number_ios = job.value("number_ios") or None  # fio: 0 (its default) sets no limit
     ramp = job.int_value("ramp_time", 0) if job.has("ramp_time") else 0
     if runtime is not None:
         assert isinstance(runtime, int)

@@ -91,7 +91,8 @@ impl DriveConfig {
         let slots_per_page = (n.page_size_bytes / UNIT_BYTES) as u32;
         let unit_slots = slots_per_page * n.planes_per_die;
         let slots_per_block = unit_slots * n.pages_per_block;
-        let raw_slots = dies as u64 * n.blocks_per_plane as u64 * slots_per_block as u64;
+        // Saturating: validation refuses a product this large by name.
+        let raw_slots = (dies as u64).saturating_mul(n.blocks_per_plane as u64).saturating_mul(slots_per_block as u64);
         let user_units = self.drive.user_capacity_bytes.div_ceil(UNIT_BYTES);
         let gran_per_slot = if self.data_reduction.as_ref().is_some_and(|d| d.enabled) { 4 } else { 1 };
         Geometry {

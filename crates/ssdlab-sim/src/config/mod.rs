@@ -62,7 +62,7 @@ impl DriveConfig {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let msg = inner.message().to_string();
-            let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let line = inner.span().map(|s| text.as_bytes()[..s.start.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1);
             let msg = match line {
                 Some(l) => format!("{} (line {l})", explain_serde(&msg)),
                 None => explain_serde(&msg),

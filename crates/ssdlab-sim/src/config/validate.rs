@@ -110,6 +110,17 @@ impl DriveConfig {
         if n.planes_per_die > 8 {
             return err("nand.planes_per_die", format!("{}: at most 8", n.planes_per_die));
         }
+        // Bounds that keep the geometry's products exact (and far beyond any drive).
+        for (f, v, max) in [
+            ("nand.packages_per_channel", n.packages_per_channel, 64),
+            ("nand.dies_per_package", n.dies_per_package, 64),
+            ("nand.pages_per_block", n.pages_per_block, 65_536),
+            ("nand.blocks_per_plane", n.blocks_per_plane, 1 << 20),
+        ] {
+            if v > max {
+                return err(f, format!("{v}: at most {max}"));
+            }
+        }
         if n.page_size_bytes < UNIT_BYTES || !n.page_size_bytes.is_multiple_of(UNIT_BYTES) || n.page_size_bytes > 65536 {
             return err(
                 "nand.page_size_bytes",
@@ -345,5 +356,5 @@ pub(super) fn explain_serde(msg: &str) -> String {
             return format!("missing required field '{}'", &rest[..end]);
         }
     }
-    msg.replace('`', "'")
+    crate::parse::one_line(&msg.replace('`', "'"))
 }

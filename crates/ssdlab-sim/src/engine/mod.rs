@@ -19,6 +19,27 @@ use crate::controller::Controller;
 use crate::error::{Result, SimError};
 use crate::ftl::Ftl;
 use crate::nand::Nand;
+use crate::stats::SERIES_BYTES_PER_INTERVAL;
+
+/// The latest simulated time a phase may reach (2^62 ns, about 146 years):
+/// far beyond any run, and far enough below 2^64 that no sum of a time and a
+/// latency overflows.
+pub const MAX_SIM_TIME_NS: u64 = 1 << 62;
+
+/// A duration in ns as text for messages: whole s, ms, us, or ns.
+pub(crate) fn duration_text(ns: u64) -> String {
+    if ns >= 1_000_000_000 && ns.is_multiple_of(1_000_000_000) {
+        format!("{} s", ns / 1_000_000_000)
+    } else if ns >= 1_000_000_000 {
+        format!("{:.3} s", ns as f64 / 1e9)
+    } else if ns >= 1_000_000 && ns.is_multiple_of(1_000_000) {
+        format!("{} ms", ns / 1_000_000)
+    } else if ns >= 1_000 && ns.is_multiple_of(1_000) {
+        format!("{} us", ns / 1_000)
+    } else {
+        format!("{ns} ns")
+    }
+}
 
 /// Options for building a simulator.
 #[derive(Clone, Debug)]
@@ -44,6 +65,9 @@ pub struct Simulator {
     pub check: bool,
     pub nand: Nand,
     pub ftl: Ftl,
+    /// The memory limit it was built with: the drive's tables and whatever
+    /// grows with a phase (its per-interval series) must fit in it.
+    pub memory_limit_bytes: u64,
     ctl: Controller,
     /// Simulated time: every phase starts here.
     pub now_ns: u64,
@@ -81,6 +105,7 @@ impl Simulator {
             check: opts.check,
             nand,
             ftl,
+            memory_limit_bytes: opts.memory_limit_bytes,
             ctl,
             now_ns: 0,
             last_io_end_ns: 0,
@@ -98,6 +123,30 @@ impl Simulator {
     /// the reverse map grows with the units stored).
     pub fn memory_in_use_bytes(&self) -> u64 {
         self.ftl.memory_in_use_bytes()
+    }
+
+    /// Bytes of the memory limit left beside the drive's tables (their
+    /// estimate, reserved before allocation): what a phase's series may use.
+    pub fn memory_budget_bytes(&self) -> u64 {
+        self.memory_limit_bytes.saturating_sub(memory_estimate_bytes(&self.geometry, self.check))
+    }
+
+    /// Most intervals a phase's per-interval series may hold within the
+    /// memory limit (at least 1).
+    pub fn max_series_intervals(&self) -> u64 {
+        (self.memory_budget_bytes() / SERIES_BYTES_PER_INTERVAL).max(1)
+    }
+
+    /// The error of a per-interval series of `intervals` intervals of
+    /// `interval_ns` that would not fit: `what` says whose and why, `remedy`
+    /// which settings change it (the memory limit is always named).
+    pub(crate) fn series_error(&self, what: String, intervals: u64, remedy: &str) -> SimError {
+        SimError::Allocation {
+            what: format!("{what}: a per-interval series of {intervals} intervals"),
+            needed_bytes: intervals.saturating_mul(SERIES_BYTES_PER_INTERVAL),
+            limit_bytes: self.memory_budget_bytes(),
+            remedy: format!("{remedy}, or raise the memory limit (memory_limit_bytes / --memory-limit)"),
+        }
     }
 
     /// Verify the FTL against the shadow model and the structural invariants.

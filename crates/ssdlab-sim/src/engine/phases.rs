@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use serde_json::{json, Value};
 
-use super::{PhaseResult, Simulator};
+use super::{duration_text, PhaseResult, Simulator, MAX_SIM_TIME_NS};
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
 use crate::controller::NcqSlots;
 use crate::error::{Result, SimError};
@@ -122,6 +122,17 @@ impl Simulator {
         interrupted: bool,
     ) -> Result<PhaseResult> {
         let (start, duration) = (span.start, span.end - span.start);
+        if stats.overflowed() {
+            return Err(self.series_error(
+                format!(
+                    "phase '{name}': {} of simulated time in intervals of {}",
+                    duration_text(duration),
+                    duration_text(stats.interval_ns)
+                ),
+                stats.overflow_intervals(),
+                "run it in shorter phases",
+            ));
+        }
         let (f0, n0) = before;
         let ftl = self.ftl.counters.since(&f0);
         let nand = self.nand.counters.since(&n0);
@@ -156,12 +167,23 @@ impl Simulator {
         if w.offset_bytes + w.size_bytes > self.capacity_bytes() {
             return Err(SimError::workload("size", "region beyond the drive's capacity"));
         }
+        let max_intervals = self.max_series_intervals();
+        if let Some(r) = w.runtime_ns {
+            let n = r.div_ceil(w.interval_ns.max(1));
+            if n > max_intervals {
+                return Err(self.series_error(
+                    format!("job '{}': its runtime of {} in intervals of {}", w.name, duration_text(r), duration_text(w.interval_ns)),
+                    n,
+                    "lengthen the interval (log_avg_msec / --log-avg-msec), shorten the runtime",
+                ));
+            }
+        }
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
         let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut gen = IoGen::new(w, seed);
-        let mut stats = PhaseStats::new(w.interval_ns);
-        let end = w.runtime_ns.map(|r| start + r);
+        let mut stats = PhaseStats::bounded(w.interval_ns, max_intervals);
+        let end = w.runtime_ns.map(|r| start.saturating_add(r));
         let limit_bytes = w.io_limit_bytes.unwrap_or(u64::MAX);
         let limit_ios = w.number_ios.unwrap_or(u64::MAX);
         let ncq = self.cfg.host.ncq_depth;
@@ -251,6 +273,9 @@ impl Simulator {
             };
             stats.record(dir, io.bytes, t - io.submit_ns, t - start);
             if t >= next_progress {
+                if stats.overflowed() {
+                    break;
+                }
                 next_progress = t + w.interval_ns;
                 let p = Progress { done_ns: t - start, total_ns: w.runtime_ns.unwrap_or(0), done_bytes: issued_bytes, total_bytes };
                 if !progress(p) {
@@ -282,6 +307,18 @@ impl Simulator {
         stats.finish(duration);
         self.now_ns = phase_end;
         self.last_io_end_ns = max_complete;
+        if stats.overflowed() {
+            return Err(self.series_error(
+                format!(
+                    "job '{}': after {} of simulated time in intervals of {}",
+                    w.name,
+                    duration_text(max_complete.max(phase_end) - start),
+                    duration_text(w.interval_ns)
+                ),
+                stats.overflow_intervals(),
+                "lengthen the interval (log_avg_msec / --log-avg-msec), move less data (io_size, number_ios)",
+            ));
+        }
         let mut r = self.finish_phase(w.name.clone(), "workload", start..start + duration, stats, before, interrupted)?;
         r.iodepth = w.iodepth;
         r.data_pattern = Some(w.data_pattern);
@@ -292,11 +329,21 @@ impl Simulator {
     pub fn idle(&mut self, duration_ns: u64) -> Result<PhaseResult> {
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
-        let end = start + duration_ns;
+        let end = start.checked_add(duration_ns).filter(|e| *e <= MAX_SIM_TIME_NS).ok_or_else(|| {
+            SimError::workload(
+                "idle",
+                format!(
+                    "{}: the drive's simulated time ({}) would pass {} (2^62 ns)",
+                    duration_text(duration_ns),
+                    duration_text(start),
+                    duration_text(MAX_SIM_TIME_NS)
+                ),
+            )
+        })?;
         let from = start + self.cfg.ftl.idle_gc_delay_ns;
         self.ftl.background_gc(from, end, &mut self.nand)?;
         self.now_ns = end;
-        let stats = PhaseStats::new(duration_ns.max(1));
+        let stats = PhaseStats::bounded(duration_ns.max(1), self.max_series_intervals());
         self.finish_phase(format!("idle {}s", duration_ns as f64 / 1e9), "idle", start..start + duration_ns, stats, before, false)
     }
 
@@ -310,7 +357,7 @@ impl Simulator {
         self.check_range("trim", off, len)?;
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
-        let mut stats = PhaseStats::new(1_000_000_000);
+        let mut stats = PhaseStats::bounded(1_000_000_000, self.max_series_intervals());
         let mut t = start;
         let chunk = 2u64 << 30;
         let mut o = off;
@@ -336,7 +383,7 @@ impl Simulator {
         self.ctl.reset_buffer();
         self.now_ns = done;
         self.last_io_end_ns = done;
-        let stats = PhaseStats::new(1_000_000_000);
+        let stats = PhaseStats::bounded(1_000_000_000, self.max_series_intervals());
         self.finish_phase("secure erase".into(), "secure_erase", start..done, stats, before, false)
     }
 

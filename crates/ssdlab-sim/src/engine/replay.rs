@@ -8,13 +8,13 @@ use std::collections::BinaryHeap;
 use serde_json::Value;
 
 use super::phases::{Busy, InFlight};
-use super::{PhaseResult, Progress, Simulator};
+use super::{duration_text, PhaseResult, Progress, Simulator, MAX_SIM_TIME_NS};
 use crate::error::{Result, SimError};
 use crate::parse::{duration_ns_either, get, known_keys, object, werr};
 use crate::stats::{Dir, PhaseStats};
 use crate::trace::source::TraceSource;
 use crate::trace::{TraceError, TraceOp, TraceRecord};
-use crate::workload::Op;
+use crate::workload::{Op, MAX_LOG_AVG_MSEC};
 
 /// How a trace is replayed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub struct ReplayOptions {
     pub interval_ns: u64,
     /// Keep every I/O's submit and completion time in the result (small traces).
     pub io_log: bool,
-    /// Replay at most this many records (fio's `number_ios`); 0 = all.
+    /// Replay at most this many records (fio's `number_ios`); 0 = all (as in fio).
     pub max_records: u64,
     /// Replay only the records of the first this-much trace time, measured
     /// from the first record before any idle cap (fio's `runtime`).
@@ -87,8 +87,9 @@ impl ReplayOptions {
         }
         opts.idle_cap_ns = duration_ns_either(o, "idle_cap", "idle_cap_ns")?;
         if let Some(n) = get(o, "number_ios") {
+            // fio: number_ios = 0 (its default) sets no limit.
             opts.max_records =
-                n.as_u64().filter(|x| *x > 0).ok_or_else(|| werr("number_ios", format!("{n}: must be a whole number of records >= 1")))?;
+                n.as_u64().ok_or_else(|| werr("number_ios", format!("{n}: must be a whole number of records (0: no limit, as in fio)")))?;
         }
         if let Some(ns) = duration_ns_either(o, "runtime", "runtime_ns")? {
             if ns == 0 {
@@ -97,9 +98,9 @@ impl ReplayOptions {
             opts.max_trace_ns = Some(ns);
         }
         if let Some(l) = get(o, "log_avg_msec") {
-            let ms =
-                l.as_u64().filter(|x| *x > 0).ok_or_else(|| werr("log_avg_msec", format!("{l}: must be a whole number of ms >= 1")))?;
-            opts.interval_ns = ms * 1_000_000;
+            opts.interval_ns = l.as_u64().filter(|x| (1..=MAX_LOG_AVG_MSEC).contains(x)).ok_or_else(|| {
+                werr("log_avg_msec", format!("{l}: must be a whole number of ms from 1 to {MAX_LOG_AVG_MSEC} (one year)"))
+            })? * 1_000_000;
         }
         Ok(opts)
     }
@@ -131,7 +132,12 @@ impl Simulator {
     ) -> Result<PhaseResult> {
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
-        let mut stats = PhaseStats::new(opts.interval_ns.max(1));
+        let max_intervals = self.max_series_intervals();
+        let interval_ns = opts.interval_ns.max(1);
+        let mut stats = PhaseStats::bounded(interval_ns, max_intervals);
+        // An I/O log entry costs its own size; together with the series it
+        // must fit in what the limit leaves beside the drive's tables.
+        let max_log_entries = self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64;
         let ncq = self.cfg.host.ncq_depth;
         let cap = self.capacity_bytes();
         let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
@@ -179,7 +185,25 @@ impl Simulator {
                         }
                         let gap = t.saturating_sub(prev_trace_ns);
                         prev_trace_ns = prev_trace_ns.max(t);
-                        warped_ns += opts.idle_cap_ns.map_or(gap, |c| gap.min(c));
+                        warped_ns = warped_ns.saturating_add(opts.idle_cap_ns.map_or(gap, |c| gap.min(c)));
+                        // The series must reach this record's issue time: refuse
+                        // before anything grows (a stray timestamp years away).
+                        let needed = warped_ns / interval_ns + 1;
+                        if needed > max_intervals || start.checked_add(warped_ns).is_none_or(|at| at > MAX_SIM_TIME_NS) {
+                            self.now_ns = last_done.max(start);
+                            self.last_io_end_ns = max_complete;
+                            return Err(self.series_error(
+                                format!(
+                                    "phase '{}': record {index} (in time order) comes {} after the first{}, so in intervals of {}",
+                                    opts.name,
+                                    duration_text(warped_ns),
+                                    if opts.idle_cap_ns.is_some() { " once idle gaps are capped" } else { "" },
+                                    duration_text(interval_ns)
+                                ),
+                                needed,
+                                "check the trace's timestamps, cut idle gaps (idle_cap / --idle-cap), replay less of the trace (runtime, number_ios / --runtime, --number-ios), lengthen the interval (log_avg_msec / --log-avg-msec)",
+                            ));
+                        }
                         let mut r = r;
                         r.time_ns = warped_ns;
                         pending = Some(r);
@@ -246,6 +270,16 @@ impl Simulator {
                 };
                 clock = t;
                 if opts.io_log {
+                    if log.len() as u64 >= max_log_entries {
+                        self.now_ns = last_done.max(start);
+                        self.last_io_end_ns = max_complete.max(c);
+                        return Err(SimError::Allocation {
+                            what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
+                            needed_bytes: (log.len() as u64 + 1) * size_of::<IoLogEntry>() as u64,
+                            limit_bytes: self.memory_budget_bytes(),
+                            remedy: "replay less of the trace with the I/O log on (number_ios, runtime), or raise the memory limit (memory_limit_bytes / --memory-limit)".into(),
+                        });
+                    }
                     log.push(IoLogEntry {
                         submit_ns: t,
                         complete_ns: c,
@@ -293,6 +327,9 @@ impl Simulator {
                         self.ctl.advance(t);
                     }
                     if t >= next_progress {
+                        if stats.overflowed() {
+                            break;
+                        }
                         next_progress = t + stats.interval_ns;
                         let p = Progress { done_ns: t - start, total_ns: 0, done_bytes: issued_bytes, total_bytes: 0 };
                         if !progress(p) {
@@ -315,6 +352,13 @@ impl Simulator {
         stats.finish(end - start);
         self.now_ns = end;
         self.last_io_end_ns = max_complete;
+        if stats.overflowed() {
+            return Err(self.series_error(
+                format!("phase '{}': after {} of simulated time in intervals of {}", opts.name, duration_text(end - start), duration_text(interval_ns)),
+                stats.overflow_intervals(),
+                "cut idle gaps (idle_cap / --idle-cap), replay less of the trace (runtime, number_ios / --runtime, --number-ios), lengthen the interval (log_avg_msec / --log-avg-msec)",
+            ));
+        }
         let mut r = self.finish_phase(opts.name.clone(), "replay", start..end, stats, before, interrupted)?;
         r.iodepth = opts.iodepth;
         r.io_log = log;
@@ -327,7 +371,10 @@ impl Simulator {
     /// the source as given and, for a file, its import report.
     pub fn replay_from_json(&mut self, source: &Value, options: &Value, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
         let opts = ReplayOptions::from_json(options)?;
-        let src = TraceSource::from_json(source, self.capacity_bytes(), self.seed)?;
+        let mut src = TraceSource::from_json(source, self.capacity_bytes(), self.seed)?;
+        if let TraceSource::File { options, .. } = &mut src {
+            options.memory_limit_bytes = self.memory_budget_bytes();
+        }
         let mut records = src.open()?;
         let mut r = self.replay(&mut records, &opts, progress)?;
         r.source = Some(source.clone());

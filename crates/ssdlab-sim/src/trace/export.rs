@@ -9,7 +9,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 use super::summary::CHECK_EVERY_RECORDS;
-use super::{TraceOp, TraceRecord};
+use super::{TraceError, TraceOp, TraceRecord};
 
 /// Name of the target file in written fio iologs (`--replay_redirect` sends it
 /// to a real device).
@@ -34,6 +34,33 @@ impl FromStr for ExportFormat {
             "csv" => Ok(ExportFormat::Csv),
             "fio-iolog" | "iolog" => Ok(ExportFormat::FioIolog),
             other => Err(format!("'{other}' is not allowed; use fio-iolog or csv")),
+        }
+    }
+}
+
+/// The file name endings each written format takes, for messages.
+pub const EXPORT_EXTENSIONS: &str = ".csv (csv), .iolog or .log (fio-iolog)";
+
+impl ExportFormat {
+    /// The format to write `path` in: `format` when given (any name), else
+    /// the one its extension names (`.csv`: csv; `.iolog`, `.log`:
+    /// fio-iolog). An unknown or missing extension is an error listing the
+    /// allowed ones: never a silent default.
+    pub fn for_path(path: &Path, format: Option<&str>) -> Result<ExportFormat, TraceError> {
+        let error = |message: String| TraceError { file: path.display().to_string(), line: 0, field: "format".into(), message };
+        if let Some(f) = format {
+            return f.parse().map_err(error);
+        }
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("csv") => Ok(ExportFormat::Csv),
+            Some("iolog" | "log") => Ok(ExportFormat::FioIolog),
+            Some(other) => Err(error(format!(
+                "the extension '.{other}' names no format ssdlab writes; allowed: {EXPORT_EXTENSIONS}; or give the format (format= / --format: csv or fio-iolog)"
+            ))),
+            None => Err(error(format!(
+                "the name has no extension to choose the format by; allowed: {EXPORT_EXTENSIONS}; or give the format (format= / --format: csv or fio-iolog)"
+            ))),
         }
     }
 }

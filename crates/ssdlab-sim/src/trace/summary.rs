@@ -11,7 +11,7 @@ use super::stats::{TraceStats, TraceStatsBuilder};
 use super::storage_bench::{published, try_generate, StorageBench};
 use super::TraceRecord;
 use crate::error::Result;
-use crate::parse::{get, object, werr};
+use crate::parse::{get, object, parse_bytes, werr};
 
 /// Records between two calls of the `keep_going` callback while streaming.
 pub const CHECK_EVERY_RECORDS: u64 = 1 << 18;
@@ -43,14 +43,19 @@ fn summarise<E>(
 
 /// Import a trace file (streaming; gzip/bzip2/xz by magic bytes) and
 /// summarise it. `options`: the import options of [`ImportOptions::from_json`]
-/// (`capacity_bytes` required) and `compare_with` (a Storage Bench id).
+/// (`capacity_bytes` required), `compare_with` (a Storage Bench id) and
+/// `memory_limit_bytes` (what the import may hold; default 8 GiB).
 /// Returns `{"file", "stats", "import", "published"?, "comparison"?}`, or
 /// None when `keep_going` stopped it.
 pub fn file_summary(path: &Path, options: &Value, keep_going: &mut dyn FnMut() -> bool) -> Result<Option<Value>> {
     let o = object(options, "(options)")?;
     let mut keys: Vec<&str> = IMPORT_OPTION_KEYS.to_vec();
     keys.push("compare_with");
-    let opts = ImportOptions::from_json(o, &keys, None)?;
+    keys.push("memory_limit_bytes");
+    let mut opts = ImportOptions::from_json(o, &keys, None)?;
+    if let Some(v) = get(o, "memory_limit_bytes") {
+        opts.memory_limit_bytes = parse_bytes("memory_limit_bytes", v, 0)?;
+    }
     let compare =
         get(o, "compare_with").map(|v| StorageBench::parse(v.as_str().unwrap_or("")).map_err(|m| werr("compare_with", m))).transpose()?;
     let mut reader = import::open(path, &opts)?;

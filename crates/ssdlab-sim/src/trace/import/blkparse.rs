@@ -117,7 +117,16 @@ impl Parser {
                 ))
             }
         };
-        Ok(Parsed::Io(RawIo { time_ns, op, offset_bytes, length_bytes, device: DeviceKey::Name(device), recorded_latency_ns: 0 }))
+        Ok(Parsed::Io(RawIo {
+            time_ns,
+            op,
+            offset_bytes,
+            length_bytes,
+            device: DeviceKey::Name(device),
+            recorded_latency_ns: 0,
+            iodepth: 0,
+            data_pattern: None,
+        }))
     }
 }
 

@@ -87,6 +87,10 @@ impl fmt::Display for DeviceId {
 /// count stops and concatenation refuses to go on: memory stays bounded.
 pub(crate) const MAX_TRACKED_DEVICES: usize = 1 << 20;
 
+/// How many bytes of device names are kept (a name can be a whole 64 KiB
+/// line): past this, counting stops as past [`MAX_TRACKED_DEVICES`].
+pub(crate) const MAX_TRACKED_DEVICE_NAME_BYTES: usize = 64 << 20;
+
 /// How many device names the report lists.
 pub(crate) const MAX_LISTED_DEVICES: usize = 64;
 
@@ -97,6 +101,7 @@ pub(crate) struct DeviceTable {
     last: Option<(DeviceId, u32)>,
     listed: Vec<String>,
     full: bool,
+    name_bytes: usize,
 }
 
 impl DeviceTable {
@@ -112,10 +117,15 @@ impl DeviceTable {
         let k = match self.index.get(&id) {
             Some(&k) => k,
             None => {
-                if self.index.len() >= MAX_TRACKED_DEVICES {
+                let name_bytes = match &id {
+                    DeviceId::Number(_) => 0,
+                    DeviceId::Name(s) | DeviceId::HostDisk(s, _) => s.len(),
+                };
+                if self.index.len() >= MAX_TRACKED_DEVICES || self.name_bytes + name_bytes > MAX_TRACKED_DEVICE_NAME_BYTES {
                     self.full = true;
                     return None;
                 }
+                self.name_bytes += name_bytes;
                 let k = self.index.len() as u32;
                 if self.listed.len() < MAX_LISTED_DEVICES {
                     self.listed.push(id.to_string());
@@ -132,7 +142,8 @@ impl DeviceTable {
         self.index.len() as u64
     }
 
-    /// True when devices beyond [`MAX_TRACKED_DEVICES`] were not counted.
+    /// True when devices beyond [`MAX_TRACKED_DEVICES`] (or
+    /// [`MAX_TRACKED_DEVICE_NAME_BYTES`] of names) were not counted.
     pub fn is_full(&self) -> bool {
         self.full
     }

@@ -30,6 +30,8 @@ pub(crate) fn parse_line(line: &str) -> Result<Parsed<'_>, FieldError> {
         length_bytes: scale(parse_u64(size, "size_sectors")?, SECTOR_BYTES, "size_sectors", "sectors")?,
         op,
         recorded_latency_ns: 0,
+        iodepth: 0,
+        data_pattern: None,
     }))
 }
 

@@ -100,7 +100,16 @@ impl Parser {
             };
             (parse_u64(offset, "offset")?, parse_u64(length, "length")?)
         };
-        Ok(Parsed::Io(RawIo { time_ns, op, offset_bytes, length_bytes, device: DeviceKey::Name(filename), recorded_latency_ns: 0 }))
+        Ok(Parsed::Io(RawIo {
+            time_ns,
+            op,
+            offset_bytes,
+            length_bytes,
+            device: DeviceKey::Name(filename),
+            recorded_latency_ns: 0,
+            iodepth: 0,
+            data_pattern: None,
+        }))
     }
 }
 

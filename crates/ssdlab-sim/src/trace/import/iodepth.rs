@@ -3,6 +3,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::trace::stats::MAX_TRACKED_OUTSTANDING;
 use crate::trace::{TraceError, TraceRecord};
 
 /// Fills `iodepth` of each record with the number of I/Os outstanding on
@@ -10,7 +11,9 @@ use crate::trace::{TraceError, TraceRecord};
 /// whose `time_ns + recorded_latency_ns` is later than this issue time.
 /// Records without a recorded latency count only themselves (iodepth 1
 /// when alone). Input must be in time order, as [`TraceReader`](super::TraceReader)
-/// yields it; memory is one entry per outstanding I/O.
+/// yields it; memory is one entry per outstanding I/O, at most
+/// [`MAX_TRACKED_OUTSTANDING`] (beyond it the earliest completion is dropped;
+/// the iodepth saturates at 65535 anyway).
 pub fn infer_iodepth<I>(records: I) -> InferIodepth<I::IntoIter>
 where
     I: IntoIterator<Item = Result<TraceRecord, TraceError>>,
@@ -40,6 +43,9 @@ where
         }
         record.iodepth = u16::try_from(self.completions_ns.len() + 1).unwrap_or(u16::MAX);
         if record.recorded_latency_ns > 0 {
+            if self.completions_ns.len() >= MAX_TRACKED_OUTSTANDING {
+                self.completions_ns.pop();
+            }
             self.completions_ns.push(Reverse(record.time_ns.saturating_add(record.recorded_latency_ns)));
         }
         Some(Ok(record))

@@ -5,6 +5,7 @@
 
 use super::device::DeviceKey;
 use super::num::{quote, FieldError};
+use crate::pattern::DataPattern;
 use crate::trace::TraceOp;
 
 /// One I/O as written in the trace, before placement and rebasing.
@@ -18,6 +19,11 @@ pub(crate) struct RawIo<'a> {
     pub device: DeviceKey<'a>,
     /// Response time recorded in the trace, 0 when the format has none.
     pub recorded_latency_ns: u64,
+    /// Iodepth at issue recorded in the trace, 0 when the format has none.
+    pub iodepth: u16,
+    /// The data pattern of a write when the trace records it (ssdlab's own
+    /// CSV), else None (the import options' pattern applies).
+    pub data_pattern: Option<DataPattern>,
 }
 
 /// A line that is not an I/O. Each is counted in the report (`non_io_lines`).

@@ -7,8 +7,9 @@
 //! 2. `detect`: with `format = auto`, try every format's parser on the first
 //!    lines; exactly one must fit.
 //! 3. One parser per format (`msr`, `systor17`, `umass`, `disksim`, `tencent`,
-//!    `blkparse`, `fio_iolog`): a line -> time (ns, trace clock), op, byte
-//!    offset and length, device, recorded latency.
+//!    `blkparse`, `fio_iolog`, `csv`): a line -> time (ns, trace clock), op,
+//!    byte offset and length, device, recorded latency (and, in ssdlab's own
+//!    CSV, the iodepth and data pattern).
 //! 4. Device selection or mapping (`device`): keep one device, or merge all
 //!    devices onto one LBA space, or give each device its own region.
 //! 5. Placement: an I/O past the drive's capacity is folded back or rejected.
@@ -35,6 +36,7 @@
 //! ```
 
 mod blkparse;
+mod csv;
 mod detect;
 mod device;
 mod disksim;
@@ -56,6 +58,7 @@ mod umass;
 pub use iodepth::{infer_iodepth, InferIodepth};
 pub use options::{
     BlkparseEvent, DeviceMapping, ImportOptions, OutOfRange, TraceFormat, DEFAULT_REORDER_WINDOW_RECORDS, IMPORT_OPTION_KEYS,
+    REORDER_BYTES_PER_RECORD,
 };
 
 use std::path::Path;
@@ -355,6 +358,8 @@ impl Pipeline {
             offset_bytes,
             length_bytes: if io.op == TraceOp::Flush { 0 } else { io.length_bytes },
             recorded_latency_ns: io.recorded_latency_ns,
+            iodepth: io.iodepth,
+            data_pattern: io.data_pattern,
         };
         if let Err(emitted_ns) = self.reorder.push(pending) {
             return Err(Fault::Bad(FieldError::new(
@@ -410,8 +415,8 @@ impl Pipeline {
             op: p.op,
             offset_bytes: p.offset_bytes,
             length_bytes: p.length_bytes,
-            data_pattern: self.data_pattern,
-            iodepth: 0,
+            data_pattern: p.data_pattern.unwrap_or(self.data_pattern),
+            iodepth: p.iodepth,
             recorded_latency_ns: p.recorded_latency_ns,
         }
     }

@@ -35,6 +35,8 @@ pub(crate) fn parse_line(line_no: u64, line: &str) -> Result<Parsed<'_>, FieldEr
         length_bytes: parse_u64(size, "Size")?,
         device: DeviceKey::HostDisk(host, disk),
         recorded_latency_ns,
+        iodepth: 0,
+        data_pattern: None,
     }))
 }
 
@@ -55,6 +57,8 @@ mod tests {
                 length_bytes: 2048,
                 device: DeviceKey::HostDisk("hm", 0),
                 recorded_latency_ns: 283_300,
+                iodepth: 0,
+                data_pattern: None,
             })
         );
         assert_eq!(parse_line(1, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime").unwrap(), Parsed::NotIo(NotIo::Header));

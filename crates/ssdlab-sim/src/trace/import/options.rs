@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value};
 
+use crate::config::DEFAULT_MEMORY_LIMIT_BYTES;
 use crate::parse::{get, known_keys, parse_bytes, werr};
 use crate::pattern::DataPattern;
 
@@ -29,11 +30,14 @@ pub enum TraceFormat {
     Blkparse,
     /// fio iolog version 2 or 3.
     FioIolog,
+    /// ssdlab's own CSV, as `ssdlab trace generate --out FILE.csv` writes it
+    /// (`time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern`).
+    Csv,
 }
 
 impl TraceFormat {
     /// Every concrete format, in the order auto-detection reports them.
-    pub const CONCRETE: [TraceFormat; 7] = [
+    pub const CONCRETE: [TraceFormat; 8] = [
         TraceFormat::Msr,
         TraceFormat::Systor17,
         TraceFormat::Umass,
@@ -41,6 +45,7 @@ impl TraceFormat {
         TraceFormat::Tencent,
         TraceFormat::Blkparse,
         TraceFormat::FioIolog,
+        TraceFormat::Csv,
     ];
 
     pub fn name(self) -> &'static str {
@@ -53,6 +58,7 @@ impl TraceFormat {
             TraceFormat::Tencent => "tencent",
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::FioIolog => "fio-iolog",
+            TraceFormat::Csv => "csv",
         }
     }
 }
@@ -73,7 +79,9 @@ impl FromStr for TraceFormat {
             return Ok(TraceFormat::Disksim);
         }
         std::iter::once(TraceFormat::Auto).chain(TraceFormat::CONCRETE).find(|f| f.name() == t).ok_or_else(|| {
-            format!("'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog")
+            format!(
+                "'{s}' is not a trace format; allowed: auto, msr, systor17, umass, disksim (or mqsim), tencent, blkparse, fio-iolog, csv"
+            )
         })
     }
 }
@@ -117,6 +125,10 @@ pub enum BlkparseEvent {
 /// About 3 MB of memory.
 pub const DEFAULT_REORDER_WINDOW_RECORDS: usize = 1 << 16;
 
+/// Bytes one record held in the reorder window costs (checked against the
+/// memory limit).
+pub const REORDER_BYTES_PER_RECORD: u64 = size_of::<super::reorder::Pending>() as u64;
+
 /// How to import a trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportOptions {
@@ -137,6 +149,9 @@ pub struct ImportOptions {
     /// Most records held back to sort nearly-sorted input; 0 = input must be sorted.
     pub reorder_window_records: usize,
     pub blkparse_event: BlkparseEvent,
+    /// What the import may hold at most (the reorder window's records);
+    /// a replay sets what the simulator's limit leaves beside the drive.
+    pub memory_limit_bytes: u64,
 }
 
 impl ImportOptions {
@@ -154,12 +169,23 @@ impl ImportOptions {
             data_pattern: DataPattern::Incompressible,
             reorder_window_records: DEFAULT_REORDER_WINDOW_RECORDS,
             blkparse_event: BlkparseEvent::Issue,
+            memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES,
         }
     }
 
     pub(super) fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.drive_capacity_bytes == 0 {
             return Err(("drive_capacity_bytes", "must be > 0".into()));
+        }
+        let window_bytes = (self.reorder_window_records as u64).saturating_mul(REORDER_BYTES_PER_RECORD);
+        if window_bytes > self.memory_limit_bytes {
+            return Err((
+                "reorder_window_records",
+                format!(
+                    "{} records of {REORDER_BYTES_PER_RECORD} B each ({window_bytes} B) is more than the memory limit of {} B allows; use a smaller window (the default {DEFAULT_REORDER_WINDOW_RECORDS} fits every sample trace) or raise the limit (memory_limit_bytes / --memory-limit)",
+                    self.reorder_window_records, self.memory_limit_bytes
+                ),
+            ));
         }
         if let DeviceMapping::Concatenate { device_region_bytes } = self.device_mapping {
             if device_region_bytes == 0 {

@@ -4,7 +4,7 @@
 use super::device::DeviceKind;
 use super::line::{FieldNames, NotIo, Parsed};
 use super::num::FieldError;
-use super::{blkparse, disksim, fio_iolog, msr, systor17, tencent, umass, ImportOptions, TraceFormat};
+use super::{blkparse, csv, disksim, fio_iolog, msr, systor17, tencent, umass, ImportOptions, TraceFormat};
 
 /// The line parser of one concrete format (with the little state some keep).
 #[derive(Clone, Debug)]
@@ -16,6 +16,7 @@ pub(crate) enum LineParser {
     Tencent,
     Blkparse(blkparse::Parser),
     FioIolog(fio_iolog::Parser),
+    Csv,
 }
 
 impl LineParser {
@@ -29,6 +30,7 @@ impl LineParser {
             TraceFormat::Tencent => LineParser::Tencent,
             TraceFormat::Blkparse => LineParser::Blkparse(blkparse::Parser::new(opts.blkparse_event)),
             TraceFormat::FioIolog => LineParser::FioIolog(fio_iolog::Parser::default()),
+            TraceFormat::Csv => LineParser::Csv,
             TraceFormat::Auto => unreachable!("auto-detection resolves the format before parsing"),
         }
     }
@@ -46,6 +48,7 @@ impl LineParser {
             LineParser::Tencent => tencent::parse_line(line),
             LineParser::Blkparse(p) => p.parse_line(line),
             LineParser::FioIolog(p) => p.parse_line(line),
+            LineParser::Csv => csv::parse_line(line_no, line),
         }
     }
 
@@ -58,13 +61,14 @@ impl LineParser {
             LineParser::Tencent => &tencent::NAMES,
             LineParser::Blkparse(_) => &blkparse::NAMES,
             LineParser::FioIolog(_) => &fio_iolog::NAMES,
+            LineParser::Csv => &csv::NAMES,
         }
     }
 
     pub fn device_kind(&self) -> DeviceKind {
         match self {
             LineParser::Msr => DeviceKind::HostDisk,
-            LineParser::Systor17 | LineParser::Umass | LineParser::Disksim | LineParser::Tencent => DeviceKind::Number,
+            LineParser::Systor17 | LineParser::Umass | LineParser::Disksim | LineParser::Tencent | LineParser::Csv => DeviceKind::Number,
             LineParser::Blkparse(_) | LineParser::FioIolog(_) => DeviceKind::Name,
         }
     }
@@ -79,6 +83,6 @@ impl LineParser {
 
     /// True when records carry the response time measured on the traced system.
     pub fn has_latency(&self) -> bool {
-        matches!(self, LineParser::Msr | LineParser::Systor17)
+        matches!(self, LineParser::Msr | LineParser::Systor17 | LineParser::Csv)
     }
 }

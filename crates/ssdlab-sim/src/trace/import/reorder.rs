@@ -8,6 +8,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
+use crate::pattern::DataPattern;
 use crate::trace::TraceOp;
 
 /// A parsed, placed record waiting for its turn. Times are in the trace's own
@@ -22,6 +23,8 @@ pub(crate) struct Pending {
     pub offset_bytes: u64,
     pub length_bytes: u64,
     pub recorded_latency_ns: u64,
+    pub iodepth: u16,
+    pub data_pattern: Option<DataPattern>,
 }
 
 impl Pending {
@@ -93,7 +96,16 @@ mod tests {
     use super::*;
 
     fn rec(time_ns: u64, line: u64) -> Pending {
-        Pending { time_ns, line, op: TraceOp::Read, offset_bytes: 0, length_bytes: 512, recorded_latency_ns: 0 }
+        Pending {
+            time_ns,
+            line,
+            op: TraceOp::Read,
+            offset_bytes: 0,
+            length_bytes: 512,
+            recorded_latency_ns: 0,
+            iodepth: 0,
+            data_pattern: None,
+        }
     }
 
     fn drain(buf: &mut ReorderBuffer, out: &mut Vec<(u64, u64)>) {

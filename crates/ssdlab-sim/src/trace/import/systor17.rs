@@ -21,6 +21,8 @@ pub(crate) fn parse_line(line_no: u64, line: &str) -> Result<Parsed<'_>, FieldEr
     Ok(Parsed::Io(RawIo {
         time_ns: seconds_to_ns(time, "Timestamp")?,
         recorded_latency_ns: seconds_to_ns(response, "Response")?,
+        iodepth: 0,
+        data_pattern: None,
         op: read_or_write(op, "IOType", "R or W")?,
         device: DeviceKey::Number(parse_u64(lun, "LUN")?),
         offset_bytes: parse_u64(offset, "Offset")?,
@@ -46,6 +48,8 @@ mod tests {
                 length_bytes: 32768,
                 device: DeviceKey::Number(0),
                 recorded_latency_ns: 6_475_000,
+                iodepth: 0,
+                data_pattern: None,
             })
         );
     }

@@ -29,6 +29,8 @@ pub(crate) fn parse_line(line: &str) -> Result<Parsed<'_>, FieldError> {
         op,
         device: DeviceKey::Number(parse_u64(volume, "VolumeID")?),
         recorded_latency_ns: 0,
+        iodepth: 0,
+        data_pattern: None,
     }))
 }
 
@@ -47,6 +49,8 @@ mod tests {
                 length_bytes: 128 * 512,
                 device: DeviceKey::Number(1058),
                 recorded_latency_ns: 0,
+                iodepth: 0,
+                data_pattern: None,
             })
         );
     }

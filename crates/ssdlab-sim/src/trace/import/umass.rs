@@ -29,6 +29,8 @@ pub(crate) fn parse_line(line: &str) -> Result<Parsed<'_>, FieldError> {
         op,
         time_ns: seconds_to_ns(time, "Timestamp")?,
         recorded_latency_ns: 0,
+        iodepth: 0,
+        data_pattern: None,
     }))
 }
 
@@ -48,6 +50,8 @@ mod tests {
                 length_bytes: 3584,
                 device: DeviceKey::Number(0),
                 recorded_latency_ns: 0,
+                iodepth: 0,
+                data_pattern: None,
             })
         );
         // Optional trailing SPC fields are allowed.

@@ -72,7 +72,7 @@ fn summary(records: &[TraceRecord]) -> Vec<(u64, TraceOp, u64, u64)> {
 
 /// One small trace per format, each with 3 records: read 4 KiB at 8 KiB (t=0),
 /// write 8 KiB at 1 MiB (t=+1.5 s), and a third per-format record.
-const SAMPLES: [(TraceFormat, &str, &str); 7] = [
+const SAMPLES: [(TraceFormat, &str, &str); 8] = [
     (
         TraceFormat::Msr,
         "msr.csv",
@@ -96,6 +96,11 @@ const SAMPLES: [(TraceFormat, &str, &str); 7] = [
         "fio.log",
         "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n5 /dev/sdb read 8192 4096\n1500005 /dev/sdb write 1048576 8192\n1500005 /dev/sdb read 0 512\n1600000 /dev/sdb close\n",
     ),
+    (
+        TraceFormat::Csv,
+        "t.csv",
+        "time_ns,op,offset_bytes,length_bytes,iodepth,recorded_latency_ns,data_pattern\n7,read,8192,4096,0,283300,incompressible\n1500000007,write,1048576,8192,0,10000,incompressible\n1500000107,read,0,512,0,700,incompressible\n",
+    ),
 ];
 
 #[test]
@@ -114,7 +119,7 @@ fn every_format_imports_its_sample_with_rebased_times() {
         assert_eq!(report.devices_seen, 1, "{format}");
         assert!(report.time_origin_ns.is_some());
         assert!(report.has_timestamps, "{format}");
-        assert_eq!(report.has_latency, matches!(format, TraceFormat::Msr | TraceFormat::Systor17));
+        assert_eq!(report.has_latency, matches!(format, TraceFormat::Msr | TraceFormat::Systor17 | TraceFormat::Csv));
         if report.has_latency {
             assert_eq!(records[0].recorded_latency_ns, 283_300, "{format}");
         }
@@ -136,7 +141,7 @@ fn auto_detection_recognises_every_format() {
     assert_eq!(import(&path, &opts(TraceFormat::Auto)).1.format, TraceFormat::FioIolog);
     assert_eq!("mqsim".parse::<TraceFormat>(), Ok(TraceFormat::Disksim));
     assert_eq!("FIO-IOLOG".parse::<TraceFormat>(), Ok(TraceFormat::FioIolog));
-    assert!("csv".parse::<TraceFormat>().unwrap_err().contains("allowed"));
+    assert!("xyz".parse::<TraceFormat>().unwrap_err().contains("allowed"));
 }
 
 #[test]
