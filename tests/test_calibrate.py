@@ -202,3 +202,42 @@ def test_spec_works_for_every_preset() -> None:
         assert 0 <= sheet["consistency"]["lowest_1s_iops"] <= figs["4KB random write"]["peak"], drive_id
         c = sheet["consistency"]
         assert c["lowest_1s_iops"] <= c["steady_state_min_iops"] <= c["steady_state_mean_iops"] <= c["peak_1s_iops"], drive_id
+
+
+def test_measured_results_become_a_table_that_calibrate_and_fit_read(tmp_path: Path) -> None:
+    """Issue 18: results measured elsewhere (here a simulated 'real' drive's, as
+    fio-import or review --device write them) become a calibration table of
+    another drive file; calibrate compares figure by figure; --quick results are left out."""
+    real = tmp_path / "real.json"
+    real.write_text(json.dumps(make_drive(dies=4, blocks=160, pages=128, drive_id="real-lab")))
+    twin_cfg = make_drive(dies=4, blocks=160, pages=128, drive_id="twin")
+    twin_cfg["nand"]["tprog_ns"] *= 2  # a twin with programs twice as slow
+    twin = tmp_path / "twin.json"
+    twin.write_text(json.dumps(twin_cfg))
+    res = tmp_path / "res"
+    for test in ("corners-4k-random-read-qd3", "rated"):
+        cp = run_cli("test", test, "--drive", str(real), "--output", str(res / f"{test}.json"))
+        assert cp.returncode == 0, cp.stderr
+    cp = run_cli("test", "corners-seq-write-128k", "--drive", str(real), "--quick", "--output", str(res / "quick.json"))
+    assert cp.returncode == 0, cp.stderr
+
+    cp = run_cli("table", str(res), "--drive", str(twin), "--out", str(tmp_path / "t.csv"))
+    assert cp.returncode == 0, cp.stderr
+    assert "1 result(s) of the quick profile left out" in cp.stderr
+    rows = load_table(tmp_path / "t.csv")
+    assert {r.suite_test for r in rows} == {"corners-4k-random-read-qd3", "rated"}
+    assert all(r.drive_id == str(twin) and r.kind == "measured" for r in rows)
+    # the same drive reproduces its own figures exactly; the slower twin misses the write figures only
+    same = calibrate([r.__class__(**{**r.__dict__, "drive_id": str(real)}) for r in rows], jobs=1, stream=None)
+    assert all(abs(r["error"]) < 1e-9 for r in same)
+    out = calibrate(rows, jobs=1, stream=None)
+    writes = [r for r in out if "write" in r["measure"]]
+    reads = [r for r in out if "read" in r["measure"]]
+    assert writes and all(r["error"] < -0.10 for r in writes), [(r["measure"], r["error"]) for r in writes]
+    assert reads and all(abs(r["error"]) < 0.10 for r in reads), [(r["measure"], r["error"]) for r in reads]
+
+    only_quick = tmp_path / "q"
+    only_quick.mkdir()
+    (only_quick / "quick.json").write_text((res / "quick.json").read_text())
+    cp = run_cli("table", str(only_quick), "--drive", str(twin), "--out", str(tmp_path / "q.csv"))
+    assert_one_line_error(cp, "--quick")

@@ -185,6 +185,10 @@ def cases(f: Files) -> List[Case]:
     report = ["report", str(f.fio_json), "--out", f.out("rep")]
     add(report, "#1", infile_values(f))
     add(report, "--out", outdir_values(f))
+    table = ["table", str(f.fio_json), "--drive", d, "--out", f.out("t.csv")]
+    add(table, "#1", infile_values(f))
+    add(table, "--drive", drive_values(f))
+    add(table, "--out", outfile_values(f))
     cal = ["calibrate", "--table", str(f.table), "--jobs", "1"]
     for flag, values in [("--table", infile_values(f)), ("--drive", ["no-such-preset"]), ("--kind", CHOICE), ("--seed", SEED),
                          ("--output", outfile_values(f)), *runner]:

@@ -106,6 +106,20 @@ def add_parsers(sub: Any) -> None:
     rep.add_argument("--out", required=True, metavar="DIR", help="output directory")
     rep.set_defaults(func=cmd_report)
 
+    tab = sub.add_parser(
+        "table",
+        help="turn measured results (a real drive's) into a calibration table for calibrate/fit --table",
+        description="Write every throughput figure (MB/s, IOPS) of the results given (directories are searched for "
+        "*.json results documents: a real drive's from 'review --device' or 'fio-import', or any review) as rows of "
+        "a calibration table whose drive is --drive. Then 'ssdlab calibrate --table FILE' compares that simulated "
+        "drive with the measured one, figure by figure, and 'ssdlab fit --drive DRIVE --table FILE' fits it.",
+    )
+    tab.add_argument("results", nargs="+", help="results files or directories")
+    add_drive(tab, "the simulated drive the rows are compared with: a preset id or a .toml/.json file", default=None,
+              metavar="DRIVE")
+    tab.add_argument("--out", required=True, type=output_file, metavar="FILE", help="the table to write (CSV)")
+    tab.set_defaults(func=cmd_table)
+
     c = sub.add_parser(
         "calibrate",
         help="run every published figure of the presets through the suite and compare",
@@ -246,6 +260,34 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     page = build_report(docs, args.out, command=command_line())
     print(f"ssdlab report: {len(docs)} results from {len({d['drive']['hash'] for d in docs})} drive(s); report {page}")
+    return EXIT_OK
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from ..drive import Drive
+    from ..suite.calibrate import table_from_results, write_table
+
+    if not args.drive:
+        raise UsageError("argument --drive: required (the simulated drive the measured figures are compared with)")
+    Drive.load(args.drive)  # a bad drive is an error now, not at calibrate time
+    try:
+        docs = load_results(args.results)
+    except (FileNotFoundError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    rows = table_from_results(docs, args.drive)
+    quick = sum(1 for d in docs if d.get("manifest", {}).get("profile", "full") != "full")
+    if not rows:
+        why = (f"; {quick} of the {len(docs)} results were run with --quick (shortened runtimes and spans), which "
+               "calibrate does not compare with: run them without --quick") if quick else ""
+        raise UsageError(f"no throughput figure of a suite test in {', '.join(args.results)} (tests such as "
+                         f"corners-4k-random-read-qd3, as-ssd, atto){why}")
+    if quick:
+        print(f"ssdlab table: {quick} result(s) of the quick profile left out (calibrate runs the full one)", file=sys.stderr)
+    write_table(rows, Path(args.out))
+    drives = sorted({d["drive"]["id"] for d in docs})
+    print(f"ssdlab table: {len(rows)} figure(s) of {len({r['suite_test'] for r in rows})} test(s) from "
+          f"{', '.join(drives)} written to {args.out}, compared with {args.drive}; "
+          f"next: ssdlab calibrate --table {args.out}")
     return EXIT_OK
 
 

@@ -37,6 +37,8 @@ __all__ = [
     "Published",
     "CalibrationError",
     "load_table",
+    "table_from_results",
+    "write_table",
     "suite_figure",
     "figure_value",
     "calibrate_drive",
@@ -154,6 +156,58 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
     if kinds:
         rows = [r for r in rows if r.kind in kinds]
     return rows
+
+
+def table_from_results(docs: Sequence[Mapping[str, Any]], drive_id: str) -> List[Dict[str, str]]:
+    """Calibration-table rows (``TABLE_FIELDS``) from measured results
+    documents: every throughput figure (MB/s, IOPS) of every suite test in
+    ``docs`` (a real drive's results from ``review --device`` or
+    ``fio-import``, or any review), to be compared with the simulated
+    ``drive_id`` (a preset id or drive file) by ``calibrate --table`` or
+    fitted by ``fit --table``. Tests that are not throughput tests of this
+    suite are left out, and so are results of the ``quick`` profile (its
+    runtimes and spans are shortened; calibrate runs the full one)."""
+    rows: List[Dict[str, str]] = []
+    for doc in sorted(docs, key=lambda d: (d["drive"]["id"], d["test"]["id"])):
+        if doc.get("manifest", {}).get("profile", "full") != "full":
+            continue
+        test = find_test(doc["test"]["id"])
+        if test is None or test["summary"] != "throughput":
+            continue
+        where = {s["measure"]: (run, s) for run in test["runs"] for s in run["steps"] if "measure" in s}
+        for f in doc.get("figures", []):
+            unit = f.get("unit")
+            if unit not in _UNIT_CHART or f.get("chart") != f"{test['id']}.{_UNIT_CHART[unit]}":
+                continue
+            value = f.get("value")
+            if f.get("label") not in where or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                continue
+            run, step = where[f["label"]]
+            m = doc.get("manifest", {})
+            rows.append({
+                "drive_id": drive_id,
+                "published_drive": doc["drive"].get("name") or doc["drive"]["id"],
+                "test": f"{test['title']}: {f['label']}",
+                "state": str(run.get("state", {}).get("state", "")),
+                "data_pattern": str(step.get("data_pattern", "")),
+                "iodepth": str(step.get("iodepth", "")),
+                "value": repr(float(value)),
+                "unit": unit,
+                "kind": "measured",
+                "source": f"results of {doc['drive']['id']} ({m.get('timestamp', 'no date')}; {m.get('command', 'no command')})",
+                "suite_test": test["id"],
+                "measure": f["label"],
+                "note": "",
+            })
+    return rows
+
+
+def write_table(rows: Sequence[Mapping[str, str]], path: Path) -> None:
+    """Write calibration-table rows as CSV with the table's columns."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=TABLE_FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
 
 
 def suite_figure(doc: Dict[str, Any], test_id: str, label: str, unit: str) -> Optional[float]:
