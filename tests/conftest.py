@@ -225,3 +225,26 @@ def scheduler_address() -> Iterator[str]:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   memory_limit=0) as c:
         yield c.scheduler_address
+
+
+@contextlib.contextmanager
+def attached_loop_device(tmp_path: Path, size_bytes: int) -> Iterator[str]:
+    """A loop block device over a sparse image of ``size_bytes`` in
+    ``tmp_path``, detached afterwards; skips (with the reason) where losetup
+    is missing, the tests do not run as root or the container cannot attach one."""
+    losetup = shutil.which("losetup")
+    if losetup is None:
+        pytest.skip("losetup is not installed")
+    if os.geteuid() != 0:
+        pytest.skip("attaching a loop device needs root")
+    img = tmp_path / "loop.img"
+    with open(img, "wb") as f:
+        f.truncate(size_bytes)
+    cp = subprocess.run([losetup, "--find", "--show", str(img)], capture_output=True, text=True)
+    if cp.returncode != 0:
+        pytest.skip(f"losetup cannot attach a loop device here: {cp.stderr.strip()}")
+    dev = cp.stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run([losetup, "--detach", dev], capture_output=True)

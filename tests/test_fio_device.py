@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -21,7 +20,7 @@ from typing import Any, Dict, Iterator, List
 import numpy as np
 import pytest
 
-from conftest import REPO, assert_one_line_error, make_drive, run_cli, ssdlab_command
+from conftest import REPO, assert_one_line_error, attached_loop_device, make_drive, run_cli, ssdlab_command
 from ssdlab.fio import run as fio_run
 from ssdlab.fio.errors import UnsafeTargetError
 from ssdlab.fio.iolog import rewrite_iolog
@@ -273,22 +272,8 @@ def test_a_fio_failure_is_recorded_as_not_run_and_the_review_goes_on(tmp_path: P
 
 @pytest.fixture
 def loop_device(tmp_path: Path) -> Iterator[str]:
-    losetup = shutil.which("losetup")
-    if losetup is None:
-        pytest.skip("losetup is not installed")
-    if os.geteuid() != 0:
-        pytest.skip("attaching a loop device needs root")
-    img = tmp_path / "loop.img"
-    with open(img, "wb") as f:
-        f.truncate(64 << 20)
-    cp = subprocess.run([losetup, "--find", "--show", str(img)], capture_output=True, text=True)
-    if cp.returncode != 0:
-        pytest.skip(f"losetup cannot attach a loop device here: {cp.stderr.strip()}")
-    dev = cp.stdout.strip()
-    try:
+    with attached_loop_device(tmp_path, 64 << 20) as dev:
         yield dev
-    finally:
-        subprocess.run([losetup, "--detach", dev], capture_output=True)
 
 
 @needs_fio

@@ -16,6 +16,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
+from conftest import attached_loop_device
 from ssdlab.errors import SsdlabError
 from ssdlab.fio import safety
 from ssdlab.fio.errors import UnsafeTargetError
@@ -217,22 +218,8 @@ def test_find_signatures_reads_a_file(tmp_path: Path) -> None:
 
 @pytest.fixture
 def loop_device(tmp_path: Path) -> Iterator[str]:
-    losetup = shutil.which("losetup")
-    if losetup is None:
-        pytest.skip("losetup is not installed")
-    if os.geteuid() != 0:
-        pytest.skip("attaching a loop device needs root")
-    img = tmp_path / "loop.img"
-    with open(img, "wb") as f:
-        f.truncate(32 << 20)
-    cp = subprocess.run([losetup, "--find", "--show", str(img)], capture_output=True, text=True)
-    if cp.returncode != 0:
-        pytest.skip(f"losetup cannot attach a loop device here: {cp.stderr.strip()}")
-    dev = cp.stdout.strip()
-    try:
+    with attached_loop_device(tmp_path, 32 << 20) as dev:
         yield dev
-    finally:
-        subprocess.run([losetup, "--detach", dev], capture_output=True)
 
 
 def test_a_loop_device_blank_then_formatted_then_held(loop_device: str) -> None:

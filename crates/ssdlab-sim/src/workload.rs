@@ -106,7 +106,8 @@ pub const MAX_BSSPLIT_SIZES: usize = 64;
 /// What `force = true` lets through, for messages.
 const FORCE_HINT: &str = "give force = true (ssdlab run --force) to run it anyway";
 
-const KEYS: &[&str] = &[
+/// Every key a job may have (anything else is an error naming it).
+pub const KEYS: &[&str] = &[
     "name",
     "rw",
     "readwrite",
