@@ -40,6 +40,8 @@ def add_parsers(sub: Any) -> None:
     what.add_argument("--profile", metavar="ID", help="a controller profile ('ssdlab drive parts')")
     what.add_argument("--part", metavar="ID", help="a NAND part with a datasheet range")
     what.add_argument("--drive", metavar="FILE", help="your drive file (with --table: your measurements)")
+    what.add_argument("--probe", metavar="DIR", help="a probe directory ('ssdlab probe'): fit a twin drive file to it "
+                      "(--out default DIR/twin.toml; provenance in the .json beside it)")
     f.add_argument("--table", metavar="FILE", help="the calibration table (default: the built-in one; with --drive: required)")
     add_fit_options(f, trials=40)
     f.add_argument("--start", choices=["committed", "center"], default="committed",
@@ -85,11 +87,57 @@ def format_fit(summary: Any) -> str:
     return "\n".join(lines)
 
 
+def _fit_probe(args: argparse.Namespace) -> int:
+    from ..cluster import Runner
+    from ..twin.fit import fit_twin
+    from ..twin.probe import load_probe
+
+    for flag in ("table", "free"):
+        if getattr(args, flag):
+            raise UsageError(f"argument --{flag}: does not apply to --probe (the probe's jobs are the rows; the twin's "
+                             "free parameters are fixed in ssdlab.twin.fit)")
+    if args.start != "committed" or args.perturb:
+        raise UsageError("--start/--perturb: a twin starts where the probe's features point")
+    load_probe(Path(args.probe))  # one clear error for a directory without a probe
+    out = Path(args.out if args.out else check_output(str(Path(args.probe) / "twin.toml"), "--out"))
+    storage = args.storage or check_output(str(out.with_name(f"{out.stem}-fit.db")), "--storage")
+    if args.resume and not Path(storage).exists():
+        raise UsageError(f"--resume: no stored fit in {storage}")
+    if Path(storage).exists() and not args.resume:
+        Path(storage).unlink()  # a new fit of the twin replaces the last one's study
+    with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
+        rec = fit_twin(Path(args.probe), out, trials=args.trials, sampler=args.sampler, seed=args.fit_seed,
+                       runner=runner, storage=storage, resume=args.resume, command=command_line())
+    if args.json:
+        print_json(rec)
+    else:
+        print(format_twin(rec))
+        print(f"twin: {out} (provenance {out.with_suffix('.json')}); next: ssdlab twin-report {args.probe}")
+    return EXIT_INTERRUPTED if rec["fit"]["interrupted"] else EXIT_OK
+
+
+def format_twin(rec: Any) -> str:
+    f = rec["fit"]
+    lines = [f"twin {rec['twin_id']} of {rec['source']}: {f['trials']} trials; objective (RMS of probe-job rate error / "
+             f"10%) {f['objective_start']:.3f} at the start -> {f['objective']:.3f}; worst job {f['worst']:.2f} tolerances",
+             f"  {'value':<36} {'':>14}  source"]
+    for k, v in rec["values"].items():
+        val = v["value"]
+        shown = f"{val:,}" if isinstance(val, int) and not isinstance(val, bool) else str(val)
+        lines.append(f"  {k:<36} {shown:>14}  {v['source']}")
+    lines.append(f"  {'probe job':<28} {'measured MB/s':>14} {'twin MB/s':>10} {'error':>7}")
+    for j in rec["probe_jobs"]:
+        lines.append(f"  {j['job']:<28} {j['measured_mbps']:>14,.1f} {j['twin_mbps']:>10,.1f} {j['error'] * 100:>+6.1f}%")
+    return "\n".join(lines)
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     from ..cluster import Runner
     from ..fit import drive_target, fit, profile_target
     from ..fit.output import diff_toml
 
+    if args.probe:
+        return _fit_probe(args)
     free = Path(args.free) if args.free else None
     if args.drive:
         if not args.table:

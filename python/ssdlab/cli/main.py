@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from .. import _core, interrupt
 from ..errors import DriveError, IntegrityError, SsdlabError
 from ..results import command_line, ssdlab_version
-from . import drives, fio, fit, run, suite, sweep, trace
+from . import drives, fio, fit, probe, run, suite, sweep, trace
 from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, prepare_outputs
 
 __all__ = ["build_parser", "main"]
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ssdlab {ssdlab_version()} (engine {_core.version()})")
     sub = p.add_subparsers(
         dest="cmd",
-        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,sweep,fio,fio-run,"
+        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,probe,sweep,fio,fio-run,"
         "fio-check,fio-parse,fio-import}",
     )
     sub.required = True
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_parsers(sub)
     suite.add_parsers(sub)
     fit.add_parsers(sub)
+    probe.add_parsers(sub)
     sweep.add_parsers(sub)
     fio.add_parsers(sub)
     return p

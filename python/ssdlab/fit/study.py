@@ -11,7 +11,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..cluster import Runner
 from .evaluate import Evaluation, evaluate_many
@@ -20,6 +20,9 @@ from .params import FitError, Target
 __all__ = ["FitResult", "fit", "fit_many", "SAMPLERS", "study_name"]
 
 SAMPLERS = ("cmaes", "tpe")
+
+#: Simulates a batch of (target, values) on the runner with a seed.
+Evaluator = Callable[[Sequence[Tuple[Target, Mapping[str, Any]]], Runner, int], List[Evaluation]]
 
 
 def _optuna() -> Any:
@@ -148,11 +151,14 @@ def _open(target: Target, optuna: Any, sampler: str, seed: int, trials: int, sto
 def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes", seed: int = 1,
              storage: Optional[str] = None, resume: bool = False, starts: Optional[Sequence[Dict[str, Any]]] = None,
              batch: Optional[int] = None, runner: Optional[Runner] = None, stream: Optional[TextIO] = sys.stderr,
-             sim_seed: int = 1) -> List[FitResult]:
+             sim_seed: int = 1, evaluate: Optional[Evaluator] = None) -> List[FitResult]:
     """Fit every target (``trials`` each, ``batch`` asked at once per target:
     default the runner's workers), all batches simulated together. ``starts``:
-    the first trial of each (default the committed values). On Ctrl-C the
+    the first trial of each (default the committed values). ``evaluate``: how
+    a batch of (target, values) is simulated (default: the calibration rows,
+    :func:`evaluate_many`; a twin's fit simulates its probe). On Ctrl-C the
     results so far come back marked interrupted."""
+    evaluate_batch: Evaluator = evaluate or evaluate_many
     optuna = _optuna()
     if trials < 1:
         raise FitError("--trials must be at least 1")
@@ -167,7 +173,7 @@ def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes"
         # the committed values once (kept in the study for --resume)
         need = [f for f in fits if f.committed is None]
         if need:
-            for f, ev in zip(need, evaluate_many([(f.target, f.target.committed()) for f in need], run, sim_seed)):
+            for f, ev in zip(need, evaluate_batch([(f.target, f.target.committed()) for f in need], run, sim_seed)):
                 f.committed = ev
                 f.study.set_user_attr("committed_simulated", ev.simulated)
         try:
@@ -193,7 +199,7 @@ def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes"
                         break
                     continue
                 try:
-                    evs = evaluate_many([(f.target, v) for f, _, v in asked], run, sim_seed)
+                    evs = evaluate_batch([(f.target, v) for f, _, v in asked], run, sim_seed)
                 except KeyboardInterrupt:
                     for f, trial, _ in asked:
                         f.study.tell(trial, state=optuna.trial.TrialState.FAIL)

@@ -1,0 +1,189 @@
+"""What a probe reveals: each feature from the figures of the jobs that
+measure it (:mod:`ssdlab.twin.probe`), with its unit, a confidence and how
+it was derived. Every feature is a black-box estimate: it uses only what fio
+measures on a real drive (rates, latencies, per-second IOPS), never the
+simulator's internals.
+
+Confidence: ``high`` when the jobs bound the value tightly, ``medium`` when it
+rests on one assumption stated in ``how``, ``low`` when the probe only bounds
+it (the fit of a twin then decides it), and ``none`` when the jobs that
+measure it did not run (a value of None)."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Dict, List, Mapping, Optional
+
+__all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS"]
+
+#: The typical MLC program unit of the drives the probe targets (8KB pages,
+#: two planes) and its program time (IMFT 25nm L74A, docs/model.md): used only
+#: for the starting estimate of the dies from the sequential write rate.
+ASSUMED_PROGRAM_UNIT_BYTES = 16384
+ASSUMED_TPROG_NS = 1_300_000
+
+
+def feature(value: Any, unit: str, confidence: str, how: str) -> Dict[str, Any]:
+    return {"value": value, "unit": unit, "confidence": confidence, "how": how}
+
+
+def _get(figs: Mapping[str, Mapping[str, Any]], job: str, key: str) -> Optional[float]:
+    f = figs.get(job)
+    if not f:
+        return None
+    v = f.get(key)
+    return None if v is None else float(v)
+
+
+def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_slow: Optional[float]) -> Dict[str, Any]:
+    """The write buffer from bursts after idle: while it fills, the host
+    writes at r_fast and the buffer drains at r_slow, so a burst of S bytes
+    (S beyond what the buffer absorbs, S1) takes S1/r_fast + (S-S1)/r_slow;
+    S1 from each burst's time, and B = S1 (1 - r_slow / r_fast)."""
+    bursts = sorted(((int(f["io_bytes"]), float(f["runtime_s"]), float(f["mbps"]) * 1e6)
+                     for n, f in figs.items() if n.startswith("burst-") and f.get("runtime_s")), key=lambda x: x[0])
+    if not bursts or r_fast is None or r_slow is None:
+        return feature(None, "B", "none", "the burst jobs did not run")
+    if r_fast <= r_slow * 1.1:
+        return feature(None, "B", "none", f"bursts are no faster than the sustained write ({r_slow / 1e6:.0f} MB/s): "
+                       "the buffer is not visible in write rates")
+    estimates: List[float] = []
+    for s, t, r in bursts:
+        if r <= r_slow * 1.03 or t <= 0:
+            continue
+        s1 = (s / r_slow - t) / (1 / r_slow - 1 / r_fast)
+        if 0 < s1 < s:
+            estimates.append(s1 * (1 - r_slow / r_fast))
+    if not estimates:
+        if bursts[-1][2] >= r_fast * 0.9:
+            return feature(float(bursts[-1][0]), "B", "low", "every burst went at the fast rate: the buffer holds at "
+                           f"least the largest burst ({bursts[-1][0]:,} B)")
+        return feature(None, "B", "low", "no burst went faster than the sustained write: the buffer is smaller than "
+                       f"the smallest burst's share ({bursts[0][0]:,} B)")
+    b = statistics.median(estimates)
+    spread = (max(estimates) - min(estimates)) / b if len(estimates) > 1 else 1.0
+    conf = "high" if len(estimates) >= 2 and spread < 0.25 else "medium"
+    return feature(round(b), "B", conf, f"bursts after idle at {r_fast / 1e6:.0f} MB/s until full, draining at "
+                   f"{r_slow / 1e6:.0f} MB/s; median of {len(estimates)} burst(s), spread {spread:.0%}")
+
+
+def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
+    out: Dict[str, Dict[str, Any]] = {}
+    f = figs.get("torture")
+    series = list(f.get("iops_series") or []) if f else []
+    if len(series) < 20:
+        none = "the torture job did not run long enough (needs its per-second IOPS log)"
+        return {"gc_onset_bytes": feature(None, "B", "none", none), "spare_fraction": feature(None, "", "none", none),
+                "steady_write_iops": feature(None, "IOPS", "none", none)}
+    interval_s = float(f.get("interval_ms") or 1000) / 1e3  # type: ignore[union-attr]
+    initial = statistics.median(series[:5])
+    tail = series[int(len(series) * 0.8):]
+    steady = statistics.median(tail)
+    out["steady_write_iops"] = feature(round(steady, 1), "IOPS", "high" if len(tail) >= 20 else "medium",
+                                       "median 4KB QD32 random-write IOPS of the last 20% of the torture")
+    if initial < steady * 1.3:
+        out["gc_onset_bytes"] = feature(None, "B", "low", f"no fall from the initial rate ({initial:,.0f} IOPS) to the "
+                                        f"steady state ({steady:,.0f}): garbage collection costs little here")
+        out["spare_fraction"] = feature(None, "", "low", "no GC onset seen in the torture")
+        return out
+    cut = steady + 0.5 * (initial - steady)
+    k = next((i for i, x in enumerate(series) if x < cut), len(series))
+    written = sum(series[:k]) * interval_s * 4096
+    conf = "high" if k >= 5 and k < len(series) * 0.8 else "medium"
+    out["gc_onset_bytes"] = feature(round(written), "B", conf,
+                                    f"4KB random writes after the fill ran at {initial:,.0f} IOPS for {k * interval_s:.0f} s "
+                                    f"before falling below {cut:,.0f} (halfway to the steady {steady:,.0f})")
+    out["spare_fraction"] = feature(round(written / capacity_bytes, 4), "", conf,
+                                    "bytes written past the capacity before garbage collection bit, over the capacity "
+                                    "(less than the spare area by the blocks the drive keeps free)")
+    return out
+
+
+def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
+    """Every feature from a probe's figures by job name."""
+    F: Dict[str, Dict[str, Any]] = {}
+    F["capacity_bytes"] = feature(capacity_bytes, "B", "high", "the size of the target")
+    fast = [(_get(figs, n, "mbps") or 0.0) for n in ("seqread-128k-qd32", "randread-128k-qd32")]
+    fast += [float(f["mbps"]) for n, f in figs.items() if n.startswith("burst-")]
+    link = max(fast) * 1e6 if any(fast) else None
+    F["link_bytes_per_s"] = feature(None if link is None else round(link), "B/s", "medium",
+                                    "the fastest large transfer measured (128KB reads at QD32, write bursts): the host "
+                                    "link's usable rate or less")
+    seq_w = _get(figs, "seqwrite-128k-qd32", "mbps")
+    F["seq_write_bytes_per_s"] = feature(None if seq_w is None else round(seq_w * 1e6), "B/s", "high",
+                                         "128KB QD32 sequential write of incompressible data on a clean drive")
+    bursts = [float(f["mbps"]) * 1e6 for n, f in figs.items() if n.startswith("burst-")]
+    r_fast = max([x for x in (link, *bursts) if x], default=None)
+    F["write_buffer_bytes"] = _buffer(figs, r_fast, None if seq_w is None else seq_w * 1e6)
+    r1 = _get(figs, "randread-4k-qd1", "clat_mean_us")
+    u1 = _get(figs, "unwritten-read", "clat_mean_us")
+    F["read_latency_4k_us"] = feature(r1, "us", "high", "4KB random read at QD1, written data")
+    F["unwritten_read_latency_us"] = feature(u1, "us", "high" if u1 is not None else "none",
+                                             "4KB random read at QD1 of LBAs holding no data")
+    F["unwritten_reads_from_map"] = feature(None if r1 is None or u1 is None else bool(u1 < 0.6 * r1), "", "high"
+                                            if u1 is not None else "none",
+                                            "an unwritten LBA answered in well under a die read's time (< 60%)")
+    iops32 = _get(figs, "randread-4k-qd32", "iops")
+    F["read_iops_4k_qd32"] = feature(iops32, "IOPS", "high", "4KB random read at QD32")
+    F["write_iops_4k_qd32"] = feature(_get(figs, "randwrite-4k-qd32", "iops"), "IOPS", "high",
+                                      "4KB random write at QD32 on a clean drive")
+    F["write_latency_4k_us"] = feature(_get(figs, "randwrite-4k-qd1", "clat_mean_us"), "us", "high",
+                                       "4KB random write at QD1 on a clean drive")
+    dies = None if seq_w is None else max(1, round(seq_w * 1e6 * ASSUMED_TPROG_NS / 1e9 / ASSUMED_PROGRAM_UNIT_BYTES))
+    F["dies"] = feature(dies, "", "low", f"the clean sequential write rate over {ASSUMED_PROGRAM_UNIT_BYTES} B per "
+                        f"{ASSUMED_TPROG_NS / 1e6:.1f} ms program (typical 2011-2013 MLC): a starting point the fit "
+                        "moves (a drive bound elsewhere has more dies than this says)")
+    F["page_size_bytes"] = feature(None, "B", "low", "not separable from the die count and program time by rates "
+                                   "alone: the fit of a twin chooses it among 4, 8 and 16 KiB")
+    # data reduction
+    inc = _get(figs, "seqwrite-incompressible", "mbps")
+    for pattern in ("compressible", "repeated", "zeros"):
+        r = _get(figs, f"seqwrite-{pattern}", "mbps")
+        ratio = _ratio(inc, r)
+        bound = link is not None and r is not None and r * 1e6 >= 0.95 * link
+        if pattern == "compressible":
+            F["data_reduction"] = feature(None if ratio is None else bool(ratio < 1 / 1.2), "", "high" if ratio else "none",
+                                          "compressible data (fio buffer_compress_percentage=90) written at least "
+                                          "1.2x as fast as incompressible data")
+        reduced = ratio is not None and ratio < 1 / 1.2
+        F[f"{pattern}_stored_fraction"] = feature(
+            None if ratio is None else (round(max(0.25, ratio), 3) if reduced else 1.0), "",
+            "none" if ratio is None else ("low" if reduced and bound else "medium"),
+            f"incompressible / {pattern} sequential write rate (a drive that stores fewer bytes writes faster by "
+            "that much while the NAND binds)" + ("; the reducible write reached the link, so the stored fraction is "
+                                                 "at most this" if reduced and bound else ""))
+    # read-ahead
+    thr = None
+    for qd in (1, 2, 4):
+        ratio = _ratio(_get(figs, f"seqread-4k-qd{qd}", "iops"), _get(figs, f"randread-4k-qd{qd}", "iops"))
+        if ratio is not None and ratio > 1.4:
+            thr = qd
+            break
+    seen = any(_get(figs, f"seqread-4k-qd{q}", "iops") is not None for q in (1, 2, 4))
+    F["readahead"] = feature(thr is not None if seen else None, "", "high" if seen else "none",
+                             "sequential 4KB reads at least 1.4x as fast as random ones at the same depth (1, 2 or 4)")
+    F["readahead_min_qd"] = feature(thr, "", "medium" if thr else ("high" if seen else "none"),
+                                    "the lowest depth at which sequential reads beat random ones")
+    F.update(_onset(figs, capacity_bytes))
+    # state behaviours
+    clean = _get(figs, "seqwrite-128k-qd32", "mbps")
+    dirty = _get(figs, "dirty-seqwrite", "mbps")
+    F["dirty_seq_write_ratio"] = feature(None if dirty is None or not clean else round(dirty / clean, 3), "",
+                                         "high" if dirty is not None else "none",
+                                         "128KB sequential write right after the torture / on a clean drive")
+    steady = F["steady_write_iops"]["value"]
+    idle = _get(figs, "after-idle-randwrite", "iops")
+    F["idle_recovery_ratio"] = feature(None if idle is None or not steady else round(idle / steady, 3), "",
+                                       "high" if idle is not None and steady else "none",
+                                       "4KB random-write IOPS after idle time / the steady state: above 1.5 the drive "
+                                       "cleans blocks while idle")
+    after_trim = _get(figs, "after-trim-seqwrite", "mbps")
+    F["trim_recovery_ratio"] = feature(None if after_trim is None or not clean else round(after_trim / clean, 3), "",
+                                       "high" if after_trim is not None else "none",
+                                       "128KB sequential write after a full TRIM / on a clean drive: near 1 when "
+                                       "TRIM frees the blocks at once")
+    return F

@@ -1,0 +1,315 @@
+"""``ssdlab fit --probe DIR``: a drive file fitted to what a probe measured.
+
+The twin is a generic 2011-2013 SATA drive (controller profile
+``generic-2011``, NAND part ``imft-25nm-l74a``) with:
+
+- *measured* values, set from the probe's features: the capacity, the host
+  link, the write buffer, data reduction and its stored fractions, read-ahead
+  and its queue-depth threshold, the spare area (from the GC onset), whether
+  idle time cleans blocks;
+- *fitted* values: the free parameters below, moved jointly by Optuna
+  (:mod:`ssdlab.fit.study`, trials in parallel on the Dask runner) so that
+  the simulated ``clean`` stage of the probe reproduces the measured one (the
+  root mean square of each job's rate error over a 10% tolerance);
+- *assumed* values: everything else, from the generic profile and part.
+
+``DIR/twin.toml`` is the drive file, with where every value came from in its
+comments; ``DIR/twin.json`` records, for every value, ``measured``,
+``fitted`` (with the residual of the fit) or ``assumed``, and the residual of
+every probe job once the whole probe is simulated on the twin.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+
+from ..cluster import Runner
+from ..drive import Drive
+from ..errors import SsdlabError
+from ..fit.evaluate import Evaluation
+from ..fit.output import toml_value
+from ..fit.params import FreeParameter, Target
+from ..suite.calibrate import Published
+from .features import extract
+from .probe import CLEAN, FILL, capacity_of, figures_of, load_probe, run_probe_simulated
+
+__all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "build_doc", "probe_rows", "twin_target", "fit_twin",
+           "evaluate_twin", "simulate_probe_figures"]
+
+BASE_PROFILE = "generic-2011"
+BASE_PART = "imft-25nm-l74a"
+CHANNELS = 8
+#: The size assumed for a write buffer the probe could not see.
+ASSUMED_BUFFER_BYTES = 4 * 1024 * 1024
+#: The read-ahead window assumed when the probe sees a read-ahead.
+ASSUMED_READAHEAD_BYTES = 1024 * 1024
+#: Spare area assumed when the torture shows no GC onset.
+ASSUMED_SPARE_FRACTION = 0.07
+#: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
+_RESERVE_BLOCKS = 5
+
+
+def _fv(features: Mapping[str, Any], name: str) -> Any:
+    f = features.get(name) or {}
+    return f.get("value")
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    return min(max(x, lo), hi)
+
+
+def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
+    """The twin's free parameters, each starting where the features point."""
+    dies = _fv(features, "dies") or 16
+    r1 = _fv(features, "read_latency_4k_us")
+    u1 = _fv(features, "unwritten_read_latency_us")
+    from_map = _fv(features, "unwritten_reads_from_map")
+    r_iops = _fv(features, "read_iops_4k_qd32") or 40_000
+    w_iops = _fv(features, "write_iops_4k_qd32") or 40_000
+    # an unwritten LBA answered from the map costs the command's time and no die read:
+    # about command latency + read cost + 10 us of link and FIS exchange
+    cmd_read = (u1 - 10.0) * 1e3 - 5_000 if u1 and from_map else 2e9 / r_iops
+    cmd_read = _clamp(cmd_read, 1_000, 100_000)
+    tr = (r1 - u1) * 1e3 - 41_000 if r1 and u1 and from_map else 50_000  # less a page's transfer on the channel
+    slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
+    params = [
+        FreeParameter("nand.packages_per_channel", 1, 16, int(_clamp(round(dies / CHANNELS), 1, 16)), True, 1,
+                      f"dies = {CHANNELS} channels x this: read and write parallelism"),
+        FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
+        FreeParameter("nand.tr_ns", 20_000, 200_000, int(_clamp(tr, 20_000, 200_000)), True, 1000,
+                      "page read time: QD1 read latency beyond the controller's"),
+        FreeParameter("nand.tprog_ns", 200_000, 3_000_000, 1_300_000, True, 10_000,
+                      "page program time: the sustained write rate with the dies and page size"),
+        FreeParameter("controller.command_cost_read_ns", 1_000, 100_000,
+                      int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
+        FreeParameter("controller.command_cost_write_ns", 1_000, 100_000,
+                      int(_clamp(slots * 1e9 / w_iops, 1_000, 100_000)), True, 500,
+                      "firmware time per write: the QD32 write ceiling"),
+        FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
+        FreeParameter("controller.command_latency_ns", 1_000, 100_000, 5_000, True, 500,
+                      "time per command outside the slots: QD1 latency"),
+        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000, 1_000_000_000, True, 1_000_000,
+                      "the controller's write data path: a sequential write below the dies' rate"),
+    ]
+    if from_map is False:
+        params.append(FreeParameter("controller.unmapped_read_ns", 1_000, 500_000, 100_000, True, 1000,
+                                    "time to answer a read of an unwritten LBA (slower than a mapped read here)"))
+    return params
+
+
+def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: str, name: str = ""
+              ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """The twin's drive description (a dict for :meth:`Drive.load`) and the
+    provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
+    prov: Dict[str, Dict[str, Any]] = {}
+
+    def put(doc: Dict[str, Any], key: str, value: Any, source: str, why: str) -> None:
+        section, field = key.split(".", 1)
+        doc.setdefault(section, {})[field] = value
+        prov[key] = {"value": value, "source": source, "why": why}
+
+    cap = int(_fv(features, "capacity_bytes"))
+    doc: Dict[str, Any] = {"drive": {"id": drive_id, "name": name or f"Twin of {drive_id}",
+                                     "description": "a digital twin fitted by ssdlab to a probe (ssdlab probe, ssdlab fit --probe)",
+                                     "controller": BASE_PROFILE, "nand_part": BASE_PART}}
+    put(doc, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
+    link = _fv(features, "link_bytes_per_s")
+    if link:
+        put(doc, "host.link_bytes_per_s", int(link * 1.02), "measured",
+            "2% above the fastest large transfer measured (the link is never quite saturated)")
+    buf = _fv(features, "write_buffer_bytes")
+    if buf:
+        put(doc, "controller.write_buffer_bytes", int(max(buf, 256 * 1024)) // 4096 * 4096, "measured",
+            features["write_buffer_bytes"]["how"])
+    else:
+        put(doc, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
+            "the probe could not see the buffer: " + (features.get("write_buffer_bytes") or {}).get("how", ""))
+    if _fv(features, "readahead"):
+        put(doc, "controller.readahead_bytes", ASSUMED_READAHEAD_BYTES, "assumed", "read-ahead seen; its window assumed 1 MiB")
+        put(doc, "controller.readahead_min_qd", int(_fv(features, "readahead_min_qd") or 1), "measured",
+            "the lowest depth at which sequential 4KB reads beat random ones")
+    if _fv(features, "data_reduction"):
+        doc.setdefault("data_reduction", {})["enabled"] = True
+        prov["data_reduction.enabled"] = {"value": True, "source": "measured", "why": features["data_reduction"]["how"]}
+        put(doc, "data_reduction.metadata_bytes_per_unit", 64, "assumed", "SandForce-like metadata per 4KB")
+        link_bound = (features.get("compressible_stored_fraction") or {}).get("confidence") == "low"
+        for pattern in ("compressible", "repeated", "zeros"):
+            f = features.get(f"{pattern}_stored_fraction") or {}
+            v = f.get("value")
+            if v is None:
+                continue
+            if f.get("confidence") == "low" or (pattern != "compressible" and link_bound and v < 0.5):
+                # the write reached the link: the drive stores at most this share; take the best case (one
+                # 1KB granule per 4KB unit for compressed data, nothing beyond metadata for duplicates)
+                best = 0.25 if pattern == "compressible" else 0.0
+                put(doc, f"data_reduction.{pattern}_stored_fraction", best, "assumed",
+                    f"at most {v} (the write ran at the link); the best case assumed")
+            else:
+                put(doc, f"data_reduction.{pattern}_stored_fraction", float(v), "measured", f.get("how", ""))
+    idle = _fv(features, "idle_recovery_ratio")
+    if idle is not None:
+        put(doc, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
+            f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
+    # the fitted values, then what they imply
+    for k, v in values.items():
+        if k == "nand.page_size_log2":
+            put(doc, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
+        else:
+            put(doc, k, v, "fitted", "")
+    put(doc, "nand.channels", CHANNELS, "assumed", "8 channels, the common layout of the era")
+    put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
+    dies = CHANNELS * int(doc["nand"].get("packages_per_channel", 2))
+    page = int(doc["nand"].get("page_size_bytes", 8192))
+    planes, ppb = 2, 256
+    block = planes * ppb * page
+    onset = _fv(features, "gc_onset_bytes")
+    spare_bytes = onset if onset else cap * ASSUMED_SPARE_FRACTION
+    raw = cap + spare_bytes + dies * _RESERVE_BLOCKS * block
+    bpp = max(_RESERVE_BLOCKS + 4, math.ceil(raw / (dies * block)))
+    put(doc, "nand.blocks_per_plane", int(bpp), "measured" if onset else "assumed",
+        ("raw NAND = capacity + the bytes written past it before GC bit (the GC onset) + the free blocks the FTL keeps"
+         if onset else f"no GC onset seen: {ASSUMED_SPARE_FRACTION:.0%} spare assumed"))
+    return doc, prov
+
+
+def probe_rows(doc: Mapping[str, Any], twin_id: str, stages: Sequence[str] = (CLEAN,)) -> List[Published]:
+    """The measured probe jobs of ``stages`` as rows to fit (each job's MB/s,
+    10% tolerance). TRIM jobs are left out (their rate is not the drive's)."""
+    stage_of = {j["name"]: j for j in doc["jobs"]}
+    rows = []
+    for i, (name, f) in enumerate(figures_of(doc).items()):
+        j = stage_of[name]
+        if j["stage"] not in stages or j["direction"] == "trim" or not f.get("mbps"):
+            continue
+        o = j["options"]
+        rows.append(Published(line=i + 1, drive_id=twin_id, published_drive=str(doc["target"].get("drive_id", "")),
+                              test=name, state=j["stage"], data_pattern="-", iodepth=str(o.get("iodepth", 1)),
+                              value=float(f["mbps"]), unit="MB/s", kind="measured", source="probe",
+                              suite_test="probe", measure="mbps", note=j["feature"]))
+    return rows
+
+
+def simulate_probe_figures(item: Tuple[Dict[str, Any], int, float, Tuple[str, ...]]) -> Dict[str, Dict[str, Any]]:
+    """(drive dict, seed, budget, stages) -> the simulated probe's figures by
+    job (a module-level function: the runner's workers import it)."""
+    doc, seed, budget, stages = item
+    run = run_probe_simulated(Drive.load(doc), None, stages=stages, budget=budget, seed=seed)
+    return run.figures
+
+
+def evaluate_twin(jobs: Sequence[Tuple[Target, Mapping[str, Any]]], runner: Runner, seed: int = 1) -> List[Evaluation]:
+    """A batch of twins (target, values): each twin's probe simulated on the
+    runner, compared job by job (an evaluator for :func:`ssdlab.fit.fit_many`)."""
+    out: List[Evaluation] = []
+    items: List[Tuple[Dict[str, Any], int, float, Tuple[str, ...]]] = []
+    index: List[int] = []
+    for k, (target, values) in enumerate(jobs):
+        ev = Evaluation(dict(values), list(target.rows), [None] * len(target.rows))
+        out.append(ev)
+        ctx = target.drives[target.id]
+        try:
+            doc, _ = build_doc(ctx.features, values, target.id)  # type: ignore[attr-defined]
+            Drive.load(doc)
+        except SsdlabError as e:
+            ev.error = str(e)
+            continue
+        items.append((doc, seed, ctx.budget, (CLEAN,)))  # type: ignore[attr-defined]
+        index.append(k)
+    for i, figs in runner.map(simulate_probe_figures, items, what="twin probes"):
+        ev = out[index[i]]
+        for n, r in enumerate(ev.rows):
+            f = figs.get(r.test)
+            ev.simulated[n] = None if f is None else float(f["mbps"])
+    return out
+
+
+class _Context:
+    """What the evaluator needs of a twin target (kept where Target keeps drives)."""
+
+    def __init__(self, features: Mapping[str, Any], budget: float) -> None:
+        self.features = dict(features)
+        self.budget = budget
+
+
+def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
+    features = probe_doc["features"]
+    params = free_parameters(features)
+    rows = probe_rows(probe_doc, twin_id)
+    if not rows:
+        raise SsdlabError("the probe measured none of the clean-stage jobs a twin is fitted to (was it interrupted at once?)")
+    _, budget = capacity_of(probe_doc)
+    ctx = _Context(features, budget)
+    return Target("twin", twin_id, params, rows, {twin_id: ctx}, {twin_id: [p.key for p in params]})  # type: ignore[dict-item]
+
+
+def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
+    lines = [f"# {h}" for h in header] + [""]
+    for section in ("drive", "host", "controller", "nand", "ftl", "data_reduction"):
+        if section not in doc:
+            continue
+        lines.append(f"[{section}]")
+        for k, v in doc[section].items():
+            p = prov.get(f"{section}.{k}")
+            if p is not None:
+                why = f" ({p['why']})" if p.get("why") else ""
+                resid = f", residual {p['residual']}" if "residual" in p else ""
+                lines.append(f"# {p['source']}{resid}{why}")
+            lines.append(f"{k} = {toml_value(v)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
+             storage: Optional[str] = None, resume: bool = False, stream: Optional[TextIO] = sys.stderr,
+             command: str = "", twin_id: Optional[str] = None) -> Dict[str, Any]:
+    """Fit a twin to the probe in ``probe_dir``; write the drive file ``out``
+    and ``out``'s ``.json`` provenance; return that provenance document."""
+    from ..fit.study import fit as run_fit
+    from ..results import ssdlab_version
+
+    doc = load_probe(probe_dir)
+    source_id = str(doc["target"].get("drive_id") or doc["target"].get("drive") or "drive")
+    tid = twin_id or f"twin-{Path(source_id).stem}"
+    target = twin_target(doc, tid)
+    result = run_fit(target, start=target.committed(), trials=trials, sampler=sampler, seed=seed, runner=runner,
+                     storage=storage, resume=resume, stream=stream, evaluate=evaluate_twin)
+    best = result.best
+    features = doc["features"]
+    drive_doc, prov = build_doc(features, best.values, tid)
+    for k in best.values:
+        key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k
+        prov[key]["residual"] = round(best.objective, 4)
+        prov[key]["why"] = next(p.why for p in target.params if p.key == k)
+    # the whole probe on the twin: how well it reproduces every job
+    cap, budget = capacity_of(doc)
+    twin_figs = simulate_probe_figures((drive_doc, seed, budget, (CLEAN, FILL)))
+    measured = figures_of(doc)
+    jobs = []
+    for name, f in measured.items():
+        t = twin_figs.get(name)
+        if not f.get("mbps") or t is None:
+            continue
+        jobs.append({"job": name, "measured_mbps": f["mbps"], "twin_mbps": t["mbps"], "error": t["mbps"] / f["mbps"] - 1})
+    twin_features = extract(twin_figs, cap)
+    header = [f"Digital twin of {source_id}, fitted by ssdlab {ssdlab_version()} to the probe in {probe_dir}",
+              f"({command or 'ssdlab.twin.fit_twin'}): {result.trials} trials ({sampler}, seed {seed}); objective "
+              f"(RMS of probe-job rate error / 10%) {result.committed.objective:.3f} at the start, {best.objective:.3f} fitted.",
+              f"Based on controller profile {BASE_PROFILE} and NAND part {BASE_PART}; every value set here says",
+              "whether it was measured by the probe, fitted to it, or assumed. Provenance: the .json beside this file."]
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(_toml_text(drive_doc, prov, header))
+    Drive.load(str(out))  # the file loads
+    record = {"schema": "ssdlab.twin", "schema_version": 1, "twin_id": tid, "source": source_id,
+              "manifest": {"seed": seed, "version": ssdlab_version(), "command": command, "probe": str(probe_dir),
+                           "drive_hash": Drive.load(str(out)).hash},
+              "fit": {"trials": result.trials, "sampler": sampler, "objective_start": result.committed.objective,
+                      "objective": best.objective, "worst": best.worst, "interrupted": result.interrupted,
+                      "rows": best.row_dicts()},
+              "values": prov, "probe_jobs": jobs, "twin_features": twin_features}
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    return record

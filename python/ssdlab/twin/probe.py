@@ -1,0 +1,416 @@
+"""``ssdlab probe``: one fixed list of diagnosis jobs, each with the internal
+feature it reveals and why, run through fio on a real device or file, or on
+a simulated drive (the same job file either way), then the features
+extracted from what was measured (:mod:`ssdlab.twin.features`).
+
+The jobs run in two stages. ``clean`` (after a TRIM of the whole target)
+measures what a drive does before garbage collection: the write buffer
+(bursts after idle), random and sequential writes and reads at several
+queue depths and transfer sizes, data reduction, read-ahead, reads of
+unwritten LBAs. ``fill`` fills the target, writes 4KB at random past its
+capacity (garbage collection starts when the spare area is used up), and
+measures a sequential write on the dirty drive, recovery by idle time, and
+a sequential write after a full TRIM. The fit of a twin
+(:mod:`ssdlab.twin.fit`) simulates the ``clean`` stage many times; the
+``fill`` stage sets the spare area and the state behaviours directly.
+
+Layout of ``--out DIR``: ``probe.json`` (the target, every job with its
+feature and figures, the features, wall time, manifest), ``fio/probe.fio``
+(the job file as run), ``fio/probe.json`` (fio's JSON) and the fio logs
+under ``fio/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+
+from ..errors import SsdlabError
+from ..suite.fio import DATA_PATTERN_OPTIONS
+
+__all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
+           "ProbeRun", "job_figures", "CLEAN", "FILL", "BUDGETS", "probe_document", "save_probe", "load_probe",
+           "figures_of", "capacity_of"]
+
+PROBE_SCHEMA = "ssdlab.probe"
+CLEAN = "clean"
+FILL = "fill"
+
+#: --budget names: a factor on every runtime and on the sizes of the state writes.
+BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """One diagnosis job: fio ``options`` (beyond the shared header), the
+    ``stage``, the ``feature`` it reveals and ``why``, the direction its
+    figures come from (``read``, ``write`` or ``trim``), and whether fio
+    logs its IOPS and bandwidth per ``log_ms``."""
+
+    name: str
+    stage: str
+    feature: str
+    why: str
+    options: Dict[str, Any]
+    direction: str
+    log_ms: int = 0
+
+    @property
+    def block_bytes(self) -> int:
+        bs = str(self.options.get("bs", "4k")).lower()
+        mult = {"k": KiB, "m": MiB, "g": GiB}.get(bs[-1], 1)
+        return int(bs[:-1] if bs[-1] in "kmg" else bs) * mult
+
+
+def _align(n: float, unit: int = MiB) -> int:
+    return max(unit, int(n) // unit * unit)
+
+
+def _secs(s: float) -> str:
+    return f"{int(round(max(s, 0.2) * 1000))}ms"
+
+
+def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> List[ProbeJob]:
+    """The probe for a target of ``capacity_bytes`` (``budget``: factor on
+    runtimes and state-write sizes; ``trim``: the target accepts TRIM)."""
+    if capacity_bytes < 256 * MiB:
+        raise SsdlabError(f"the probe needs a target of at least 256 MiB; this one has {capacity_bytes:,} B")
+    b = float(budget)
+    cap = capacity_bytes
+    read_span = _align(min(8 * GiB, cap // 4))
+    write_span = _align(min(8 * GiB, cap // 4))
+    red_span = _align(min(1 * GiB, cap // 16))
+    w0, d0 = read_span, read_span + write_span
+    t_short = _secs(1.0 * b)
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
+    jobs: List[ProbeJob] = []
+
+    def add(name: str, stage: str, feature: str, why: str, direction: str, log_ms: int = 0, **opts: Any) -> None:
+        jobs.append(ProbeJob(name, stage, feature, why, opts, direction, log_ms))
+
+    if trim:
+        add("erase", CLEAN, "starting state", "a TRIM of the whole target leaves no valid data, as a secure erase would "
+            "(the probe issues no ATA SECURITY ERASE)", "trim", rw="trim", bs="64m")
+    add("unwritten-read", CLEAN, "unwritten-LBA reads",
+        "4KB reads of LBAs that hold no data: a drive that answers them from its map is much faster than a die read",
+        "read", rw="randread", bs="4k", iodepth=1, size=read_span, time_based=1, runtime=t_short)
+    # write buffer: bursts after idle, growing; a burst the buffer absorbs goes at link speed
+    off = d0
+    for s in (8 * MiB, 32 * MiB, 128 * MiB, 512 * MiB, 2 * GiB):
+        if off + s > cap:
+            break
+        label = f"{s // MiB}m" if s < GiB else f"{s // GiB}g"
+        add(f"burst-{label}", CLEAN, "write buffer size",
+            "a burst after idle time (3 s, at least 1 s) goes at the host link's rate while the write buffer takes it; where the rate "
+            "falls to the NAND's, the buffer is full", "write", rw="write", bs="128k", iodepth=32, offset=off, size=s,
+            startdelay=_secs(max(1.0, 3.0 * b)), **inc)
+        off += s
+    for qd in (1, 4, 32):
+        add(f"randwrite-4k-qd{qd}", CLEAN, "write parallelism and command cost",
+            "4KB random writes on a clean drive: QD1 gives the write latency (command cost, buffer), QD32 the "
+            "controller's and the dies' ceiling", "write", rw="randwrite", bs="4k", iodepth=qd, offset=w0,
+            size=write_span, time_based=1, runtime=t_short, **inc)
+    add("seqwrite-128k-qd32", CLEAN, "NAND program bandwidth",
+        "a sequential write over the read span on a clean drive: dies x program unit / tPROG, or the link",
+        "write", rw="write", bs="128k", iodepth=32, offset=0, size=read_span, **inc)
+    add("seqwrite-128k-qd1", CLEAN, "write latency of large transfers",
+        "128KB writes one at a time: the buffer and the link per transfer", "write", rw="write", bs="128k",
+        iodepth=1, offset=d0, size=red_span, **inc)
+    for pattern in ("incompressible", "compressible", "repeated", "zeros"):
+        add(f"seqwrite-{pattern}", CLEAN, "data reduction",
+            f"a sequential write of {pattern} data: a drive that compresses or deduplicates writes reducible data "
+            "faster than incompressible data (stored bytes / host bytes ~ the ratio of the rates)", "write",
+            rw="write", bs="128k", iodepth=32, offset=d0, size=red_span, **DATA_PATTERN_OPTIONS[pattern])
+    for qd in (1, 2, 4, 8, 16, 32):
+        add(f"randread-4k-qd{qd}", CLEAN, "read parallelism",
+            "4KB random reads of written data: QD1 gives the die read time plus the controller's, the knee over "
+            "queue depth the dies that work at once", "read", rw="randread", bs="4k", iodepth=qd, size=read_span,
+            time_based=1, runtime=t_short)
+    for bs in ("8k", "16k", "32k", "64k", "128k", "512k"):
+        add(f"randread-{bs}-qd1", CLEAN, "page and stripe size",
+            "random reads one at a time against transfer size: the step where a transfer needs another page read "
+            "or another die", "read", rw="randread", bs=bs, iodepth=1, size=read_span, time_based=1, runtime=t_short)
+    add("randread-128k-qd32", CLEAN, "read bandwidth", "large random reads at depth: the dies' read bandwidth or the link",
+        "read", rw="randread", bs="128k", iodepth=32, size=read_span, time_based=1, runtime=t_short)
+    for qd in (1, 32):
+        add(f"seqread-128k-qd{qd}", CLEAN, "link and read-ahead",
+            "sequential 128KB reads: at QD32 the host link's ceiling; at QD1 whether the drive reads ahead",
+            "read", rw="read", bs="128k", iodepth=qd, size=read_span, time_based=1, runtime=t_short)
+    for qd in (1, 2, 4):
+        add(f"seqread-4k-qd{qd}", CLEAN, "read-ahead and its queue-depth threshold",
+            "sequential 4KB reads against random ones at the same depth: a read-ahead serves them from the buffer, "
+            "from the depth at which the firmware detects the stream", "read", rw="read", bs="4k", iodepth=qd,
+            size=read_span, time_based=1, runtime=t_short)
+    # the state: fill, write past the capacity, dirty, idle, TRIM
+    add("fill", FILL, "sequential write of the whole drive",
+        "every LBA written once in order: the first-pass sequential rate", "write", log_ms=1000, rw="write",
+        bs="128k", iodepth=32, **inc)
+    # long enough to write 35% of the capacity at 100 MB/s: past the spare area of the drives of the era
+    # (7-28%) and on into the steady state
+    torture_s = max(60.0, 0.35 * cap / 100e6) * b
+    add("torture", FILL, "spare area, GC onset and steady state",
+        "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
+        "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
+        "write", log_ms=1000, rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(torture_s), **inc)
+    dirty_size = _align(min(2 * GiB * b, cap // 8))
+    add("dirty-seqwrite", FILL, "sequential write on a dirty drive",
+        "a sequential write right after random writes: how much garbage collection costs a large write",
+        "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
+    add("after-idle-randwrite", FILL, "idle-time garbage collection",
+        "4KB random writes after idle time: faster than the steady state when the drive cleans blocks while idle",
+        "write", rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(5.0 * b),
+        startdelay=_secs(60.0 * b), **inc)
+    if trim:
+        add("trim-all", FILL, "TRIM response", "a TRIM of the whole drive after the torture", "trim", rw="trim", bs="64m")
+        add("after-trim-seqwrite", FILL, "TRIM response",
+            "a sequential write after the full TRIM: back near the clean rate when TRIM frees the blocks",
+            "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
+    return jobs
+
+
+def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[str] = None,
+                 size_bytes: Optional[int] = None, direct: bool = True) -> str:
+    """The probe as one fio job file: a ``[global]`` header, then each job
+    behind a ``stonewall`` (``filename``/``size`` for a real target)."""
+    lines = ["# ssdlab probe: diagnosis jobs (ssdlab.twin.probe); every job's 'description' names the feature", "[global]"]
+    if filename is not None:
+        lines.append(f"filename={filename}")
+    if size_bytes is not None:
+        lines.append(f"size={size_bytes}")
+    lines += ["ioengine=libaio", f"direct={int(direct)}", "group_reporting=1", "norandommap=1", "randrepeat=0",
+              f"randseed={seed}", ""]
+    for j in jobs:
+        lines += [f"[{j.name}]", "stonewall", f"description={j.feature}"]
+        opts = dict(j.options)
+        if j.log_ms:
+            opts["log_avg_msec"] = j.log_ms
+            opts["write_iops_log"] = j.name
+            opts["write_bw_log"] = j.name
+        lines += [f"{k}={v}" for k, v in opts.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def job_figures(job: Any, direction: str) -> Dict[str, Any]:
+    """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
+    measured direction: IOPS, MB/s, mean and p99 completion latency (us),
+    bytes, runtime (s), and the per-interval IOPS when logged."""
+    d = getattr(job, direction)
+    lat = d.clat
+    out: Dict[str, Any] = {
+        "iops": d.iops, "mbps": d.mbps,
+        "io_bytes": d.io_bytes, "runtime_s": d.runtime_ms / 1e3,
+        "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
+        "clat_p99_us": None if lat is None or not lat.count else lat.percentile_us(99.0),
+    }
+    if job.iops_series is not None:
+        out["interval_ms"] = job.iops_series.interval_ms
+        out["iops_series"] = [float(x) for x in getattr(job.iops_series, direction)]
+    return out
+
+
+@dataclass
+class ProbeRun:
+    """What a probe measured: the target, the jobs and their figures (by job
+    name), notes, wall time, and whether it was interrupted."""
+
+    target: Dict[str, Any]
+    jobs: List[ProbeJob]
+    figures: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+    wall_time_s: float = 0.0
+    simulated_time_s: Optional[float] = None
+    interrupted: bool = False
+
+    def jobs_doc(self) -> List[Dict[str, Any]]:
+        out = []
+        for j in self.jobs:
+            d = asdict(j)
+            d["figures"] = self.figures.get(j.name)
+            out.append(d)
+        return out
+
+
+def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[ProbeJob]) -> Dict[str, Dict[str, Any]]:
+    from ..fio.jobfile import parse_jobfile_text
+    from ..fio.parse import read_fio_output
+
+    result = read_fio_output(json_path, log_dir, parse_jobfile_text(jobfile, "probe.fio"))
+    names = {j.name for j in result.jobs}
+    return {j.name: job_figures(result.job(j.name), j.direction) for j in jobs if j.name in names}
+
+
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL), budget: float = 1.0,
+                        seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None
+                        ) -> ProbeRun:
+    """The probe on a simulated drive (a ssdlab Drive, preset id or file):
+    fio's JSON and logs go to ``out_dir/fio`` (a temporary directory when
+    None). Ctrl-C keeps the finished jobs (``interrupted``)."""
+    import tempfile
+
+    from ..fio.jobfile import parse_jobfile_text
+    from ..fio.simulate import SimulatedRun, simulate, write_outputs
+    from ..sim import Simulator
+
+    t0 = time.perf_counter()
+    sim = Simulator(drive, seed=seed)
+    cap = int(sim.capacity_bytes)
+    jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages]
+    text = jobfile_text(jobs, seed=seed)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
+    interrupted = False
+    try:
+        srun = simulate(parse_jobfile_text(text, "probe.fio"), simulator=sim, progress=progress)
+    except KeyboardInterrupt as e:
+        partial: Optional[SimulatedRun] = getattr(e, "run", None)
+        if partial is None:
+            raise
+        srun = partial
+        interrupted = True
+    with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
+        fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
+        fio_dir.mkdir(parents=True, exist_ok=True)
+        (fio_dir / "probe.fio").write_text(text)
+        write_outputs(srun, fio_dir / "probe.json", fio_dir)
+        run.figures = _read_run(fio_dir / "probe.json", fio_dir, text, jobs)
+    run.simulated_time_s = sim.now_ns / 1e9
+    run.wall_time_s = time.perf_counter() - t0
+    run.interrupted = interrupted
+    return run
+
+
+def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
+                     budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
+                     stages: Sequence[str] = (CLEAN, FILL)) -> ProbeRun:
+    """The probe through fio on a real block device (``destroy_data`` must
+    name it when it holds a partition table or file system) or on a test file
+    ssdlab creates in a directory (or at a new path) and removes afterwards.
+    One fio run per job, so a failure or Ctrl-C keeps what finished."""
+    from ..fio.run import FileTarget, find_fio, fio_version, run_fio
+    from ..fio.safety import SystemView, capabilities, check_target
+    from ..suite.device import _check_file_size, _direct_io_works, default_file_size, target_drive_info
+
+    t0 = time.perf_counter()
+    view = SystemView()
+    check = check_target(target, destroy_data=destroy_data, view=view)
+    exe = find_fio(fio)
+    version = fio_version(exe)
+    caps = capabilities(check, view)
+    directory: Optional[str] = None
+    if check.kind == "block":
+        if size_bytes is not None:
+            raise SsdlabError("argument --size: applies to a file target; a block device is used whole")
+        if not check.size_bytes:
+            raise SsdlabError(f"cannot read the size of {check.path}")
+        capacity = int(check.size_bytes) // MiB * MiB
+    else:
+        directory = check.resolved if check.kind == "directory" else os.path.dirname(os.path.abspath(check.path))
+        if size_bytes is None:
+            capacity = default_file_size(directory)
+        else:
+            _check_file_size(directory, int(size_bytes))
+            capacity = int(size_bytes)
+        capacity = capacity // MiB * MiB
+    info = target_drive_info(check, capacity, version, view, directory)
+    trim = caps.trim is None
+    jobs = [j for j in probe_jobs(capacity, budget, trim=trim) if j.stage in stages]
+    run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
+                    "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
+    if not trim:
+        run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
+    fio_dir = Path(out_dir) / "fio"
+    fio_dir.mkdir(parents=True, exist_ok=True)
+    stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
+    try:
+        with (FileTarget(check.path, capacity) if check.kind != "block" else _same(check.resolved)) as path:
+            direct = True
+            if check.kind != "block" and not _direct_io_works(path):
+                direct = False
+                run.notes.append("the file system refuses O_DIRECT: buffered I/O (direct=0); the page cache takes part")
+            full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
+                                direct=direct)
+            (fio_dir / "probe.fio").write_text(full)
+            for i, job in enumerate(jobs):
+                part = fio_dir / f"{i:02d}-{job.name}"
+                text = jobfile_text([job], seed=seed, filename=path,
+                                    size_bytes=None if check.kind == "block" else capacity, direct=direct)
+                w0 = time.perf_counter()
+                stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
+                stream.flush()
+                frun = run_fio(text, part, fio=exe)
+                if frun.interrupted:
+                    raise KeyboardInterrupt()
+                if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
+                    run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
+                    continue
+                run.figures.update(_read_run(part / "fio-output.json", part, text, [job]))
+                stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
+    except KeyboardInterrupt:
+        run.interrupted = True
+    run.wall_time_s = time.perf_counter() - t0
+    return run
+
+
+class _same:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self) -> str:
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget: float, command: str,
+                   drive_hash: str = "") -> Dict[str, Any]:
+    """probe.json."""
+    from ..results import ssdlab_version
+
+    return {"schema": PROBE_SCHEMA, "schema_version": 1,
+            "manifest": {"seed": seed, "version": ssdlab_version(), "drive_hash": drive_hash, "command": command,
+                         "budget": budget},
+            "target": run.target, "budget": budget, "interrupted": run.interrupted, "notes": run.notes,
+            "wall_time_s": round(run.wall_time_s, 3), "simulated_time_s": run.simulated_time_s,
+            "features": features, "jobs": run.jobs_doc()}
+
+
+def save_probe(doc: Dict[str, Any], out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "probe.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load_probe(directory: Path) -> Dict[str, Any]:
+    path = Path(directory) / "probe.json"
+    if not path.is_file():
+        raise SsdlabError(f"{directory}: no probe.json (run 'ssdlab probe TARGET --out {directory}' first)")
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SsdlabError(f"{path}: not a probe document: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != PROBE_SCHEMA:
+        raise SsdlabError(f"{path}: not a probe document (schema {doc.get('schema') if isinstance(doc, dict) else None!r}, "
+                          f"expected {PROBE_SCHEMA!r})")
+    return doc
+
+
+def figures_of(doc: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The figures by job name of a probe document."""
+    return {j["name"]: j["figures"] for j in doc.get("jobs", []) if j.get("figures")}
+
+
+def capacity_of(doc: Mapping[str, Any]) -> Tuple[int, float]:
+    return int(doc["target"]["capacity_bytes"]), float(doc.get("budget", 1.0))
