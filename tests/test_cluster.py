@@ -38,8 +38,32 @@ def _strip(x: Any) -> Any:
     return x
 
 
+def _composed_drive() -> Drive:
+    """A drive of a profile and a part that sets one of the profile's values
+    back to the engine's default (command_slots = 1 over generic-2011's 2),
+    small enough to run fast."""
+    return Drive.load("generic-mlc-120").with_changes({
+        "drive.id": "cl-c", "controller.command_slots": 1, "nand.blocks_per_plane": 96,
+        "drive.user_capacity_bytes": 5_000_000_000})
+
+
 def _requests() -> List[cl.TestRequest]:
-    return [cl.TestRequest(d, t, profile="quick") for d in (_drive("cl-a", 4), _drive("cl-b", 8)) for t in TESTS]
+    return [cl.TestRequest(d, t, profile="quick") for d in (_drive("cl-a", 4), _drive("cl-b", 8), _composed_drive())
+            for t in TESTS]
+
+
+def test_a_task_reaches_a_worker_with_its_drive_as_written() -> None:
+    import pickle
+
+    d = _composed_drive()
+    assert "command_slots" not in d.config["controller"]  # the default, 1, is left out of the JSON
+    task = cl.Task(d, 1, "quick", [])
+    back = pickle.loads(pickle.dumps(task)).drive
+    assert back.hash == d.hash and "command_slots" not in back.config["controller"]
+    # the drive's canonical JSON leaves out values equal to the engine's defaults, so it is not
+    # enough to rebuild a drive that names a profile: composed again, the profile's value returns
+    from ssdlab import _core
+    assert Drive(_core.DriveConfig.from_json(d.json)).config["controller"]["command_slots"] == 2
 
 
 def test_the_same_documents_in_process_on_a_local_cluster_and_on_a_scheduler(scheduler_address: str) -> None:
@@ -79,11 +103,11 @@ def test_each_state_of_a_drive_is_preconditioned_once(monkeypatch: pytest.Monkey
 def test_a_drive_is_one_task_and_a_few_drives_are_cut_into_their_fill_subtrees() -> None:
     reqs = _requests()
     tasks, empty = cl.plan_tasks(reqs, workers=1)
-    assert len(tasks) == 2 and not empty
-    assert tasks[0].drive.id == "cl-b"  # the larger drive first
+    assert len(tasks) == 3 and not empty
+    assert [t.drive.id for t in tasks] == ["cl-c", "cl-b", "cl-a"]  # the larger drive first
     assert sum(len(t.runs) for t in tasks) == sum(len(SuiteRunner(r.drive, profile=QUICK).plan(r.suite_test)[1]) for r in reqs)
     split, _ = cl.plan_tasks(reqs, workers=8)
-    assert len(split) > 2
+    assert len(split) > 3
     assert sorted((tr.request, tr.planned.run) for t in split for tr in t.runs) == \
         sorted((tr.request, tr.planned.run) for t in tasks for tr in t.runs)
     # a state never crosses tasks: each fill of a drive is in one task only

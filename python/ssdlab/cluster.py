@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -134,18 +135,28 @@ class Task:
     runs: List[_TaskRun]
     cost: float = 0.0
 
-    # A Drive holds the engine's parsed description, which does not pickle:
-    # a task travels with the drive's canonical JSON (same hash, same numbers).
+    # A Drive holds the engine's parsed description, which does not pickle: a
+    # task travels with the description as written (composed again with its
+    # profile and part on the worker) and its hash, checked there. Not the
+    # composed JSON: it leaves out values equal to the engine's defaults, so a
+    # file that sets a profile's value back to the default (command_slots = 1
+    # over a profile's 2) would come back with the profile's value.
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         d = state.pop("drive")
-        state["_drive"] = (d.json, d.source, dict(d.changes))
+        doc = d._doc
+        state["_drive"] = (None if doc is None else json.dumps(doc), d.json, d.hash, d.source, dict(d.changes))
         return state
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
-        text, source, changes = state.pop("_drive")
+        doc, text, expected, source, changes = state.pop("_drive")
         self.__dict__.update(state)
-        self.drive = Drive(_core.DriveConfig.from_json(text), source, changes)
+        if doc is not None:
+            self.drive = Drive(_core.DriveConfig.from_json(doc), source, changes, doc=json.loads(doc))
+        else:
+            self.drive = Drive(_core.DriveConfig.from_json(text), source, changes)
+        if self.drive.hash != expected:
+            raise RuntimeError(f"drive {source} changed on its way to a worker (hash {self.drive.hash}, expected {expected})")
 
 
 @dataclass
