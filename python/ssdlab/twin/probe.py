@@ -53,7 +53,7 @@ GiB = 1024 * MiB
 class ProbeJob:
     """One diagnosis job: fio ``options`` (beyond the shared header), the
     ``stage``, the ``feature`` it reveals and ``why``, the direction its
-    figures come from (``read``, ``write`` or ``trim``), and whether fio
+    figures come from (``read``, ``write``, ``trim``, or ``rw``: both), and whether fio
     logs its IOPS and bandwidth per ``log_ms``."""
 
     name: str
@@ -150,6 +150,27 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
             "sequential 4KB reads against random ones at the same depth: a read-ahead serves them from the buffer, "
             "from the depth at which the firmware detects the stream", "read", rw="read", bs="4k", iodepth=qd,
             size=read_span, time_based=1, runtime=t_short)
+    for bs in ("512", "32k"):
+        add(f"seqwrite-{bs}-qd4", CLEAN, "small and partial-unit writes",
+            "sequential writes at QD4 (ATTO's depth): below the 4KB mapping unit a write costs a read-modify-write; "
+            "small transfers show the per-command cost", "write", rw="write", bs=bs, iodepth=4, offset=d0,
+            size=red_span, time_based=1, runtime=t_short, **inc)
+        add(f"seqread-{bs}-qd4", CLEAN, "small reads", "sequential reads at QD4 (ATTO's depth)", "read", rw="read",
+            bs=bs, iodepth=4, size=read_span, time_based=1, runtime=t_short)
+    rnd_span = _align(min(256 * MiB, cap // 16))
+    add("randwrite-span", CLEAN, "reads of data written at random",
+        "4KB random writes over a small span, twice its size: the data the next two jobs read was written at random",
+        "write", rw="randwrite", bs="4k", iodepth=32, offset=w0, size=rnd_span, io_size=2 * rnd_span, **inc)
+    add("randread-randomly-written-4k-qd32", CLEAN, "reads of data written at random",
+        "4KB random reads of data written at random: slower than of data written in order when the controller "
+        "stripes its stored stream across dies or maps coarsely", "read", rw="randread", bs="4k", iodepth=32,
+        offset=w0, size=rnd_span, time_based=1, runtime=t_short)
+    add("seqread-randomly-written-128k-qd32", CLEAN, "reads of data written at random",
+        "sequential 128KB reads of data written at random: a drive whose physical layout follows the writes reads "
+        "it scattered", "read", rw="read", bs="128k", iodepth=32, offset=w0, size=rnd_span, time_based=1, runtime=t_short)
+    add("randrw-4k-qd4", CLEAN, "mixed reads and writes",
+        "4KB random I/O, 70% reads, at QD4: reads waiting behind programs on their die", "rw", rw="randrw",
+        rwmixread=70, bs="4k", iodepth=4, size=read_span, time_based=1, runtime=t_short, **inc)
     # the state: fill, write past the capacity, dirty, idle, TRIM
     add("fill", FILL, "sequential write of the whole drive",
         "every LBA written once in order: the first-pass sequential rate", "write", log_ms=1000, rw="write",
@@ -161,19 +182,24 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
         "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
         "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
         "write", log_ms=1000, rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(torture_s), **inc)
-    dirty_size = _align(min(2 * GiB * b, cap // 8))
-    add("dirty-seqwrite", FILL, "sequential write on a dirty drive",
-        "a sequential write right after random writes: how much garbage collection costs a large write",
-        "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
+    for name, rw, bs in (("tortured-randread-4k-qd32", "randread", "4k"), ("tortured-seqread-128k-qd32", "read", "128k")):
+        add(name, FILL, "reads of data written at random",
+            "reads after the torture, over the whole drive: the layout random writes leave", "read", rw=rw, bs=bs,
+            iodepth=32, time_based=1, runtime=_secs(2.0 * b))
     add("after-idle-randwrite", FILL, "idle-time garbage collection",
         "4KB random writes after idle time: faster than the steady state when the drive cleans blocks while idle",
         "write", rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(5.0 * b),
         startdelay=_secs(60.0 * b), **inc)
+    dirty_size = _align(min(2 * GiB * b, cap // 8))
+    add("dirty-seqwrite", FILL, "sequential write on a dirty drive",
+        "a sequential write right after random writes: how much garbage collection costs a large write",
+        "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
     if trim:
         add("trim-all", FILL, "TRIM response", "a TRIM of the whole drive after the torture", "trim", rw="trim", bs="64m")
         add("after-trim-seqwrite", FILL, "TRIM response",
-            "a sequential write after the full TRIM: back near the clean rate when TRIM frees the blocks",
-            "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
+            "a sequential write right after the full TRIM: back near the clean rate when TRIM frees the blocks at "
+            "once; at the dirty rate when the drive still recycles the trimmed blocks", "write", rw="write",
+            bs="128k", iodepth=32, offset=dirty_size, size=dirty_size, **inc)
     return jobs
 
 
@@ -204,17 +230,19 @@ def job_figures(job: Any, direction: str) -> Dict[str, Any]:
     """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
     measured direction: IOPS, MB/s, mean and p99 completion latency (us),
     bytes, runtime (s), and the per-interval IOPS when logged."""
-    d = getattr(job, direction)
+    d = job.read if direction == "rw" else getattr(job, direction)
     lat = d.clat
+    both = (job.read, job.write) if direction == "rw" else (d,)
     out: Dict[str, Any] = {
-        "iops": d.iops, "mbps": d.mbps,
-        "io_bytes": d.io_bytes, "runtime_s": d.runtime_ms / 1e3,
+        "iops": sum(x.iops for x in both), "mbps": sum(x.mbps for x in both),
+        "io_bytes": sum(x.io_bytes for x in both), "runtime_s": max(x.runtime_ms for x in both) / 1e3,
         "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
         "clat_p99_us": None if lat is None or not lat.count else lat.percentile_us(99.0),
     }
     if job.iops_series is not None:
         out["interval_ms"] = job.iops_series.interval_ms
-        out["iops_series"] = [float(x) for x in getattr(job.iops_series, direction)]
+        out["iops_series"] = [float(x) for x in (job.iops_series.total if direction == "rw" else
+                                                 getattr(job.iops_series, direction))]
     return out
 
 

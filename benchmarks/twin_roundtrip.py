@@ -1,0 +1,70 @@
+"""The digital twin's round trip over every preset (issue 20): probe the
+simulated preset, fit a twin from the generic profile (the fit sees only the
+probe's figures), review both, and score the twin's internals and review
+figures. Prints a line per preset and the table; with --doc, writes the table
+into docs/twin.md between its markers.
+
+    python benchmarks/twin_roundtrip.py [--presets A,B,...] [--trials 100] [--budget 1]
+        [--full] [--out DIR] [--jobs N] [--doc docs/twin.md]
+
+Resumable: what finished under --out (default /tmp/ssdlab-twin-roundtrip) is
+not run again. Target: every recovered internal exact or within 10%, every
+review figure of the twin within 15% of the original's, for at least 20
+presets. Takes about an hour on 2 cores with the quick review profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ssdlab import Drive
+from ssdlab.results import command_line
+from ssdlab.twin.roundtrip import markdown_table, roundtrip
+
+BEGIN = "<!-- roundtrip:begin -->"
+END = "<!-- roundtrip:end -->"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--presets", help="comma-separated preset ids (default: every preset but the generic one the twin starts from)")
+    p.add_argument("--trials", type=int, default=100, help="trials of each twin's fit (default 100)")
+    p.add_argument("--budget", type=float, default=1.0, help="the probe's budget (default 1)")
+    p.add_argument("--full", action="store_true", help="review with the full profile (default: quick)")
+    p.add_argument("--out", default="/tmp/ssdlab-twin-roundtrip", help="working directory (kept; resumable)")
+    p.add_argument("--jobs", type=int, help="Dask workers (default: the cores)")
+    p.add_argument("--doc", help="write the table into this markdown file between its roundtrip markers")
+    a = p.parse_args()
+    presets = a.presets.split(",") if a.presets else [x for x in Drive.preset_ids() if x != "generic-mlc-120"]
+    t0 = time.perf_counter()
+    rows = roundtrip(presets, Path(a.out), trials=a.trials, budget=a.budget, quick=not a.full, jobs=a.jobs,
+                     command=command_line())
+    wall = time.perf_counter() - t0
+    met = sum(1 for r in rows if r["target_met"])
+    internals = sum(1 for r in rows if r["internals_ok"])
+    review = sum(1 for r in rows if r["review_ok"])
+    table = markdown_table(rows)
+    summary = (f"{len(rows)} presets in {wall / 60:.1f} min wall: internals all exact or within 10% on {internals}; every "
+               f"review figure within 15% on {review}; both (the target) on {met} (target: at least 20).")
+    print(table)
+    print(summary)
+    if a.doc:
+        doc = Path(a.doc)
+        text = doc.read_text()
+        if BEGIN not in text or END not in text:
+            print(f"{doc}: no {BEGIN} ... {END} markers", file=sys.stderr)
+            return 2
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        block = (f"{BEGIN}\n`{command_line()}` ({'full' if a.full else 'quick'} review profile, {a.trials} trials, "
+                 f"probe budget {a.budget:g}):\n\n{table}\n\n{summary}\n{END}")
+        doc.write_text(head + block + tail)
+        print(f"table written to {doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

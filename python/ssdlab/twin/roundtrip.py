@@ -1,0 +1,207 @@
+"""The twin's accuracy, measured: for each preset, probe the simulated drive,
+fit a twin from the generic profile without telling it the preset (the fit
+sees only the probe's fio-shaped figures), review both, and score the twin:
+which internals it recovered (dies, page size, write buffer, spare area, data
+reduction) against the preset's, and every review figure's error.
+
+Resumable: each preset's probe, fit and reviews are kept under
+``OUT/<preset>/`` and not run again when present (a fit is redone when the
+number of trials differs). ``benchmarks/twin_roundtrip.py`` is the command;
+it writes ``OUT/roundtrip.json``, ``OUT/roundtrip.csv`` and the table of
+docs/twin.md."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+from ..drive import Drive
+from .features import extract
+from .probe import load_probe, probe_document, run_probe_simulated, save_probe
+
+__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "INTERNAL_NAMES", "REVIEW_TOLERANCE", "INTERNAL_TOLERANCE"]
+
+INTERNAL_NAMES = ("dies", "page_size_bytes", "write_buffer_bytes", "spare_fraction", "data_reduction",
+                  "compressible_stored_fraction")
+REVIEW_TOLERANCE = 0.15
+INTERNAL_TOLERANCE = 0.10
+
+
+def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> Dict[str, Any]:
+    if (d / "probe.json").is_file():
+        doc = load_probe(d)
+        if not doc.get("interrupted") and float(doc.get("budget", 0)) == budget:
+            return doc
+    drive = Drive.load(preset)
+    run = run_probe_simulated(drive, d, budget=budget, seed=seed)
+    run.target.update({"drive": preset, "drive_id": drive.id})
+    doc = probe_document(run, extract(run.figures, int(run.target["capacity_bytes"])), seed=seed, budget=budget,
+                         command=command, drive_hash=drive.hash)
+    save_probe(doc, d)
+    stream.write(f"twin round trip: [{preset}] probe: {len(run.figures)} jobs, {run.wall_time_s:.1f} s wall\n")
+    return doc
+
+
+def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
+    from .truth import truth_of, verdict_of
+
+    t, r = truth_of(original), truth_of(twin)
+    return [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
+
+
+def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True, runner: Any = None,
+                  jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
+                  stream: TextIO = sys.stderr) -> Dict[str, Any]:
+    """One preset's round trip (see the module docstring); its row."""
+    from .fit import fit_twin
+    from .report import twin_report
+
+    d = Path(out) / preset
+    t0 = time.perf_counter()
+    probe = _probe(preset, d, budget, seed, command, stream)
+    t_probe = time.perf_counter() - t0
+    twin_json = d / "twin.json"
+    rec: Optional[Dict[str, Any]] = None
+    if twin_json.is_file():
+        rec = json.loads(twin_json.read_text())
+        if rec.get("fit", {}).get("trials") != trials:
+            rec = None
+    t1 = time.perf_counter()
+    if rec is None:
+        storage = d / "twin-fit.db"
+        if storage.exists():
+            storage.unlink()
+        rec = fit_twin(d, d / "twin.toml", trials=trials, runner=runner, storage=str(storage), seed=seed, command=command,
+                       stream=None)
+        stream.write(f"twin round trip: [{preset}] fit: {trials} trials, objective {rec['fit']['objective_start']:.2f} -> "
+                     f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
+    t_fit = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    rep = twin_report(str(d), quick=quick, out=str(d / "report"), jobs=jobs, scheduler=scheduler, seed=seed,
+                      command=command, stream=stream)
+    t_review = time.perf_counter() - t2
+    original, twin = Drive.load(preset), Drive.load(str(d / "twin.toml"))
+    internals = _internals(original, twin)
+    s = rep.summary["overall"]
+    tests = rep.summary["tests"]
+    worst_test = max((t for t in tests if t.get("median_abs_error") is not None), key=lambda t: t["median_abs_error"],
+                     default=None)
+    ok_internals = all(i["verdict"] in ("exact", "within 10%") for i in internals)
+    ok_review = s["figures"] > 0 and s["within"] == s["figures"]
+    row: Dict[str, Any] = {
+        "preset": preset,
+        "internals": internals,
+        "internals_ok": ok_internals,
+        "review_figures": s["figures"],
+        "review_within_15": s["within"],
+        "review_share_within_15": s["share_within"],
+        "review_median_abs_error": s["median_abs_error"],
+        "review_worst": s["worst"],
+        "worst_test": None if worst_test is None else {"test_id": worst_test["test_id"],
+                                                        "median_abs_error": worst_test["median_abs_error"]},
+        "tests": [{"test_id": t["test_id"], "median_abs_error": t["median_abs_error"], "within": t["within"],
+                   "figures": t["figures"]} for t in tests],
+        "review_ok": ok_review,
+        "target_met": ok_internals and ok_review,
+        "fit_objective_start": rec["fit"]["objective_start"],
+        "fit_objective": rec["fit"]["objective"],
+        "fit_trials": rec["fit"]["trials"],
+        "probe_wall_s": round(float(probe.get("wall_time_s", t_probe)), 1),
+        "probe_simulated_s": probe.get("simulated_time_s"),
+        "fit_wall_s": round(t_fit, 1),
+        "review_wall_s": round(t_review, 1),
+        "report": str(rep.page),
+    }
+    stream.write(f"twin round trip: [{preset}] internals {'ok' if ok_internals else 'missed'}; review figures within 15%: "
+                 f"{s['within']}/{s['figures']} (median |error| {100 * (s['median_abs_error'] or 0):.1f}%); "
+                 f"{time.perf_counter() - t0:.0f} s wall\n")
+    stream.flush()
+    return row
+
+
+def _csv_rows(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    out = []
+    for r in rows:
+        flat = {k: v for k, v in r.items() if not isinstance(v, (list, dict))}
+        for i in r["internals"]:
+            flat[f"{i['name']}_truth"] = i["truth"]
+            flat[f"{i['name']}_twin"] = i["recovered"]
+            flat[f"{i['name']}_verdict"] = i["verdict"]
+        w = r.get("review_worst") or {}
+        flat["review_worst_figure"] = f"{w.get('test_id', '')}: {w.get('figure', '')}"
+        flat["review_worst_error"] = w.get("error")
+        out.append(flat)
+    return out
+
+
+def _fmt_internal(i: Dict[str, Any]) -> str:
+    t, r = i["truth"], i["recovered"]
+    if isinstance(t, bool):
+        shown = f"{'yes' if r else 'no'}"
+    elif i["name"] in ("write_buffer_bytes",):
+        shown = f"{r / 2**20:.3g} MiB"
+    elif i["name"] == "page_size_bytes":
+        shown = f"{r // 1024} KiB"
+    elif isinstance(r, float):
+        shown = f"{r:.3f}"
+    else:
+        shown = f"{r}"
+    mark = {"exact": "=", "within 10%": "~"}.get(i["verdict"], "x")
+    return f"{shown} {mark}"
+
+
+def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
+    """The round-trip table: per preset the twin's internals (= exact, ~
+    within 10%, x missed, truth in the header cell's table below) and its
+    review figures within 15%."""
+    head = ("| preset | dies | page | buffer | spare | data red. | stored 90% | review figures within 15% | median "
+            "\\|error\\| | worst test (median) | fit objective | target |")
+    lines = [head, "|" + "---|" * 12]
+    for r in rows:
+        cells = [_fmt_internal(i) for i in r["internals"]]
+        wt = r.get("worst_test") or {}
+        lines.append(
+            f"| {r['preset']} | " + " | ".join(cells)
+            + f" | {r['review_within_15']}/{r['review_figures']} ({100 * (r['review_share_within_15'] or 0):.0f}%)"
+            + f" | {100 * (r['review_median_abs_error'] or 0):.1f}%"
+            + f" | {wt.get('test_id', '-')} ({100 * (wt.get('median_abs_error') or 0):.0f}%)"
+            + f" | {r['fit_objective_start']:.2f} -> {r['fit_objective']:.2f}"
+            + f" | {'met' if r['target_met'] else 'missed'} |")
+    truth = ["", "Truth (the presets' own values, `ssdlab.twin.truth.truth_of`):", "",
+             "| preset | dies | page | buffer | spare | data red. | stored 90% |", "|" + "---|" * 7]
+    for r in rows:
+        t = {i["name"]: i["truth"] for i in r["internals"]}
+        truth.append(f"| {r['preset']} | {t['dies']} | {t['page_size_bytes'] // 1024} KiB | "
+                     f"{t['write_buffer_bytes'] / 2**20:.3g} MiB | {t['spare_fraction']:.3f} | "
+                     f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} |")
+    return "\n".join(lines + truth)
+
+
+def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True,
+              jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
+              stream: TextIO = sys.stderr) -> List[Dict[str, Any]]:
+    """Every preset's round trip; ``OUT/roundtrip.json`` and ``.csv`` rewritten
+    after each (an interrupted run keeps the presets that finished)."""
+    from ..cluster import Runner
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: List[Dict[str, Any]] = []
+    with Runner(jobs=jobs, scheduler=scheduler, progress=False) as runner:
+        for p in presets:
+            rows.append(roundtrip_one(p, out, trials=trials, budget=budget, quick=quick, runner=runner, jobs=jobs,
+                                      scheduler=scheduler, seed=seed, command=command, stream=stream))
+            met = sum(1 for r in rows if r["target_met"])
+            doc = {"command": command, "trials": trials, "budget": budget, "profile": "quick" if quick else "full",
+                   "seed": seed, "presets": len(rows), "target_met": met, "rows": rows}
+            (out / "roundtrip.json").write_text(json.dumps(doc, indent=1) + "\n")
+            flat = _csv_rows(rows)
+            with open(out / "roundtrip.csv", "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(flat[0]))
+                w.writeheader()
+                w.writerows(flat)
+    return rows
