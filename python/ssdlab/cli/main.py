@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from .. import _core, interrupt
 from ..errors import DriveError, IntegrityError, SsdlabError
 from ..results import command_line, ssdlab_version
-from . import drives, fio, fit, run, suite, sweep, trace
+from . import drives, fio, fit, run, suite, sweep, trace, twin
 from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, prepare_outputs
 
 __all__ = ["build_parser", "main"]
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(
         dest="cmd",
         metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,sweep,fio,fio-run,"
-        "fio-check,fio-parse,fio-import}",
+        "fio-check,fio-parse,fio-import,twin-report}",
     )
     sub.required = True
     run.add_parsers(sub)
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_parsers(sub)
     sweep.add_parsers(sub)
     fio.add_parsers(sub)
+    twin.add_parsers(sub)
     return p
 
 
