@@ -229,7 +229,7 @@ def twin_report(
     progress: Optional[bool] = None,
     seed: int = 1,
     command: str = "",
-    stream: TextIO = sys.stderr,
+    stream: Optional[TextIO] = None,
 ) -> TwinReport:
     """Review the original drive and its twin (module docstring) and write
     the report with the twin's page. ``tests``: test ids (default: the
@@ -239,6 +239,7 @@ def twin_report(
     from ..report import build_report, require_matplotlib
 
     require_matplotlib()
+    stream = stream if stream is not None else sys.stderr
     pdir = Path(probe_dir)
     probe = load_probe(probe_dir)
     target = probe["target"]
