@@ -114,7 +114,7 @@ def test_probe_and_fit_refuse_bad_input_with_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("probe", "--drive", "no-such-drive", "--out", str(tmp_path / "e")), "no-such-drive")
     assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "no probe.json", "ssdlab probe")
     (tmp_path / "probe.json").write_text('{"schema": "ssdlab.results"}')
-    assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "not a probe document")
+    assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "schema 'ssdlab.results', not 'ssdlab.probe'")
 
 
 @needs_fio

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from .. import _core, interrupt
 from ..errors import DriveError, IntegrityError, SsdlabError
 from ..results import command_line, ssdlab_version
-from . import drives, fio, fit, probe, run, suite, sweep, trace
+from . import drives, fio, fit, probe, run, suite, sweep, trace, twin
 from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, prepare_outputs
 
 __all__ = ["build_parser", "main"]
@@ -27,8 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ssdlab {ssdlab_version()} (engine {_core.version()})")
     sub = p.add_subparsers(
         dest="cmd",
-        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,probe,sweep,fio,fio-run,"
-        "fio-check,fio-parse,fio-import}",
+        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,probe,"
+        "twin-report,sweep,fio,fio-run,fio-check,fio-parse,fio-import}",
     )
     sub.required = True
     run.add_parsers(sub)
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     probe.add_parsers(sub)
     sweep.add_parsers(sub)
     fio.add_parsers(sub)
+    twin.add_parsers(sub)
     return p
 
 

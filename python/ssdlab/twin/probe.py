@@ -28,21 +28,28 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from ..errors import SsdlabError
 from ..suite.fio import DATA_PATTERN_OPTIONS
 
 __all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
            "ProbeRun", "job_figures", "CLEAN", "FILL", "BUDGETS", "probe_document", "save_probe", "load_probe",
-           "figures_of", "capacity_of"]
+           "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS"]
 
 PROBE_SCHEMA = "ssdlab.probe"
+PROBE_SCHEMA_VERSION = 1
+#: probe.json target kinds measured through fio.
+REAL_KINDS = ("block", "file")
 CLEAN = "clean"
 FILL = "fill"
 
 #: --budget names: a factor on every runtime and on the sizes of the state writes.
 BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
+
+class ProbeError(SsdlabError):
+    """A probe directory or document that cannot be used: one line."""
+
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -404,7 +411,7 @@ def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget
     """probe.json."""
     from ..results import ssdlab_version
 
-    return {"schema": PROBE_SCHEMA, "schema_version": 1,
+    return {"schema": PROBE_SCHEMA, "schema_version": PROBE_SCHEMA_VERSION,
             "manifest": {"seed": seed, "version": ssdlab_version(), "drive_hash": drive_hash, "command": command,
                          "budget": budget},
             "target": run.target, "budget": budget, "interrupted": run.interrupted, "notes": run.notes,
@@ -421,17 +428,33 @@ def save_probe(doc: Dict[str, Any], out_dir: Path) -> Path:
     return path
 
 
-def load_probe(directory: Path) -> Dict[str, Any]:
-    path = Path(directory) / "probe.json"
-    if not path.is_file():
-        raise SsdlabError(f"{directory}: no probe.json (run 'ssdlab probe TARGET --out {directory}' first)")
+def load_probe(probe_dir: Union[str, Path]) -> Dict[str, Any]:
+    """``DIR/probe.json``, checked: ProbeError (one line) when DIR or the
+    file is missing, is not JSON, or is not an ``ssdlab.probe`` document."""
+    d = Path(probe_dir)
+    probe_dir = str(probe_dir)
+    if not d.exists():
+        raise ProbeError(f"{probe_dir}: no such directory (the --out DIR of 'ssdlab probe')")
+    if not d.is_dir():
+        raise ProbeError(f"{probe_dir} is not a directory: give the --out DIR of 'ssdlab probe'")
+    p = d / "probe.json"
+    if not p.is_file():
+        raise ProbeError(f"{probe_dir} has no probe.json: it is not a probe directory (run 'ssdlab probe TARGET --out {probe_dir}')")
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise SsdlabError(f"{path}: not a probe document: {e}") from None
+        raise ProbeError(f"{p}: not a probe document ({e})") from None
     if not isinstance(doc, dict) or doc.get("schema") != PROBE_SCHEMA:
-        raise SsdlabError(f"{path}: not a probe document (schema {doc.get('schema') if isinstance(doc, dict) else None!r}, "
-                          f"expected {PROBE_SCHEMA!r})")
+        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        raise ProbeError(f"{p}: schema {got!r}, not {PROBE_SCHEMA!r}: give the --out DIR of 'ssdlab probe'")
+    if doc.get("schema_version") != PROBE_SCHEMA_VERSION:
+        raise ProbeError(f"{p}: schema_version {doc.get('schema_version')!r} (this ssdlab reads {PROBE_SCHEMA_VERSION})")
+    target = doc.get("target")
+    if not isinstance(target, dict) or target.get("kind") not in ("simulated",) + REAL_KINDS:
+        kind = target.get("kind") if isinstance(target, dict) else None
+        raise ProbeError(f"{p}: target.kind {kind!r}: one of simulated, block, file")
+    if not isinstance(doc.get("features", {}), dict):
+        raise ProbeError(f"{p}: features must be an object of NAME: {{value, unit, confidence, how}}")
     return doc
 
 

@@ -1,0 +1,217 @@
+"""A drive against its twin, figure by figure: the review's summary figures
+(``figures[]`` of every results document, docs/results-schema.md) of the
+original drive and of the twin side by side, with the twin's error.
+
+A figure is one ``(test, chart, label, metric)`` of a results document (e.g.
+``cdm``, ``cdm.mbps``, ``SEQ1M Q8T1 read``, ``read MB/s``). Its error is
+``twin / original - 1``; it is within the tolerance (issue 20: 15%) when
+``|error| <= 0.15``. A figure whose original is 0 (a consistency run's
+slowest second, a stall) has no relative error: it is compared by the
+absolute difference and flagged (``compared = "absolute"``; within only when
+both are equal). A figure without a value (a non-finite result, written as
+null) is flagged ``missing``: within when neither side has one (both reached
+no steady state), never when one side has one. Tests skipped on
+either side (``skipped``: the quick profile, a real drive that could not run
+it) are left out and listed, as are tests present on one side only.
+
+pandas is needed (``pip install 'ssdlab[sweep]'``); it is imported when a
+comparison is made."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import statistics
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..errors import SsdlabError
+from ..suite.definitions import TESTS
+
+__all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
+
+#: A pandas DataFrame (typed as Any, as in ssdlab.sweep: type-checking the package does not load pandas' stubs).
+DataFrame = Any
+
+#: issue 20: every review figure of the twin within 15% of the original's.
+TOLERANCE = 0.15
+
+#: The columns of :func:`compare_reviews`'s table, in order.
+COLUMNS = ["test_id", "chart", "label", "metric", "figure", "unit", "original", "twin", "error", "abs_error",
+           "abs_diff", "within_15", "compared", "note"]
+
+
+def _pandas() -> Any:
+    try:
+        return importlib.import_module("pandas")
+    except ImportError:
+        raise SsdlabError("the twin's comparison needs pandas: pip install 'ssdlab[sweep]' (or pip install 'pandas>=1.5')") from None
+
+
+def _value(x: Any) -> Optional[float]:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping[str, Any]]:
+    """``{test id: document}`` of one drive's results; ValueError (naming
+    ``side``) when ``docs`` is empty, holds several drives, or mixes profiles."""
+    if not docs:
+        raise ValueError(f"{side}: no results")
+    drives = sorted({(str(d["drive"]["id"]), str(d["drive"]["hash"])) for d in docs})
+    if len(drives) > 1:
+        raise ValueError(f"{side}: results of {len(drives)} drives ({', '.join(f'{i} [{h[:8]}]' for i, h in drives)}); "
+                         "give one drive's results")
+    profiles = sorted({str(d.get("profile", "full")) for d in docs})
+    if len(profiles) > 1:
+        raise ValueError(f"{side}: results of several profiles ({', '.join(profiles)}); give one review's results")
+    return {str(d["test"]["id"]): d for d in docs}
+
+
+def _figures(doc: Mapping[str, Any]) -> Dict[Tuple[str, str, str], Tuple[Optional[float], str]]:
+    out: Dict[Tuple[str, str, str], Tuple[Optional[float], str]] = {}
+    for f in doc.get("figures", []) or []:
+        out[(str(f.get("chart", "")), str(f.get("label", "")), str(f.get("metric", "")))] = (_value(f.get("value")), str(f.get("unit", "")))
+    return out
+
+
+def _test_order(test_ids: Sequence[str]) -> List[str]:
+    order = {t["id"]: i for i, t in enumerate(TESTS)}
+    return sorted(test_ids, key=lambda t: (order.get(t, len(order)), t))
+
+
+def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Sequence[Mapping[str, Any]],
+                    tolerance: float = TOLERANCE) -> DataFrame:
+    """One row per figure of every test that ran on both drives (columns
+    :data:`COLUMNS`, tests in the suite's order, figures in the original's
+    order): ``original``, ``twin``, ``error`` (twin / original - 1; None when
+    compared by the absolute difference or missing), ``abs_error``,
+    ``abs_diff`` (|twin - original|), ``within_15`` (|error| <= ``tolerance``;
+    for ``absolute`` rows: both equal; for ``missing`` ones: neither has a value),
+    ``compared`` (``relative``, ``absolute`` or ``missing``) and ``note``.
+
+    ``df.attrs``: ``skipped`` (``[{"test_id", "side", "why"}]``, tests left
+    out because they did not run on a side), ``only_original`` and
+    ``only_twin`` (test ids), ``original`` and ``twin`` (``{"id", "name",
+    "hash", "profile"}``) and ``tolerance``. ValueError when a side holds
+    several drives, or the two sides were run with different profiles
+    (quick against full: not comparable)."""
+    pd = _pandas()
+    orig = one_drive(original_docs, "original")
+    twin = one_drive(twin_docs, "twin")
+    p_orig = str(next(iter(orig.values())).get("profile", "full"))
+    p_twin = str(next(iter(twin.values())).get("profile", "full"))
+    if p_orig != p_twin:
+        raise ValueError(f"the original's results are of the {p_orig} profile and the twin's of the {p_twin} profile: "
+                         "run both with the same profile (--quick or not)")
+    skipped: List[Dict[str, str]] = []
+    rows: List[Dict[str, Any]] = []
+    for tid in _test_order([t for t in orig if t in twin]):
+        o, t = orig[tid], twin[tid]
+        why_o, why_t = o.get("skipped"), t.get("skipped")
+        if why_o or why_t:
+            side = "both" if why_o and why_t else ("original" if why_o else "twin")
+            skipped.append({"test_id": tid, "side": side, "why": str(why_o or why_t)})
+            continue
+        fo, ft = _figures(o), _figures(t)
+        for key, (vo, unit) in fo.items():
+            if key not in ft:
+                continue
+            vt, unit_t = ft[key]
+            chart, label, metric = key
+            note = "" if unit_t == unit else f"units differ: {unit} against {unit_t}"
+            err: Optional[float] = None
+            diff: Optional[float] = None
+            if vo is None and vt is None:
+                compared, within = "missing", True
+                note = "; ".join(x for x in (note, "no value on either side (e.g. no steady state reached)") if x)
+            elif vo is None or vt is None:
+                compared, within = "missing", False
+                note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
+            elif vo == 0:
+                compared = "absolute"
+                diff = abs(vt - vo)
+                within = diff == 0
+                note = "; ".join(x for x in (note, "original is 0: compared by the absolute difference") if x)
+            else:
+                compared = "relative"
+                err = vt / vo - 1
+                diff = abs(vt - vo)
+                within = abs(err) <= tolerance + 1e-12
+            rows.append({"test_id": tid, "chart": chart, "label": label, "metric": metric,
+                         "figure": f"{label}: {metric}" if label else metric, "unit": unit, "original": vo, "twin": vt,
+                         "error": err, "abs_error": None if err is None else abs(err), "abs_diff": diff,
+                         "within_15": bool(within) and not note.startswith("units differ"), "compared": compared,
+                         "note": note})
+    df = pd.DataFrame.from_records(rows, columns=COLUMNS)
+    for c in ("original", "twin", "error", "abs_error", "abs_diff"):
+        df[c] = df[c].astype("float64")
+    df["within_15"] = df["within_15"].astype(bool)
+
+    def who(docs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+        d = next(iter(docs.values()))
+        return {"id": d["drive"]["id"], "name": d["drive"].get("name", d["drive"]["id"]), "hash": d["drive"]["hash"],
+                "profile": str(d.get("profile", "full"))}
+
+    df.attrs["skipped"] = skipped
+    df.attrs["only_original"] = _test_order([t for t in orig if t not in twin])
+    df.attrs["only_twin"] = _test_order([t for t in twin if t not in orig])
+    df.attrs["original"] = who(orig)
+    df.attrs["twin"] = who(twin)
+    df.attrs["tolerance"] = tolerance
+    return df
+
+
+def _f(x: Any) -> Optional[float]:
+    v = _value(x)
+    return None if v is None else float(v)
+
+
+def summary(df: DataFrame) -> Dict[str, Any]:
+    """The comparison in a few numbers (JSON-ready): per test (in the
+    table's order) the figures compared, the median |error| and the worst
+    figure (signed error) of the relatively compared ones, how many are
+    within the tolerance, and the flagged ones; overall the same, with the
+    share of figures within the tolerance (over every figure: a flagged
+    one counts as within only when both sides are equal). The table's
+    ``attrs`` (skipped tests, one-sided tests, drives) are carried over."""
+    tol = float(df.attrs.get("tolerance", TOLERANCE))
+
+    def block(sub: DataFrame) -> Dict[str, Any]:
+        rel = sub[sub["compared"] == "relative"]
+        n = int(len(sub))
+        within = int(sub["within_15"].sum())
+        worst: Optional[Dict[str, Any]] = None
+        if len(rel):
+            i = rel["abs_error"].idxmax()
+            r = rel.loc[i]
+            worst = {"test_id": str(r["test_id"]), "figure": str(r["figure"]), "unit": str(r["unit"]),
+                     "original": _f(r["original"]), "twin": _f(r["twin"]), "error": _f(r["error"])}
+        return {
+            "figures": n,
+            "relative": int(len(rel)),
+            "absolute": int((sub["compared"] == "absolute").sum()),
+            "missing": int((sub["compared"] == "missing").sum()),
+            "within": within,
+            "share_within": (within / n) if n else None,
+            "median_abs_error": float(statistics.median(rel["abs_error"])) if len(rel) else None,
+            "worst": worst,
+        }
+
+    tests = []
+    for tid in dict.fromkeys(df["test_id"]):
+        tests.append({"test_id": str(tid), **block(df[df["test_id"] == tid])})
+    return {
+        "tolerance": tol,
+        "overall": block(df),
+        "tests": tests,
+        "skipped": list(df.attrs.get("skipped", [])),
+        "only_original": list(df.attrs.get("only_original", [])),
+        "only_twin": list(df.attrs.get("only_twin", [])),
+        "original": df.attrs.get("original"),
+        "twin": df.attrs.get("twin"),
+    }
