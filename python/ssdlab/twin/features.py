@@ -168,6 +168,15 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                              "sequential 4KB reads at least 1.4x as fast as random ones at the same depth (1, 2 or 4)")
     F["readahead_min_qd"] = feature(thr, "", "medium" if thr else ("high" if seen else "none"),
                                     "the lowest depth at which sequential reads beat random ones")
+    rr = _ratio(_get(figs, "randread-randomly-written-4k-qd32", "iops"), iops32)
+    F["random_layout_read_ratio"] = feature(None if rr is None else round(rr, 3), "", "high" if rr is not None else "none",
+                                            "4KB QD32 random reads of data written at random / of data written in order: "
+                                            "below 1 when a unit's stored bytes spread over dies (striping) or the map "
+                                            "is coarser than 4KB")
+    sr = _ratio(_get(figs, "seqread-randomly-written-128k-qd32", "mbps"), _get(figs, "seqread-128k-qd32", "mbps"))
+    F["random_layout_seqread_ratio"] = feature(None if sr is None else round(sr, 3), "", "high" if sr is not None else "none",
+                                               "128KB QD32 sequential reads of data written at random / of data written "
+                                               "in order")
     F.update(_onset(figs, capacity_bytes))
     # state behaviours
     clean = _get(figs, "seqwrite-128k-qd32", "mbps")
@@ -181,9 +190,15 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                        "high" if idle is not None and steady else "none",
                                        "4KB random-write IOPS after idle time / the steady state: above 1.5 the drive "
                                        "cleans blocks while idle")
+    tr = _ratio(_get(figs, "tortured-randread-4k-qd32", "iops"), iops32)
+    F["tortured_read_ratio"] = feature(None if tr is None else round(tr, 3), "", "high" if tr is not None else "none",
+                                       "4KB QD32 random reads after the torture / on the clean drive")
     after_trim = _get(figs, "after-trim-seqwrite", "mbps")
+    F["after_trim_write_bytes_per_s"] = feature(None if after_trim is None else round(after_trim * 1e6), "B/s",
+                                                "high" if after_trim is not None else "none",
+                                                "128KB QD32 sequential write right after a full TRIM of the tortured drive")
     F["trim_recovery_ratio"] = feature(None if after_trim is None or not clean else round(after_trim / clean, 3), "",
                                        "high" if after_trim is not None else "none",
-                                       "128KB sequential write after a full TRIM / on a clean drive: near 1 when "
-                                       "TRIM frees the blocks at once")
+                                       "128KB sequential write right after a full TRIM of the tortured drive / on a "
+                                       "clean drive: near 1 when TRIM frees the blocks at once")
     return F

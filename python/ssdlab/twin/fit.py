@@ -49,6 +49,13 @@ ASSUMED_BUFFER_BYTES = 4 * 1024 * 1024
 ASSUMED_READAHEAD_BYTES = 1024 * 1024
 #: Spare area assumed when the torture shows no GC onset.
 ASSUMED_SPARE_FRACTION = 0.07
+#: The MLC parts of the era (docs/model.md's datasheet table and the library's parts: IMFT 34/25/20nm,
+#: Intel 25nm HET, Hynix 32nm, Toshiba 24/19nm, Samsung 21/2x nm, SanDisk 19nm) read a page in 50-100 us
+#: and program one in 0.9-1.5 ms (typical); the fit moves tR and tPROG within these ranges, widened, a
+#: prior that keeps the die count and the program time apart (the sequential write rate fixes only
+#: their ratio).
+TR_RANGE_NS = (30_000, 100_000)
+TPROG_RANGE_NS = (700_000, 2_000_000)
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
 _RESERVE_BLOCKS = 5
 
@@ -80,10 +87,11 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         FreeParameter("nand.packages_per_channel", 1, 16, int(_clamp(round(dies / CHANNELS), 1, 16)), True, 1,
                       f"dies = {CHANNELS} channels x this: read and write parallelism"),
         FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
-        FreeParameter("nand.tr_ns", 20_000, 200_000, int(_clamp(tr, 20_000, 200_000)), True, 1000,
-                      "page read time: QD1 read latency beyond the controller's"),
-        FreeParameter("nand.tprog_ns", 200_000, 3_000_000, 1_300_000, True, 10_000,
-                      "page program time: the sustained write rate with the dies and page size"),
+        FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
+                      "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
+        FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
+                      "page program time: the sustained write rate with the dies and page size (within the MLC "
+                      "datasheets' range)"),
         FreeParameter("controller.command_cost_read_ns", 1_000, 100_000,
                       int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
         FreeParameter("controller.command_cost_write_ns", 1_000, 100_000,
@@ -95,6 +103,10 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000, 1_000_000_000, True, 1_000_000,
                       "the controller's write data path: a sequential write below the dies' rate"),
     ]
+    layout = _fv(features, "random_layout_seqread_ratio")
+    if layout is not None and layout < 0.85:
+        params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, 2048, True, 512,
+                                    "stripe chunk across dies: sequential reads of data written at random are slower"))
     if from_map is False:
         params.append(FreeParameter("controller.unmapped_read_ns", 1_000, 500_000, 100_000, True, 1000,
                                     "time to answer a read of an unwritten LBA (slower than a mapped read here)"))
@@ -145,15 +157,24 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             if f.get("confidence") == "low" or (pattern != "compressible" and link_bound and v < 0.5):
                 # the write reached the link: the drive stores at most this share; take the best case (one
                 # 1KB granule per 4KB unit for compressed data, nothing beyond metadata for duplicates)
-                best = 0.25 if pattern == "compressible" else 0.0
+                best = 0.2 if pattern == "compressible" else 0.0
                 put(doc, f"data_reduction.{pattern}_stored_fraction", best, "assumed",
-                    f"at most {v} (the write ran at the link); the best case assumed")
+                    f"at most {v} (the write ran at the link); the best case assumed (one 1KB granule per unit)")
             else:
-                put(doc, f"data_reduction.{pattern}_stored_fraction", float(v), "measured", f.get("how", ""))
+                # the measured share includes the original's metadata and granule rounding: just below it
+                # the twin stores the same whole granules
+                put(doc, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
+                    "measured", f.get("how", ""))
     idle = _fv(features, "idle_recovery_ratio")
     if idle is not None:
         put(doc, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
+    trim_ratio = _fv(features, "trim_recovery_ratio")
+    after_trim = _fv(features, "after_trim_write_bytes_per_s")
+    if trim_ratio is not None and trim_ratio < 0.8 and after_trim:
+        put(doc, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
+            f"right after a full TRIM the drive writes at {trim_ratio:.0%} of its clean rate: it still passes every "
+            "victim block through a recycling path of this rate")
     # the fitted values, then what they imply
     for k, v in values.items():
         if k == "nand.page_size_log2":

@@ -189,14 +189,14 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
         "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
         "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
         "write", log_ms=1000, rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(torture_s), **inc)
-    for name, rw, bs in (("tortured-randread-4k-qd32", "randread", "4k"), ("tortured-seqread-128k-qd32", "read", "128k")):
-        add(name, FILL, "reads of data written at random",
-            "reads after the torture, over the whole drive: the layout random writes leave", "read", rw=rw, bs=bs,
-            iodepth=32, time_based=1, runtime=_secs(2.0 * b))
     add("after-idle-randwrite", FILL, "idle-time garbage collection",
         "4KB random writes after idle time: faster than the steady state when the drive cleans blocks while idle",
         "write", rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(5.0 * b),
         startdelay=_secs(60.0 * b), **inc)
+    for name, rw, bs in (("tortured-randread-4k-qd32", "randread", "4k"), ("tortured-seqread-128k-qd32", "read", "128k")):
+        add(name, FILL, "reads of data written at random",
+            "reads after the torture, over the whole drive: the layout random writes leave", "read", rw=rw, bs=bs,
+            iodepth=32, time_based=1, runtime=_secs(2.0 * b))
     dirty_size = _align(min(2 * GiB * b, cap // 8))
     add("dirty-seqwrite", FILL, "sequential write on a dirty drive",
         "a sequential write right after random writes: how much garbage collection costs a large write",
