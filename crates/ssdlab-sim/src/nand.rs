@@ -470,7 +470,7 @@ mod tests {
         // 4 dies on 4 channels, 16KB program units (8KB pages, 2 planes),
         // a program buffer of one unit: the second die's program waits for
         // the first's to end; a read on a third die does not.
-        let cfg = crate::config::DriveConfig::from_json_str(
+        let cfg = DriveConfig::from_json_str(
             &serde_json::json!({
                 "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
                 "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
