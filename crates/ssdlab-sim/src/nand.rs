@@ -189,6 +189,10 @@ pub struct Nand {
     /// in ascending order (empty: no limit). Slots are interchangeable, so
     /// only these times matter, not which slot has which.
     tokens: Vec<u64>,
+    /// Program buffer (`controller.program_buffer_bytes`): when each of the
+    /// program units it holds frees up, in ascending order (empty: not
+    /// modelled, or room for a program on every die).
+    prog_tokens: Vec<u64>,
 }
 
 impl Nand {
@@ -215,38 +219,46 @@ impl Nand {
                 k if k >= n => Vec::new(),
                 k => vec![0; k as usize],
             },
+            prog_tokens: match cfg.controller.program_buffer_bytes / Nand::unit_bytes(g.unit_slots) {
+                k if k >= n as u64 => Vec::new(),
+                k => vec![0; k as usize],
+            },
         }
     }
 
     /// With an active-die limit, the earliest start >= `t` at which one of the
-    /// controller's die slots is free, and which slot. Operations are booked
-    /// out of time order, so the slot taken is the one that freed last before
-    /// `t` (best fit), leaving earlier-free slots to earlier work; if none is
-    /// free by `t`, the one that frees first.
+    /// controller's die slots is free, and which slot (`acquire_in`).
     #[inline]
     fn acquire(&self, t: u64) -> (usize, u64) {
-        if self.tokens.is_empty() {
-            return (usize::MAX, t);
-        }
-        match self.tokens.partition_point(|&free| free <= t) {
-            0 => (0, self.tokens[0]),
-            i => (i - 1, t),
-        }
+        acquire_in(&self.tokens, t)
     }
 
     /// The slot taken by `acquire` is busy until `end` (later than it was
     /// free): move it up to keep the times sorted.
     #[inline]
     fn release(&mut self, slot: usize, end: u64) {
-        if slot != usize::MAX {
-            let tk = &mut self.tokens;
-            let mut i = slot;
-            while i + 1 < tk.len() && tk[i + 1] < end {
-                tk[i] = tk[i + 1];
-                i += 1;
-            }
-            tk[i] = end;
+        release_in(&mut self.tokens, slot, end)
+    }
+
+    /// For a program: the earliest start >= `t` at which both an active-die
+    /// slot and room in the program buffer are free, and which of each.
+    #[inline]
+    fn acquire_program(&self, t: u64) -> (usize, usize, u64) {
+        if self.prog_tokens.is_empty() {
+            let (tok, s) = self.acquire(t);
+            return (tok, usize::MAX, s);
         }
+        let s = self.acquire(t).1.max(acquire_in(&self.prog_tokens, t).1);
+        let (tok, _) = self.acquire(s);
+        let (ptok, _) = acquire_in(&self.prog_tokens, s);
+        (tok, ptok, s)
+    }
+
+    /// Both slots of `acquire_program` are busy until the program ends.
+    #[inline]
+    fn release_program(&mut self, tok: usize, ptok: usize, end: u64) {
+        self.release(tok, end);
+        release_in(&mut self.prog_tokens, ptok, end);
     }
 
     #[inline]
@@ -336,11 +348,11 @@ impl Nand {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
-        let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
+        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(d.busy_until_ns));
         let xs = self.channels[ch].reserve(s0, x);
         let xe = xs + x;
         let done = xe + tprog_ns;
-        self.release(tok, done);
+        self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += tprog_ns;
         d.busy_until_ns = done;
@@ -360,12 +372,12 @@ impl Nand {
         let dec = self.decode_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let d = &self.dies[die as usize];
-        let (tok, s0) = self.acquire(earliest_ns.max(d.busy_until_ns));
+        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(d.busy_until_ns));
         let s0 = s0 + reads * self.tr_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x + dec;
         let done = xe + tprog_ns;
-        self.release(tok, done);
+        self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += reads * self.tr_ns;
         d.prog_busy_ns += tprog_ns;
@@ -419,9 +431,74 @@ impl Nand {
     }
 }
 
+/// With a limit of `tokens.len()` (none when empty), the earliest start >=
+/// `t` at which one of the slots is free, and which slot. Operations are
+/// booked out of time order, so the slot taken is the one that freed last
+/// before `t` (best fit), leaving earlier-free slots to earlier work; if none
+/// is free by `t`, the one that frees first.
+#[inline]
+fn acquire_in(tokens: &[u64], t: u64) -> (usize, u64) {
+    if tokens.is_empty() {
+        return (usize::MAX, t);
+    }
+    match tokens.partition_point(|&free| free <= t) {
+        0 => (0, tokens[0]),
+        i => (i - 1, t),
+    }
+}
+
+/// The slot taken by `acquire_in` is busy until `end` (later than it was
+/// free): move it up to keep the times sorted.
+#[inline]
+fn release_in(tokens: &mut [u64], slot: usize, end: u64) {
+    if slot != usize::MAX {
+        let mut i = slot;
+        while i + 1 < tokens.len() && tokens[i + 1] < end {
+            tokens[i] = tokens[i + 1];
+            i += 1;
+        }
+        tokens[i] = end;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_program_buffer_holds_programs_not_reads() {
+        // 4 dies on 4 channels, 16KB program units (8KB pages, 2 planes),
+        // a program buffer of one unit: the second die's program waits for
+        // the first's to end; a read on a third die does not.
+        let cfg = DriveConfig::from_json_str(
+            &serde_json::json!({
+                "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
+                "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
+                "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 1u64 << 20, "program_buffer_bytes": 16384},
+                "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 2,
+                         "blocks_per_plane": 256, "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000,
+                         "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+                "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let mut nand = Nand::new(&cfg);
+        let (_, done0) = nand.program(0, 0, 16384);
+        assert_eq!(done0, nand.xfer_ns(16384) + 1_300_000);
+        let (_, done1) = nand.program(1, 0, 16384);
+        assert_eq!(done1, done0 + nand.xfer_ns(16384) + 1_300_000, "waits for room in the buffer");
+        assert_eq!(nand.read(2, 0, 4096), 50_000 + nand.xfer_ns(4096), "a read does not");
+        // A GC copy holds it too.
+        let end = nand.copy_through_controller(3, 0, 1, 16384, 1_300_000);
+        assert!(end > done1, "copy left the controller at {end}, before {done1}");
+        // No buffer, or room for every die: no wait.
+        let mut c2 = cfg.clone();
+        c2.controller.program_buffer_bytes = 4 * 16384;
+        let mut nand = Nand::new(&c2);
+        nand.program(0, 0, 16384);
+        assert_eq!(nand.program(1, 0, 16384).1, done0);
+    }
 
     #[test]
     fn calendar_fills_gaps_and_merges() {

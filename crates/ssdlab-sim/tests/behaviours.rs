@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use ssdlab_sim::Simulator;
+use ssdlab_sim::{DriveConfig, Simulator};
 
 /// A small 25nm-class drive: 8KB pages, 2 planes, 256 pages per block,
 /// `dies` dies on up to 8 channels, 1/1.15 of raw NAND as user capacity.
@@ -99,6 +99,39 @@ fn an_active_die_limit_caps_incompressible_write_speed() {
     let (a, b) = (seq_write_mbps(&mut all, sa, 32, "incompressible"), seq_write_mbps(&mut half, sh, 32, "incompressible"));
     println!("16 dies: {a:.0} MB/s; at most 8 active: {b:.0} MB/s");
     assert!(b < 0.6 * a && b > 0.4 * a);
+}
+
+#[test]
+fn a_program_buffer_sized_for_small_units_binds_a_part_with_large_ones() {
+    // 16 dies with 16KB program units (8KB pages, 2 planes, 1.3 ms): a
+    // buffer for 8 programs in flight halves incompressible writes; one
+    // for 16 (every die) is no limit (reads do not use it: the unit test
+    // `nand::tests::the_program_buffer_holds_programs_not_reads`).
+    let span = |s: &Simulator| s.capacity_bytes() / 4;
+    let unit = 16384u64;
+    let mut all = realistic(16, 32, json!({}));
+    let mut eight = realistic(16, 32, json!({"controller": {"program_buffer_bytes": 8 * unit + unit / 2}}));
+    let mut every = realistic(16, 32, json!({"controller": {"program_buffer_bytes": 16 * unit}}));
+    let (sa, s8, s16) = (span(&all), span(&eight), span(&every));
+    let a = seq_write_mbps(&mut all, sa, 32, "incompressible");
+    let b = seq_write_mbps(&mut eight, s8, 32, "incompressible");
+    let c = seq_write_mbps(&mut every, s16, 32, "incompressible");
+    println!("16 dies of 16KB units: {a:.0} MB/s; buffer for 8 programs: {b:.0} MB/s; for 16: {c:.0} MB/s");
+    assert!(b < 0.6 * a && b > 0.4 * a);
+    assert_eq!(a, c, "a buffer with room for a program on every die changes nothing");
+    // Refused when it cannot hold one program unit.
+    let cfg = serde_json::to_string(&json!({
+        "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
+        "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
+        "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 4u64 << 20, "program_buffer_bytes": 8192},
+        "nand": {"channels": 8, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 2,
+                 "blocks_per_plane": 64, "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000,
+                 "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+        "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+    }))
+    .unwrap();
+    let e = DriveConfig::from_json_str(&cfg).unwrap_err().to_string();
+    assert!(e.contains("controller.program_buffer_bytes") && e.contains("16384 B = page x planes"), "{e}");
 }
 
 #[test]

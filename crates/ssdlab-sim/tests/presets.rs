@@ -200,7 +200,6 @@ fn vertex3_240_beats_the_120_on_incompressible_writes_but_not_by_the_die_ratio()
 /// part also sets; docs/presets.md ("Shared parts") says why each remains.
 /// The list may only shrink: a listed override that is gone fails the test.
 const KNOWN_OVERRIDES: &[(&str, &str)] = &[
-    ("vertex2-25nm-120", "nand.tprog_ns"),
     ("vertex3-480", "controller.command_cost_ns"),
     ("vertex3-480", "controller.command_cost_write_ns"),
     ("vertex3-480", "controller.max_write_bytes_per_s"),

@@ -145,6 +145,15 @@ pub struct ControllerSection {
     /// the drive's dies: no limit).
     #[serde(default)]
     pub max_active_dies: u32,
+    /// Program buffer: controller memory that holds each program unit's
+    /// data from the start of its transfer to a die until the die reports the
+    /// program done (a controller without DRAM keeps it to rewrite a failed
+    /// program elsewhere). Programs in flight at once (host, parity and GC
+    /// copies) are at most this / the program unit (page x planes): a buffer
+    /// sized for small units binds drives whose part has larger ones. Reads
+    /// and erases do not use it. 0: not modelled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub program_buffer_bytes: u64,
     /// Host reads go ahead of the programs, erases and garbage-collection
     /// work queued on their die: a read waits for the operation in progress
     /// (at most half a program time, its mean remainder) and for earlier

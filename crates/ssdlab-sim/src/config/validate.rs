@@ -259,6 +259,16 @@ impl DriveConfig {
                 ),
             );
         }
+        let unit_bytes = g.unit_slots as u64 * UNIT_BYTES;
+        if c.program_buffer_bytes != 0 && !(unit_bytes..=1 << 30).contains(&c.program_buffer_bytes) {
+            return err(
+                "controller.program_buffer_bytes",
+                format!(
+                    "{} must hold at least one program unit ({unit_bytes} B = page x planes) and at most 1 GiB, or be 0 (not modelled)",
+                    c.program_buffer_bytes
+                ),
+            );
+        }
         if c.write_buffer_bytes < 2 * g.unit_slots as u64 * UNIT_BYTES {
             return err(
                 "controller.write_buffer_bytes",
