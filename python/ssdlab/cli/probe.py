@@ -46,7 +46,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--drive", metavar="PRESET_OR_FILE", help="probe a simulated drive instead of a real target")
     p.add_argument("--out", type=output_dir, required=True, metavar="DIR", help="where probe.json and fio's files go")
     p.add_argument("--budget", type=budget, default=1.0, metavar="B",
-                   help="quick (0.25), default (1: about 30 minutes on a 256GB SATA drive), thorough (3), or a factor: "
+                   help="quick (0.25), default (1: about 35 minutes on a 256GB SATA drive), thorough (3), or a factor: "
                         "scales every runtime and the size of the state writes (longer = more precise)")
     p.add_argument("--size", type=positive_size_bytes, metavar="SIZE",
                    help="size of the test file on a file target (fio sizes; default 1g, less when free space is short)")
