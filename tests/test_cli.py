@@ -197,6 +197,13 @@ def test_ctrl_c_prints_what_finished_and_exits_130() -> None:
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    # SIGINT once the engine is loaded and the job has run a while (a loaded machine imports slowly)
+    deadline = time.monotonic() + 60
+    maps = Path(f"/proc/{proc.pid}/maps")
+    while time.monotonic() < deadline and proc.poll() is None:
+        if maps.exists() and "_core" in maps.read_text(errors="replace"):
+            break
+        time.sleep(0.1)
     time.sleep(2.0)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)

@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, NamedTuple, NoReturn, Optional, Sequence, TextIO, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from .. import _core
 from ..drive import Drive
@@ -31,6 +31,7 @@ from ..interrupt import EXIT_INTERRUPTED as _EXIT_INTERRUPTED
 from ..results import write_json
 
 __all__ = [
+    "test_id_list",
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
     "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "scheduler_address", "duration",
     "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
@@ -412,3 +413,15 @@ def emit(args: argparse.Namespace, doc: Dict[str, Any], text: Callable[[], str])
         print_json(doc)
     else:
         print(text())
+
+
+def test_id_list(text: str) -> List[str]:
+    """``--tests``: test ids, comma-separated lists allowed."""
+    from ..suite.definitions import test_ids
+
+    known = test_ids()
+    out = [tid.strip() for tid in text.split(",") if tid.strip()]
+    for tid in out:
+        if tid not in known:
+            raise argparse.ArgumentTypeError(f"unknown test '{tid}' ('ssdlab tests' lists them)")
+    return out

@@ -8,7 +8,7 @@ import os
 import sys
 from itertools import chain
 from pathlib import Path
-from typing import Any, List, Sequence
+from typing import Any, Sequence
 
 from ..errors import SsdlabError
 from ..progress import ProgressBar
@@ -34,20 +34,13 @@ from .flags import (
     load_drive,
     output_file,
     print_json,
+    test_id_list,
     write_output,
 )
 
 __all__ = ["add_parsers"]
 
 
-def _test_ids(text: str) -> List[str]:
-    """``--tests``: test ids, comma-separated lists allowed."""
-    known = test_ids()
-    out = [tid.strip() for tid in text.split(",") if tid.strip()]
-    for tid in out:
-        if tid not in known:
-            raise argparse.ArgumentTypeError(f"unknown test '{tid}' ('ssdlab tests' lists them)")
-    return out
 
 
 def _add_quick(p: argparse.ArgumentParser) -> None:
@@ -90,7 +83,7 @@ def add_parsers(sub: Any) -> None:
     add_drive(r, "preset id or .toml/.json file (repeat for each drive)", append=True)
     r.add_argument("--out", required=True, metavar="DIR", help="output directory")
     _add_jobs(r)
-    r.add_argument("--tests", nargs="+", type=_test_ids, metavar="TEST_ID", help="only these tests (ids or comma-separated lists)")
+    r.add_argument("--tests", nargs="+", type=test_id_list, metavar="TEST_ID", help="only these tests (ids or comma-separated lists)")
     _add_quick(r)
     add_seed(r)
     add_device_flags(r)

@@ -9,20 +9,11 @@ from itertools import chain
 from typing import Any
 
 from ..results import command_line
-from ..suite.definitions import test_ids
-from .flags import EXIT_INTERRUPTED, EXIT_OK, add_runner, add_seed, input_dir
+from .flags import EXIT_INTERRUPTED, EXIT_OK, add_runner, add_seed, input_dir, test_id_list
 
 __all__ = ["add_parsers"]
 
 
-def _test_ids(text: str) -> list[str]:
-    """``--tests``: test ids, comma-separated lists allowed."""
-    known = test_ids()
-    out = [tid.strip() for tid in text.split(",") if tid.strip()]
-    for tid in out:
-        if tid not in known:
-            raise argparse.ArgumentTypeError(f"unknown test '{tid}' ('ssdlab tests' lists them)")
-    return out
 
 
 def add_parsers(sub: Any) -> None:
@@ -43,7 +34,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--original", type=input_dir, metavar="RESULTS_DIR",
                    help="the original's results (required for a real target: the --out DIR of 'ssdlab review --device')")
     p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
-    p.add_argument("--tests", nargs="+", type=_test_ids, metavar="TEST_ID",
+    p.add_argument("--tests", nargs="+", type=test_id_list, metavar="TEST_ID",
                    help="only these tests (ids or comma-separated lists; default: the review's)")
     p.add_argument("--out", metavar="DIR", help="output directory (default DIR/twin-report)")
     add_seed(p)

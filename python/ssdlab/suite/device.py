@@ -79,7 +79,8 @@ from .vocabulary import Measured, SuiteTest
 __all__ = [
     "DeviceReview", "DeviceReviewInterrupted", "DeviceTarget", "needs_of", "skip_reason", "default_file_size",
     "target_drive_info", "phase_from_fio", "log_series", "disk_stat",
-    "results_from_fio", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES",
+    "results_from_fio", "run_device_test", "review_device", "DEFAULT_FILE_BYTES", "MIN_FILE_BYTES", "OpenedTarget",
+    "open_target",
 ]
 
 #: The test file's size when ``--size`` is not given (less when free space is short).
@@ -726,6 +727,49 @@ def _reproduce(target: str, test_id: str, profile: Profile, size: Optional[int],
     return out + (" --quick" if profile.name == "quick" else "")
 
 
+@dataclass
+class OpenedTarget:
+    """A real target checked and sized: the safety check, the fio to run and
+    its version, what the target can do (TRIM), the directory of a test file
+    (None for a block device) and the capacity to use (a block device whole,
+    a test file of the size asked for, 4 KiB-aligned)."""
+
+    check: TargetCheck
+    fio: str
+    version: FioVersion
+    caps: Capabilities
+    directory: Optional[str]
+    capacity_bytes: int
+    view: SystemView
+
+
+def open_target(target: str, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
+                fio: Optional[str] = None, view: Optional[SystemView] = None) -> OpenedTarget:
+    """Check ``target`` (UnsafeTargetError with the flag that would allow it),
+    find fio (FioNotFoundError) and size the target (SsdlabError for a bad
+    ``size_bytes``): what ``review --device`` and ``probe`` share."""
+    view = view or SystemView()
+    check = check_target(target, destroy_data=destroy_data, view=view)
+    exe = find_fio(fio)
+    version = fio_version(exe)
+    caps = capabilities(check, view)
+    directory: Optional[str] = None
+    if check.kind == "block":
+        if size_bytes is not None:
+            raise SsdlabError("argument --size: applies to a file target; a block device is used whole")
+        if not check.size_bytes:
+            raise SsdlabError(f"cannot read the size of {check.path}")
+        capacity = int(check.size_bytes)
+    else:
+        directory = check.resolved if check.kind == "directory" else os.path.dirname(os.path.abspath(check.path))
+        if size_bytes is None:
+            capacity = default_file_size(directory)
+        else:
+            _check_file_size(directory, int(size_bytes))
+            capacity = int(size_bytes) - int(size_bytes) % 4096
+    return OpenedTarget(check, exe, version, caps, directory, capacity, view)
+
+
 def review_device(
     target: str,
     out_dir: str,
@@ -747,25 +791,10 @@ def review_device(
     allow the target), FioNotFoundError, SsdlabError for a bad size, and
     DeviceReviewInterrupted (with what was saved) on Ctrl-C or SIGTERM."""
     t_start = time.perf_counter()
-    view = view or SystemView()
-    check = check_target(target, destroy_data=destroy_data, view=view)
-    exe = find_fio(fio)
-    version = fio_version(exe)
-    caps = capabilities(check, view)
-    directory: Optional[str] = None
-    if check.kind == "block":
-        if size_bytes is not None:
-            raise SsdlabError("argument --size: applies to a file target; a block device is used whole")
-        if not check.size_bytes:
-            raise SsdlabError(f"cannot read the size of {check.path}")
-        capacity = int(check.size_bytes)
-    else:
-        directory = check.resolved if check.kind == "directory" else os.path.dirname(os.path.abspath(check.path))
-        if size_bytes is None:
-            capacity = default_file_size(directory)
-        else:
-            _check_file_size(directory, int(size_bytes))
-            capacity = int(size_bytes) - int(size_bytes) % 4096
+    opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio, view=view)
+    check, exe, version, caps, directory, capacity = (opened.check, opened.fio, opened.version, opened.caps,
+                                                      opened.directory, opened.capacity_bytes)
+    view = opened.view
     drive = target_drive_info(check, capacity, version, view, directory)
     key = drive["id"]
     base = Path(out_dir) / "results" / key

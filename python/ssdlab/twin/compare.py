@@ -47,7 +47,8 @@ def _pandas() -> Any:
         raise SsdlabError("the twin's comparison needs pandas: pip install 'ssdlab[sweep]' (or pip install 'pandas>=1.5')") from None
 
 
-def _value(x: Any) -> Optional[float]:
+def finite_number(x: Any) -> Optional[float]:
+    """A finite number, or None (a boolean, None, text, NaN or infinity)."""
     if x is None or isinstance(x, bool):
         return None
     try:
@@ -75,7 +76,7 @@ def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping
 def _figures(doc: Mapping[str, Any]) -> Dict[Tuple[str, str, str], Tuple[Optional[float], str]]:
     out: Dict[Tuple[str, str, str], Tuple[Optional[float], str]] = {}
     for f in doc.get("figures", []) or []:
-        out[(str(f.get("chart", "")), str(f.get("label", "")), str(f.get("metric", "")))] = (_value(f.get("value")), str(f.get("unit", "")))
+        out[(str(f.get("chart", "")), str(f.get("label", "")), str(f.get("metric", "")))] = (finite_number(f.get("value")), str(f.get("unit", "")))
     return out
 
 
@@ -167,7 +168,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
 
 
 def _f(x: Any) -> Optional[float]:
-    v = _value(x)
+    v = finite_number(x)
     return None if v is None else float(v)
 
 

@@ -23,7 +23,6 @@ under ``fio/``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -330,31 +329,14 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
     One fio run per job, so a failure or Ctrl-C keeps what finished."""
-    from ..fio.run import FileTarget, find_fio, fio_version, run_fio
-    from ..fio.safety import SystemView, capabilities, check_target
-    from ..suite.device import _check_file_size, _direct_io_works, default_file_size, target_drive_info
+    from ..fio.run import FileTarget, run_fio
+    from ..suite.device import _direct_io_works, open_target, target_drive_info
 
     t0 = time.perf_counter()
-    view = SystemView()
-    check = check_target(target, destroy_data=destroy_data, view=view)
-    exe = find_fio(fio)
-    version = fio_version(exe)
-    caps = capabilities(check, view)
-    directory: Optional[str] = None
-    if check.kind == "block":
-        if size_bytes is not None:
-            raise SsdlabError("argument --size: applies to a file target; a block device is used whole")
-        if not check.size_bytes:
-            raise SsdlabError(f"cannot read the size of {check.path}")
-        capacity = int(check.size_bytes) // MiB * MiB
-    else:
-        directory = check.resolved if check.kind == "directory" else os.path.dirname(os.path.abspath(check.path))
-        if size_bytes is None:
-            capacity = default_file_size(directory)
-        else:
-            _check_file_size(directory, int(size_bytes))
-            capacity = int(size_bytes)
-        capacity = capacity // MiB * MiB
+    opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio)
+    check, exe, version, caps, directory = opened.check, opened.fio, opened.version, opened.caps, opened.directory
+    view = opened.view
+    capacity = opened.capacity_bytes // MiB * MiB
     info = target_drive_info(check, capacity, version, view, directory)
     trim = caps.trim is None
     jobs = [j for j in probe_jobs(capacity, budget, trim=trim) if j.stage in stages]

@@ -33,10 +33,10 @@ Definitions (each as the engine uses it; docs/drive-file.md, docs/model.md):
 
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..drive import Drive
+from .compare import finite_number
 
 __all__ = ["INTERNALS", "UNIT_BYTES", "GRANULE_BYTES", "FIO_COMPRESS_PERCENTAGE", "truth_of", "internals_table", "verdict_of",
            "twin_internals", "SET_BY"]
@@ -111,16 +111,6 @@ def truth_of(drive: Drive) -> Dict[str, Any]:
     }
 
 
-def _number(x: Any) -> Optional[float]:
-    if isinstance(x, bool) or x is None:
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
 def verdict_of(truth: Any, recovered: Any) -> Dict[str, Any]:
     """``{"error", "verdict"}`` of one recovered value against the truth.
     ``verdict``: ``exact`` (equal; a float within 1e-6 relative),
@@ -134,7 +124,7 @@ def verdict_of(truth: Any, recovered: Any) -> Dict[str, Any]:
         return {"error": None, "verdict": "no truth"}
     if isinstance(truth, bool) or isinstance(recovered, bool):
         return {"error": None, "verdict": "exact" if bool(truth) == bool(recovered) else "missed"}
-    t, r = _number(truth), _number(recovered)
+    t, r = finite_number(truth), finite_number(recovered)
     if t is None or r is None:
         return {"error": None, "verdict": "missed"}
     if t == 0:
