@@ -153,7 +153,7 @@ def test_bad_fit_requests_are_one_line_errors(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("fit", "--profile", "no-such"), "unknown profile 'no-such'")
     assert_one_line_error(run_cli("fit", "--profile", "generic-2011"), "no row of the calibration table")
     assert_one_line_error(run_cli("fit", "--drive", "x.toml"), "give --table")
-    assert_one_line_error(run_cli("fit"), "one of the arguments --profile --part --drive is required")
+    assert_one_line_error(run_cli("fit"), "one of the arguments --profile --part --drive --probe is required")
 
 
 @pytest.mark.slow

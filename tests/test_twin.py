@@ -117,6 +117,7 @@ def test_probe_and_fit_refuse_bad_input_with_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "schema 'ssdlab.results', not 'ssdlab.probe'")
 
 
+@pytest.mark.slow
 @needs_fio
 def test_probe_runs_through_fio_on_a_test_file(tmp_path: Path) -> None:
     target = tmp_path / "t"
