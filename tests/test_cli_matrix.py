@@ -214,6 +214,19 @@ def cases(f: Files) -> List[Case]:
                                                                    "nand.tprog_ns=1..2:0", "spare=500%", "novalue"]),
                          ("--test", ["no-such-test"]), ("--out", outdir_values(f)), ("--seed", SEED), *runner]:
         add(sweep, flag, values)
+    probe = ["probe", "--drive", d, "--budget", "quick", "--out", f.out("pr")]
+    for flag, values in [("--drive", drive_values(f)), ("--out", outdir_values(f)),
+                         ("--budget", ["lots", "0", "-1", "nan", "100", "inf"]), ("--seed", SEED)]:
+        add(probe, flag, values)
+    real_probe = ["probe", str(f.tmp / "probe-target"), "--size", "256m", "--budget", "0.05", "--out", f.out("prr")]
+    for flag, values in [("#1", [str(f.a_file), "/dev/null"]), ("--size", POSITIVE_SIZE)]:
+        add(real_probe, flag, values)
+    add(["fit", "--probe", str(f.directory), "--trials", "1", "--jobs", "1", "--out", f.out("twin.toml")], "--probe",
+        [f.missing, str(f.a_file), str(f.directory), str(f.empty)])
+    twin_report = ["twin-report", str(f.directory), "--quick", "--jobs", "1", "--out", f.out("tr")]
+    for flag, values in [("#1", [f.missing, str(f.a_file), str(f.directory)]), ("--tests", ["no-such-test"]),
+                         ("--twin", infile_values(f)), ("--original", [f.missing, str(f.a_file)]), *runner]:
+        add(twin_report, flag, values)
     fio = ["fio", str(f.jobfile), "--drive", d]
     for flag, values in [("#1", infile_values(f)), ("--drive", drive_values(f)), ("--set", SETTING), ("--seed", SEED),
                          ("--output", outfile_values(f)), ("--log-dir", outdir_values(f)), ("--output-format", CHOICE)]:
