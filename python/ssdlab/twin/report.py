@@ -509,12 +509,13 @@ def _write_page(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
     if left:
         parts.append("<p class=note>Left out: " + "; ".join(left) + ".</p>")
     # internals
-    parts.append("<h2 id=internals>Internals</h2><p class=about>What the probe extracted from black-box measurements "
-                 "(<code>probe.json</code> features)"
+    parts.append("<h2 id=internals>Internals</h2><p class=about>What the twin recovered: its own drive file's values "
+                 "(measured by the probe, fitted to it or assumed: the confidence column; the probe's own estimate in "
+                 "'how')"
                  + (", against the original's description (truth; definitions in <code>ssdlab.twin.truth</code>): exact, "
                     "within 10% or missed." if doc.get("truth") is not None else "; a real drive has no truth to score against.")
                  + "</p><div class=scroll><table><tr><th>internal</th><th>truth</th><th>recovered</th><th>error</th>"
-                 "<th>verdict</th><th>confidence</th><th>how</th></tr>")
+                 "<th>verdict</th><th>source</th><th>how</th></tr>")
     for r in irows:
         cls = {"exact": "ok", "within 10%": "ok", "missed": "bad", "not recovered": "flag"}.get(r["verdict"], "")
         parts.append(f"<tr><td title=\"{_esc(r['about'])}\">{_esc(r['name'])}</td><td>{_num(r['truth'], r['unit'])}</td>"
