@@ -14,8 +14,6 @@ from .flags import EXIT_INTERRUPTED, EXIT_OK, add_runner, add_seed, input_dir, t
 __all__ = ["add_parsers"]
 
 
-
-
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser(
         "twin-report",
