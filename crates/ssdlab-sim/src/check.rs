@@ -75,8 +75,8 @@ impl Shadow {
     }
 
     /// Every LBA against the FTL's map (entries masked by `head_mask` give the head granule).
-    pub fn verify_all(&self, l2p: &[u32], head_mask: u32) -> Result<()> {
-        for (lba, &e) in l2p.iter().enumerate() {
+    pub fn verify_all(&self, l2p: impl Iterator<Item = u32>, head_mask: u32) -> Result<()> {
+        for (lba, e) in l2p.enumerate() {
             self.verify_read(lba as u64, if e == NONE { NONE } else { e & head_mask })?;
         }
         Ok(())

@@ -19,7 +19,7 @@
 //! (`config::revmap_bytes_reserved`, from the same layout).
 
 use crate::config::REVMAP_CHUNK_ENTRIES;
-use crate::mem::{big_copy, big_table, prefetch, NONE};
+use crate::mem::{CowTable, NONE};
 
 /// Entries per chunk (a power of two).
 pub const CHUNK: u32 = REVMAP_CHUNK_ENTRIES;
@@ -33,7 +33,7 @@ pub struct RevMap {
     /// Overflow chunk slots per block: `ceil((granules - slots) / CHUNK)`.
     per_block: u32,
     /// Block `b`'s first `per_base` entries: `base[b * per_base ..]`.
-    base: Vec<u32>,
+    base: CowTable<u32>,
     /// `block * per_block + j` -> id of the block's j-th overflow chunk.
     table: Vec<u32>,
     /// Entries written to each block since its erase.
@@ -46,7 +46,7 @@ pub struct RevMap {
     free: Vec<u32>,
     bump: u32,
     /// One bit per granule: set when it heads a live unit.
-    live: Vec<u64>,
+    live: CowTable<u64>,
 }
 
 impl RevMap {
@@ -58,13 +58,13 @@ impl RevMap {
         RevMap {
             per_base: slots_per_block,
             per_block,
-            base: big_table(total_blocks as usize * slots_per_block as usize, 0u32),
+            base: CowTable::new(total_blocks as usize * slots_per_block as usize, 0u32),
             table: vec![NONE; chunks],
             len: vec![0; total_blocks as usize],
             pool: vec![0; chunks * CHUNK as usize],
             free: Vec::new(),
             bump: 0,
-            live: big_table(granules.div_ceil(64), 0u64),
+            live: CowTable::new(granules.div_ceil(64), 0u64),
         }
     }
 
@@ -86,7 +86,7 @@ impl RevMap {
     #[inline(always)]
     pub fn get(&self, b: u32, i: u32) -> u32 {
         if i < self.per_base {
-            self.base[(b * self.per_base + i) as usize]
+            self.base.get((b * self.per_base + i) as usize)
         } else {
             self.pool[self.over(b, i - self.per_base)]
         }
@@ -98,7 +98,7 @@ impl RevMap {
         let i = self.len[b as usize];
         self.len[b as usize] = i + 1;
         if i < self.per_base {
-            self.base[(b * self.per_base + i) as usize] = e;
+            self.base.set((b * self.per_base + i) as usize, e);
         } else {
             self.push_over(b, i - self.per_base, e);
         }
@@ -121,7 +121,7 @@ impl RevMap {
     #[inline(always)]
     pub fn prefetch(&self, b: u32, i: u32) {
         if i < self.per_base {
-            prefetch(&self.base, (b * self.per_base + i) as usize);
+            self.base.prefetch((b * self.per_base + i) as usize);
         }
     }
 
@@ -142,27 +142,27 @@ impl RevMap {
         self.len.iter_mut().for_each(|n| *n = 0);
         self.free.clear();
         self.bump = 0;
-        self.live.iter_mut().for_each(|w| *w = 0);
+        self.live.fill(0);
     }
 
     #[inline(always)]
     pub fn is_live(&self, g: u32) -> bool {
-        self.live[(g / 64) as usize] >> (g % 64) & 1 != 0
+        self.live.get((g / 64) as usize) >> (g % 64) & 1 != 0
     }
 
     #[inline(always)]
     pub fn set_live(&mut self, g: u32) {
-        self.live[(g / 64) as usize] |= 1 << (g % 64);
+        self.live.update((g / 64) as usize, |w| w | 1 << (g % 64));
     }
 
     #[inline(always)]
     pub fn clear_live(&mut self, g: u32) {
-        self.live[(g / 64) as usize] &= !(1 << (g % 64));
+        self.live.update((g / 64) as usize, |w| w & !(1 << (g % 64)));
     }
 
     #[inline(always)]
     pub fn prefetch_live(&self, g: u32) {
-        prefetch(&self.live, (g / 64) as usize);
+        self.live.prefetch((g / 64) as usize);
     }
 
     /// Granules heading a live unit.
@@ -184,8 +184,8 @@ impl Clone for RevMap {
         let mut pool = vec![0u32; self.pool.len()];
         let used = self.bump as usize * CHUNK as usize;
         pool[..used].copy_from_slice(&self.pool[..used]);
-        let base = big_copy(&self.base);
-        let live = big_copy(&self.live);
+        let base = self.base.clone();
+        let live = self.live.clone();
         RevMap {
             per_base: self.per_base,
             per_block: self.per_block,

@@ -10,7 +10,7 @@ use super::blocks::BlockState;
 use super::Ftl;
 use crate::config::GcPolicy;
 use crate::error::Result;
-use crate::mem::{prefetch, NONE};
+use crate::mem::NONE;
 use crate::nand::Nand;
 use crate::revmap::PAD;
 
@@ -204,7 +204,7 @@ impl Ftl {
                 off += n;
             }
             for &l in &lbas[..k] {
-                prefetch(&self.l2p, l as usize);
+                self.l2p.prefetch(l as usize);
             }
         }
         self.dies[d].victim_warm = w;
@@ -277,7 +277,7 @@ impl Ftl {
             moved_units += 1;
             self.rev.push(nb, e);
             self.rev.set_live(new);
-            self.l2p[lba as usize] = self.enc(new, n);
+            self.l2p.set(lba as usize, self.enc(new, n));
             self.blocks[nb as usize].valid += n;
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);

@@ -30,8 +30,8 @@ impl Ftl {
                 let head = base + off;
                 if self.rev.is_live(head) {
                     let lba = self.head_of(e) as usize;
-                    if lba >= self.l2p.len() || self.l2p[lba] != self.enc(head, n) {
-                        let maps = self.l2p.get(lba).copied().unwrap_or(NONE);
+                    if lba >= self.l2p.len() || self.l2p.get(lba) != self.enc(head, n) {
+                        let maps = self.l2p.try_get(lba).unwrap_or(NONE);
                         return Err(SimError::integrity(format!(
                             "granule {head} holds live LBA unit {lba} ({n} granules), which maps to entry {maps:#x}"
                         )));
@@ -61,7 +61,7 @@ impl Ftl {
         // Every mapped LBA is mapped exactly once: live units map back to
         // their LBAs (above), so as many live units as mapped LBAs, and no live
         // bit outside a logged unit, make the two a one-to-one match.
-        let mapped = self.l2p.iter().filter(|&&e| e != NONE).count() as u64;
+        let mapped = self.l2p.iter().filter(|&e| e != NONE).count() as u64;
         if mapped != live_units {
             return Err(SimError::integrity(format!("{mapped} LBA units are mapped but {live_units} live units are stored")));
         }
@@ -106,7 +106,7 @@ impl Ftl {
             }
         }
         if let Some(s) = self.shadow.as_ref() {
-            s.verify_all(&self.l2p, self.head_mask)?;
+            s.verify_all(self.l2p.iter(), self.head_mask)?;
         }
         Ok(())
     }

@@ -90,10 +90,10 @@ impl Ftl {
 
     pub fn trim_units(&mut self, lba: u64, n: u64, now_ns: u64) {
         for l in lba..lba + n {
-            let e = self.l2p[l as usize];
+            let e = self.l2p.get(l as usize);
             if e != NONE {
                 self.invalidate(e, now_ns);
-                self.l2p[l as usize] = NONE;
+                self.l2p.set(l as usize, NONE);
                 self.mapped_lbas -= 1;
                 self.counters.host_units_trimmed += 1;
             }
@@ -126,7 +126,7 @@ impl Ftl {
                 sealed_ns: now_ns,
             };
         }
-        self.l2p.iter_mut().for_each(|x| *x = NONE);
+        self.l2p.fill(NONE);
         self.rev.clear_all();
         let bpd = self.g.blocks_per_die;
         for (d, die) in self.dies.iter_mut().enumerate() {

@@ -42,7 +42,7 @@ use std::collections::VecDeque;
 use self::write::WritePoint;
 use crate::check::Shadow;
 use crate::config::{DriveConfig, GcMode, GcPolicy, Geometry, LEN_SHIFT, UNIT_BYTES};
-use crate::mem::{BigTable, NONE};
+use crate::mem::{CowTable, NONE};
 use crate::revmap::RevMap;
 
 /// Division by a constant of the drive, by shift when it is a power of two
@@ -168,7 +168,7 @@ pub struct Ftl {
     gc_threshold: u32,
     bg_gc_threshold: u32,
     /// LBA unit -> map entry (head granule, and length; see [`LEN_SHIFT`]), or NONE.
-    l2p: BigTable<u32>,
+    l2p: CowTable<u32>,
     rev: RevMap,
     /// Head granule of a map entry: the entry masked below the length bits.
     head_mask: u32,
@@ -265,7 +265,7 @@ impl Ftl {
             gc_mode: cfg.ftl.gc_mode,
             gc_threshold: cfg.ftl.gc_threshold_blocks,
             bg_gc_threshold: cfg.ftl.bg_gc_threshold_blocks,
-            l2p: BigTable::new(g.user_units as usize, NONE),
+            l2p: CowTable::new(g.user_units as usize, NONE),
             rev: RevMap::new(g.total_blocks() as u32, g.slots_per_block, spb),
             head_mask: if k == 1 { u32::MAX } else { (1 << LEN_SHIFT) - 1 },
             len_mask: if k == 1 { 0 } else { u32::MAX >> LEN_SHIFT },

@@ -67,7 +67,7 @@ impl Ftl {
         let mut run = (NONE, 0u64);
         let mut run_end = NONE;
         for l in lba..lba + n {
-            let e = self.l2p[l as usize];
+            let e = self.l2p.get(l as usize);
             let head = if e == NONE { NONE } else { self.head_of(e) };
             if let Some(s) = self.shadow.as_ref() {
                 s.verify_read(l, head)?;
@@ -152,7 +152,7 @@ impl Ftl {
 
     /// Read-modify-write of a partly written unit: read the old data first.
     pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
-        let e = self.l2p[lba as usize];
+        let e = self.l2p.get(lba as usize);
         if e == NONE || self.is_buffered(self.head_of(e)) {
             return earliest_ns;
         }

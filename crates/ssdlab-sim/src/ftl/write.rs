@@ -40,7 +40,7 @@ impl Ftl {
     /// `ready_ns`. Returns its head granule. Completed program units are
     /// programmed and their buffer release recorded in `self.releases`.
     pub fn write_unit(&mut self, lba: u64, ready_ns: u64, pattern: DataPattern, nand: &mut Nand) -> Result<u32> {
-        let old = self.l2p[lba as usize];
+        let old = self.l2p.get(lba as usize);
         let n = self.granules_for(pattern);
         if old != NONE && self.in_open_host_unit(self.head_of(old)) && self.len_of(old) == n {
             // The unit's previous data is still in the write buffer, not yet
@@ -68,7 +68,7 @@ impl Ftl {
         let was_open = self.dies[die as usize].host_wp.block != NONE;
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
-        self.l2p[lba as usize] = self.enc(head, n);
+        self.l2p.set(lba as usize, self.enc(head, n));
         let b = self.spb_div.div(head);
         self.rev.push(b, self.enc(lba as u32, n));
         self.rev.set_live(head);
@@ -283,10 +283,10 @@ impl Ftl {
     #[inline]
     pub fn prefetch_write(&self, lba: u64, stage: u8) {
         if stage == 0 {
-            prefetch(&self.l2p, lba as usize);
+            self.l2p.prefetch(lba as usize);
             return;
         }
-        let old = self.l2p[lba as usize];
+        let old = self.l2p.get(lba as usize);
         if old == NONE {
             return;
         }
