@@ -129,7 +129,6 @@ impl Calendar {
 
 #[derive(Clone, Debug, Default)]
 pub struct Die {
-    pub busy_until_ns: u64,
     /// End of the last read booked on the die (reads stay in order among
     /// themselves when they pass queued work).
     pub read_until_ns: u64,
@@ -166,6 +165,9 @@ impl NandCounters {
 #[derive(Clone, Debug)]
 pub struct Nand {
     pub dies: Vec<Die>,
+    /// When each die is free of the work booked on it (apart from [`Die`]:
+    /// the FTL scans it to pick the next die, so it is kept contiguous).
+    pub busy_until_ns: Vec<u64>,
     pub channels: Vec<Calendar>,
     channel_of_die: Vec<u32>,
     pub tr_ns: u64,
@@ -201,6 +203,7 @@ impl Nand {
         let n = g.dies + g.parity_dies;
         Nand {
             dies: vec![Die::default(); n as usize],
+            busy_until_ns: vec![0; n as usize],
             channels: vec![Calendar::default(); g.channels as usize],
             channel_of_die: (0..n).map(|d| g.channel_of(d)).collect(),
             tr_ns: cfg.nand.tr_ns,
@@ -288,9 +291,9 @@ impl Nand {
     pub fn advance(&mut self, now_ns: u64) {
         let mut horizon = [u64::MAX; 64];
         let pass = now_ns.saturating_add(self.read_pass_wait_ns);
-        for (d, die) in self.dies.iter().enumerate() {
+        for (d, &busy) in self.busy_until_ns.iter().enumerate() {
             let h = &mut horizon[self.channel_of_die[d] as usize];
-            *h = (*h).min(die.busy_until_ns.min(pass));
+            *h = (*h).min(busy.min(pass));
         }
         for (c, cal) in self.channels.iter_mut().enumerate() {
             cal.advance(now_ns.max(horizon[c]));
@@ -314,9 +317,8 @@ impl Nand {
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
-        let d = &self.dies[die as usize];
-        let busy = d.busy_until_ns;
-        let at = earliest_ns.max(d.read_until_ns).max(busy.min(earliest_ns.saturating_add(self.read_pass_wait_ns)));
+        let busy = self.busy_until_ns[die as usize];
+        let at = earliest_ns.max(self.dies[die as usize].read_until_ns).max(busy.min(earliest_ns.saturating_add(self.read_pass_wait_ns)));
         // Passing queued work, the read takes the die's slot (the queued
         // work holds one); otherwise it needs a slot of its own.
         let (tok, start) = if at < busy { (usize::MAX, at) } else { self.acquire(at) };
@@ -328,7 +330,7 @@ impl Nand {
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += self.tr_ns;
         d.read_until_ns = end;
-        d.busy_until_ns = if start < busy { busy + (end - start) } else { end };
+        self.busy_until_ns[die as usize] = if start < busy { busy + (end - start) } else { end };
         self.counters.page_reads += 1;
         self.counters.bytes_read += bytes;
         self.counters.channel_bytes += bytes;
@@ -347,15 +349,14 @@ impl Nand {
     pub fn program_t(&mut self, die: u32, earliest_ns: u64, bytes: u64, tprog_ns: u64) -> (u64, u64) {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
-        let d = &self.dies[die as usize];
-        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(d.busy_until_ns));
+        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(self.busy_until_ns[die as usize]));
         let xs = self.channels[ch].reserve(s0, x);
         let xe = xs + x;
         let done = xe + tprog_ns;
         self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += tprog_ns;
-        d.busy_until_ns = done;
+        self.busy_until_ns[die as usize] = done;
         self.counters.unit_programs += 1;
         self.counters.bytes_programmed += bytes;
         self.counters.channel_bytes += bytes;
@@ -371,8 +372,7 @@ impl Nand {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
-        let d = &self.dies[die as usize];
-        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(d.busy_until_ns));
+        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(self.busy_until_ns[die as usize]));
         let s0 = s0 + reads * self.tr_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x + dec;
@@ -381,7 +381,7 @@ impl Nand {
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += reads * self.tr_ns;
         d.prog_busy_ns += tprog_ns;
-        d.busy_until_ns = done;
+        self.busy_until_ns[die as usize] = done;
         let c = &mut self.counters;
         c.page_reads += reads;
         c.bytes_read += bytes;
@@ -399,27 +399,25 @@ impl Nand {
     pub fn recycle(&mut self, die: u32, earliest_ns: u64, dur_ns: u64) -> u64 {
         // The recycling engine works beside the host path: it holds the die
         // but not one of the controller's active-die slots.
-        let free = earliest_ns.max(self.dies[die as usize].busy_until_ns);
+        let free = earliest_ns.max(self.busy_until_ns[die as usize]);
         let s = self.recycle_path.reserve(free, dur_ns);
-        let d = &mut self.dies[die as usize];
-        d.busy_until_ns = s + dur_ns;
-        d.read_busy_ns += dur_ns;
-        d.busy_until_ns
+        self.busy_until_ns[die as usize] = s + dur_ns;
+        self.dies[die as usize].read_busy_ns += dur_ns;
+        s + dur_ns
     }
 
     #[inline]
     pub fn erase(&mut self, die: u32, earliest_ns: u64) -> u64 {
-        let (tok, s) = self.acquire(earliest_ns.max(self.dies[die as usize].busy_until_ns));
+        let (tok, s) = self.acquire(earliest_ns.max(self.busy_until_ns[die as usize]));
         self.release(tok, s + self.tbers_ns);
-        let d = &mut self.dies[die as usize];
-        d.busy_until_ns = s + self.tbers_ns;
-        d.erase_busy_ns += self.tbers_ns;
+        self.busy_until_ns[die as usize] = s + self.tbers_ns;
+        self.dies[die as usize].erase_busy_ns += self.tbers_ns;
         self.counters.block_erases += 1;
-        d.busy_until_ns
+        s + self.tbers_ns
     }
 
     pub fn die_busy_until(&self, die: u32) -> u64 {
-        self.dies[die as usize].busy_until_ns
+        self.busy_until_ns[die as usize]
     }
 
     pub fn unit_bytes(unit_slots: u32) -> u64 {

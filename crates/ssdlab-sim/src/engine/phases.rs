@@ -395,6 +395,6 @@ impl Simulator {
     }
 
     pub(super) fn busiest_die(&self) -> u64 {
-        self.nand.dies.iter().map(|d| d.busy_until_ns).max().unwrap_or(0)
+        self.nand.busy_until_ns.iter().copied().max().unwrap_or(0)
     }
 }

@@ -120,17 +120,28 @@ impl Ftl {
         // `die`'s completed unit waits in the buffer: its program comes first.
         let wp = &self.dies[die as usize].host_wp;
         let pending_ns = if wp.block != NONE { self.tprog_of(wp.block, nand) } else { 0 };
-        let mut best = d;
-        let mut best_ns = u64::MAX;
+        // The earliest free die with room (first in order from `d` among
+        // equals): the minimum first, over contiguous tables and without
+        // branches (`die` apart, for its pending program), then where it is.
+        let n = dies as usize;
+        let (busy, valid, room) = (&nand.busy_until_ns[..n], &self.die_valid[..n], self.die_room);
+        let free_at = |x: usize| if valid[x] < room { busy[x].max(now_ns) } else { u64::MAX };
+        let min_over = |r: std::ops::Range<usize>| {
+            busy[r.clone()].iter().zip(&valid[r]).map(|(&b, &v)| if v < room { b.max(now_ns) } else { u64::MAX }).min()
+        };
+        let own_ns = free_at(die as usize).saturating_add(pending_ns);
+        let best_ns = own_ns.min(min_over(0..die as usize).unwrap_or(u64::MAX)).min(min_over(die as usize + 1..n).unwrap_or(u64::MAX));
+        if best_ns == u64::MAX {
+            return d;
+        }
         for _ in 0..dies {
-            let t = nand.die_busy_until(d).max(now_ns) + if d == die { pending_ns } else { 0 };
-            if t < best_ns && self.die_valid[d as usize] < self.die_room {
-                best = d;
-                best_ns = t;
+            let t = if d == die { own_ns } else { free_at(d as usize) };
+            if t == best_ns {
+                return d;
             }
             d = if d + 1 == dies { 0 } else { d + 1 };
         }
-        best
+        unreachable!("the minimum is some die's")
     }
 
     /// The die the next host data goes to: the striping order, skipping a die
