@@ -8,8 +8,13 @@ building simulators, cloning states and simulating).
 Target (issue 17): every row within 30 s of wall time on 2 cores. Measured
 on the 2-core machine at load average 1-2: 65 s before states were shared
 (61a6257's process pool, one process per drive), 49 s after (CPU 123 s ->
-about 90 s); the rest is simulation and the engine building and copying
-each simulator's tables (about 0.5-1 s per 500 MB of forward map). `--profile-only` skips
+about 90 s), 53.9 s at 318f305; 25.9 s at the commit that added this line
+(CPU 50 s): the engine's tables became copy-on-write chunks shared by clones
+and by unwritten regions (a clone, a secure erase and building a simulator
+cost next to nothing; memory fresh from the OS costs about 2 s per GB here),
+the chunk memory is reused within a process, the next host die is found
+without a branchy scan, rated reads run 10 s instead of 60, and the longest
+tasks (by their preconditioning bytes) start first. `--profile-only` skips
 the timed run and only profiles, in this process, one drive after another.
 """
 
