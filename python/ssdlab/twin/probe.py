@@ -243,8 +243,9 @@ def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[
 def job_figures(job: Any, direction: str) -> Dict[str, Any]:
     """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
     measured direction: IOPS, MB/s, mean and p99 completion latency (us),
-    bytes, runtime (s), the FLUSH CACHE count and mean and p99 latency (us)
-    of a job with fsync (``syncs``, ``sync_mean_us``, ``sync_p99_us``), and
+    bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
+    latency (us) of a job with fsync (``syncs``, ``sync_mean_us``,
+    ``sync_p50_us``, ``sync_p99_us``, and its writes' median ``clat_p50_us``), and
     the per-interval IOPS when logged."""
     d = job.read if direction == "rw" else getattr(job, direction)
     lat = d.clat
@@ -259,7 +260,9 @@ def job_figures(job: Any, direction: str) -> Dict[str, Any]:
     if sync is not None and sync.count:
         out["syncs"] = sync.count
         out["sync_mean_us"] = sync.mean_ns / 1e3
+        out["sync_p50_us"] = sync.percentile_us(50.0)
         out["sync_p99_us"] = sync.percentile_us(99.0)
+        out["clat_p50_us"] = None if lat is None or not lat.count else lat.percentile_us(50.0)
     if job.iops_series is not None:
         out["interval_ms"] = job.iops_series.interval_ms
         out["iops_series"] = [float(x) for x in (job.iops_series.total if direction == "rw" else
