@@ -144,14 +144,19 @@ def test_tprog_feature_from_flushes_and_the_dies_it_implies() -> None:
     assert extract(_figs(1340.0, p99_us=4000.0), 256_000_000_000)["tprog_ns"]["confidence"] == "medium"
 
 
-def test_the_fit_keeps_tprog_within_the_measured_flush_time() -> None:
-    from ssdlab.twin.fit import free_parameters
+def test_the_twin_s_tprog_is_the_measured_flush_time_less_the_unit_s_transfer() -> None:
+    from ssdlab.twin.fit import build_doc, free_parameters
 
     f = extract(_figs(1340.0), 256_000_000_000)
     params = {p.key: p for p in free_parameters(f)}
-    t = params["nand.tprog_ns"]
-    assert 0.7 * 1_300_000 <= t.low < t.value < t.high <= 1_300_000
-    assert "nand.channel_bytes_per_s" in params
+    assert "nand.tprog_ns" not in params and "nand.channel_bytes_per_s" in params
+    values = {p.key: p.value for p in params.values()}
+    values.update({"nand.channel_bytes_per_s": 50_000_000, "nand.page_size_log2": 13})
+    doc, prov = build_doc(f, values, "t")
+    # 1300 us - 16 KiB at 50 MB/s (328 us)
+    assert doc["nand"]["tprog_ns"] == 972_000 and prov["nand.tprog_ns"]["source"] == "measured"
+    values["nand.channel_bytes_per_s"] = 400_000_000
+    assert build_doc(f, values, "t")[0]["nand"]["tprog_ns"] == 1_259_000
     ppc = params["nand.packages_per_channel"]
     dies = f["dies"]["value"]
     assert ppc.low * 8 <= dies <= ppc.high * 8 and ppc.high - ppc.low < 15

@@ -71,9 +71,12 @@ def _clamp(x: float, lo: float, hi: float) -> float:
 
 #: Channel rates of the era's NAND interfaces (ONFI 1 async 40-50 MB/s to toggle/ONFI 2.x 400 MB/s).
 CHANNEL_RANGE_BYTES_PER_S = (40_000_000, 400_000_000)
-#: The share of the measured flush time (flush latency - write latency = the unit's transfer + tPROG)
-#: tPROG may take in the fit: the unit's transfer takes the rest (5-25% on the era's channels).
-TPROG_SHARE_OF_FLUSH = (0.7, 1.0)
+#: The channel rate of the generic profile (the twin's when the fit does not move it).
+GENERIC_CHANNEL_BYTES_PER_S = 200_000_000
+#: Planes per die of the generic part: a program unit is this many pages.
+PLANES = 2
+#: The least program time a twin gets from a flush measurement (MIN_FLUSH_PROGRAM_NS of the features).
+MIN_TPROG_NS = 200_000
 
 
 def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
@@ -109,22 +112,11 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     else:
         ppc_range = (1, 16)
         ppc_why = f"dies = {CHANNELS} channels x this: read and write parallelism"
-    if flush_ns is not None:
-        lo = max(TPROG_RANGE_NS[0] // 2, flush_ns * TPROG_SHARE_OF_FLUSH[0])
-        hi = max(lo + 10_000, flush_ns * TPROG_SHARE_OF_FLUSH[1])
-        tprog = FreeParameter("nand.tprog_ns", int(lo), int(hi), int(_clamp(flush_ns * 0.92, lo, hi)), True, 10_000,
-                              f"page program time: measured by the flushed writes ({flush_ns / 1e3:.0f} us = the unit's "
-                              "transfer + tPROG), split with the channel rate by the fit")
-    else:
-        tprog = FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
-                              "page program time: the sustained write rate with the dies and page size (within the MLC "
-                              "datasheets' range)")
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
         FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
         FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
                       "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
-        tprog,
         FreeParameter("controller.command_cost_read_ns", 1_000, 100_000,
                       int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
         FreeParameter("controller.command_cost_write_ns", 1_000, 100_000,
@@ -137,10 +129,15 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
                       "the controller's write data path: a sequential write below the dies' rate"),
     ]
     if flush_ns is not None:
+        # tPROG is then the measured flush time less the unit's transfer at this rate (build_doc)
         params.append(FreeParameter("nand.channel_bytes_per_s", CHANNEL_RANGE_BYTES_PER_S[0], CHANNEL_RANGE_BYTES_PER_S[1],
-                                    200_000_000, True, 1_000_000,
-                                    "NAND channel rate: the program unit's share of the measured flush time, and page "
-                                    "transfers on reads"))
+                                    GENERIC_CHANNEL_BYTES_PER_S, True, 1_000_000,
+                                    "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
+                                    "time less the program unit's transfer at this rate"))
+    else:
+        params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
+                                    "page program time: the sustained write rate with the dies and page size (within the "
+                                    "MLC datasheets' range)"))
     layout = _fv(features, "random_layout_seqread_ratio")
     if layout is not None and layout < 0.85:
         params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, 2048, True, 512,
@@ -223,6 +220,17 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = CHANNELS * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
+    flush_ns = _tprog_measured(features)
+    if flush_ns is not None and "nand.tprog_ns" not in values:
+        # flush latency - write latency = the flush's own command time (a write's, less its 4KB on the
+        # link) + the padded unit's transfer on the channel + tPROG
+        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        link_ns = 4096 / float(link) * 1e9 if link else 0.0
+        unit = PLANES * page
+        tprog = max(MIN_TPROG_NS, flush_ns - unit / ch * 1e9 + link_ns)
+        put(doc, "nand.tprog_ns", int(round(tprog, -3)), "measured",
+            f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
+            f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
