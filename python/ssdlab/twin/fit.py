@@ -6,7 +6,8 @@ The twin is a generic 2011-2013 SATA drive (controller profile
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead
   and its queue-depth threshold, the spare area (from the GC onset), whether
-  idle time cleans blocks;
+  idle time cleans blocks, and tPROG when the flushed writes measured it (the
+  time per program unit less the unit's transfer at the fitted channel rate);
 - *fitted* values: the free parameters below, moved jointly by Optuna
   (:mod:`ssdlab.fit.study`, trials in parallel on the Dask runner) so that
   the simulated ``clean`` stage of the probe reproduces the measured one (the
