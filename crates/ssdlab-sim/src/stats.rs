@@ -143,6 +143,9 @@ pub struct PhaseStats {
     pub read: DirStats,
     pub write: DirStats,
     pub trim: DirStats,
+    /// FLUSH CACHE commands the job waited for (fio's `sync`: count and
+    /// latency; no bytes, not in the per-interval series).
+    pub sync: DirStats,
     pub interval_ns: u64,
     pub intervals: Vec<IntervalStats>,
     cur_hist: Histogram,
@@ -165,6 +168,7 @@ impl Default for PhaseStats {
             read: DirStats::default(),
             write: DirStats::default(),
             trim: DirStats::default(),
+            sync: DirStats::default(),
             interval_ns: 1,
             intervals: Vec::new(),
             cur_hist: Histogram::default(),
@@ -272,6 +276,13 @@ impl PhaseStats {
         if idx == self.cur_index {
             self.cur_hist.record(lat_ns);
         }
+    }
+
+    /// Record a completed FLUSH CACHE of the job (fio's `sync` latency).
+    #[inline]
+    pub fn record_sync(&mut self, lat_ns: u64) {
+        self.sync.ios += 1;
+        self.sync.lat.record(lat_ns);
     }
 
     /// Close the series at `rel_end_ns` (the phase length): a trailing partial

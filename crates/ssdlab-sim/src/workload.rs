@@ -3,7 +3,8 @@
 //! A [`Workload`] is parsed from plain key/value data (the CLI's flags, a job
 //! file, a Python dict): `rw`, `bs`/`bssplit`, `blockalign`, `offset`, `size`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `iodepth`, `rwmixread`,
-//! `data_pattern` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`.
+//! `data_pattern` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`,
+//! `fsync` / `fdatasync` (a FLUSH CACHE after every N writes, as fio's).
 //! Sizes take fio's suffixes (k, m, g, t: powers of 1024) or a percentage of
 //! the drive (`75%`); times take ns, us, ms, s, m, h (a bare number is seconds,
 //! as in fio).
@@ -85,6 +86,10 @@ pub struct Workload {
     pub data_pattern: DataPattern,
     pub interval_ns: u64,
     pub randseed: Option<u64>,
+    /// fio `fsync=N` (or `fdatasync=N`, the same on a block device): after
+    /// every N writes issued the job waits for its outstanding I/Os, issues a
+    /// FLUSH CACHE and waits for it before issuing more. 0: never.
+    pub fsync_every: u64,
 }
 
 /// The longest simulated runtime a job may ask for without `force`: 7 days
@@ -131,6 +136,8 @@ pub const KEYS: &[&str] = &[
     "zero_buffers",
     "log_avg_msec",
     "randseed",
+    "fsync",
+    "fdatasync",
     "force",
 ];
 
@@ -264,6 +271,26 @@ impl Workload {
         }
         let interval_ns = interval_ns * 1_000_000;
         let randseed = get("randseed").map(|v| parse_u64("randseed", v)).transpose()?;
+        let flush_period = |k: &str| -> Result<u64> {
+            match get(k) {
+                None => Ok(0),
+                Some(v) => parse_u64(k, v).map_err(|_| {
+                    werr(
+                        k,
+                        format!("'{}' is not allowed: give a whole number >= 0 (a FLUSH CACHE after every N writes; 0: none)", as_text(v)),
+                    )
+                }),
+            }
+        };
+        let fsync = flush_period("fsync")?;
+        let fdatasync = flush_period("fdatasync")?;
+        if fsync > 0 && fdatasync > 0 && fsync != fdatasync {
+            return Err(werr(
+                "fdatasync",
+                format!("{fdatasync} with fsync = {fsync}: on a block device both are a FLUSH CACHE; give one of them"),
+            ));
+        }
+        let fsync_every = fsync.max(fdatasync);
         let name = get("name").map(as_text).unwrap_or_else(|| rw.name().to_string());
         Ok(Workload {
             name,
@@ -280,6 +307,7 @@ impl Workload {
             data_pattern,
             interval_ns,
             randseed,
+            fsync_every,
         })
     }
 
@@ -300,6 +328,7 @@ impl Workload {
             "data_pattern": self.data_pattern.to_string(),
             "interval_ns": self.interval_ns,
             "randseed": self.randseed,
+            "fsync": self.fsync_every,
         })
     }
 }

@@ -135,6 +135,8 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("buffer_compress_percentage", "int", "engine", lo=0, hi=99, help="compressible data"),
         _spec("log_avg_msec", "int", "engine", lo=1, help="interval of the logs and series"),
         _spec("randseed", "int", "engine", lo=0, help="seed of the offsets"),
+        _spec("fsync", "int", "engine", lo=0, help="FLUSH CACHE after every N writes (the queue drains first; 0: never)"),
+        _spec("fdatasync", "int", "engine", lo=0, help="the same as fsync on a block device (0: never)"),
         # -- implemented by ssdlab.fio.simulate --------------------------------
         _spec("name", "str", "ssdlab", help="job name"),
         _spec("description", "str", "ssdlab", help="text shown with the job"),
@@ -199,8 +201,6 @@ REJECTED: Dict[str, str] = {
     "thinktime": "the simulator runs closed-loop jobs without think time",
     "thinktime_blocks": "the simulator runs closed-loop jobs without think time",
     "thinktime_spin": "the simulator runs closed-loop jobs without think time",
-    "fsync": "periodic fsync is not simulated (end_fsync is)",
-    "fdatasync": "periodic fdatasync is not simulated (end_fsync is)",
     "sync": "synchronous writes (O_SYNC) are not simulated",
     "verify": "verification is not simulated (the engine's check mode verifies the FTL instead)",
     "do_verify": "verification is not simulated",

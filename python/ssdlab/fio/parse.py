@@ -130,6 +130,9 @@ class JobResult:
     ssdlab: Optional[Mapping[str, Any]] = None
     #: The job's ``description`` (fio's ``desc``), "" when it has none.
     description: str = ""
+    #: fio's ``sync`` section: the fsync/fdatasync (FLUSH CACHE) latency of a
+    #: job with ``fsync=N``; None when it sent none. ``count`` is the number.
+    sync: Optional[Latency] = None
 
     @property
     def iops(self) -> float:
@@ -200,6 +203,7 @@ class FioResult:
                             "runtime_ms": x.runtime_ms, "clat": lat(x.clat), "lat": lat(x.lat)}
                         for d, x in (("read", j.read), ("write", j.write), ("trim", j.trim))
                     },
+                    "sync": lat(j.sync),
                     "iops_series": ser(j.iops_series),
                     "bw_series_mbps": ser(j.bw_series),
                 }
@@ -290,6 +294,10 @@ def _job(d: Any, i: int, glob: Mapping[str, str], path: str) -> JobResult:
             raise FioOutputError(path, f"{opts.get(k)!r} in {where} job options is not a whole number", field=k) from None
 
     dirs = {k: _direction(d.get(k), path, f"{where}.{k}") for k in DIRECTIONS}
+    sync = None
+    raw_sync = d.get("sync")
+    if isinstance(raw_sync, Mapping) and int(_num(raw_sync, "total_ios", path, f"{where}.sync", 0)):
+        sync = _latency(raw_sync.get("lat_ns"), path, f"{where}.sync.lat_ns")
     extra = d.get("ssdlab")
     runtime = d.get("job_runtime")
     rt = int(runtime) if isinstance(runtime, (int, float)) else max(x.runtime_ms for x in dirs.values())
@@ -310,6 +318,7 @@ def _job(d: Any, i: int, glob: Mapping[str, str], path: str) -> JobResult:
         error=int(_num(d, "error", path, where, 0)),
         ssdlab=dict(extra) if isinstance(extra, Mapping) else None,
         description=str(d.get("desc", "")),
+        sync=sync,
     )
 
 

@@ -28,6 +28,13 @@ How fio's semantics map onto the engine (one closed-loop job per call):
   ``offset``, so a sequential ramp is an error.
 - ``startdelay`` is an idle phase before the job; ``end_fsync`` a FLUSH CACHE
   after it.
+- ``fsync=N`` (and ``fdatasync=N``, the same on a block device) is the
+  engine's: after every N writes the job waits for its I/O in flight, sends a
+  FLUSH CACHE and waits until what it wrote is programmed (a partial program
+  unit padded), then goes on, as fio's async engines do. Its count and
+  latency are the job's ``sync`` section (``total_ios``, ``lat_ns``), as in
+  fio's JSON; ``fsync=0`` is no option. Giving both with different periods is
+  an error (fio would send two kinds of sync; a block device has one).
 - Synchronous engines (``ioengine=psync``, fio's default on Linux, and the
   other sync engines) keep one I/O in flight whatever ``iodepth`` says, as fio
   does; a note says so when ``iodepth`` > 1.
@@ -184,6 +191,10 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         v = job.value(k)
         if v is not None:
             e[k] = int(v) if isinstance(v, (bool, int)) else v
+    for k in ("fsync", "fdatasync"):
+        n = job.int_value(k, 0)
+        if n > 0:  # fio: 0 (its default) never syncs
+            e[k] = n
 
     # Queue depth: sync engines (fio's default psync) keep one I/O in flight.
     engine = str(job.value("ioengine", "psync"))
@@ -302,6 +313,11 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
                 if groupids[id(j)] != groupids[id(first)]:
                     raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one "
                                   "queue; add stonewall or drop new_group")
+            for k in ("fsync", "fdatasync"):
+                if first.int_value(k, 0) > 0:
+                    raise first.error(k, f"{what} would each send their own FLUSH CACHE after every {first.int_value(k, 0)} "
+                                      "of their writes in fio; the simulator runs them as one queue and cannot: use numjobs=1 "
+                                      "(or stonewall between jobs) with fsync")
             if not _is_random(first):
                 raise first.error("numjobs" if len(group) == 1 else "rw",
                                   f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue "
@@ -402,6 +418,18 @@ def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
     return out
 
 
+def _sync(r: PhaseResult) -> Dict[str, Any]:
+    """fio's ``sync`` section: the job's FLUSH CACHE commands (``fsync=N``)
+    and their latency (zeros when it sent none, as fio)."""
+    x = r.data.get("sync")
+    if not x or not int(x["total_ios"]):
+        return {"total_ios": 0, "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}}
+    lat = x["lat_ns"]
+    return {"total_ios": int(x["total_ios"]),
+            "lat_ns": {"min": int(lat["min"]), "max": int(lat["max"]), "mean": float(lat["mean"]), "N": int(lat["N"]),
+                       "percentile": dict(lat["percentile"])}}
+
+
 def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay_ns: int) -> Dict[str, Any]:
     first = p.jobs[0]
     elapsed_ns = int(r.data["duration_ns"]) + (int(ramp.data["duration_ns"]) if ramp else 0) + delay_ns
@@ -419,8 +447,9 @@ def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay
         entry["desc"] = str(desc)
     for d in ("read", "write", "trim"):
         entry[d] = _direction(r, d)
+    entry["sync"] = _sync(r)
     entry["job_runtime"] = int(round(int(r.data["duration_ns"]) / 1e6))
-    extra = {k: v for k, v in r.data.items() if k not in ("read", "write", "trim", "jobname")}
+    extra = {k: v for k, v in r.data.items() if k not in ("read", "write", "trim", "sync", "jobname")}
     extra.update(
         {
             "clones": p.clones,

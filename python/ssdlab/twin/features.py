@@ -14,13 +14,17 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, List, Mapping, Optional
 
-__all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS"]
+__all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS", "MIN_FLUSH_PROGRAM_NS"]
 
 #: The typical MLC program unit of the drives the probe targets (8KB pages,
 #: two planes) and its program time (IMFT 25nm L74A, docs/model.md): used only
 #: for the starting estimate of the dies from the sequential write rate.
 ASSUMED_PROGRAM_UNIT_BYTES = 16384
 ASSUMED_TPROG_NS = 1_300_000
+#: A flush that adds less than this to a write programmed nothing the host
+#: waited for (no MLC/TLC part of the era programs a page in under 200 us):
+#: the drive acknowledges flushes at once (power-loss protection).
+MIN_FLUSH_PROGRAM_NS = 200_000
 
 
 def feature(value: Any, unit: str, confidence: str, how: str) -> Dict[str, Any]:
@@ -69,6 +73,48 @@ def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_sl
     conf = "high" if len(estimates) >= 2 and spread < 0.25 else "medium"
     return feature(round(b), "B", conf, f"bursts after idle at {r_fast / 1e6:.0f} MB/s until full, draining at "
                    f"{r_slow / 1e6:.0f} MB/s; median of {len(estimates)} burst(s), spread {spread:.0%}")
+
+
+def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """The program time from the flushed writes: a FLUSH CACHE after a 4KB
+    write at QD1 returns once the data is on the NAND, i.e. after the program
+    unit holding it (padded) crossed the channel and was programmed; the write
+    itself was acknowledged from the buffer. So flush latency - write latency
+    = the flush command's own cost (about a write's) + the unit's transfer on
+    the channel + tPROG: tPROG plus a transfer (a few percent on a fast
+    channel, up to a quarter on a 50 MB/s one), an upper bound. Flushes of
+    16KB and 64KB writes as slow as of 4KB ones: a partial unit is padded and
+    programmed whole (its size is not visible this way)."""
+    out: Dict[str, Dict[str, Any]] = {}
+    # medians: the first flushes of the job also wait for what the jobs before it left in the buffer
+    sync = _get(figs, "flushwrite-4k-qd1", "sync_p50_us")
+    write = _get(figs, "flushwrite-4k-qd1", "clat_p50_us")
+    if sync is None or write is None:
+        none = "the flushed-write job (flushwrite-4k-qd1) did not run"
+        return {"flush_latency_4k_us": feature(None, "us", "none", none), "tprog_ns": feature(None, "ns", "none", none),
+                "flush_pads_unit": feature(None, "", "none", none)}
+    out["flush_latency_4k_us"] = feature(round(sync, 2), "us", "high", "median FLUSH CACHE latency after each 4KB random "
+                                         "write at QD1 (fio fsync=1)")
+    extra_ns = (sync - write) * 1e3
+    if extra_ns < MIN_FLUSH_PROGRAM_NS:
+        out["tprog_ns"] = feature(None, "ns", "none", f"a flush adds only {extra_ns / 1e3:.0f} us to a 4KB write: the drive "
+                                  "acknowledges it before programming (power-loss protection); the program time is not visible")
+    else:
+        p99 = _get(figs, "flushwrite-4k-qd1", "sync_p99_us")
+        steady = p99 is not None and p99 < 1.5 * sync
+        out["tprog_ns"] = feature(round(extra_ns), "ns", "high" if steady else "medium",
+                                  f"median flush latency after a 4KB QD1 write ({sync:.0f} us) less the write's ({write:.0f} us): "
+                                  "tPROG plus the program unit's transfer to the die (an upper bound on tPROG)"
+                                  + ("" if steady else "; the flush latency varies (p99 > 1.5 x median)"))
+    sizes = [(bs, _get(figs, f"flushwrite-{bs}-qd1", "sync_p50_us")) for bs in ("16k", "64k")]
+    seen = [(bs, v) for bs, v in sizes if v is not None]
+    if not seen:
+        out["flush_pads_unit"] = feature(None, "", "none", "the 16KB and 64KB flushed-write jobs did not run")
+    else:
+        flat = all(abs(v / sync - 1) < 0.1 for _, v in seen)
+        out["flush_pads_unit"] = feature(flat, "", "medium", "flushes after 16KB and 64KB writes within 10% of those after "
+                                         "4KB writes: a flush programs a whole (padded) unit whatever the unit holds")
+    return out
 
 
 def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
@@ -133,10 +179,21 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                       "4KB random write at QD32 on a clean drive")
     F["write_latency_4k_us"] = feature(_get(figs, "randwrite-4k-qd1", "clat_mean_us"), "us", "high",
                                        "4KB random write at QD1 on a clean drive")
-    dies = None if seq_w is None else max(1, round(seq_w * 1e6 * ASSUMED_TPROG_NS / 1e9 / ASSUMED_PROGRAM_UNIT_BYTES))
-    F["dies"] = feature(dies, "", "low", f"the clean sequential write rate over {ASSUMED_PROGRAM_UNIT_BYTES} B per "
-                        f"{ASSUMED_TPROG_NS / 1e6:.1f} ms program (typical 2011-2013 MLC): a starting point the fit "
-                        "moves (a drive bound elsewhere has more dies than this says)")
+    F.update(_program(figs))
+    unit_ns = F["tprog_ns"]["value"]
+    if seq_w is not None and unit_ns:
+        # a die takes a program unit every transfer + tPROG (the flush measures that sum), so at the
+        # sustained rate dies = rate x (transfer + tPROG) / unit bytes
+        dies = max(1, round(seq_w * 1e6 * unit_ns / 1e9 / ASSUMED_PROGRAM_UNIT_BYTES))
+        F["dies"] = feature(dies, "", "medium", f"the clean sequential write rate ({seq_w:.0f} MB/s) x the measured time a "
+                            f"die takes per program unit ({unit_ns / 1e6:.2f} ms: transfer + tPROG, from the flushes) over "
+                            f"a {ASSUMED_PROGRAM_UNIT_BYTES} B unit (8KB pages, two planes: assumed; 4KB or 16KB pages "
+                            "halve or double it); more than this when the write is bound by the link or the controller")
+    else:
+        dies = None if seq_w is None else max(1, round(seq_w * 1e6 * ASSUMED_TPROG_NS / 1e9 / ASSUMED_PROGRAM_UNIT_BYTES))
+        F["dies"] = feature(dies, "", "low", f"the clean sequential write rate over {ASSUMED_PROGRAM_UNIT_BYTES} B per "
+                            f"{ASSUMED_TPROG_NS / 1e6:.1f} ms program (typical 2011-2013 MLC; no flush measured it): a "
+                            "starting point the fit moves (a drive bound elsewhere has more dies than this says)")
     F["page_size_bytes"] = feature(None, "B", "low", "not separable from the die count and program time by rates "
                                    "alone: the fit of a twin chooses it among 4, 8 and 16 KiB")
     # data reduction

@@ -6,7 +6,8 @@ The twin is a generic 2011-2013 SATA drive (controller profile
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead
   and its queue-depth threshold, the spare area (from the GC onset), whether
-  idle time cleans blocks;
+  idle time cleans blocks, and tPROG when the flushed writes measured it (the
+  time per program unit less the unit's transfer at the fitted channel rate);
 - *fitted* values: the free parameters below, moved jointly by Optuna
   (:mod:`ssdlab.fit.study`, trials in parallel on the Dask runner) so that
   the simulated ``clean`` stage of the probe reproduces the measured one (the
@@ -69,9 +70,27 @@ def _clamp(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 
 
+#: Channel rates of the era's NAND interfaces (ONFI 1 async 40-50 MB/s to toggle/ONFI 2.x 400 MB/s).
+CHANNEL_RANGE_BYTES_PER_S = (40_000_000, 400_000_000)
+#: The channel rate of the generic profile (the twin's when the fit does not move it).
+GENERIC_CHANNEL_BYTES_PER_S = 200_000_000
+#: Planes per die of the generic part: a program unit is this many pages.
+PLANES = 2
+#: The least program time a twin gets from a flush measurement (MIN_FLUSH_PROGRAM_NS of the features).
+MIN_TPROG_NS = 200_000
+
+
+def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
+    """transfer + tPROG from the flushed writes, when the probe measured it."""
+    f = features.get("tprog_ns") or {}
+    v = f.get("value")
+    return float(v) if v and f.get("confidence") in ("high", "medium") else None
+
+
 def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     """The twin's free parameters, each starting where the features point."""
     dies = _fv(features, "dies") or 16
+    flush_ns = _tprog_measured(features)
     r1 = _fv(features, "read_latency_4k_us")
     u1 = _fv(features, "unwritten_read_latency_us")
     from_map = _fv(features, "unwritten_reads_from_map")
@@ -83,15 +102,22 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     cmd_read = _clamp(cmd_read, 1_000, 100_000)
     tr = (r1 - u1) * 1e3 - 41_000 if r1 and u1 and from_map else 50_000  # less a page's transfer on the channel
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
+    ppc = int(_clamp(round(dies / CHANNELS), 1, 16))
+    if flush_ns is not None:
+        # the die count from the sequential rate and the measured time per unit, within the factor the
+        # page size leaves open (4KB pages: twice the dies, 16KB: half), and more when the write is bound
+        # elsewhere (the link, the controller)
+        ppc_range = (max(1, math.floor(dies / 2 / CHANNELS)), min(16, max(2, math.ceil(dies * 2.5 / CHANNELS))))
+        ppc_why = (f"dies = {CHANNELS} channels x this, from the sequential write rate x the measured flush time per unit "
+                   "(a narrow range: the page size halves or doubles it)")
+    else:
+        ppc_range = (1, 16)
+        ppc_why = f"dies = {CHANNELS} channels x this: read and write parallelism"
     params = [
-        FreeParameter("nand.packages_per_channel", 1, 16, int(_clamp(round(dies / CHANNELS), 1, 16)), True, 1,
-                      f"dies = {CHANNELS} channels x this: read and write parallelism"),
+        FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
         FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
         FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
                       "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
-        FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
-                      "page program time: the sustained write rate with the dies and page size (within the MLC "
-                      "datasheets' range)"),
         FreeParameter("controller.command_cost_read_ns", 1_000, 100_000,
                       int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
         FreeParameter("controller.command_cost_write_ns", 1_000, 100_000,
@@ -103,6 +129,16 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000, 1_000_000_000, True, 1_000_000,
                       "the controller's write data path: a sequential write below the dies' rate"),
     ]
+    if flush_ns is not None:
+        # tPROG is then the measured flush time less the unit's transfer at this rate (build_doc)
+        params.append(FreeParameter("nand.channel_bytes_per_s", CHANNEL_RANGE_BYTES_PER_S[0], CHANNEL_RANGE_BYTES_PER_S[1],
+                                    GENERIC_CHANNEL_BYTES_PER_S, True, 1_000_000,
+                                    "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
+                                    "time less the program unit's transfer at this rate"))
+    else:
+        params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
+                                    "page program time: the sustained write rate with the dies and page size (within the "
+                                    "MLC datasheets' range)"))
     layout = _fv(features, "random_layout_seqread_ratio")
     if layout is not None and layout < 0.85:
         params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, 2048, True, 512,
@@ -185,6 +221,17 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = CHANNELS * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
+    flush_ns = _tprog_measured(features)
+    if flush_ns is not None and "nand.tprog_ns" not in values:
+        # flush latency - write latency = the flush's own command time (a write's, less its 4KB on the
+        # link) + the padded unit's transfer on the channel + tPROG
+        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        link_ns = 4096 / float(link) * 1e9 if link else 0.0
+        unit = PLANES * page
+        tprog = max(MIN_TPROG_NS, flush_ns - unit / ch * 1e9 + link_ns)
+        put(doc, "nand.tprog_ns", int(round(tprog, -3)), "measured",
+            f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
+            f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")

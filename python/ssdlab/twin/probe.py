@@ -125,6 +125,14 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
             "4KB random writes on a clean drive: QD1 gives the write latency (command cost, buffer), QD32 the "
             "controller's and the dies' ceiling", "write", rw="randwrite", bs="4k", iodepth=qd, offset=w0,
             size=write_span, time_based=1, runtime=t_short, **inc)
+    for bs in ("4k", "16k", "64k"):
+        add(f"flushwrite-{bs}-qd1", CLEAN, "program time (tPROG) and the program unit",
+            f"{bs} random writes one at a time, each followed by a FLUSH CACHE (fio fsync=1): the flush returns once "
+            "the data is programmed, so its latency less the plain write's is the program time plus the unit's "
+            "transfer to the die; a flush of less than a program unit programs (pads) the whole unit, so the "
+            "latency stays flat over 4-64KB (a drive that acknowledges flushes at once has power-loss protection)",
+            "write", rw="randwrite", bs=bs, iodepth=1, fsync=1, offset=w0, size=write_span, time_based=1,
+            runtime=t_short, **inc)
     add("seqwrite-128k-qd32", CLEAN, "NAND program bandwidth",
         "a sequential write over the read span on a clean drive: dies x program unit / tPROG, or the link",
         "write", rw="write", bs="128k", iodepth=32, offset=0, size=read_span, **inc)
@@ -235,7 +243,10 @@ def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[
 def job_figures(job: Any, direction: str) -> Dict[str, Any]:
     """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
     measured direction: IOPS, MB/s, mean and p99 completion latency (us),
-    bytes, runtime (s), and the per-interval IOPS when logged."""
+    bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
+    latency (us) of a job with fsync (``syncs``, ``sync_mean_us``,
+    ``sync_p50_us``, ``sync_p99_us``, and its writes' median ``clat_p50_us``), and
+    the per-interval IOPS when logged."""
     d = job.read if direction == "rw" else getattr(job, direction)
     lat = d.clat
     both = (job.read, job.write) if direction == "rw" else (d,)
@@ -245,6 +256,13 @@ def job_figures(job: Any, direction: str) -> Dict[str, Any]:
         "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
         "clat_p99_us": None if lat is None or not lat.count else lat.percentile_us(99.0),
     }
+    sync = getattr(job, "sync", None)
+    if sync is not None and sync.count:
+        out["syncs"] = sync.count
+        out["sync_mean_us"] = sync.mean_ns / 1e3
+        out["sync_p50_us"] = sync.percentile_us(50.0)
+        out["sync_p99_us"] = sync.percentile_us(99.0)
+        out["clat_p50_us"] = None if lat is None or not lat.count else lat.percentile_us(50.0)
     if job.iops_series is not None:
         out["interval_ms"] = job.iops_series.interval_ms
         out["iops_series"] = [float(x) for x in (job.iops_series.total if direction == "rw" else

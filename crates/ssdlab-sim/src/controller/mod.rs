@@ -77,6 +77,14 @@ impl Controller {
         t2
     }
 
+    /// A FLUSH CACHE the host waits for (fio's `fsync=N`): processed as
+    /// [`Controller::flush_command`], and complete once every host program
+    /// unit sent to the dies before it, and those it sent, is programmed.
+    pub fn sync_command(&mut self, ftl: &mut Ftl, nand: &mut Nand, t: u64) -> u64 {
+        let t2 = self.flush_command(ftl, nand, t);
+        t2.max(ftl.host_durable_ns)
+    }
+
     /// Forget reservations that end before `t` (results do not depend on it).
     #[inline]
     pub fn advance(&mut self, t: u64) {

@@ -38,6 +38,9 @@ pub(super) struct InFlight {
     pub(super) dir: u8,
 }
 
+/// The `dir` of a job's FLUSH CACHE in flight (fio `fsync=N`).
+pub(super) const SYNC: u8 = 3;
+
 /// Outstanding-I/O tracking for busy time (overall, reads, writes).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Busy {
@@ -47,11 +50,12 @@ pub(super) struct Busy {
 }
 
 impl Busy {
-    /// `dir`: 0 other (trim, flush), 1 read, 2 write.
+    /// `dir`: 0 other (trim, flush), 1 read, 2 write; a job's FLUSH CACHE
+    /// ([`SYNC`]) counts as other.
     #[inline]
     pub(super) fn start(&mut self, dir: usize, t: u64) {
         self.bump(0, t);
-        if dir != 0 {
+        if dir == 1 || dir == 2 {
             self.bump(dir, t);
         }
     }
@@ -65,7 +69,7 @@ impl Busy {
     #[inline]
     pub(super) fn end(&mut self, dir: usize, t: u64) {
         self.drop_one(0, t);
-        if dir != 0 {
+        if dir == 1 || dir == 2 {
             self.drop_one(dir, t);
         }
     }
@@ -203,6 +207,9 @@ impl Simulator {
         // before they are issued. A new batch has its map entries prefetched,
         // and the batch before it then the live bits and blocks of
         // the data its writes replace, all at once so that the misses overlap.
+        let sync_every = w.fsync_every;
+        let mut writes_since_sync = 0u64;
+        let mut sync_due = false;
         const BATCH: usize = 8;
         let mut ahead: VecDeque<(Op, u64, u64)> = VecDeque::with_capacity(3 * BATCH);
         macro_rules! issue {
@@ -243,11 +250,35 @@ impl Simulator {
                 if c > max_complete {
                     max_complete = c;
                 }
+                if sync_every > 0 && op == Op::Write {
+                    writes_since_sync += 1;
+                    if writes_since_sync == sync_every {
+                        writes_since_sync = 0;
+                        sync_due = true;
+                    }
+                }
+            }};
+        }
+        // fio `fsync=N`: after every N writes issued the job stops issuing,
+        // waits for what is in flight, then sends a FLUSH CACHE and waits for
+        // it (fio's async engines quiesce before a sync); the queue refills
+        // when it completes. No flush once the job has issued all it will.
+        macro_rules! sync {
+            ($t:expr) => {{
+                let t: u64 = $t;
+                let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
+                busy.start(0, t);
+                self.seq += 1;
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: 0, dir: SYNC }));
+                sync_due = false;
+                if c > max_complete {
+                    max_complete = c;
+                }
             }};
         }
 
         for _ in 0..w.iodepth {
-            if issued_bytes >= limit_bytes || issued_ios >= limit_ios {
+            if issued_bytes >= limit_bytes || issued_ios >= limit_ios || sync_due {
                 break;
             }
             issue!(start);
@@ -266,12 +297,16 @@ impl Simulator {
                 self.nand.advance(t);
                 self.ctl.advance(t);
             }
-            let dir = match io.dir {
-                1 => Dir::Read,
-                2 => Dir::Write,
-                _ => Dir::Trim,
-            };
-            stats.record(dir, io.bytes, t - io.submit_ns, t - start);
+            if io.dir == SYNC {
+                stats.record_sync(t - io.submit_ns);
+            } else {
+                let dir = match io.dir {
+                    1 => Dir::Read,
+                    2 => Dir::Write,
+                    _ => Dir::Trim,
+                };
+                stats.record(dir, io.bytes, t - io.submit_ns, t - start);
+            }
             if t >= next_progress {
                 if stats.overflowed() {
                     break;
@@ -284,7 +319,23 @@ impl Simulator {
                 }
             }
             if issued_bytes < limit_bytes && issued_ios < limit_ios {
-                issue!(t);
+                if sync_every == 0 {
+                    issue!(t);
+                } else if sync_due {
+                    if heap.is_empty() {
+                        sync!(t);
+                    }
+                } else if io.dir == SYNC {
+                    // The flush is done: the queue refills.
+                    for _ in 0..w.iodepth {
+                        if issued_bytes >= limit_bytes || issued_ios >= limit_ios || sync_due {
+                            break;
+                        }
+                        issue!(t);
+                    }
+                } else {
+                    issue!(t);
+                }
             }
         }
         // fio: a job with both a byte/count limit and a runtime ends at

@@ -58,6 +58,24 @@ fn dir_json(d: &DirStats, dur_ns: u64) -> Value {
     })
 }
 
+/// fio's `sync` section of a job: the FLUSH CACHE commands and their latency.
+fn sync_json(d: &DirStats) -> Value {
+    let mut pct = serde_json::Map::new();
+    for p in PERCENTILES {
+        pct.insert(format!("{p:.6}"), json!(d.lat.percentile(p)));
+    }
+    json!({
+        "total_ios": d.ios,
+        "lat_ns": {
+            "min": if d.lat.n > 0 { d.lat.min_ns } else { 0 },
+            "max": d.lat.max_ns,
+            "mean": d.lat.mean_ns(),
+            "N": d.lat.n,
+            "percentile": pct,
+        }
+    })
+}
+
 impl PhaseResult {
     pub fn host_bytes_written(&self) -> u64 {
         self.ftl.host_units_written * UNIT_BYTES
@@ -144,6 +162,12 @@ impl PhaseResult {
                 "smart": self.smart,
             }
         });
+        if self.stats.sync.ios > 0 {
+            // Only a job that flushed has the section: every other result
+            // stays exactly as it was.
+            v["sync"] = sync_json(&self.stats.sync);
+            v["ssdlab"]["flushes"] = json!(self.stats.sync.ios);
+        }
         if let Some(src) = &self.source {
             v["source"] = src.clone();
         }

@@ -183,6 +183,10 @@ pub struct Ftl {
     pub shadow: Option<Shadow>,
     /// Host units programmed into NAND whose buffer space is freed later.
     pub releases: Vec<Release>,
+    /// When the last program of a host program unit booked so far ends: from
+    /// then on every host write sent to the dies is on the NAND (what a
+    /// FLUSH CACHE waits for once it has sent the buffer's data).
+    pub host_durable_ns: u64,
     /// The die reads of the last [`Ftl::read_units_p`] with pieces: (first
     /// LBA, done), in LBA order.
     pub read_pieces: Vec<(u64, u64)>,
@@ -276,6 +280,7 @@ impl Ftl {
             counters: FtlCounters::default(),
             shadow: if check { Some(Shadow::new(g.user_units, g.raw_slots * k as u64)) } else { None },
             releases: Vec::new(),
+            host_durable_ns: 0,
             read_pieces: Vec::new(),
             spb,
             unit: g.unit_slots * k,

@@ -228,7 +228,10 @@ impl Ftl {
             let bytes = self.unit as u64 * self.gran_bytes;
             let t = wp.ready_ns.max(now_ns);
             let tprog = self.tprog_of(wp.block, nand);
-            let xe = nand.program_t(die, t, bytes, tprog).0;
+            let (xe, done) = nand.program_t(die, t, bytes, tprog);
+            if done > self.host_durable_ns {
+                self.host_durable_ns = done;
+            }
             self.counters.nand_bytes_programmed += bytes;
             self.raise_parity(t, nand);
             let wpm = &mut self.dies[d].host_wp;
@@ -372,7 +375,11 @@ impl Ftl {
         Ok(())
     }
 
-    /// Program every partly filled unit now, padding it (a flush).
+    /// Program every partly filled unit now, padding it (a flush): the FTL
+    /// pads a partial program unit with filler granules (counted in
+    /// `padded_bytes`) and programs the whole unit, at the unit's full
+    /// transfer and program time; the next write starts a new unit. A unit
+    /// completed by the writes but held back for coalescing is programmed too.
     pub fn flush(&mut self, now_ns: u64, nand: &mut Nand) {
         for die in 0..self.g.dies {
             for gc in [false, true] {
