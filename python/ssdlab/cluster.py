@@ -55,7 +55,7 @@ from ._args import whole
 from .drive import Drive, DriveSpec
 from .errors import SsdlabError, typed_arguments, workload_error
 from .progress import ProgressBar
-from .sim import Simulator
+from .sim import Simulator, _duration_ns
 from .suite.profile import get_profile
 from .suite.runner import PlannedRun, StepProgress, SuiteRunner
 from .suite.states import StatePhase, phase_key, phases
@@ -208,10 +208,7 @@ def _cost(drive: Drive, runs: Sequence[_TaskRun]) -> float:
             job = c.phase.job if c.phase is not None else {}
             if c.phase is not None and c.phase.kind == "write":
                 if "runtime" in job:
-                    try:
-                        total += float(str(job["runtime"]).rstrip("s")) * _COST_S_PER_SIMULATED_S
-                    except ValueError:
-                        total += _COST_S_PER_RUN
+                    total += _duration_ns(job["runtime"], "runtime") / 1e9 * _COST_S_PER_SIMULATED_S
                 else:
                     total += float(c.span if c.span is not None else drive.capacity_bytes) * _COST_S_PER_BYTE
             total += phase_s(c)
