@@ -136,3 +136,51 @@ def test_probe_runs_through_fio_on_a_test_file(tmp_path: Path) -> None:
     assert len(ran) == len(names), [j["name"] for j in doc["jobs"] if not j["figures"]]
     assert doc["features"]["read_iops_4k_qd32"]["value"] > 0
     assert list(target.iterdir()) == []  # the test file is removed
+
+
+def _fill(rates_mbps: list) -> Dict[str, Any]:
+    return {"fill": {"iops_series": [r * 1e6 / (128 * 1024) for r in rates_mbps], "interval_ms": 1000}}
+
+
+def test_a_faster_mode_that_ends_half_way_through_the_fill_is_seen_and_a_gc_fall_is_not() -> None:
+    cap = 100_000_000_000
+    # 100 s at 500 MB/s = 50 GB (50%), a 60 s reorganisation at 100 MB/s, then 380 MB/s
+    f = extract(_fill([500] * 100 + [100] * 60 + [380] * 120), cap)
+    print({k: f[k]["value"] for k in ("perf_mode", "perf_mode_fill_percent", "standard_write_bytes_per_s")})
+    assert f["perf_mode"]["value"] is True and f["perf_mode_fill_percent"]["value"] == 50
+    assert abs(f["standard_write_bytes_per_s"]["value"] / 380e6 - 1) < 0.01
+    # a fall that never recovers (garbage collection late in the fill) and a flat fill: no mode
+    assert extract(_fill([500] * 150 + [100] * 100), cap)["perf_mode"]["value"] is False
+    assert extract(_fill([400] * 250), cap)["perf_mode"]["value"] is False
+    # a fall after 5% of the drive is not a mode's end
+    assert extract(_fill([500] * 10 + [100] * 60 + [380] * 200), cap)["perf_mode"]["value"] is False
+
+
+def test_a_twin_of_a_drive_with_a_faster_mode_gets_both_program_times(generic_probe: Dict[str, Any]) -> None:
+    from ssdlab.twin.fit import build_doc
+
+    features = dict(generic_probe["features"])
+    assert features["perf_mode"]["value"] is False  # the generic drive has none
+    features.update(extract(_fill([500] * 100 + [100] * 60 + [380] * 120), 100_000_000_000))
+    values: Dict[str, Any] = {"nand.packages_per_channel": 4, "nand.page_size_log2": 13, "nand.channel_bytes_per_s": 200_000_000}
+    if features["tprog_ns"]["value"] is None:  # not measured at this budget: fitted
+        values["nand.tprog_ns"] = 550_000
+    doc, prov = build_doc(features, values, "t")
+    fast, std = doc["ftl"]["perf_mode_tprog_ns"], doc["nand"]["tprog_ns"]
+    print(f"fast {fast} ns, standard {std} ns")
+    assert doc["ftl"]["perf_mode_fill_percent"] == 50 and prov["ftl.perf_mode_fill_percent"]["source"] == "measured"
+    # 32 dies x 16 KiB per (82 us + tPROG) = 380 MB/s
+    assert abs(std - (32 * 16384 / 380e6 * 1e9 - 16384 / 200e6 * 1e9)) < 1_000 and fast < std
+    d = Drive.load(doc)  # the engine takes it: the faster mode's time below the standard one
+    assert d.config["ftl"]["perf_mode_tprog_ns"] == fast
+
+
+@pytest.mark.parametrize("preset", ["neutron-240", "samsung840pro-256"])
+def test_bursts_measure_a_large_buffer_in_front_of_a_nand_almost_as_fast_as_the_link(preset: str) -> None:
+    # the NAND drains at 90-95% of the link: the buffer is the small difference of two rates, so the drain rate
+    # must come from the bursts themselves
+    run = run_probe_simulated(preset, None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])["write_buffer_bytes"]
+    truth = _truth(preset)["write_buffer_bytes"]
+    print(f"{preset}: buffer {f['value']:,} B (truth {truth:,}): {f['how']}")
+    assert abs(f["value"] / truth - 1) < 0.10

@@ -111,3 +111,37 @@ fn streamed_reads_are_deterministic() {
     assert_eq!(a.duration_ns, b.duration_ns);
     assert_eq!(format!("{:?}", a.stats), format!("{:?}", b.stats));
 }
+
+/// A stream of transfers smaller than a 4KB unit (ATTO's 0.5-2KB) is a
+/// stream too: the detector compares host addresses, and the unit a request
+/// read part of stays in the read-ahead buffer for the next request. Each
+/// unit comes from the NAND once, and the rate is the controller's, not one
+/// die read per request queued on the same die.
+#[test]
+fn sub_4kb_sequential_reads_stream_from_the_read_ahead() {
+    let s = filled(load("neutron-240"), "2g");
+    let job = |bs: &str| json!({"rw": "read", "bs": bs, "iodepth": 4, "size": "64m", "io_size": "64m"});
+    for bs in ["512", "1k", "2k"] {
+        let r = run(&mut s.clone(), job(bs));
+        let units = r.stats.read.bytes / 4096;
+        let mb = mbps(&r);
+        println!("neutron-240 {bs} sequential read QD4: {mb:.1} MB/s, {} NAND bytes read for {units} units", r.nand.bytes_read);
+        assert!(
+            r.nand.bytes_read <= (units + 512) * 4096 * 2,
+            "each unit should be read from the NAND about once, read {} B",
+            r.nand.bytes_read
+        );
+        let r4k = run(&mut s.clone(), job("4k"));
+        let iops = r.stats.read.ios as f64 / (r.duration_ns as f64 / 1e9);
+        let iops_4k = r4k.stats.read.ios as f64 / (r4k.duration_ns as f64 / 1e9);
+        assert!(iops > 0.95 * iops_4k, "{bs}: {iops:.0} IOPS should be at least the 4KB stream's {iops_4k:.0} (controller-bound)");
+    }
+    // Without read-ahead every request reads its unit from the die.
+    let mut cfg = load("neutron-240");
+    cfg.controller.readahead_bytes = 0;
+    let plain = filled(cfg, "2g");
+    let r = run(&mut plain.clone(), job("512"));
+    let units = r.stats.read.bytes / 4096;
+    println!("neutron-240 without read-ahead, 512 B QD4: {:.1} MB/s, {} NAND bytes read", mbps(&r), r.nand.bytes_read);
+    assert!(r.nand.bytes_read >= units * 8 * 4096, "without read-ahead each 512 B request reads its unit");
+}

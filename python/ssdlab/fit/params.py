@@ -87,6 +87,9 @@ class Target:
     applies: Dict[str, List[str]] = field(default_factory=dict)
     #: The preset left out (cross-validation), if any.
     held_out: Optional[str] = None
+    #: CMA-ES's initial step, as a share of each parameter's (log) range; None: Optuna's default (1/6), for
+    #: starts far from the answer. A fit whose start the measurements already put near it searches closer.
+    sigma0: Optional[float] = None
 
     @property
     def label(self) -> str:

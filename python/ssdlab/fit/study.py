@@ -104,7 +104,7 @@ def _sampler(optuna: Any, name: str, target: Target, start: Dict[str, Any], seed
     with _quiet():
         if name == "cmaes" and len(target.params) >= 2:
             return optuna.samplers.CmaEsSampler(x0={k: float(v) for k, v in start.items()}, seed=seed,
-                                                warn_independent_sampling=False)
+                                                sigma0=target.sigma0, warn_independent_sampling=False)
         # TPE (and CMA-ES's stand-in on one dimension, which CMA-ES does not search)
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(2, min(10, trials // 4)), multivariate=True,
                                           warn_independent_sampling=False)

@@ -12,7 +12,7 @@ measure it did not run (a value of None)."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional
 
 __all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS", "MIN_FLUSH_PROGRAM_NS"]
 
@@ -45,34 +45,50 @@ def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
 
 def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_slow: Optional[float]) -> Dict[str, Any]:
     """The write buffer from bursts after idle: while it fills, the host
-    writes at r_fast and the buffer drains at r_slow, so a burst of S bytes
-    (S beyond what the buffer absorbs, S1) takes S1/r_fast + (S-S1)/r_slow;
-    S1 from each burst's time, and B = S1 (1 - r_slow / r_fast)."""
-    bursts = sorted(((int(f["io_bytes"]), float(f["runtime_s"]), float(f["mbps"]) * 1e6)
-                     for n, f in figs.items() if n.startswith("burst-") and f.get("runtime_s")), key=lambda x: x[0])
+    writes at r_fast and the buffer drains at the NAND's rate r_d, so a burst
+    of S bytes beyond what the buffer absorbs (S1 at r_fast) takes
+    t = S1/r_fast + (S - S1)/r_d = S/r_d - S1 (1/r_d - 1/r_fast), and the
+    buffer is B = S1 (1 - r_d/r_fast). With two or more bursts that outran
+    the buffer, t against S is a line: its slope is 1/r_d and its intercept
+    gives S1, so the drain rate comes from the bursts themselves (B is the
+    small difference of two rates, so a drain rate taken from another job
+    moves it by tens of percent); with one, r_d is the sustained sequential
+    write r_slow. Each burst's time is its bytes over its rate (fio's runtime
+    is whole milliseconds)."""
+    bursts = sorted(((int(f["io_bytes"]), float(f["mbps"]) * 1e6)
+                     for n, f in figs.items() if n.startswith("burst-") and f.get("mbps")), key=lambda x: x[0])
     if not bursts or r_fast is None or r_slow is None:
         return feature(None, "B", "none", "the burst jobs did not run")
-    if r_fast <= r_slow * 1.1:
+    if r_fast <= r_slow * 1.02 or max(r for _, r in bursts) <= r_slow * 1.02:
         return feature(None, "B", "none", f"bursts are no faster than the sustained write ({r_slow / 1e6:.0f} MB/s): "
-                       "the buffer is not visible in write rates")
-    estimates: List[float] = []
-    for s, t, r in bursts:
-        if r <= r_slow * 1.03 or t <= 0:
-            continue
-        s1 = (s / r_slow - t) / (1 / r_slow - 1 / r_fast)
-        if 0 < s1 < s:
-            estimates.append(s1 * (1 - r_slow / r_fast))
-    if not estimates:
-        if bursts[-1][2] >= r_fast * 0.9:
+                       "the buffer is not visible in write rates (the link or the controller binds before it)")
+    partial = [(float(sz), sz / r) for sz, r in bursts if r < 0.99 * r_fast]
+    if not partial:
+        if bursts[-1][1] >= r_fast * 0.99:
             return feature(float(bursts[-1][0]), "B", "low", "every burst went at the fast rate: the buffer holds at "
                            f"least the largest burst ({bursts[-1][0]:,} B)")
-        return feature(None, "B", "low", "no burst went faster than the sustained write: the buffer is smaller than "
-                       f"the smallest burst's share ({bursts[0][0]:,} B)")
-    b = statistics.median(estimates)
-    spread = (max(estimates) - min(estimates)) / b if len(estimates) > 1 else 1.0
-    conf = "high" if len(estimates) >= 2 and spread < 0.25 else "medium"
-    return feature(round(b), "B", conf, f"bursts after idle at {r_fast / 1e6:.0f} MB/s until full, draining at "
-                   f"{r_slow / 1e6:.0f} MB/s; median of {len(estimates)} burst(s), spread {spread:.0%}")
+        return feature(None, "B", "low", "no burst went faster than the sustained write")
+    if len(partial) >= 2:
+        xs, ts = [x for x, _ in partial], [t for _, t in partial]
+        mx, mt = statistics.fmean(xs), statistics.fmean(ts)
+        a = sum((x - mx) * (t - mt) for x, t in partial) / sum((x - mx) ** 2 for x in xs)
+        c = mx * a - mt
+        r_d = 1 / a if a > 0 else 0.0
+        if r_d > 0 and a > 1 / r_fast and c > 0:
+            s1 = c / (a - 1 / r_fast)
+            b = s1 * (1 - r_d / r_fast)
+            resid = max(abs(x * a - c - t) / t for x, t in partial)
+            conf = "high" if len(partial) >= 3 or resid < 0.002 else "medium"
+            return feature(round(b), "B", conf, f"{len(partial)} bursts after idle longer than the buffer: their times "
+                           f"against their sizes give the drain rate ({r_d / 1e6:.0f} MB/s) and the bytes taken at "
+                           f"{r_fast / 1e6:.0f} MB/s ({s1 / 1e6:.0f} MB) until it was full")
+    sz, t = partial[0]
+    s1 = (sz / r_slow - t) / (1 / r_slow - 1 / r_fast)
+    if not 0 < s1 < sz:
+        return feature(None, "B", "low", "the burst that outran the buffer is not faster than the sustained write")
+    return feature(round(s1 * (1 - r_slow / r_fast)), "B", "medium",
+                   f"one burst after idle ({int(sz):,} B) outran the buffer: taken at {r_fast / 1e6:.0f} MB/s until full, "
+                   f"draining at the sustained {r_slow / 1e6:.0f} MB/s")
 
 
 def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -149,6 +165,51 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[s
     return out
 
 
+#: The fill job's transfer size (probe.py: 128KB sequential writes).
+FILL_BLOCK_BYTES = 128 * 1024
+
+
+def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
+    """A faster write mode while the drive is partly empty (OCZ's
+    "performance mode": lower pages only until half the LBAs hold data, then
+    a one-time reorganisation and the standard mode), from the fill's rate per
+    second: a first plateau, a sustained fall to under 60% of it, and a
+    recovery to a final plateau above the fall but below the first. A fall
+    that does not recover is garbage collection, not a mode. The fill starts
+    at LBA 0 and every earlier job wrote below a third of the drive, so the
+    bytes the fill wrote before the fall are the fill level that ends the
+    mode."""
+    f = figs.get("fill")
+    series = [float(x) for x in (f.get("iops_series") or [])] if f else []
+    keys = ("perf_mode", "perf_mode_fill_percent", "standard_write_bytes_per_s")
+    if len(series) < 30:
+        return {k: feature(None, "", "none", "the fill job did not run long enough (needs its per-second IOPS log)")
+                for k in keys}
+    interval_s = float(f.get("interval_ms") or 1000) / 1e3  # type: ignore[union-attr]
+    rate = [x * FILL_BLOCK_BYTES for x in series]
+    n = len(rate)
+    fast = statistics.median(rate[2:12])
+    end = statistics.median(rate[-max(5, n // 10):])
+    fall = next((i for i in range(2, n - 5) if all(r < 0.6 * fast for r in rate[i:i + 5])), None)
+    how = (f"the fill ran at {fast / 1e6:.0f} MB/s at first and {end / 1e6:.0f} MB/s at the end")
+    if fall is None or end >= 0.9 * fast or end < 1.5 * statistics.median(rate[fall:fall + 5]):
+        return {"perf_mode": feature(False, "", "high", how + ": no fall to a faster mode's end and recovery"),
+                "perf_mode_fill_percent": feature(None, "%", "none", "no performance mode"),
+                "standard_write_bytes_per_s": feature(None, "B/s", "none", "no performance mode")}
+    pct = round(100 * sum(rate[:fall]) * interval_s / capacity_bytes)
+    if not 10 <= pct <= 90:
+        return {"perf_mode": feature(False, "", "medium", how + f"; it fell after {pct}% of the drive: not a mode's end"),
+                "perf_mode_fill_percent": feature(None, "%", "none", "no performance mode"),
+                "standard_write_bytes_per_s": feature(None, "B/s", "none", "no performance mode")}
+    dip = statistics.median(rate[fall:fall + 5])
+    return {"perf_mode": feature(True, "", "high", how + f", falling to {dip / 1e6:.0f} MB/s after {fall * interval_s:.0f} s "
+                                 "(a reorganisation) in between: a faster mode while the drive was emptier"),
+            "perf_mode_fill_percent": feature(pct, "%", "high", f"the bytes the fill wrote before the fall ({pct}% of the "
+                                              "capacity): the fill level that ends the faster mode"),
+            "standard_write_bytes_per_s": feature(round(end), "B/s", "high", "the fill's rate over its last 10%: the "
+                                                  "sequential write in the standard mode")}
+
+
 def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
     """Every feature from a probe's figures by job name."""
     F: Dict[str, Dict[str, Any]] = {}
@@ -179,6 +240,17 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                       "4KB random write at QD32 on a clean drive")
     F["write_latency_4k_us"] = feature(_get(figs, "randwrite-4k-qd1", "clat_mean_us"), "us", "high",
                                        "4KB random write at QD1 on a clean drive")
+    # 512 B at QD32: with almost no data per command, the rate is the controller's command ceiling (a
+    # read that must go to a die, on a drive without read-ahead, is bound by that die instead)
+    cmd_w = max([x for x in (_get(figs, "seqwrite-512-qd32", "iops"), _get(figs, "randwrite-4k-qd32", "iops")) if x],
+                default=None)
+    F["write_command_iops"] = feature(cmd_w, "IOPS", "medium" if cmd_w else "none",
+                                      "the most write commands per second measured (512 B sequential or 4KB random "
+                                      "writes at QD32): the controller's write-command ceiling or less")
+    cmd_r = max([x for x in (_get(figs, "seqread-512-qd32", "iops"), iops32) if x], default=None)
+    F["read_command_iops"] = feature(cmd_r, "IOPS", "medium" if cmd_r else "none",
+                                     "the most read commands per second measured (512 B sequential or 4KB random "
+                                     "reads at QD32): the controller's read-command ceiling or less")
     F.update(_program(figs))
     unit_ns = F["tprog_ns"]["value"]
     if seq_w is not None and unit_ns:
@@ -235,6 +307,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                                "128KB QD32 sequential reads of data written at random / of data written "
                                                "in order")
     F.update(_onset(figs, capacity_bytes))
+    F.update(_perf_mode(figs, capacity_bytes))
     # state behaviours
     clean = _get(figs, "seqwrite-128k-qd32", "mbps")
     dirty = _get(figs, "dirty-seqwrite", "mbps")

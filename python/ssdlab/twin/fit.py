@@ -6,8 +6,10 @@ The twin is a generic 2011-2013 SATA drive (controller profile
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead
   and its queue-depth threshold, the spare area (from the GC onset), whether
-  idle time cleans blocks, and tPROG when the flushed writes measured it (the
-  time per program unit less the unit's transfer at the fitted channel rate);
+  idle time cleans blocks, tPROG when the flushed writes measured it (the
+  time per program unit less the unit's transfer at the fitted channel rate),
+  and a performance mode when the fill showed one (the clean stage's tPROG is
+  then that mode's; the standard one follows from the fill's final rate);
 - *fitted* values: the free parameters below, moved jointly by Optuna
   (:mod:`ssdlab.fit.study`, trials in parallel on the Dask runner) so that
   the simulated ``clean`` stage of the probe reproduces the measured one (the
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
@@ -57,6 +60,15 @@ ASSUMED_SPARE_FRACTION = 0.07
 #: their ratio).
 TR_RANGE_NS = (30_000, 100_000)
 TPROG_RANGE_NS = (700_000, 2_000_000)
+#: CMA-ES's initial step for a twin (share of each parameter's range, on a log scale for most): the features
+#: put the start near the answer, and Optuna's default (1/6) leaves it at once for a distant compromise.
+#: Measured on seven presets' probes (80 trials, seed 1; objective at 1/6 -> 0.07 -> 0.035): m4 1.47 -> 1.10
+#: -> 1.63, Neutron 0.41 -> 0.32 -> 0.27, DC S3700 0.82 -> 0.35 -> 0.48, 840 Pro 0.45 -> 0.45 -> 0.40, Extreme II
+#: 1.02 -> 0.58 -> 0.58, Force F120 1.88 -> 1.20 -> 1.95, Vertex 4 1.16 -> 1.22 (sum 7.2 -> 5.2).
+TWIN_SIGMA0: Optional[float] = 0.07
+#: The longest firmware time per command the fit tries: a 2010 controller with one command slot at its
+#: 4KB random write ceiling of 5-10K IOPS (SF-1200 client firmware: 10K) spends 100-200 us per write.
+COMMAND_COST_MAX_NS = 250_000
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
 _RESERVE_BLOCKS = 5
 
@@ -94,12 +106,12 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     r1 = _fv(features, "read_latency_4k_us")
     u1 = _fv(features, "unwritten_read_latency_us")
     from_map = _fv(features, "unwritten_reads_from_map")
-    r_iops = _fv(features, "read_iops_4k_qd32") or 40_000
-    w_iops = _fv(features, "write_iops_4k_qd32") or 40_000
+    r_iops = _fv(features, "read_command_iops") or _fv(features, "read_iops_4k_qd32") or 40_000
+    w_iops = _fv(features, "write_command_iops") or _fv(features, "write_iops_4k_qd32") or 40_000
     # an unwritten LBA answered from the map costs the command's time and no die read:
     # about command latency + read cost + 10 us of link and FIS exchange
     cmd_read = (u1 - 10.0) * 1e3 - 5_000 if u1 and from_map else 2e9 / r_iops
-    cmd_read = _clamp(cmd_read, 1_000, 100_000)
+    cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
     tr = (r1 - u1) * 1e3 - 41_000 if r1 and u1 and from_map else 50_000  # less a page's transfer on the channel
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
     ppc = int(_clamp(round(dies / CHANNELS), 1, 16))
@@ -118,10 +130,10 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
         FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
                       "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
-        FreeParameter("controller.command_cost_read_ns", 1_000, 100_000,
+        FreeParameter("controller.command_cost_read_ns", 1_000, COMMAND_COST_MAX_NS,
                       int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
-        FreeParameter("controller.command_cost_write_ns", 1_000, 100_000,
-                      int(_clamp(slots * 1e9 / w_iops, 1_000, 100_000)), True, 500,
+        FreeParameter("controller.command_cost_write_ns", 1_000, COMMAND_COST_MAX_NS,
+                      int(_clamp(slots * 1e9 / w_iops, 1_000, COMMAND_COST_MAX_NS)), True, 500,
                       "firmware time per write: the QD32 write ceiling"),
         FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
         FreeParameter("controller.command_latency_ns", 1_000, 100_000, 5_000, True, 500,
@@ -146,7 +158,9 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     if from_map is False:
         params.append(FreeParameter("controller.unmapped_read_ns", 1_000, 500_000, 100_000, True, 1000,
                                     "time to answer a read of an unwritten LBA (slower than a mapped read here)"))
-    return params
+    # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
+    # objective is never worse than the start's
+    return [replace(p, value=p.snap(p.value)) for p in params]
 
 
 def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: str, name: str = ""
@@ -232,6 +246,21 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         put(doc, "nand.tprog_ns", int(round(tprog, -3)), "measured",
             f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
             f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
+    std_rate = _fv(features, "standard_write_bytes_per_s")
+    if _fv(features, "perf_mode") and std_rate and "tprog_ns" in doc["nand"]:
+        # the clean stage ran in the faster mode: its program time is that mode's; the standard one follows
+        # from the fill's final rate, die-bound: dies x unit / (transfer + tPROG)
+        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        unit = PLANES * page
+        fast_tprog = int(doc["nand"]["tprog_ns"])
+        pct = int(_fv(features, "perf_mode_fill_percent"))
+        put(doc, "ftl.perf_mode_tprog_ns", fast_tprog, prov["nand.tprog_ns"]["source"],
+            f"program time while fewer than {pct}% of the LBAs hold data (the clean stage ran in this mode)")
+        put(doc, "ftl.perf_mode_fill_percent", pct, "measured", features["perf_mode_fill_percent"]["how"])
+        std = max(fast_tprog + 10_000, dies * unit / float(std_rate) * 1e9 - unit / ch * 1e9)
+        put(doc, "nand.tprog_ns", int(round(std, -3)), "measured",
+            f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the fill's "
+            f"final {float(std_rate) / 1e6:.0f} MB/s")
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
@@ -311,7 +340,8 @@ def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
         raise SsdlabError("the probe measured none of the clean-stage jobs a twin is fitted to (was it interrupted at once?)")
     _, budget = capacity_of(probe_doc)
     ctx = _Context(features, budget)
-    return Target("twin", twin_id, params, rows, {twin_id: ctx}, {twin_id: [p.key for p in params]})  # type: ignore[dict-item]
+    return Target("twin", twin_id, params, rows, {twin_id: ctx}, {twin_id: [p.key for p in params]},  # type: ignore[dict-item]
+                  sigma0=TWIN_SIGMA0)
 
 
 def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:

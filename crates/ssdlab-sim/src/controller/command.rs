@@ -102,7 +102,7 @@ impl Controller {
                     // of it is in the controller.
                     self.read_data(ftl, nand, first, n, t2)?
                 } else {
-                    self.read_stream(ftl, nand, first, n, off, t2)?
+                    self.read_stream(ftl, nand, first, n, off, len, t2)?
                 };
                 let xs = self.link.reserve(start, x);
                 Ok(xs + x)

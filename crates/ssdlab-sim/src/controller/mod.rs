@@ -56,7 +56,7 @@ impl Controller {
             slots_free_ns: vec![0; cfg.controller.command_slots.max(1) as usize],
             buffer: WriteBuffer::new(cfg.controller.write_buffer_bytes, g.dies),
             outstanding: 0,
-            ra: ReadAhead { next_lba: u64::MAX, ..Default::default() },
+            ra: ReadAhead { next_off: u64::MAX, ..Default::default() },
         }
     }
 

@@ -14,7 +14,10 @@ use crate::nand::Nand;
 /// Read-ahead state of the (single) sequential read stream.
 #[derive(Clone, Debug, Default)]
 pub(super) struct ReadAhead {
-    pub(super) next_lba: u64,
+    /// Where a request must start (in bytes) to continue the stream: the
+    /// detector compares host addresses at the sector level, so transfers
+    /// smaller than a 4KB unit stream as well as larger ones.
+    pub(super) next_off: u64,
     /// Where the next prefetch starts.
     pub(super) pre_end: u64,
     /// Prefetched ranges and when their data is in the controller.
@@ -73,13 +76,18 @@ impl Controller {
     /// in flight. With at least `readahead_min_qd` commands outstanding, a
     /// sequential request extends the read-ahead: die reads for the next
     /// `readahead_bytes` beyond it, issued now, so the drive runs ahead of
-    /// the host by that window and no more. Returns the earliest start of the
-    /// request's link transfer that never waits for data.
-    pub(super) fn read_stream(&mut self, ftl: &mut Ftl, nand: &mut Nand, first: u64, n: u64, off: u64, t: u64) -> Result<u64> {
+    /// the host by that window and no more. A stream is detected by host
+    /// address, not by 4KB unit, so a stream of transfers smaller than a unit
+    /// (ATTO's 0.5-2KB) is read ahead too, and a unit the host has read part
+    /// of stays in the buffer for the rest of it. Returns the earliest start
+    /// of the request's link transfer that never waits for data.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_stream(&mut self, ftl: &mut Ftl, nand: &mut Nand, first: u64, n: u64, off: u64, len: u64, t: u64) -> Result<u64> {
         let ra_units = self.cfg.readahead_bytes / UNIT_BYTES;
-        let sequential = first == self.ra.next_lba;
+        let sequential = off == self.ra.next_off;
         let end = first + n;
-        self.ra.next_lba = end;
+        let end_bytes = off + len;
+        self.ra.next_off = end_bytes;
         // The read-ahead holds LBAs from its first piece to `pre_end`: a
         // sequential request starting there takes what it holds and reads
         // the rest itself.
@@ -110,8 +118,9 @@ impl Controller {
                 self.ra.pre_end = want_end;
             }
         }
-        // Data the host has asked for leaves the read-ahead buffer.
-        while chunks.front().is_some_and(|c| c.1 <= end) {
+        // Data the host has asked for leaves the read-ahead buffer; a unit
+        // the host has read only part of stays for the rest of it.
+        while chunks.front().is_some_and(|c| c.1 * UNIT_BYTES <= end_bytes) {
             chunks.pop_front();
         }
         self.ra.chunks = chunks;
