@@ -184,3 +184,47 @@ def test_bursts_measure_a_large_buffer_in_front_of_a_nand_almost_as_fast_as_the_
     truth = _truth(preset)["write_buffer_bytes"]
     print(f"{preset}: buffer {f['value']:,} B (truth {truth:,}): {f['how']}")
     assert abs(f["value"] / truth - 1) < 0.10
+
+
+def test_a_twin_answers_unwritten_reads_in_the_measured_time_and_starts_from_the_read_path_it_measured() -> None:
+    from ssdlab.twin.fit import build_doc, free_parameters
+
+    # Everest 2 answers a never-written LBA slower than a die read (unmapped_read_ns 150 us): the twin's time
+    # is the measured latency less the command's path at the twin's own command times, not a fitted guess
+    # (the default budget: at a quarter of it the QD1 reads are too short to leave the programs the writes
+    # before them left behind)
+    run = run_probe_simulated("vertex4-128-fw15", None, stages=(CLEAN,))
+    f = extract(run.figures, run.target["capacity_bytes"])
+    assert f["unwritten_reads_from_map"]["value"] is False
+    params = free_parameters(f)
+    assert "controller.unmapped_read_ns" not in {p.key for p in params}
+    doc, prov = build_doc(f, {p.key: p.value for p in params}, "t")
+    truth = Drive.load("vertex4-128-fw15").config["controller"]["unmapped_read_ns"]
+    got = doc["controller"]["unmapped_read_ns"]
+    print(f"unmapped read {got} ns (truth {truth}): {prov['controller.unmapped_read_ns']['why']}")
+    assert prov["controller.unmapped_read_ns"]["source"] == "measured" and abs(got / truth - 1) < 0.05
+    twin = run_probe_simulated(Drive.load(doc), None, stages=(CLEAN,))
+    measured, simulated = run.figures["unwritten-read"]["clat_mean_us"], twin.figures["unwritten-read"]["clat_mean_us"]
+    assert abs(simulated / measured - 1) < 0.02, (measured, simulated)
+    # fw1.3 reads ahead from QD3 only; at QD1 two 4KB units sharing a page make sequential reads 1.4x faster
+    # than random ones, which is not a read-ahead
+    v13 = run_probe_simulated("vertex4-128-fw13", None, stages=(CLEAN,))
+    f13 = extract(v13.figures, v13.target["capacity_bytes"])
+    assert f13["readahead"]["value"] is True
+    assert f13["readahead_min_qd"]["value"] == Drive.load("vertex4-128-fw13").config["controller"]["readahead_min_qd"] == 3
+
+
+def test_a_sandforce_twin_starts_with_its_reads_striped_over_the_dies() -> None:
+    from ssdlab.twin.fit import free_parameters
+
+    # SF-2281 stripes data over its dies in 512 B chunks: a 4KB random read holds 8 of the 16 dies, which is
+    # what the QD32 rate against one die read's time shows
+    run = run_probe_simulated("vertex3-120", None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    start = {p.key: p.value for p in free_parameters(f)}
+    truth = Drive.load("vertex3-120").config["controller"]["die_stripe_bytes"]
+    print(f"stripe start {start['controller.die_stripe_bytes']} B (truth {truth}); tR start {start['nand.tr_ns']} ns")
+    assert start["controller.die_stripe_bytes"] <= 2 * truth
+    # the write path starts at the fastest write measured (compressible data at the link), above the NAND's rate
+    assert start["controller.max_write_bytes_per_s"] >= f["fastest_write_bytes_per_s"]["value"] - 1_000_000
+    assert f["fastest_write_bytes_per_s"]["value"] > 2 * f["seq_write_bytes_per_s"]["value"]

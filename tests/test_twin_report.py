@@ -134,7 +134,10 @@ def test_compare_reviews_of_two_drives(two_reviews: Tuple[List[Dict[str, Any]], 
     for r in df.to_dict("records"):
         key = (r["test_id"], r["chart"], r["label"], r["metric"])
         assert r["original"] == fig_a[key] and r["twin"] == fig_b[key]
-        assert r["error"] == pytest.approx(fig_b[key] / fig_a[key] - 1)
+        if r["unit"] == "%":
+            assert r["compared"] == "points" and r["error"] == pytest.approx((fig_b[key] - fig_a[key]) / 100)
+        else:
+            assert r["compared"] == "relative" and r["error"] == pytest.approx(fig_b[key] / fig_a[key] - 1)
         assert r["within_15"] == (abs(r["error"]) <= 0.15)
     assert (df["error"].abs() > 0.01).any()  # different drives
     s = summary(df)
@@ -160,6 +163,22 @@ def test_compare_reviews_flags_zero_and_missing_originals(two_reviews: Tuple[Lis
     assert rows[1]["compared"] == "missing" and not rows[1]["within_15"]
     s = summary(df)
     assert s["overall"]["absolute"] == 1 and s["overall"]["missing"] == 1
+
+
+def test_compare_reviews_takes_a_share_by_its_difference_in_points(two_reviews: Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]) -> None:
+    a, b = two_reviews
+    a, b = json.loads(json.dumps(a)), json.loads(json.dumps(b))
+    da = next(d for d in a if d["test"]["id"] == "corners-seq-write-128k")
+    db = next(d for d in b if d["test"]["id"] == "corners-seq-write-128k")
+    for doc, flat, falls in ((da, 0.4, 10.0), (db, 0.9, 30.0)):
+        doc["figures"][0].update(value=flat, unit="%")
+        doc["figures"][1].update(value=falls, unit="%")
+    rows = compare_reviews(a, b)
+    rows = rows[rows["test_id"] == "corners-seq-write-128k"].to_dict("records")
+    # 0.4% against 0.9% of the whole: a 125% relative error, half a point; 10% against 30%: 20 points
+    assert rows[0]["compared"] == "points" and rows[0]["error"] == pytest.approx(0.005) and rows[0]["within_15"]
+    assert rows[1]["compared"] == "points" and rows[1]["error"] == pytest.approx(0.2) and not rows[1]["within_15"]
+    assert summary(compare_reviews(a, b))["overall"]["points"] == 2
 
 
 def test_compare_reviews_refuses_mixed_inputs(two_reviews: Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]) -> None:

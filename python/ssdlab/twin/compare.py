@@ -8,7 +8,13 @@ A figure is one ``(test, chart, label, metric)`` of a results document (e.g.
 ``|error| <= 0.15``. A figure whose original is 0 (a consistency run's
 slowest second, a stall) has no relative error: it is compared by the
 absolute difference and flagged (``compared = "absolute"``; within only when
-both are equal). A figure without a value (a non-finite result, written as
+both are equal). A figure that is a share of a whole (unit ``%``: a
+consistency run's drop from its peak) is compared by its difference in
+points of that whole (``compared = "points"``; ``error`` is the difference
+as a share of the whole, within when at most the tolerance, 15 points): the
+relative error of a share near 0 is noise (0.4% against 0.9% of the peak is
+the same flat run, a 125% relative error), while 15 points of the whole is
+the tolerance every rate gets. A figure without a value (a non-finite result, written as
 null) is flagged ``missing``: within when neither side has one (both reached
 no steady state), never when one side has one. Tests skipped on
 either side (``skipped``: the quick profile, a real drive that could not run
@@ -93,7 +99,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     compared by the absolute difference or missing), ``abs_error``,
     ``abs_diff`` (|twin - original|), ``within_15`` (|error| <= ``tolerance``;
     for ``absolute`` rows: both equal; for ``missing`` ones: neither has a value),
-    ``compared`` (``relative``, ``absolute`` or ``missing``) and ``note``.
+    ``compared`` (``relative``, ``points``, ``absolute`` or ``missing``) and ``note``.
 
     ``df.attrs``: ``skipped`` (``[{"test_id", "side", "why"}]``, tests left
     out because they did not run on a side), ``only_original`` and
@@ -133,6 +139,12 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
             elif vo is None or vt is None:
                 compared, within = "missing", False
                 note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
+            elif unit == "%" and unit_t == unit:
+                compared = "points"
+                diff = abs(vt - vo)
+                err = (vt - vo) / 100
+                within = abs(err) <= tolerance + 1e-12
+                note = "a share of a whole: compared by the difference in points"
             elif vo == 0:
                 compared = "absolute"
                 diff = abs(vt - vo)
@@ -175,7 +187,8 @@ def _f(x: Any) -> Optional[float]:
 def summary(df: DataFrame) -> Dict[str, Any]:
     """The comparison in a few numbers (JSON-ready): per test (in the
     table's order) the figures compared, the median |error| and the worst
-    figure (signed error) of the relatively compared ones, how many are
+    figure (signed error) of the relatively compared ones (and the shares
+    compared in points, whose error is the difference as a share of the whole), how many are
     within the tolerance, and the flagged ones; overall the same, with the
     share of figures within the tolerance (over every figure: a flagged
     one counts as within only when both sides are equal). The table's
@@ -183,7 +196,7 @@ def summary(df: DataFrame) -> Dict[str, Any]:
     tol = float(df.attrs.get("tolerance", TOLERANCE))
 
     def block(sub: DataFrame) -> Dict[str, Any]:
-        rel = sub[sub["compared"] == "relative"]
+        rel = sub[sub["compared"].isin(["relative", "points"])]
         n = int(len(sub))
         within = int(sub["within_15"].sum())
         worst: Optional[Dict[str, Any]] = None
@@ -194,7 +207,8 @@ def summary(df: DataFrame) -> Dict[str, Any]:
                      "original": _f(r["original"]), "twin": _f(r["twin"]), "error": _f(r["error"])}
         return {
             "figures": n,
-            "relative": int(len(rel)),
+            "relative": int((sub["compared"] == "relative").sum()),
+            "points": int((sub["compared"] == "points").sum()),
             "absolute": int((sub["compared"] == "absolute").sum()),
             "missing": int((sub["compared"] == "missing").sum()),
             "within": within,

@@ -90,6 +90,8 @@ GENERIC_CHANNEL_BYTES_PER_S = 200_000_000
 PLANES = 2
 #: The least program time a twin gets from a flush measurement (MIN_FLUSH_PROGRAM_NS of the features).
 MIN_TPROG_NS = 200_000
+#: The generic profile's per-command FIS exchange on the link (host.command_overhead_ns of generic-2011).
+GENERIC_COMMAND_OVERHEAD_NS = 3_000
 
 
 def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
@@ -112,7 +114,37 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     # about command latency + read cost + 10 us of link and FIS exchange
     cmd_read = (u1 - 10.0) * 1e3 - 5_000 if u1 and from_map else 2e9 / r_iops
     cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
-    tr = (r1 - u1) * 1e3 - 41_000 if r1 and u1 and from_map else 50_000  # less a page's transfer on the channel
+    # the channel rate (fitted when the flushes measured the program time): sequential reads at depth well
+    # below the link are bound by the NAND, so start where the channels carry that rate (Marvell 9174 drives:
+    # 440 MB/s over 8 channels of 55 MB/s)
+    seq_r, link_r = _fv(features, "seq_read_bytes_per_s"), _fv(features, "link_bytes_per_s")
+    ch_start = GENERIC_CHANNEL_BYTES_PER_S
+    if flush_ns is not None and seq_r and link_r and seq_r < 0.9 * link_r:
+        ch_start = int(_clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
+    # the die's read (tR, then the data on the channel): a mapped read beyond an unwritten one answered from
+    # the map, else beyond the command's path at the start's command times (latency, FIS exchange, firmware
+    # time, 4KB on the link)
+    link = _fv(features, "link_bytes_per_s") or 550e6
+    if r1 and u1 and from_map:
+        die_read_ns: Optional[float] = (r1 - u1) * 1e3
+    elif r1:
+        die_read_ns = r1 * 1e3 - (5_000 + GENERIC_COMMAND_OVERHEAD_NS + cmd_read + 4096 / link * 1e9)
+    else:
+        die_read_ns = None
+    layout = _fv(features, "random_layout_seqread_ratio")
+    stripe: Optional[float] = None
+    if layout is not None and layout < 0.85:
+        # data striped over the dies in chunks: a 4KB read striped over k dies holds all of them for a die
+        # read, so the dies give dies / k such reads at once: k from the QD32 rate, the chunk from k (k below
+        # 1: reads bound elsewhere, a chunk of 4KB or more)
+        iops32 = _fv(features, "read_iops_4k_qd32")
+        k = dies * 1e9 / (iops32 * (die_read_ns or 91_000)) if iops32 else 0.0
+        stripe = _clamp(4096 / k if k > 0 else 2048, 512, 16384)
+    # tR: the die's read less its share of the 4KB on the channel (a chunk when striped). (A QD1 read also
+    # waits now and then behind a program the writes before it left on its die, about 10% more on the
+    # generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
+    xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9
+    tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
     ppc = int(_clamp(round(dies / CHANNELS), 1, 16))
     if flush_ns is not None:
@@ -138,26 +170,25 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
         FreeParameter("controller.command_latency_ns", 1_000, 100_000, 5_000, True, 500,
                       "time per command outside the slots: QD1 latency"),
-        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000, 1_000_000_000, True, 1_000_000,
-                      "the controller's write data path: a sequential write below the dies' rate"),
+        # the write path starts at the fastest write measured: where a controller caps writes that is its rate,
+        # and where the dies or the link do, a path no slower than them moves nothing
+        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000,
+                      int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, 2_000_000_000)), True,
+                      1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
     ]
     if flush_ns is not None:
         # tPROG is then the measured flush time less the unit's transfer at this rate (build_doc)
         params.append(FreeParameter("nand.channel_bytes_per_s", CHANNEL_RANGE_BYTES_PER_S[0], CHANNEL_RANGE_BYTES_PER_S[1],
-                                    GENERIC_CHANNEL_BYTES_PER_S, True, 1_000_000,
+                                    ch_start, True, 1_000_000,
                                     "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
                                     "time less the program unit's transfer at this rate"))
     else:
         params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
                                     "page program time: the sustained write rate with the dies and page size (within the "
                                     "MLC datasheets' range)"))
-    layout = _fv(features, "random_layout_seqread_ratio")
-    if layout is not None and layout < 0.85:
-        params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, 2048, True, 512,
+    if stripe is not None:
+        params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, int(stripe), True, 512,
                                     "stripe chunk across dies: sequential reads of data written at random are slower"))
-    if from_map is False:
-        params.append(FreeParameter("controller.unmapped_read_ns", 1_000, 500_000, 100_000, True, 1000,
-                                    "time to answer a read of an unwritten LBA (slower than a mapped read here)"))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
@@ -261,6 +292,17 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         put(doc, "nand.tprog_ns", int(round(std, -3)), "measured",
             f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the fill's "
             f"final {float(std_rate) / 1e6:.0f} MB/s")
+    u1 = _fv(features, "unwritten_read_latency_us")
+    if _fv(features, "unwritten_reads_from_map") is False and u1:
+        # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
+        # link), then the drive's own time to answer it; the rest of the measured latency is that time
+        c = doc["controller"]
+        rate = float(doc.get("host", {}).get("link_bytes_per_s") or 550_000_000)
+        path_ns = (float(c.get("command_latency_ns", 5_000)) + GENERIC_COMMAND_OVERHEAD_NS
+                   + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
+        put(doc, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
+            f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
+            f"command times ({path_ns / 1e3:.0f} us)")
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")

@@ -146,7 +146,7 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
             f"a sequential write of {pattern} data: a drive that compresses or deduplicates writes reducible data "
             "faster than incompressible data (stored bytes / host bytes ~ the ratio of the rates)", "write",
             rw="write", bs="128k", iodepth=32, offset=d0, size=red_span, **DATA_PATTERN_OPTIONS[pattern])
-    for qd in (1, 2, 4, 8, 16, 32):
+    for qd in (1, 2, 3, 4, 8, 16, 32):
         add(f"randread-4k-qd{qd}", CLEAN, "read parallelism",
             "4KB random reads of written data: QD1 gives the die read time plus the controller's, the knee over "
             "queue depth the dies that work at once", "read", rw="randread", bs="4k", iodepth=qd, size=read_span,
@@ -161,7 +161,7 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
         add(f"seqread-128k-qd{qd}", CLEAN, "link and read-ahead",
             "sequential 128KB reads: at QD32 the host link's ceiling; at QD1 whether the drive reads ahead",
             "read", rw="read", bs="128k", iodepth=qd, size=read_span, time_based=1, runtime=t_short)
-    for qd in (1, 2, 4):
+    for qd in (1, 2, 3, 4):
         add(f"seqread-4k-qd{qd}", CLEAN, "read-ahead and its queue-depth threshold",
             "sequential 4KB reads against random ones at the same depth: a read-ahead serves them from the buffer, "
             "from the depth at which the firmware detects the stream", "read", rw="read", bs="4k", iodepth=qd,

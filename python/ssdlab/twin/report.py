@@ -404,8 +404,9 @@ def _pct_abs(e: Any) -> str:
 
 
 def _errors_chart(df: Any, out: Path) -> Optional[str]:
-    """Every relatively compared figure's error, one row of dots per test, the ±15% band shaded."""
-    rel = df[df["compared"] == "relative"]
+    """Every relatively compared figure's error (a share's: its difference in points), one row of dots per
+    test, the ±15% band shaded."""
+    rel = df[df["compared"].isin(["relative", "points"])]
     if not len(rel):
         return None
     import matplotlib.pyplot as plt
@@ -564,6 +565,9 @@ def _write_page(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
         if rec["compared"] == "relative":
             cls = "ok" if rec["within_15"] else "bad"
             err = _pct(rec["error"])
+        elif rec["compared"] == "points":
+            cls = "ok" if rec["within_15"] else "bad"
+            err = f"{100 * float(rec['error']):+.1f} points"
         else:
             cls = "flag"
             err = "equal" if rec["within_15"] else ("-" if rec["compared"] == "missing" else f"|diff| {_num(rec['abs_diff'])}")
