@@ -69,6 +69,8 @@ TWIN_SIGMA0: Optional[float] = 0.07
 #: The longest firmware time per command the fit tries: a 2010 controller with one command slot at its
 #: 4KB random write ceiling of 5-10K IOPS (SF-1200 client firmware: 10K) spends 100-200 us per write.
 COMMAND_COST_MAX_NS = 250_000
+#: Where the per-request die cap starts when the probe shows one.
+DIE_CAP_START = 8
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
 _RESERVE_BLOCKS = 5
 
@@ -131,15 +133,23 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         die_read_ns = r1 * 1e3 - (5_000 + GENERIC_COMMAND_OVERHEAD_NS + cmd_read + 4096 / link * 1e9)
     else:
         die_read_ns = None
+    # sequential reads of data written at random below 85% of those of data written in order: either the data
+    # is striped over the dies in chunks (a 4KB read holds several dies) or the firmware reads a request from a
+    # few dies at a time (a request of units scattered over many dies then takes several rounds)
     layout = _fv(features, "random_layout_seqread_ratio")
     stripe: Optional[float] = None
+    die_cap = False
     if layout is not None and layout < 0.85:
-        # data striped over the dies in chunks: a 4KB read striped over k dies holds all of them for a die
-        # read, so the dies give dies / k such reads at once: k from the QD32 rate, the chunk from k (k below
-        # 1: reads bound elsewhere, a chunk of 4KB or more)
+        # a 4KB read striped over k dies holds all of them for a die read, so the dies give dies / k such reads
+        # at once: k from the QD32 rate, the chunk from k. Striping shows as k of 3 or more (chunks of 1KB or
+        # less; the SandForce drives' probes give 3.9-9.0); below it a 4KB read holds about one die and the QD32
+        # rate is bound by the dies or the controller (Everest 2: 0.8-2.7), so the cap is what is offered
         iops32 = _fv(features, "read_iops_4k_qd32")
         k = dies * 1e9 / (iops32 * (die_read_ns or 91_000)) if iops32 else 0.0
-        stripe = _clamp(4096 / k if k > 0 else 2048, 512, 16384)
+        if k >= 3.0:
+            stripe = _clamp(4096 / k, 512, 16384)
+        else:
+            die_cap = True
     # tR: the die's read less its share of the 4KB on the channel (a chunk when striped). (A QD1 read also
     # waits now and then behind a program the writes before it left on its die, about 10% more on the
     # generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
@@ -189,6 +199,10 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     if stripe is not None:
         params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, int(stripe), True, 512,
                                     "stripe chunk across dies: sequential reads of data written at random are slower"))
+    if die_cap:
+        params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, int(_clamp(DIE_CAP_START, 2, 64)), True, 1,
+                                    "dies one request reads at once: sequential reads of data written at random are "
+                                    "slower, and a 4KB read holds one die"))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
