@@ -41,7 +41,8 @@ from ..suite.calibrate import Published
 from .features import extract
 from .probe import CLEAN, FILL, capacity_of, figures_of, load_probe, run_probe_simulated
 
-__all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "build_doc", "probe_rows", "twin_target", "fit_twin",
+__all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
+           "twin_target", "fit_twin",
            "evaluate_twin", "simulate_probe_figures"]
 
 BASE_PROFILE = "generic-2011"
@@ -199,6 +200,14 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     if stripe is not None:
         params.append(FreeParameter("controller.die_stripe_bytes", 512, 16384, int(stripe), True, 512,
                                     "stripe chunk across dies: sequential reads of data written at random are slower"))
+    if _fv(features, "data_reduction") and _fv(features, "seq_write_bytes_per_s"):
+        # a reducing controller's ECC encoder works on the bytes it stores: incompressible writes can be bound by
+        # it while compressible ones reach the link (SF-2281: 235 MB/s stored); it starts at the incompressible
+        # sequential write, and the dies the write rate gave are then a floor
+        params.append(FreeParameter("controller.encode_bytes_per_s", 50_000_000, 2_000_000_000,
+                                    int(_clamp(_fv(features, "seq_write_bytes_per_s"), 50_000_000, 2_000_000_000)), True,
+                                    1_000_000, "the encoder's rate on stored bytes: incompressible writes below the "
+                                    "dies' rate on a reducing controller"))
     if die_cap:
         params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, int(_clamp(DIE_CAP_START, 2, 64)), True, 1,
                                     "dies one request reads at once: sequential reads of data written at random are "
@@ -417,6 +426,45 @@ def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], heade
     return "\n".join(lines)
 
 
+def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """Starts to try before the fit, over the two internals the rates leave
+    most open: the page size (4, 8, 16 KiB) and, for each, the dies it implies
+    from the features' estimate (made for 8KB pages: twice as many dies at
+    4KB, half at 16KB) times 1/2, 1/sqrt(2), 1, sqrt(2) and 2, within the
+    dies' range. The other values start where they would for those dies (the
+    stripe chunk depends on them). The features' own start comes first."""
+    base = free_parameters(features)
+    by_key = {p.key: p for p in base}
+    ppc_p = by_key["nand.packages_per_channel"]
+    dies = float(_fv(features, "dies") or 16)
+    out: List[Dict[str, Any]] = [{p.key: p.value for p in base}]
+    for log2 in (12, 13, 14):
+        implied = dies * 8192 / (1 << log2)
+        for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
+            ppc = ppc_p.snap(implied * m / CHANNELS)
+            f2 = {**features, "dies": {**(features.get("dies") or {}), "value": ppc * CHANNELS}}
+            vals = {p.key: p.value for p in free_parameters(f2)}
+            cand = {p.key: p.snap(float(vals.get(p.key, p.value))) for p in base}
+            cand["nand.packages_per_channel"] = ppc
+            cand["nand.page_size_log2"] = log2
+            if cand not in out:
+                out.append(cand)
+    return out
+
+
+def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1
+                ) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
+    """Every :func:`start_candidates` simulated (one batch on the runner);
+    the best start and every (start, objective). CMA-ES's steps are small
+    (``TWIN_SIGMA0``): it cannot move an integer like the dies by half or
+    double, so those moves are tried here first."""
+    cands = start_candidates(features)
+    evs = evaluate_twin([(target, c) for c in cands], runner, seed)
+    scored = [(c, ev.objective) for c, ev in zip(cands, evs)]
+    best = min(scored, key=lambda x: x[1])[0]
+    return best, scored
+
+
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
              storage: Optional[str] = None, resume: bool = False, stream: Optional[TextIO] = sys.stderr,
              command: str = "", twin_id: Optional[str] = None) -> Dict[str, Any]:
@@ -429,8 +477,20 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     source_id = str(doc["target"].get("drive_id") or doc["target"].get("drive") or "drive")
     tid = twin_id or f"twin-{Path(source_id).stem}"
     target = twin_target(doc, tid)
-    result = run_fit(target, start=target.committed(), trials=trials, sampler=sampler, seed=seed, runner=runner,
-                     storage=storage, resume=resume, stream=stream, evaluate=evaluate_twin)
+    own = runner is None
+    run = runner if runner is not None else Runner()
+    try:
+        # the best of the page size x dies starts becomes the fit's start (and its committed values)
+        start, scanned = scan_starts(target, doc["features"], run, seed)
+        target.params = [replace(p, value=start[p.key]) for p in target.params]
+        if stream is not None:
+            stream.write(f"ssdlab fit: {len(scanned)} starts over page size and dies, objective "
+                         f"{scanned[0][1]:.3f} at the features' own -> {min(o for _, o in scanned):.3f}\n")
+        result = run_fit(target, start=target.committed(), trials=trials, sampler=sampler, seed=seed, runner=run,
+                         storage=storage, resume=resume, stream=stream, evaluate=evaluate_twin)
+    finally:
+        if own:
+            run.close()
     best = result.best
     features = doc["features"]
     drive_doc, prov = build_doc(features, best.values, tid)
