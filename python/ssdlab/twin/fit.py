@@ -95,6 +95,8 @@ PLANES = 2
 MIN_TPROG_NS = 200_000
 #: The generic profile's per-command FIS exchange on the link (host.command_overhead_ns of generic-2011).
 GENERIC_COMMAND_OVERHEAD_NS = 3_000
+#: The generic profile's time per command outside the slots (controller.command_latency_ns of generic-2011).
+GENERIC_COMMAND_LATENCY_NS = 5_000
 
 
 def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
@@ -115,7 +117,7 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     w_iops = _fv(features, "write_command_iops") or _fv(features, "write_iops_4k_qd32") or 40_000
     # an unwritten LBA answered from the map costs the command's time and no die read:
     # about command latency + read cost + 10 us of link and FIS exchange
-    cmd_read = (u1 - 10.0) * 1e3 - 5_000 if u1 and from_map else 2e9 / r_iops
+    cmd_read = (u1 - 10.0) * 1e3 - GENERIC_COMMAND_LATENCY_NS if u1 and from_map else 2e9 / r_iops
     cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
     # the channel rate (fitted when the flushes measured the program time): sequential reads at depth well
     # below the link are bound by the NAND, so start where the channels carry that rate (Marvell 9174 drives:
@@ -127,11 +129,11 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     # the die's read (tR, then the data on the channel): a mapped read beyond an unwritten one answered from
     # the map, else beyond the command's path at the start's command times (latency, FIS exchange, firmware
     # time, 4KB on the link)
-    link = _fv(features, "link_bytes_per_s") or 550e6
     if r1 and u1 and from_map:
         die_read_ns: Optional[float] = (r1 - u1) * 1e3
     elif r1:
-        die_read_ns = r1 * 1e3 - (5_000 + GENERIC_COMMAND_OVERHEAD_NS + cmd_read + 4096 / link * 1e9)
+        die_read_ns = r1 * 1e3 - (GENERIC_COMMAND_LATENCY_NS + GENERIC_COMMAND_OVERHEAD_NS + cmd_read
+                                  + 4096 / (link_r or 550e6) * 1e9)
     else:
         die_read_ns = None
     # sequential reads of data written at random below 85% of those of data written in order: either the data
@@ -179,7 +181,7 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
                       int(_clamp(slots * 1e9 / w_iops, 1_000, COMMAND_COST_MAX_NS)), True, 500,
                       "firmware time per write: the QD32 write ceiling"),
         FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
-        FreeParameter("controller.command_latency_ns", 1_000, 100_000, 5_000, True, 500,
+        FreeParameter("controller.command_latency_ns", 1_000, 100_000, GENERIC_COMMAND_LATENCY_NS, True, 500,
                       "time per command outside the slots: QD1 latency"),
         # the write path starts at the fastest write measured: where a controller caps writes that is its rate,
         # and where the dies or the link do, a path no slower than them moves nothing
@@ -209,7 +211,7 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
                                     1_000_000, "the encoder's rate on stored bytes: incompressible writes below the "
                                     "dies' rate on a reducing controller"))
     if die_cap:
-        params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, int(_clamp(DIE_CAP_START, 2, 64)), True, 1,
+        params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, DIE_CAP_START, True, 1,
                                     "dies one request reads at once: sequential reads of data written at random are "
                                     "slower, and a 4KB read holds one die"))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
@@ -321,7 +323,7 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         # link), then the drive's own time to answer it; the rest of the measured latency is that time
         c = doc["controller"]
         rate = float(doc.get("host", {}).get("link_bytes_per_s") or 550_000_000)
-        path_ns = (float(c.get("command_latency_ns", 5_000)) + GENERIC_COMMAND_OVERHEAD_NS
+        path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + GENERIC_COMMAND_OVERHEAD_NS
                    + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
         put(doc, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
             f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
