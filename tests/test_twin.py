@@ -219,6 +219,17 @@ def test_a_twin_answers_unwritten_reads_in_the_measured_time_and_starts_from_the
     assert start13.get("controller.seq_read_max_dies") == Drive.load("vertex4-128-fw13").config["controller"]["seq_read_max_dies"]
     assert "controller.die_stripe_bytes" not in start13
     assert "controller.seq_read_max_dies" not in {p.key for p in params}  # fw1.5 has no cap
+    # the Everest 2's ECC decode holds a die 74 us per 8KB read: the second 8KB of a unit costs that beyond its
+    # transfers, and the start has the decode's rate (a drive without one is not offered it)
+    for feats in (f, f13):
+        start = {p.key: p.value for p in free_parameters(feats)}
+        want = Drive.load("vertex4-128-fw15").config["controller"]["read_decode_bytes_per_s"]
+        print(f"decode start {start.get('controller.read_decode_bytes_per_s')} B/s (truth {want}); "
+              f"second 8KB {feats['second_page_read_us']['value']} us")
+        assert abs(start["controller.read_decode_bytes_per_s"] / want - 1) < 0.1
+    vec = run_probe_simulated("vector-256", None, stages=(CLEAN,), budget=0.25)
+    fvec = extract(vec.figures, vec.target["capacity_bytes"])
+    assert "controller.read_decode_bytes_per_s" not in {p.key for p in free_parameters(fvec)}
 
 
 def test_a_sandforce_twin_starts_with_its_reads_striped_over_the_dies() -> None:
@@ -257,3 +268,44 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
     print(f"{len(scored)} starts: objective {own:.3f} at the features' own ({doc['features']['dies']['value']} dies), "
           f"{low:.3f} at {dies} dies, {1 << best['nand.page_size_log2']} B pages (truth {truth} dies)")
     assert low < 0.5 * own and abs(dies / truth - 1) <= 0.10
+
+
+def test_qd1_reads_of_growing_size_give_the_channels_rate_of_a_link_bound_drive() -> None:
+    from ssdlab.twin.fit import GENERIC_CHANNEL_BYTES_PER_S, free_parameters
+
+    # the SF-1200 drives sequential reads at the SATA 3Gbps link at depth, but a QD1 request crosses its
+    # eight 50 MB/s asynchronous channels before the link: 512KB against 128KB reads leave the channels' rate
+    run = run_probe_simulated("force-f120", None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    cfg = Drive.load("force-f120").config["nand"]
+    truth = cfg["channels"] * cfg["channel_bytes_per_s"]
+    got = f["nand_read_bytes_per_s"]["value"]
+    start = {p.key: p.value for p in free_parameters(f)}
+    print(f"NAND read rate {got / 1e6:.0f} MB/s (truth {truth / 1e6:.0f} MB/s of channels); channel start "
+          f"{start['nand.channel_bytes_per_s'] / 1e6:.0f} MB/s: {f['nand_read_bytes_per_s']['how']}")
+    assert f["seq_read_bytes_per_s"]["value"] > 0.9 * f["link_bytes_per_s"]["value"]
+    assert 0.75 < got / truth < 1.1
+    assert abs(start["nand.channel_bytes_per_s"] / cfg["channel_bytes_per_s"] - 1) < 0.25
+    # a Barefoot 3 reads ahead at QD1: the NAND's share is hidden and the channel starts at the generic rate
+    v = run_probe_simulated("vector-256", None, stages=(CLEAN,), budget=0.25)
+    fv = extract(v.figures, v.target["capacity_bytes"])
+    assert fv["nand_read_bytes_per_s"]["value"] is None
+    assert {p.key: p.value for p in free_parameters(fv)}.get("nand.channel_bytes_per_s") == GENERIC_CHANNEL_BYTES_PER_S
+
+
+def test_never_written_reads_give_the_link_of_a_drive_whose_nand_is_slower() -> None:
+    from ssdlab.twin.fit import free_parameters
+
+    # the Crucial m4 reads written data at 440 MB/s (eight 55 MB/s channels) and writes at 268: only reads the
+    # map answers reach its SATA 6Gbps link, and with the link known the channel starts from the NAND-bound read
+    run = run_probe_simulated("crucial-m4-256", None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    cfg = Drive.load("crucial-m4-256").config
+    link, nand = cfg["host"]["link_bytes_per_s"], cfg["nand"]
+    start = {p.key: p.value for p in free_parameters(f)}
+    print(f"link {f['link_bytes_per_s']['value'] / 1e6:.0f} MB/s (truth {link / 1e6:.0f}), written data read at "
+          f"{f['seq_read_bytes_per_s']['value'] / 1e6:.0f} MB/s; channel start "
+          f"{start['nand.channel_bytes_per_s'] / 1e6:.0f} MB/s (truth {nand['channel_bytes_per_s'] / 1e6:.0f})")
+    assert f["link_bytes_per_s"]["value"] > 1.15 * f["seq_read_bytes_per_s"]["value"]
+    assert 0.95 < f["link_bytes_per_s"]["value"] / link <= 1.0
+    assert abs(start["nand.channel_bytes_per_s"] / nand["channel_bytes_per_s"] - 1) < 0.1

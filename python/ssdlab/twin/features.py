@@ -25,6 +25,7 @@ ASSUMED_TPROG_NS = 1_300_000
 #: waited for (no MLC/TLC part of the era programs a page in under 200 us):
 #: the drive acknowledges flushes at once (power-loss protection).
 MIN_FLUSH_PROGRAM_NS = 200_000
+KIB = 1024
 
 
 def feature(value: Any, unit: str, confidence: str, how: str) -> Dict[str, Any]:
@@ -89,6 +90,27 @@ def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_sl
     return feature(round(s1 * (1 - r_slow / r_fast)), "B", "medium",
                    f"one burst after idle ({int(sz):,} B) outran the buffer: taken at {r_fast / 1e6:.0f} MB/s until full, "
                    f"draining at the sustained {r_slow / 1e6:.0f} MB/s")
+
+
+def _nand_read(figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> Dict[str, Any]:
+    """The NAND's read rate for one request, from large random reads at QD1:
+    a drive that does not overlap a request's NAND reads with its transfer to
+    the host takes, per extra byte, one byte time on the link plus one on the
+    NAND side (its channels, or the dies' page reads where they bind), so the
+    time from 128KB to 512KB less the link's share leaves the NAND's rate. A
+    slope at the link's own rate means the NAND part is hidden (read-ahead, or
+    reads overlapped with the transfer)."""
+    r128, r512 = _get(figs, "randread-128k-qd1", "mbps"), _get(figs, "randread-512k-qd1", "mbps")
+    if not r128 or not r512 or not link:
+        return feature(None, "B/s", "none", "the 128KB and 512KB QD1 random reads did not run")
+    per_byte = (512 * KIB / (r512 * 1e6) - 128 * KIB / (r128 * 1e6)) / (384 * KIB)
+    beyond = per_byte - 1 / link
+    if beyond <= 0.1 / link:
+        return feature(None, "B/s", "low", f"512KB QD1 reads gain {1 / per_byte / 1e6:.0f} MB/s per extra byte, about the "
+                       f"link's {link / 1e6:.0f} MB/s: the NAND's share is hidden (read-ahead or overlap)")
+    return feature(round(1 / beyond), "B/s", "medium",
+                   f"QD1 random reads from 128KB to 512KB take {per_byte * 1e9:.2f} ns per byte, {beyond * 1e9:.2f} ns "
+                   f"beyond the link's ({link / 1e6:.0f} MB/s): the channels' (or the dies') read rate for one request")
 
 
 def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -214,16 +236,25 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     """Every feature from a probe's figures by job name."""
     F: Dict[str, Dict[str, Any]] = {}
     F["capacity_bytes"] = feature(capacity_bytes, "B", "high", "the size of the target")
-    fast = [(_get(figs, n, "mbps") or 0.0) for n in ("seqread-128k-qd32", "randread-128k-qd32")]
+    fast = [(_get(figs, n, "mbps") or 0.0) for n in ("seqread-128k-qd32", "randread-128k-qd32", "unwritten-seqread-128k-qd32")]
     fast += [float(f["mbps"]) for n, f in figs.items() if n.startswith("burst-")]
     link = max(fast) * 1e6 if any(fast) else None
     F["link_bytes_per_s"] = feature(None if link is None else round(link), "B/s", "medium",
-                                    "the fastest large transfer measured (128KB reads at QD32, write bursts): the host "
+                                    "the fastest large transfer measured (128KB reads at QD32, of written and of "
+                                    "unwritten LBAs; write bursts): the host "
                                     "link's usable rate or less")
     seq_r = _get(figs, "seqread-128k-qd32", "mbps")
     F["seq_read_bytes_per_s"] = feature(None if seq_r is None else round(seq_r * 1e6), "B/s", "high" if seq_r else "none",
                                         "128KB QD32 sequential read: the link's rate, or below it the NAND's read "
                                         "bandwidth (channels, dies)")
+    F["nand_read_bytes_per_s"] = _nand_read(figs, link)
+    r8, r16 = _get(figs, "randread-8k-qd1", "mbps"), _get(figs, "randread-16k-qd1", "mbps")
+    F["second_page_read_us"] = feature(
+        None if not r8 or not r16 else round((16 * KIB / (r16 * 1e6) - 8 * KIB / (r8 * 1e6)) * 1e6, 2), "us",
+        "medium" if r8 and r16 else "none",
+        "QD1 random reads of 16KB less of 8KB: the second 8KB of a program unit (two planes of a die read at once) "
+        "crossing the channel and the link, plus what the controller spends per byte read (an ECC decode that holds "
+        "the die)")
     seq_w = _get(figs, "seqwrite-128k-qd32", "mbps")
     F["seq_write_bytes_per_s"] = feature(None if seq_w is None else round(seq_w * 1e6), "B/s", "high",
                                          "128KB QD32 sequential write of incompressible data on a clean drive")

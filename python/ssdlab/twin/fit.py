@@ -89,6 +89,10 @@ def _clamp(x: float, lo: float, hi: float) -> float:
 CHANNEL_RANGE_BYTES_PER_S = (40_000_000, 400_000_000)
 #: The channel rate of the generic profile (the twin's when the fit does not move it).
 GENERIC_CHANNEL_BYTES_PER_S = 200_000_000
+#: The read decodes a twin may get (an ECC engine slower than the channel, down to half an async one)...
+DECODE_RANGE_BYTES_PER_S = (25_000_000, 1_000_000_000)
+#: ... when the second 8KB of a unit takes this much longer than its transfers (8KB at 200 MB/s).
+DECODE_MIN_EXCESS_NS = 40_000
 #: Planes per die of the generic part: a program unit is this many pages.
 PLANES = 2
 #: The least program time a twin gets from a flush measurement (MIN_FLUSH_PROGRAM_NS of the features).
@@ -124,8 +128,13 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     # 440 MB/s over 8 channels of 55 MB/s)
     seq_r, link_r = _fv(features, "seq_read_bytes_per_s"), _fv(features, "link_bytes_per_s")
     ch_start = GENERIC_CHANNEL_BYTES_PER_S
+    nand_r = _fv(features, "nand_read_bytes_per_s")
     if flush_ns is not None and seq_r and link_r and seq_r < 0.9 * link_r:
         ch_start = int(_clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
+    elif flush_ns is not None and nand_r and nand_r < CHANNELS * GENERIC_CHANNEL_BYTES_PER_S:
+        # link-bound at depth, but a QD1 request's NAND share is visible (SATA 3Gbps drives on 40-50 MB/s
+        # asynchronous channels): the channels carry about that rate (a floor: the dies' page reads are in it)
+        ch_start = int(_clamp(nand_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
     # the die's read (tR, then the data on the channel): a mapped read beyond an unwritten one answered from
     # the map, else beyond the command's path at the start's command times (latency, FIS exchange, firmware
     # time, 4KB on the link)
@@ -149,14 +158,28 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         # rate is bound by the dies or the controller (Everest 2: 0.8-2.7), so the cap is what is offered
         iops32 = _fv(features, "read_iops_4k_qd32")
         k = dies * 1e9 / (iops32 * (die_read_ns or 91_000)) if iops32 else 0.0
-        if k >= 3.0:
+        # a drive that reads ahead serves 512 B sequential reads without a die: their QD32 rate is the
+        # controller's ceiling, and a 4KB random read rate at it says nothing of how many dies a read holds
+        # (Everest 2 fw1.3: 98% of it, where k reads 3.3 once the QD1 read is taken after idle)
+        cmd = _fv(features, "read_command_iops")
+        at_ceiling = bool(_fv(features, "readahead")) and bool(iops32 and cmd and iops32 >= 0.9 * cmd)
+        if k >= 3.0 and not at_ceiling:
             stripe = _clamp(4096 / k, 512, 16384)
         else:
             die_cap = True
-    # tR: the die's read less its share of the 4KB on the channel (a chunk when striped). (A QD1 read also
-    # waits now and then behind a program the writes before it left on its die, about 10% more on the
-    # generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
-    xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9
+    # a read decode that holds the die per byte (Everest 2: 110 MB/s): the second 8KB of a unit costs more than
+    # its transfers on the channel and the link (Everest 2 probes: 130 us where 56 is transfer; other drives
+    # within 31 us of theirs); offered only beyond 40 us (8KB at 200 MB/s), starting at 8KB / the excess
+    step_us = _fv(features, "second_page_read_us")
+    decode: Optional[float] = None
+    if step_us and link_r:
+        excess_ns = step_us * 1e3 - 8192 / link_r * 1e9 - 8192 / ch_start * 1e9
+        if excess_ns > DECODE_MIN_EXCESS_NS:
+            decode = _clamp(8192 / excess_ns * 1e9, *DECODE_RANGE_BYTES_PER_S)
+    # tR: the die's read less its share of the 4KB on the channel (a chunk when striped) and its decode. (A QD1
+    # read also waits now and then behind a program the writes before it left on its die, about 10% more on
+    # the generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
+    xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
     tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
     ppc = int(_clamp(round(dies / CHANNELS), 1, 16))
@@ -210,6 +233,11 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
                                     int(_clamp(_fv(features, "seq_write_bytes_per_s"), 50_000_000, 2_000_000_000)), True,
                                     1_000_000, "the encoder's rate on stored bytes: incompressible writes below the "
                                     "dies' rate on a reducing controller"))
+    if decode is not None:
+        params.append(FreeParameter("controller.read_decode_bytes_per_s", DECODE_RANGE_BYTES_PER_S[0],
+                                    DECODE_RANGE_BYTES_PER_S[1], int(decode), True, 1_000_000,
+                                    "the controller's read decode, holding the die per byte read: the second 8KB of a "
+                                    "unit read at QD1 costs more than its transfers"))
     if die_cap:
         params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, DIE_CAP_START, True, 1,
                                     "dies one request reads at once: sequential reads of data written at random are "
@@ -434,23 +462,48 @@ def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
     from the features' estimate (made for 8KB pages: twice as many dies at
     4KB, half at 16KB) times 1/2, 1/sqrt(2), 1, sqrt(2) and 2, within the
     dies' range. The other values start where they would for those dies (the
-    stripe chunk depends on them). The features' own start comes first."""
+    stripe chunk depends on them). The features' own start comes first.
+    Where the QD1 reads' NAND share set the channel's start (link-bound
+    drives on slow channels), the same grid is tried with the generic
+    channel too, and where a per-request die cap is
+    offered, without it."""
     base = free_parameters(features)
     by_key = {p.key: p for p in base}
     ppc_p = by_key["nand.packages_per_channel"]
     dies = float(_fv(features, "dies") or 16)
     out: List[Dict[str, Any]] = [{p.key: p.value for p in base}]
+
+    def add(feats: Mapping[str, Any], log2: int, ppc: int, **fixed: Any) -> None:
+        f2 = {**feats, "dies": {**(feats.get("dies") or {}), "value": ppc * CHANNELS}}
+        vals = {p.key: p.value for p in free_parameters(f2)}
+        cand = {p.key: p.snap(float(vals.get(p.key, p.value))) for p in base}
+        cand["nand.packages_per_channel"] = ppc
+        cand["nand.page_size_log2"] = log2
+        cand.update(fixed)
+        if cand not in out:
+            out.append(cand)
+
     for log2 in (12, 13, 14):
         implied = dies * 8192 / (1 << log2)
         for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
-            ppc = ppc_p.snap(implied * m / CHANNELS)
-            f2 = {**features, "dies": {**(features.get("dies") or {}), "value": ppc * CHANNELS}}
-            vals = {p.key: p.value for p in free_parameters(f2)}
-            cand = {p.key: p.snap(float(vals.get(p.key, p.value))) for p in base}
-            cand["nand.packages_per_channel"] = ppc
-            cand["nand.page_size_log2"] = log2
-            if cand not in out:
-                out.append(cand)
+            add(features, log2, ppc_p.snap(implied * m / CHANNELS))
+    # where the QD1 reads' NAND share moved the channel's start, the same grid at the generic channel: that share
+    # holds whatever else the die spends per byte read (the SF-2281's decode per stripe chunk: 83 MB/s per
+    # channel where the truth is 166)
+    if "nand.channel_bytes_per_s" in by_key and by_key["nand.channel_bytes_per_s"].value != GENERIC_CHANNEL_BYTES_PER_S:
+        plain = {k: v for k, v in features.items() if k != "nand_read_bytes_per_s"}
+        if {p.key: p.value for p in free_parameters(plain)}.get("nand.channel_bytes_per_s") == GENERIC_CHANNEL_BYTES_PER_S:
+            for log2 in (12, 13, 14):
+                implied = dies * 8192 / (1 << log2)
+                for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
+                    add(plain, log2, ppc_p.snap(implied * m / CHANNELS))
+    # a per-request die cap is offered where reads of data written at random are slow, which a decode or the
+    # layout can explain too: the page sizes at the implied dies without the cap (its top: more dies than any
+    # request spans), so that large requests choose
+    cap = by_key.get("controller.seq_read_max_dies")
+    if cap is not None:
+        for log2 in (12, 13, 14):
+            add(features, log2, ppc_p.snap(dies * 8192 / (1 << log2) / CHANNELS), **{cap.key: int(cap.high)})
     return out
 
 

@@ -109,6 +109,11 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     add("unwritten-read", CLEAN, "unwritten-LBA reads",
         "4KB reads of LBAs that hold no data: a drive that answers them from its map is much faster than a die read",
         "read", rw="randread", bs="4k", iodepth=1, size=read_span, time_based=1, runtime=t_short)
+    add("unwritten-seqread-128k-qd32", CLEAN, "host link",
+        "128KB sequential reads of LBAs that hold no data, at QD32: a drive that answers them from its map moves "
+        "them at the link's rate even where its NAND reads and writes slower (Crucial m4: 440 MB/s from the NAND, "
+        "543 MB/s on the link)", "read", rw="read", bs="128k", iodepth=32, size=read_span, time_based=1,
+        runtime=t_short)
     # write buffer: bursts after idle, growing; a burst the buffer absorbs goes at link speed
     off = d0
     # (the 8 GiB burst gives a large buffer on a NAND almost as fast as the link a second burst that outruns
@@ -146,11 +151,26 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
             f"a sequential write of {pattern} data: a drive that compresses or deduplicates writes reducible data "
             "faster than incompressible data (stored bytes / host bytes ~ the ratio of the rates)", "write",
             rw="write", bs="128k", iodepth=32, offset=d0, size=red_span, **DATA_PATTERN_OPTIONS[pattern])
+    # ATTO's large transfers: a short write at QD4 then, at once, a read of what it wrote: the read meets the
+    # programs the buffer still holds, and a large request is split into many die operations (128 MiB, ATTO's
+    # span in the quick profile: the buffer's share of it shows)
+    atto_span = _align(min(128 * MiB, cap // 16))
+    add("seqwrite-4m-qd4", CLEAN, "reads right after writes, large transfers",
+        "4MB sequential writes at QD4 over a short span, as ATTO's largest transfers: the write path with many "
+        "die operations per command, and what the buffer takes of the span", "write", rw="write", bs="4m",
+        iodepth=4, offset=d0, size=atto_span, **inc)
+    add("seqread-4m-qd4", CLEAN, "reads right after writes, large transfers",
+        "the same span read back at once in 4MB transfers at QD4: reads that meet the programs the buffer still "
+        "holds, and how many dies a request reads at once", "read", rw="read", bs="4m", iodepth=4, offset=d0,
+        size=atto_span)
     for qd in (1, 2, 3, 4, 8, 16, 32):
+        # the first after the writes starts after 1 s of idle: the programs the buffer still holds would hold
+        # its reads (by up to half a program each), and QD1 is where the die read's own time is measured
+        idle: Dict[str, Any] = {"startdelay": _secs(1.0)} if qd == 1 else {}
         add(f"randread-4k-qd{qd}", CLEAN, "read parallelism",
             "4KB random reads of written data: QD1 gives the die read time plus the controller's, the knee over "
             "queue depth the dies that work at once", "read", rw="randread", bs="4k", iodepth=qd, size=read_span,
-            time_based=1, runtime=t_short)
+            time_based=1, runtime=t_short, **idle)
     for bs in ("8k", "16k", "32k", "64k", "128k", "512k"):
         add(f"randread-{bs}-qd1", CLEAN, "page and stripe size",
             "random reads one at a time against transfer size: the step where a transfer needs another page read "
