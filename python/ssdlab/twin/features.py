@@ -14,6 +14,8 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, Mapping, Optional
 
+from .probe import KiB
+
 __all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS", "MIN_FLUSH_PROGRAM_NS"]
 
 #: The typical MLC program unit of the drives the probe targets (8KB pages,
@@ -25,7 +27,6 @@ ASSUMED_TPROG_NS = 1_300_000
 #: waited for (no MLC/TLC part of the era programs a page in under 200 us):
 #: the drive acknowledges flushes at once (power-loss protection).
 MIN_FLUSH_PROGRAM_NS = 200_000
-KIB = 1024
 
 
 def feature(value: Any, unit: str, confidence: str, how: str) -> Dict[str, Any]:
@@ -103,7 +104,7 @@ def _nand_read(figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> 
     r128, r512 = _get(figs, "randread-128k-qd1", "mbps"), _get(figs, "randread-512k-qd1", "mbps")
     if not r128 or not r512 or not link:
         return feature(None, "B/s", "none", "the 128KB and 512KB QD1 random reads did not run")
-    per_byte = (512 * KIB / (r512 * 1e6) - 128 * KIB / (r128 * 1e6)) / (384 * KIB)
+    per_byte = (512 * KiB / (r512 * 1e6) - 128 * KiB / (r128 * 1e6)) / (384 * KiB)
     beyond = per_byte - 1 / link
     if beyond <= 0.1 / link:
         return feature(None, "B/s", "low", f"512KB QD1 reads gain {1 / per_byte / 1e6:.0f} MB/s per extra byte, about the "
@@ -250,7 +251,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     F["nand_read_bytes_per_s"] = _nand_read(figs, link)
     r8, r16 = _get(figs, "randread-8k-qd1", "mbps"), _get(figs, "randread-16k-qd1", "mbps")
     F["second_page_read_us"] = feature(
-        None if not r8 or not r16 else round((16 * KIB / (r16 * 1e6) - 8 * KIB / (r8 * 1e6)) * 1e6, 2), "us",
+        None if not r8 or not r16 else round((16 * KiB / (r16 * 1e6) - 8 * KiB / (r8 * 1e6)) * 1e6, 2), "us",
         "medium" if r8 and r16 else "none",
         "QD1 random reads of 16KB less of 8KB: the second 8KB of a program unit (two planes of a die read at once) "
         "crossing the channel and the link, plus what the controller spends per byte read (an ECC decode that holds "
