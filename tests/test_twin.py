@@ -104,6 +104,10 @@ def test_probe_cli_on_a_preset_then_fit_writes_a_twin_with_provenance(tmp_path: 
     assert "# measured" in text and "# fitted" in text and "# assumed" in text
     # every probe job simulated on the twin, with its error
     assert {j["job"] for j in rec["probe_jobs"]} >= {"fill", "torture", "randread-4k-qd32"}
+    # the probe read the simulated drive's power: the twin's idle draw is the drive's, its active draw fitted
+    assert doc["power"]["idle_w"] == pytest.approx(0.5)
+    assert rec["values"]["power.idle_mw"] == {"value": 500, "source": "measured", "why": rec["values"]["power.idle_mw"]["why"]}
+    assert rec["values"]["power.active_mw"]["source"] == "fitted" and twin.config["power"]["idle_mw"] == 500
 
 
 def test_probe_and_fit_refuse_bad_input_with_one_line(tmp_path: Path) -> None:
@@ -117,6 +121,8 @@ def test_probe_and_fit_refuse_bad_input_with_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "no probe.json", "ssdlab probe")
     (tmp_path / "probe.json").write_text('{"schema": "ssdlab.results"}')
     assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "schema 'ssdlab.results', not 'ssdlab.probe'")
+    assert_one_line_error(run_cli("fit", "--profile", "sf-2281", "--power-log", str(tmp_path / "m.csv")),
+                          "--power-log", "--probe")
 
 
 @pytest.mark.slow
@@ -136,6 +142,63 @@ def test_probe_runs_through_fio_on_a_test_file(tmp_path: Path) -> None:
     assert len(ran) == len(names), [j["name"] for j in doc["jobs"] if not j["figures"]]
     assert doc["features"]["read_iops_4k_qd32"]["value"] > 0
     assert list(target.iterdir()) == []  # the test file is removed
+    # the windows a power meter's log is averaged over: the idle one, then every job's
+    idle = doc["power"]["idle_window_s"]
+    assert idle[1] - idle[0] >= 10 and all(j["figures"]["wall_start_s"] >= idle[1] for j in ran)
+
+
+def test_the_power_model_of_a_twin_is_recovered_from_the_probe_s_power_readings() -> None:
+    """Given the drive's own activity, the least squares give back its
+    active draw and NAND energies exactly (the readings are that model's)."""
+    from ssdlab.twin.fit import fit_power
+
+    run = run_probe_simulated("vertex3-120", None, stages=(CLEAN,), budget=0.25)
+    truth = Drive.load("vertex3-120").config["power"]
+    assert run.power["idle_w"] == pytest.approx(truth["idle_mw"] / 1e3)
+    assert all("avg_w" in f for f in run.figures.values())
+    base = dict(truth, read_uj_per_page=truth["read_uj_per_page"] * 2, program_uj_per_unit=truth["program_uj_per_unit"] * 2,
+                erase_uj_per_block=truth["erase_uj_per_block"] * 2, transfer_pj_per_byte=truth["transfer_pj_per_byte"] * 2)
+    twin = {k: dict(f, nand_energy_j=f["nand_energy_j"] * 2) for k, f in run.figures.items()}
+    values, prov, fit = fit_power(run.figures, run.power["idle_w"], twin, base)
+    print(fit)
+    assert values["idle_mw"] == truth["idle_mw"] and abs(values["active_mw"] - truth["active_mw"]) <= 1
+    assert fit["nand_scale"] == pytest.approx(0.5, rel=1e-6) and fit["rms_relative_error"] < 1e-6
+    assert values["program_uj_per_unit"] == pytest.approx(truth["program_uj_per_unit"], rel=1e-4)
+    assert prov["power.active_mw"]["source"] == "fitted"
+
+
+def _real_probe_doc(t0: float) -> Dict[str, Any]:
+    jobs = [{"name": "write", "stage": CLEAN, "direction": "write",
+             "figures": {"mbps": 100.0, "wall_start_s": t0 + 20, "wall_end_s": t0 + 30}},
+            {"name": "read", "stage": CLEAN, "direction": "read",
+             "figures": {"mbps": 200.0, "wall_start_s": t0 + 30, "wall_end_s": t0 + 40}}]
+    return {"target": {"kind": "file", "capacity_bytes": 1 << 30}, "power": {"idle_window_s": [t0 + 5, t0 + 15]},
+            "jobs": jobs}
+
+
+def test_a_power_meter_log_gives_the_idle_draw_and_each_job_s_average_watts(tmp_path: Path) -> None:
+    from ssdlab.twin.probe import ProbeError, apply_power_log
+
+    t0 = 1.7e9
+    log = tmp_path / "meter.csv"
+    # 1 W idle, 3 W while writing, 2 W while reading; the samples at the jobs' edges are left out
+    lines = ["time,watts"] + [f"{t0 + i * 0.5:.1f},{1.0 if i < 40 else 3.0 if i < 60 else 2.0}" for i in range(81)]
+    log.write_text("\n".join(lines) + "\n")
+    doc = apply_power_log(_real_probe_doc(t0), log)
+    assert doc["power"]["idle_w"] == pytest.approx(1.0) and doc["power"]["source"] == f"meter log {log}"
+    w = {j["name"]: j["figures"]["avg_w"] for j in doc["jobs"]}
+    assert w == {"write": pytest.approx(3.0), "read": pytest.approx(2.0)}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time,watts\n1700000000,1.0\n1700000001,lots\n")
+    with pytest.raises(ProbeError, match="line 3"):
+        apply_power_log(_real_probe_doc(t0), bad)
+    far = tmp_path / "far.csv"
+    far.write_text("1600000000,1.0\n1600000001,1.0\n")
+    with pytest.raises(ProbeError, match="do not cover the probe's idle window"):
+        apply_power_log(_real_probe_doc(t0), far)
+    sim = dict(_real_probe_doc(t0), target={"kind": "simulated", "capacity_bytes": 1 << 30})
+    with pytest.raises(ProbeError, match="simulated drive"):
+        apply_power_log(sim, log)
 
 
 def _fill(rates_mbps: list) -> Dict[str, Any]:

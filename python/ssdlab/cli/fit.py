@@ -42,6 +42,9 @@ def add_parsers(sub: Any) -> None:
     what.add_argument("--drive", metavar="FILE", help="your drive file (with --table: your measurements)")
     what.add_argument("--probe", metavar="DIR", help="a probe directory ('ssdlab probe'): fit a twin drive file to it "
                       "(--out default DIR/twin.toml; provenance in the .json beside it)")
+    f.add_argument("--power-log", metavar="FILE", help="with --probe of a real target: a power meter's log of the probe "
+                   "(one 'UNIX_TIME,WATTS' line per reading), from which the twin's power model is fitted (a simulated "
+                   "target's probe reads its power itself)")
     f.add_argument("--table", metavar="FILE", help="the calibration table (default: the built-in one; with --drive: required)")
     add_fit_options(f, trials=40)
     f.add_argument("--start", choices=["committed", "center"], default="committed",
@@ -90,7 +93,7 @@ def format_fit(summary: Any) -> str:
 def _fit_probe(args: argparse.Namespace) -> int:
     from ..cluster import Runner
     from ..twin.fit import fit_twin
-    from ..twin.probe import load_probe
+    from ..twin.probe import apply_power_log, load_probe
 
     for flag in ("table", "free"):
         if getattr(args, flag):
@@ -98,7 +101,9 @@ def _fit_probe(args: argparse.Namespace) -> int:
                              "free parameters are fixed in ssdlab.twin.fit)")
     if args.start != "committed" or args.perturb:
         raise UsageError("--start/--perturb: a twin starts where the probe's features point")
-    load_probe(Path(args.probe))  # one clear error for a directory without a probe
+    probe = load_probe(Path(args.probe))  # one clear error for a directory without a probe
+    if args.power_log is not None:
+        apply_power_log(probe, args.power_log)  # one clear error for a log that does not fit the probe
     out = Path(args.out if args.out else check_output(str(Path(args.probe) / "twin.toml"), "--out"))
     storage = args.storage or check_output(str(out.with_name(f"{out.stem}-fit.db")), "--storage")
     if args.resume and not Path(storage).exists():
@@ -107,7 +112,8 @@ def _fit_probe(args: argparse.Namespace) -> int:
         Path(storage).unlink()  # a new fit of the twin replaces the last one's study
     with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
         rec = fit_twin(Path(args.probe), out, trials=args.trials, sampler=args.sampler, seed=args.fit_seed,
-                       runner=runner, storage=storage, resume=args.resume, command=command_line())
+                       runner=runner, storage=storage, resume=args.resume, command=command_line(),
+                       power_log=None if args.power_log is None else Path(args.power_log))
     if args.json:
         print_json(rec)
     else:
@@ -138,6 +144,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
     if args.probe:
         return _fit_probe(args)
+    if args.power_log is not None:
+        raise UsageError("argument --power-log: applies to --probe only (a meter's log of a real target's probe)")
     free = Path(args.free) if args.free else None
     if args.drive:
         if not args.table:

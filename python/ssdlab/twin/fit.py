@@ -39,7 +39,7 @@ from ..fit.output import toml_value
 from ..fit.params import FreeParameter, Target
 from ..suite.calibrate import Published
 from .features import extract
-from .probe import CLEAN, FILL, capacity_of, figures_of, load_probe, run_probe_simulated
+from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, run_probe_simulated
 
 __all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
            "twin_target", "fit_twin",
@@ -441,7 +441,7 @@ def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
 
 def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
     lines = [f"# {h}" for h in header] + [""]
-    for section in ("drive", "host", "controller", "nand", "ftl", "data_reduction"):
+    for section in ("drive", "host", "controller", "nand", "ftl", "data_reduction", "power"):
         if section not in doc:
             continue
         lines.append(f"[{section}]")
@@ -454,6 +454,64 @@ def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], heade
             lines.append(f"{k} = {toml_value(v)}")
         lines.append("")
     return "\n".join(lines)
+
+
+#: The NAND energies of the drive file's [power] section that the fitted NAND scale multiplies.
+NAND_ENERGY_KEYS = ("read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block", "transfer_pj_per_byte")
+
+
+def fit_power(measured: Mapping[str, Mapping[str, Any]], idle_w: float, twin: Mapping[str, Mapping[str, Any]],
+              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+    """The twin's power model from the probe's power readings: the idle draw
+    is the idle window's average; every job's average watts is then
+    ``idle + active x busy share + scale x the twin's NAND watts`` (its NAND
+    energy with the part's energies in ``base``, over the job's duration), so
+    the controller's active draw and one scale on the NAND's energies follow
+    by least squares on the relative error (both kept at 0 or above).
+    Reads, which spend little NAND energy, set the active draw; writes, whose
+    programs dominate, set the scale. Returns the [power] values, their
+    provenance and the fit (jobs used, RMS relative error)."""
+    import numpy as np
+
+    rows = []
+    for name, f in measured.items():
+        t = twin.get(name) or {}
+        if f.get("avg_w") is None or not t.get("power_s"):
+            continue
+        w, dur = float(f["avg_w"]), float(t["power_s"])
+        rows.append((w, float(t["power_busy_s"]) / dur, float(t["nand_energy_j"]) / dur))
+    if not rows:
+        raise SsdlabError("the probe's power readings match none of the twin's jobs")
+    a = np.array([[b / w, n / w] for w, b, n in rows])
+    y = np.array([(w - idle_w) / w for w, _, _ in rows])
+    sol = np.linalg.lstsq(a, y, rcond=None)[0]
+    if sol.min() < 0:  # one of the two at 0: the other alone
+        best = None
+        for i in (0, 1):
+            col = a[:, i]
+            x = max(0.0, float(col @ y / (col @ col))) if col @ col > 0 else 0.0
+            v = np.zeros(2)
+            v[i] = x
+            err = float(np.sum((a @ v - y) ** 2))
+            if best is None or err < best[0]:
+                best = (err, v)
+        assert best is not None
+        sol = best[1]
+    active_w, scale = float(sol[0]), float(sol[1])
+    rms = float(np.sqrt(np.mean((a @ sol - y) ** 2)))
+    n = len(rows)
+    values: Dict[str, Any] = {"idle_mw": int(round(idle_w * 1e3)), "active_mw": int(round(active_w * 1e3))}
+    for k in NAND_ENERGY_KEYS:
+        values[k] = round(float(base[k]) * scale, 4)
+    why = f"least squares over {n} probe jobs' average watts (RMS error {rms:.1%})"
+    prov = {"power.idle_mw": {"value": values["idle_mw"], "source": "measured",
+                              "why": "the probe's idle window: the draw with nothing outstanding"},
+            "power.active_mw": {"value": values["active_mw"], "source": "fitted",
+                                "why": "the controller's draw while I/O is outstanding, " + why}}
+    for k in NAND_ENERGY_KEYS:
+        prov[f"power.{k}"] = {"value": values[k], "source": "fitted",
+                              "why": f"the part's {base[k]} x {scale:.3f}, one scale on the NAND's energies, " + why}
+    return values, prov, {"jobs": n, "rms_relative_error": rms, "active_w": active_w, "nand_scale": scale}
 
 
 def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
@@ -522,13 +580,18 @@ def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, see
 
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
              storage: Optional[str] = None, resume: bool = False, stream: Optional[TextIO] = sys.stderr,
-             command: str = "", twin_id: Optional[str] = None) -> Dict[str, Any]:
+             command: str = "", twin_id: Optional[str] = None, power_log: Optional[Path] = None) -> Dict[str, Any]:
     """Fit a twin to the probe in ``probe_dir``; write the drive file ``out``
-    and ``out``'s ``.json`` provenance; return that provenance document."""
+    and ``out``'s ``.json`` provenance; return that provenance document.
+    ``power_log``: a power meter's log of a real target's probe
+    (:func:`ssdlab.twin.probe.read_power_log`), from which the twin's power
+    model is fitted."""
     from ..fit.study import fit as run_fit
     from ..results import ssdlab_version
 
     doc = load_probe(probe_dir)
+    if power_log is not None:
+        doc = apply_power_log(doc, power_log)
     source_id = str(doc["target"].get("drive_id") or doc["target"].get("drive") or "drive")
     tid = twin_id or f"twin-{Path(source_id).stem}"
     target = twin_target(doc, tid)
@@ -564,6 +627,17 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
             continue
         jobs.append({"job": name, "measured_mbps": f["mbps"], "twin_mbps": t["mbps"], "error": t["mbps"] / f["mbps"] - 1})
     twin_features = extract(twin_figs, cap)
+    power_fit: Optional[Dict[str, Any]] = None
+    idle_w = (doc.get("power") or {}).get("idle_w")
+    if idle_w is not None:
+        # the probe read the drive's power (the simulator's model, or a meter's log): the twin's power model from it
+        base_power = Drive.load(drive_doc).config["power"]
+        pvals, pprov, power_fit = fit_power(measured, float(idle_w), twin_figs, base_power)
+        drive_doc["power"] = pvals
+        prov.update(pprov)
+    else:
+        prov["power"] = {"value": "profile", "source": "assumed",
+                         "why": f"the probe read no power (a meter log: ssdlab fit --power-log): {BASE_PROFILE}'s"}
     header = [f"Digital twin of {source_id}, fitted by ssdlab {ssdlab_version()} to the probe in {probe_dir}",
               f"({command or 'ssdlab.twin.fit_twin'}): {result.trials} trials ({sampler}, seed {seed}); objective "
               f"(RMS of probe-job rate error / 10%) {result.committed.objective:.3f} at the start, {best.objective:.3f} fitted.",
@@ -575,10 +649,11 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     Drive.load(str(out))  # the file loads
     record = {"schema": "ssdlab.twin", "schema_version": 1, "twin_id": tid, "source": source_id,
               "manifest": {"seed": seed, "version": ssdlab_version(), "command": command, "probe": str(probe_dir),
+                           "power_log": None if power_log is None else str(power_log),
                            "drive_hash": Drive.load(str(out)).hash},
               "fit": {"trials": result.trials, "sampler": sampler, "objective_start": result.committed.objective,
                       "objective": best.objective, "worst": best.worst, "interrupted": result.interrupted,
                       "rows": best.row_dicts()},
-              "values": prov, "probe_jobs": jobs, "twin_features": twin_features}
+              "values": prov, "probe_jobs": jobs, "twin_features": twin_features, "power_fit": power_fit}
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     return record

@@ -34,7 +34,8 @@ from ..suite.fio import DATA_PATTERN_OPTIONS
 
 __all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
            "ProbeRun", "job_figures", "CLEAN", "FILL", "BUDGETS", "probe_document", "save_probe", "load_probe",
-           "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS"]
+           "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "phase_power",
+           "apply_power_log", "read_power_log", "IDLE_POWER_S"]
 
 PROBE_SCHEMA = "ssdlab.probe"
 PROBE_SCHEMA_VERSION = 1
@@ -45,6 +46,14 @@ FILL = "fill"
 
 #: --budget names: a factor on every runtime and on the sizes of the state writes.
 BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
+#: Seconds the probe leaves the target idle, before its first job that moves data, to read its idle power: the
+#: simulator's power model on a simulated drive, a power meter's log (``ssdlab fit --power-log``) on a real one.
+IDLE_POWER_S = 10.0
+#: Seconds a real target rests after its TRIM before that idle window (the erases a TRIM may start).
+IDLE_SETTLE_S = 5.0
+#: Share of a job's wall-clock window left out at each end when a meter log is averaged over it (fio's start-up
+#: and the meter's own averaging straddle the edges).
+METER_EDGE = 0.1
 
 class ProbeError(SsdlabError):
     """A probe directory or document that cannot be used: one line."""
@@ -308,6 +317,9 @@ class ProbeRun:
     wall_time_s: float = 0.0
     simulated_time_s: Optional[float] = None
     interrupted: bool = False
+    #: The power readings: ``source`` and ``idle_w`` (simulated), or the idle window's wall clock
+    #: (``idle_window_s``, a real target) until a meter log is applied (:func:`apply_power_log`).
+    power: Dict[str, Any] = field(default_factory=dict)
 
     def jobs_doc(self) -> List[Dict[str, Any]]:
         out = []
@@ -327,6 +339,15 @@ def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[Probe
     return {j.name: job_figures(result.job(j.name), j.direction) for j in jobs if j.name in names}
 
 
+def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
+    """A simulated phase's average watts (``avg_w``), its duration and busy
+    time (``power_s``, ``power_busy_s``) and the NAND's share of its energy
+    (``nand_energy_j``)."""
+    p = data["ssdlab"]["power"]
+    return {"avg_w": float(p["avg_w"]), "power_s": int(data["duration_ns"]) / 1e9,
+            "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
+
+
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL), budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None
                         ) -> ProbeRun:
@@ -342,6 +363,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     t0 = time.perf_counter()
     sim = Simulator(drive, seed=seed)
     cap = int(sim.capacity_bytes)
+    idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
     jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages]
     text = jobfile_text(jobs, seed=seed)
     run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
@@ -360,6 +382,14 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
         (fio_dir / "probe.fio").write_text(text)
         write_outputs(srun, fio_dir / "probe.json", fio_dir)
         run.figures = _read_run(fio_dir / "probe.json", fio_dir, text, jobs)
+    # the simulator's power model read as a meter would: each measured job's average watts, with what the
+    # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
+    for r in srun.measured:
+        f = run.figures.get(str(r.data.get("jobname")))
+        if f is not None:
+            f.update(phase_power(r.data))
+    run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
+                 "idle_s": IDLE_POWER_S}
     run.simulated_time_s = sim.now_ns / 1e9
     run.wall_time_s = time.perf_counter() - t0
     run.interrupted = interrupted
@@ -401,19 +431,32 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                                 direct=direct)
             (fio_dir / "probe.fio").write_text(full)
             for i, job in enumerate(jobs):
+                if job.direction != "trim" and not run.power:
+                    # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
+                    stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window "
+                                 "of a meter log) ...\n")
+                    stream.flush()
+                    time.sleep(IDLE_SETTLE_S)
+                    w = time.time()
+                    time.sleep(IDLE_POWER_S)
+                    run.power = {"idle_window_s": [w, time.time()]}
                 part = fio_dir / f"{i:02d}-{job.name}"
                 text = jobfile_text([job], seed=seed, filename=path,
                                     size_bytes=None if check.kind == "block" else capacity, direct=direct)
                 w0 = time.perf_counter()
                 stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
                 stream.flush()
+                wall_start = time.time()
                 frun = run_fio(text, part, fio=exe)
+                wall_end = time.time()
                 if frun.interrupted:
                     raise KeyboardInterrupt()
                 if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
                     run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
                     continue
                 run.figures.update(_read_run(part / "fio-output.json", part, text, [job]))
+                if job.name in run.figures:
+                    run.figures[job.name].update({"wall_start_s": wall_start, "wall_end_s": wall_end})
                 stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
     except KeyboardInterrupt:
         run.interrupted = True
@@ -442,7 +485,7 @@ def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget
                          "budget": budget},
             "target": run.target, "budget": budget, "interrupted": run.interrupted, "notes": run.notes,
             "wall_time_s": round(run.wall_time_s, 3), "simulated_time_s": run.simulated_time_s,
-            "features": features, "jobs": run.jobs_doc()}
+            "power": run.power, "features": features, "jobs": run.jobs_doc()}
 
 
 def save_probe(doc: Dict[str, Any], out_dir: Path) -> Path:
@@ -482,6 +525,74 @@ def load_probe(probe_dir: Union[str, Path]) -> Dict[str, Any]:
     if not isinstance(doc.get("features", {}), dict):
         raise ProbeError(f"{p}: features must be an object of NAME: {{value, unit, confidence, how}}")
     return doc
+
+
+def read_power_log(path: Union[str, Path]) -> List[Tuple[float, float]]:
+    """A power meter's log: one sample per line, ``TIME,WATTS`` (TIME in Unix
+    seconds, as the probe's job windows; commas, semicolons or spaces between,
+    extra columns ignored); a header line, blank lines and ``#`` comments are
+    skipped. ProbeError names the line that is neither."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProbeError(f"--power-log {path}: cannot read it ({e})") from None
+    out: List[Tuple[float, float]] = []
+    first = True
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.split("#", 1)[0].strip()
+        if not s:
+            continue
+        cells = [c for c in s.replace(";", ",").replace("\t", ",").replace(" ", ",").split(",") if c]
+        try:
+            t, w = float(cells[0]), float(cells[1])
+        except (IndexError, ValueError):
+            if first:
+                first = False
+                continue  # the header
+            raise ProbeError(f"--power-log {path}, line {n}: {line.strip()[:60]!r} is not 'TIME,WATTS' (Unix seconds, "
+                             "watts)") from None
+        if not (t > 0 and 0 <= w < 1000):
+            raise ProbeError(f"--power-log {path}, line {n}: time {t} s and {w} W: a Unix time and 0-1000 W allowed")
+        first = False
+        out.append((t, w))
+    if not out:
+        raise ProbeError(f"--power-log {path}: no samples (one 'TIME,WATTS' line per meter reading)")
+    return sorted(out)
+
+
+def _window_mean(samples: Sequence[Tuple[float, float]], start: float, end: float) -> Optional[float]:
+    edge = (end - start) * METER_EDGE
+    ws = [w for t, w in samples if start + edge <= t <= end - edge]
+    return sum(ws) / len(ws) if ws else None
+
+
+def apply_power_log(doc: Dict[str, Any], path: Union[str, Path]) -> Dict[str, Any]:
+    """The probe document with a power meter's log applied: every job's
+    average watts over its wall-clock window (``avg_w``; the middle 80%) and
+    the idle draw (``power.idle_w``). A real target's probe only: ProbeError
+    when the probe has no windows or the log covers none of them."""
+    if doc["target"].get("kind") not in REAL_KINDS:
+        raise ProbeError("--power-log: the probe ran on a simulated drive, whose power the probe read itself")
+    window = (doc.get("power") or {}).get("idle_window_s")
+    if not window:
+        raise ProbeError("--power-log: the probe has no idle window (it ran no job that moves data, or an older "
+                         "ssdlab made it): probe the target again")
+    samples = read_power_log(path)
+    idle_w = _window_mean(samples, float(window[0]), float(window[1]))
+    if idle_w is None:
+        raise ProbeError(f"--power-log {path}: its samples ({samples[0][0]:.0f}-{samples[-1][0]:.0f} s) do not cover "
+                         f"the probe's idle window ({window[0]:.0f}-{window[1]:.0f} s, Unix time): log the whole probe")
+    new: Dict[str, Any] = json.loads(json.dumps(doc))
+    new["power"] = {"source": f"meter log {path}", "idle_w": idle_w, "idle_s": float(window[1]) - float(window[0]),
+                    "idle_window_s": window}
+    for j in new["jobs"]:
+        f = j.get("figures") or {}
+        if "wall_start_s" in f:
+            w = _window_mean(samples, float(f["wall_start_s"]), float(f["wall_end_s"]))
+            if w is not None:
+                f["avg_w"] = w
+    return new
 
 
 def figures_of(doc: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:

@@ -30,9 +30,10 @@ INTERNAL_NAMES = ("dies", "page_size_bytes", "write_buffer_bytes", "spare_fracti
                   "compressible_stored_fraction")
 REVIEW_TOLERANCE = 0.15
 INTERNAL_TOLERANCE = 0.10
-#: Review tests whose figures no probe through fio can observe: the power test's average watts need a power
-#: meter on the drive's supply, so a twin's are the generic profile's. The table counts the review figures
-#: with and without them; the target counts every figure.
+#: Review tests whose figures fio alone cannot observe: the power test's average watts need a power meter on the
+#: drive's supply. The round trip's probe reads the simulated drive's power as a meter would (a real drive's
+#: twin gets it from a meter's log, ``ssdlab fit --power-log``, else keeps the generic profile's). The table
+#: counts the review figures with and without them; the target counts every figure.
 UNOBSERVABLE_TESTS = ("power",)
 
 
