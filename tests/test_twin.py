@@ -333,6 +333,33 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
     assert low < 0.5 * own and abs(dies / truth - 1) <= 0.10
 
 
+def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_channels() -> None:
+    from ssdlab.cluster import Runner
+    from ssdlab.twin.fit import ACTIVE_DIES_KEY, scan_starts, twin_target
+
+    # the Samsung 830 keeps 32 of its 64 dies busy over 133 MB/s channels: the rates alone give 32 dies on the
+    # generic 200 MB/s channel, and only ATTO's reads right after its writes (each waits for one of the 32
+    # dies the buffer's flush holds) tell the two apart; the DC S3700 (32 dies, none idle) gets no cap
+    found = {}
+    for preset in ("samsung830-256", "dc-s3700-200"):
+        run = run_probe_simulated(preset, None, stages=(CLEAN,))
+        doc = {"target": {**run.target, "drive_id": preset}, "jobs": run.jobs_doc(),
+               "features": extract(run.figures, run.target["capacity_bytes"])}
+        with Runner(jobs=1) as runner:
+            best, scored = scan_starts(twin_target(doc, "t"), doc["features"], runner)
+        found[preset] = best
+        print(preset, f"{len(scored)} starts, best {min(o for _, o in scored):.3f}:",
+              {k: v for k, v in best.items() if k in (ACTIVE_DIES_KEY, "nand.packages_per_channel", "nand.tr_ns",
+                                                      "nand.channel_bytes_per_s")})
+    s830 = found["samsung830-256"]
+    c830 = Drive.load("samsung830-256").config
+    assert 8 * s830["nand.packages_per_channel"] == _truth("samsung830-256")["dies"] == 64
+    assert s830[ACTIVE_DIES_KEY] == c830["controller"]["max_active_dies"] == 32
+    assert abs(s830["nand.channel_bytes_per_s"] / c830["nand"]["channel_bytes_per_s"] - 1) < 0.05
+    assert abs(s830["nand.tr_ns"] / c830["nand"]["tr_ns"] - 1) < 0.05
+    assert ACTIVE_DIES_KEY not in found["dc-s3700-200"] and 8 * found["dc-s3700-200"]["nand.packages_per_channel"] == 32
+
+
 def test_qd1_reads_of_growing_size_give_the_channels_rate_of_a_link_bound_drive() -> None:
     from ssdlab.twin.fit import GENERIC_CHANNEL_BYTES_PER_S, free_parameters
 

@@ -70,6 +70,17 @@ TWIN_SIGMA0: Optional[float] = 0.07
 #: The longest firmware time per command the fit tries: a 2010 controller with one command slot at its
 #: 4KB random write ceiling of 5-10K IOPS (SF-1200 client firmware: 10K) spends 100-200 us per write.
 COMMAND_COST_MAX_NS = 250_000
+#: The most packages per channel a twin gets (16 x 8 channels: 128 dies).
+MAX_PACKAGES_PER_CHANNEL = 16
+#: The key of the active-die cap the scan may give a twin (:func:`refine_candidates`).
+ACTIVE_DIES_KEY = "controller.max_active_dies"
+#: How much lower the scan's objective must be with an active-die cap than without for the twin to get one:
+#: a cap is one more mechanism, and with half its dies idle a twin can absorb other errors. On the clean
+#: probes of the 26 presets the best capped start's objective over the best uncapped one was 0.52 on the
+#: Samsung 830 (64 dies, 32 active: the scan finds exactly that) and 0.59 on the Vertex 3 480GB (64/32;
+#: the scan gives 80/40), and 0.71 or more on every other preset (DC S3700 0.71 with 32 dies and no cap;
+#: the SF-1200 drives and the x25m, capped in truth, 0.89-0.99).
+ACTIVE_DIES_EVIDENCE = 0.6
 #: Where the per-request die cap starts when the probe shows one.
 DIE_CAP_START = 8
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
@@ -187,11 +198,12 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
         # the die count from the sequential rate and the measured time per unit, within the factor the
         # page size leaves open (4KB pages: twice the dies, 16KB: half), and more when the write is bound
         # elsewhere (the link, the controller)
-        ppc_range = (max(1, math.floor(dies / 2 / CHANNELS)), min(16, max(2, math.ceil(dies * 2.5 / CHANNELS))))
+        ppc_range = (max(1, math.floor(dies / 2 / CHANNELS)),
+                     min(MAX_PACKAGES_PER_CHANNEL, max(2, math.ceil(dies * 2.5 / CHANNELS))))
         ppc_why = (f"dies = {CHANNELS} channels x this, from the sequential write rate x the measured flush time per unit "
                    "(a narrow range: the page size halves or doubles it)")
     else:
-        ppc_range = (1, 16)
+        ppc_range = (1, MAX_PACKAGES_PER_CHANNEL)
         ppc_why = f"dies = {CHANNELS} channels x this: read and write parallelism"
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
@@ -565,16 +577,75 @@ def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
     return out
 
 
+def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter]) -> List[Dict[str, Any]]:
+    """Starts around the grid's best, over what the rates trade against each
+    other there: the channel rate at 1/2, 2/3 and 3/2 of its start (tR moved
+    by the 4KB's transfer so that the die's read keeps the measured time),
+    each also with twice the dies of which only the start's work at once
+    (``controller.max_active_dies``: a controller that keeps some of its dies
+    busy, Samsung MCX 32 of 64, SF-1200 16 of 32). The rates alone leave
+    these open; the reads of the probe's ATTO pair, right after its writes,
+    tell them apart (Samsung 830: a read waits for one of the 32 dies the
+    flush of its buffer holds, over 133 MB/s channels)."""
+    by_key = {p.key: p for p in params}
+    ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
+    chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
+    variants: List[Dict[str, Any]] = [{}]
+    if ch_p is not None:
+        ch0 = float(start[ch_p.key])
+        for m in (0.5, 2 / 3, 1.5):
+            ch = ch_p.snap(ch0 * m)
+            if ch != start[ch_p.key]:
+                tr = tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)
+                variants.append({ch_p.key: ch, tr_p.key: tr})
+    out: List[Dict[str, Any]] = []
+    ppc = int(start[ppc_p.key])
+    for v in variants:
+        for capped in (False, True):
+            cand = {**start, **v}
+            if capped:
+                if 2 * ppc > MAX_PACKAGES_PER_CHANNEL:
+                    continue
+                cand[ppc_p.key] = 2 * ppc
+                cand[ACTIVE_DIES_KEY] = ppc * CHANNELS
+            if cand != start and cand not in out:
+                out.append(cand)
+    return out
+
+
+def with_active_dies(params: Sequence[FreeParameter], start: Mapping[str, Any]) -> List[FreeParameter]:
+    """The free parameters of a start with an active-die cap: the cap is
+    free too, and the dies may reach the start's (twice what the rates
+    gave, beyond their range)."""
+    out = [replace(p, high=max(p.high, int(start[p.key]))) if p.key == "nand.packages_per_channel" else p
+           for p in params if p.key != ACTIVE_DIES_KEY]
+    return out + [FreeParameter(ACTIVE_DIES_KEY, 4, MAX_PACKAGES_PER_CHANNEL * CHANNELS,
+                                int(start.get(ACTIVE_DIES_KEY, CHANNELS)), True, 1,
+                                "dies programming or reading at once, of all the dies: chosen by the scan where twice "
+                                "the dies with the rates' count working at once reproduce the probe better")]
+
+
 def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1
                 ) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
-    """Every :func:`start_candidates` simulated (one batch on the runner);
-    the best start and every (start, objective). CMA-ES's steps are small
-    (``TWIN_SIGMA0``): it cannot move an integer like the dies by half or
-    double, so those moves are tried here first."""
+    """Every :func:`start_candidates` simulated (one batch on the runner),
+    then the :func:`refine_candidates` around the best of them (a second
+    batch); the best start and every (start, objective). CMA-ES's steps are
+    small (``TWIN_SIGMA0``): it cannot move an integer like the dies by half
+    or double, nor leave a start whose channel and tR trade against each
+    other, so those moves are tried here first."""
     cands = start_candidates(features)
     evs = evaluate_twin([(target, c) for c in cands], runner, seed)
     scored = [(c, ev.objective) for c, ev in zip(cands, evs)]
     best = min(scored, key=lambda x: x[1])[0]
+    more = [c for c in refine_candidates(best, target.params) if c not in cands]
+    if more:
+        evs = evaluate_twin([(replace(target, params=with_active_dies(target.params, c)) if ACTIVE_DIES_KEY in c
+                               else target, c) for c in more], runner, seed)
+        scored += [(c, ev.objective) for c, ev in zip(more, evs)]
+        plain = min((x for x in scored if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1])
+        capped = min((x for x in scored if ACTIVE_DIES_KEY in x[0]), key=lambda x: x[1], default=None)
+        # a cap is one more mechanism: it must explain the probe clearly better than the dies all working
+        best = capped[0] if capped is not None and capped[1] < ACTIVE_DIES_EVIDENCE * plain[1] else plain[0]
     return best, scored
 
 
@@ -600,6 +671,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     try:
         # the best of the page size x dies starts becomes the fit's start (and its committed values)
         start, scanned = scan_starts(target, doc["features"], run, seed)
+        if ACTIVE_DIES_KEY in start:
+            target.params = with_active_dies(target.params, start)
         target.params = [replace(p, value=start[p.key]) for p in target.params]
         if stream is not None:
             stream.write(f"ssdlab fit: {len(scanned)} starts over page size and dies, objective "
