@@ -70,7 +70,7 @@ def main() -> int:
     figures = sum(r["review_figures"] for r in rows)
     table = markdown_table(rows)
     summary = (f"{len(rows)} presets in {wall / 60:.1f} min wall: review figures within 15%: {within:,}/{figures:,} "
-               f"({within / max(1, figures):.1%}), without the power test (not observable through fio) "
+               f"({within / max(1, figures):.1%}), without the power test (fio alone cannot read watts: a real drive needs a meter's log) "
                f"{sum(w for w, _ in unpowered):,}/{sum(n for _, n in unpowered):,}; internals all exact or within 10% on "
                f"{internals} ({seen} counting only what the probe can see, x†); every review figure within 15% on "
                f"{review} ({review_np} without the power test); both "

@@ -145,6 +145,41 @@ def test_probe_runs_through_fio_on_a_test_file(tmp_path: Path) -> None:
     # the windows a power meter's log is averaged over: the idle one, then every job's
     idle = doc["power"]["idle_window_s"]
     assert idle[1] - idle[0] >= 10 and all(j["figures"]["wall_start_s"] >= idle[1] for j in ran)
+    # a meter's log of the probe (0.8 W idle, 2.5 W while a job runs): the twin's idle and active draws
+    busy = [(j["figures"]["wall_start_s"], j["figures"]["wall_end_s"]) for j in ran]
+    t, lines = idle[0] - 5, ["time_s,watts"]
+    while t < busy[-1][1] + 5:
+        lines.append(f"{t:.2f},{2.5 if any(a <= t <= b for a, b in busy) else 0.8}")
+        t += 0.25
+    (tmp_path / "meter.csv").write_text("\n".join(lines) + "\n")
+    cp = run_cli("fit", "--probe", str(out), "--trials", "2", "--jobs", "1", "--power-log", str(tmp_path / "meter.csv"),
+                 timeout=600)
+    assert cp.returncode == 0, cp.stderr
+    rec = json.loads((out / "twin.json").read_text())
+    assert rec["values"]["power.idle_mw"]["value"] == 800 and rec["manifest"]["power_log"] == str(tmp_path / "meter.csv")
+    assert abs(rec["power_fit"]["active_w"] - 1.7) < 0.1 and Drive.load(str(out / "twin.toml")).config["power"]["idle_mw"] == 800
+
+
+def test_a_torture_with_no_gc_onset_gives_the_twin_at_least_the_spare_it_wrote_through(
+        generic_probe: Dict[str, Any]) -> None:
+    from ssdlab.twin.fit import ASSUMED_SPARE_FRACTION, build_doc, free_parameters
+
+    # an SF-1200 is held at 10K IOPS by its firmware: 420 s of torture write 17.2 GB past the capacity with no
+    # fall; a twin with the assumed 7% spare would fall where the drive did not
+    run = generic_probe["run"]
+    cap = run.target["capacity_bytes"]
+    flat = [10_000.0] * 420
+    figs = dict(run.figures, torture=dict(run.figures["torture"], iops_series=flat, interval_ms=1000,
+                                          io_bytes=int(sum(flat) * 4096)))
+    f = extract(figs, cap)
+    written = sum(flat) * 4096
+    assert f["gc_onset_bytes"]["value"] is None and f["gc_onset_at_least_bytes"]["value"] == written
+    assert f["spare_fraction"]["value"] == pytest.approx(written / cap, abs=1e-4)
+    assert written / cap > ASSUMED_SPARE_FRACTION
+    doc, prov = build_doc(f, {p.key: p.value for p in free_parameters(f)}, "t")
+    spare = Drive.load(doc).geometry["spare_fraction"]
+    print(f"spare at least {written / cap:.3f}: twin {spare:.3f} ({prov['nand.blocks_per_plane']['why']})")
+    assert written / cap <= spare < written / cap + 0.03 and prov["nand.blocks_per_plane"]["source"] == "measured"
 
 
 def test_the_power_model_of_a_twin_is_recovered_from_the_probe_s_power_readings() -> None:

@@ -156,6 +156,13 @@ def _library_text(kind: str, entry_id: str) -> str:
     raise FitError(f"unknown {kind} '{entry_id}'; known: {', '.join(known)}")
 
 
+def library_values(kind: str, entry_id: str) -> Dict[str, Any]:
+    """A controller profile's (``kind`` ``profile``) or NAND part's
+    (``part``) values as its library file gives them, by section."""
+    values: Dict[str, Any] = tomllib.loads(_library_text(kind, entry_id))
+    return values
+
+
 def users_of(kind: str, entry_id: str) -> List[str]:
     """The presets whose drive file names this profile or part."""
     field_name = "controller" if kind == "profile" else "nand_part"

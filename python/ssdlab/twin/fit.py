@@ -36,7 +36,7 @@ from ..drive import Drive
 from ..errors import SsdlabError
 from ..fit.evaluate import Evaluation
 from ..fit.output import toml_value
-from ..fit.params import FreeParameter, Target
+from ..fit.params import FreeParameter, Target, library_values
 from ..suite.calibrate import Published
 from .features import extract
 from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, run_probe_simulated
@@ -371,12 +371,32 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
-    spare_bytes = onset if onset else cap * ASSUMED_SPARE_FRACTION
+    floor = _fv(features, "gc_onset_at_least_bytes")
+    if onset:
+        spare_bytes, source = float(onset), "measured"
+        why = "raw NAND = capacity + the bytes written past it before GC bit (the GC onset) + the free blocks the FTL keeps"
+    elif floor and floor > cap * ASSUMED_SPARE_FRACTION:
+        # no onset over the whole torture: the least spare that agrees with that (a twin with less would fall
+        # where the drive did not)
+        spare_bytes, source = float(floor), "measured"
+        why = ("raw NAND = capacity + at least the bytes the torture wrote past it with no GC onset (the least spare "
+               "consistent with the probe) + the free blocks the FTL keeps")
+    else:
+        spare_bytes, source = cap * ASSUMED_SPARE_FRACTION, "assumed"
+        why = f"no GC onset seen: {ASSUMED_SPARE_FRACTION:.0%} spare assumed"
     raw = cap + spare_bytes + dies * _RESERVE_BLOCKS * block
-    bpp = max(_RESERVE_BLOCKS + 4, math.ceil(raw / (dies * block)))
-    put(doc, "nand.blocks_per_plane", int(bpp), "measured" if onset else "assumed",
-        ("raw NAND = capacity + the bytes written past it before GC bit (the GC onset) + the free blocks the FTL keeps"
-         if onset else f"no GC onset seen: {ASSUMED_SPARE_FRACTION:.0%} spare assumed"))
+    # at least twice the blocks the FTL keeps free (its GC threshold must stay below half a die's blocks: a
+    # small test file with many dies leaves few)
+    bpp = max(2 * _RESERVE_BLOCKS, math.ceil(raw / (dies * block)))
+    put(doc, "nand.blocks_per_plane", int(bpp), source, why)
+    spare_blocks = bpp - math.ceil(cap / (dies * block))
+    ftl = doc.get("ftl", {})
+    bg = ftl.get("bg_gc_threshold_blocks", library_values("profile", BASE_PROFILE).get("ftl", {}).get("bg_gc_threshold_blocks"))
+    if bg and bg > spare_blocks:
+        # idle GC cannot clean more blocks than a die has spare (a small test file)
+        old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{BASE_PROFILE}'s {bg}"})
+        put(doc, "ftl.bg_gc_threshold_blocks", max(0, spare_blocks), old["source"],
+            old["why"] + f"; at most the {spare_blocks} spare blocks a die has")
     return doc, prov
 
 
