@@ -24,6 +24,7 @@ every probe job once the whole probe is simulated on the twin.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -259,6 +260,13 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     return [replace(p, value=p.snap(p.value)) for p in params]
 
 
+@functools.lru_cache(maxsize=None)
+def _base_profile_ftl() -> Dict[str, Any]:
+    """The base profile's [ftl] values (read once: build_doc runs for every trial)."""
+    ftl: Dict[str, Any] = library_values("profile", BASE_PROFILE).get("ftl", {})
+    return ftl
+
+
 def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: str, name: str = ""
               ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
     """The twin's drive description (a dict for :meth:`Drive.load`) and the
@@ -390,8 +398,9 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     bpp = max(2 * _RESERVE_BLOCKS, math.ceil(raw / (dies * block)))
     put(doc, "nand.blocks_per_plane", int(bpp), source, why)
     spare_blocks = bpp - math.ceil(cap / (dies * block))
-    ftl = doc.get("ftl", {})
-    bg = ftl.get("bg_gc_threshold_blocks", library_values("profile", BASE_PROFILE).get("ftl", {}).get("bg_gc_threshold_blocks"))
+    bg = doc.get("ftl", {}).get("bg_gc_threshold_blocks")
+    if bg is None:
+        bg = _base_profile_ftl().get("bg_gc_threshold_blocks")
     if bg and bg > spare_blocks:
         # idle GC cannot clean more blocks than a die has spare (a small test file)
         old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{BASE_PROFILE}'s {bg}"})
