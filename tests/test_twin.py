@@ -434,3 +434,59 @@ def test_never_written_reads_give_the_link_of_a_drive_whose_nand_is_slower() -> 
     assert f["link_bytes_per_s"]["value"] > 1.15 * f["seq_read_bytes_per_s"]["value"]
     assert 0.95 < f["link_bytes_per_s"]["value"] / link <= 1.0
     assert abs(start["nand.channel_bytes_per_s"] / nand["channel_bytes_per_s"] - 1) < 0.1
+
+
+def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hid() -> None:
+    from ssdlab.cluster import Runner
+    from ssdlab.twin.fit import ASSUMED_BUFFER_BYTES, choose_dirty_buffer
+
+    # the Vector's NAND writes as fast as the link lets data in: no burst on the clean drive fills its 64 MiB
+    # buffer; the torture leaves it full, and the flush right after waits for all of it
+    run = run_probe_simulated("vector-256", None, budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    truth = _truth("vector-256")["write_buffer_bytes"]
+    assert f["write_buffer_bytes"]["value"] is None
+    print(f"flush after the torture {f['dirty_flush_s']['value']:.3f} s: {f['dirty_buffer_bytes']['how']}")
+    assert f["dirty_flush_s"]["value"] > 0.1
+    # a twin exact but for its buffer gets the true one back
+    c = Drive.load("vector-256").config
+    doc = {**c, "controller": {**c["controller"], "write_buffer_bytes": ASSUMED_BUFFER_BYTES}}
+    assumed = {"value": ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "the probe could not see the buffer"}
+    with Runner(jobs=1, progress=False) as runner:
+        twin, figs, prov = choose_dirty_buffer(doc, assumed, f, run.figures, runner, 1, 0.25)
+    print(f"buffer {prov['value']:,} B (truth {truth:,}): {prov['why']}")
+    assert prov["source"] == "fitted" and abs(prov["value"] / truth - 1) < 0.10
+    assert twin["controller"]["write_buffer_bytes"] == prov["value"] and "tortured-flush" in figs
+
+
+def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_the_buffer_assumed() -> None:
+    from ssdlab.twin import fit as tf
+
+    # a fake runner: the twin's probe figures by buffer, the torture's per-second log steady or in stalls
+    def figs(flush_s: float, series: list) -> Dict[str, Dict[str, Any]]:
+        return {"torture": {"mbps": 40.0, "iops_series": series},
+                "tortured-flush": {"mbps": 8192 / flush_s / 1e6, "sync_mean_us": flush_s * 1e6}}
+
+    steady = [10_000.0 + (100.0 if i % 2 else -100.0) for i in range(40)]
+    stalls = [10_000.0 + (3_000.0 if i % 2 else -3_000.0) for i in range(40)]
+
+    class FakeRunner:
+        def map(self, fn: Any, items: Any, what: str = "") -> Any:
+            for i, (doc, *_rest) in enumerate(items):
+                b = doc["controller"]["write_buffer_bytes"]
+                yield i, figs(b / 40e6, steady)   # a paced twin drains its buffer at the torture's pace
+
+    base = {"controller": {"write_buffer_bytes": tf.ASSUMED_BUFFER_BYTES}}
+    assumed = {"value": tf.ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "unseen"}
+    feats = {"dirty_buffer_bytes": {"value": 50e6}}
+    # the drive drains steadily: the buffer is the one whose flush the twin reproduces (2 s x 40 MB/s)
+    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    assert prov["source"] == "fitted" and abs(prov["value"] - 80e6) < 8192
+    # the drive's torture comes in stalls the paced twin does not have: its flush says nothing of the buffer
+    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, stalls), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    assert prov["source"] == "assumed" and prov["value"] == tf.ASSUMED_BUFFER_BYTES
+    assert "does not drain at the drive's pace" in prov["why"]
+    # or at another pace: the twin's garbage collection is not the drive's
+    slow = [x * 0.7 for x in steady]
+    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, slow), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    assert prov["source"] == "assumed"

@@ -12,7 +12,7 @@ measure it did not run (a value of None)."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .probe import KiB
 
@@ -91,6 +91,37 @@ def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_sl
     return feature(round(s1 * (1 - r_slow / r_fast)), "B", "medium",
                    f"one burst after idle ({int(sz):,} B) outran the buffer: taken at {r_fast / 1e6:.0f} MB/s until full, "
                    f"draining at the sustained {r_slow / 1e6:.0f} MB/s")
+
+
+#: A flush after the torture shorter than this says the drive acknowledges flushes at once (power-loss protection).
+MIN_DIRTY_FLUSH_S = 0.005
+
+
+def _dirty_buffer(figs: Mapping[str, Mapping[str, Any]], steady_iops: Optional[float]
+                  ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """The buffer seen in the steady state: the torture holds the host at the
+    rate garbage collection lets the buffer drain, so it ends with the buffer
+    full, and a FLUSH CACHE right after it waits for all of it to drain. Its
+    latency x the steady write rate is the buffer where the drain keeps the
+    torture's pace (a paced garbage collection); a controller that cleans
+    whole blocks when it needs one adds their time, so this is a start for
+    the twin, which simulates the flush and keeps the buffer that reproduces
+    it (ssdlab.twin.fit)."""
+    f = figs.get("tortured-flush") or {}
+    t_us = f.get("sync_mean_us")
+    if not t_us:
+        none = "the flush after the torture did not run"
+        return feature(None, "s", "none", none), feature(None, "B", "none", none)
+    t_s = float(t_us) / 1e6
+    flush = feature(round(t_s, 6), "s", "high", "the FLUSH CACHE right after the torture: the time to drain the buffer it "
+                    "left full")
+    if t_s < MIN_DIRTY_FLUSH_S or not steady_iops:
+        return flush, feature(None, "B", "low", f"the flush after the torture took {t_s * 1e3:.1f} ms: no buffer shows "
+                              "(a drive that acknowledges flushes at once has power-loss protection)")
+    b = t_s * float(steady_iops) * 4096
+    return flush, feature(round(b), "B", "low", f"the flush after the torture ({t_s:.2f} s) x the steady state's write rate "
+                          f"({float(steady_iops) * 4096 / 1e6:.0f} MB/s): the buffer where garbage collection drains it "
+                          "at the torture's pace")
 
 
 def _nand_read(figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> Dict[str, Any]:
@@ -359,6 +390,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                                "128KB QD32 sequential reads of data written at random / of data written "
                                                "in order")
     F.update(_onset(figs, capacity_bytes))
+    F["dirty_flush_s"], F["dirty_buffer_bytes"] = _dirty_buffer(figs, F["steady_write_iops"]["value"])
     F.update(_perf_mode(figs, capacity_bytes))
     # state behaviours
     clean = _get(figs, "seqwrite-128k-qd32", "mbps")

@@ -231,6 +231,14 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
         "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
         "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
         "write", log_ms=1000, rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(torture_s), **inc)
+    # the buffer in the steady state: the torture leaves it full (the host is held at the rate garbage collection
+    # lets the buffer drain), so a FLUSH CACHE at once waits for all of it to drain at that rate. On a clean drive
+    # whose NAND writes as fast as the link lets data in, no burst fills the buffer, and this is what shows it
+    add("tortured-flush", FILL, "write buffer size",
+        "one 4KB write and a FLUSH CACHE (fio fsync=1) right after the torture: the torture leaves the buffer full "
+        "and draining at the steady state's rate, so the flush's latency x that rate is the buffer (a drive that "
+        "acknowledges flushes at once has power-loss protection: no buffer shows)", "write", rw="randwrite",
+        bs="4k", iodepth=1, fsync=1, io_size=8192, **inc)
     add("after-idle-randwrite", FILL, "idle-time garbage collection",
         "4KB random writes after idle time: faster than the steady state when the drive cleans blocks while idle",
         "write", rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=_secs(5.0 * b),
