@@ -478,7 +478,7 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
 
     base = {"controller": {"write_buffer_bytes": tf.ASSUMED_BUFFER_BYTES}}
     assumed = {"value": tf.ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "unseen"}
-    feats = {"dirty_buffer_bytes": {"value": 50e6}}
+    feats = {"dirty_buffer_bytes": {"value": 50e6}, "capacity_bytes": {"value": 120_000_000_000}}
     # the drive drains steadily: the buffer is the one whose flush the twin reproduces (2 s x 40 MB/s)
     _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "fitted" and abs(prov["value"] - 80e6) < 8192

@@ -12,7 +12,7 @@ measure it did not run (a value of None)."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from .probe import KiB
 
@@ -187,6 +187,11 @@ def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]
     return out
 
 
+def steady_iops(series: Sequence[float]) -> float:
+    """The steady state of a torture's per-second IOPS: the median of its last 20%."""
+    return float(statistics.median(series[int(len(series) * 0.8):]))
+
+
 def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
     out: Dict[str, Dict[str, Any]] = {}
     f = figs.get("torture")
@@ -198,7 +203,7 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[s
     interval_s = float(f.get("interval_ms") or 1000) / 1e3  # type: ignore[union-attr]
     initial = statistics.median(series[:5])
     tail = series[int(len(series) * 0.8):]
-    steady = statistics.median(tail)
+    steady = steady_iops(series)
     out["steady_write_iops"] = feature(round(steady, 1), "IOPS", "high" if len(tail) >= 20 else "medium",
                                        "median 4KB QD32 random-write IOPS of the last 20% of the torture")
     if initial < steady * 1.3:

@@ -40,8 +40,8 @@ from ..fit.evaluate import Evaluation
 from ..fit.output import toml_value
 from ..fit.params import FreeParameter, Target, library_values
 from ..suite.calibrate import Published
-from .features import extract
-from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, run_probe_simulated
+from .features import extract, steady_iops
+from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, probe_jobs, run_probe_simulated
 
 __all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
            "twin_target", "fit_twin",
@@ -114,6 +114,11 @@ MIN_TPROG_NS = 200_000
 GENERIC_COMMAND_OVERHEAD_NS = 3_000
 #: The generic profile's time per command outside the slots (controller.command_latency_ns of generic-2011).
 GENERIC_COMMAND_LATENCY_NS = 5_000
+
+
+def _buffer_bytes(b: float) -> int:
+    """A buffer size for the drive file: at least 256 KiB, in whole 4KB units."""
+    return int(max(b, 256 * 1024)) // 4096 * 4096
 
 
 def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
@@ -290,7 +295,7 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             "2% above the fastest large transfer measured (the link is never quite saturated)")
     buf = _fv(features, "write_buffer_bytes")
     if buf:
-        put(doc, "controller.write_buffer_bytes", int(max(buf, 256 * 1024)) // 4096 * 4096, "measured",
+        put(doc, "controller.write_buffer_bytes", _buffer_bytes(buf), "measured",
             features["write_buffer_bytes"]["how"])
     else:
         put(doc, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
@@ -705,7 +710,7 @@ def _torture_steady(figs: Mapping[str, Mapping[str, Any]]) -> Tuple[Optional[flo
     half = series[len(series) // 2:]
     if len(half) < 10 or not statistics.fmean(half):
         return None, None
-    return statistics.median(series[int(len(series) * 0.8):]), statistics.pstdev(half) / statistics.fmean(half)
+    return steady_iops(series), statistics.pstdev(half) / statistics.fmean(half)
 
 
 def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
@@ -732,8 +737,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], assumed: Dict[str, Any], feat
     t_meas = _flush_s(measured)
 
     def with_buffer(b: float) -> Dict[str, Any]:
-        return {**drive_doc, "controller": {**drive_doc.get("controller", {}),
-                                            "write_buffer_bytes": int(max(b, 256 * 1024)) // 4096 * 4096}}
+        return {**drive_doc, "controller": {**drive_doc.get("controller", {}), "write_buffer_bytes": _buffer_bytes(b)}}
 
     def simulate(docs: Sequence[Dict[str, Any]]) -> List[Dict[str, Dict[str, Any]]]:
         items = [(d, seed, budget, (CLEAN, FILL)) for d in docs]
@@ -741,7 +745,9 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], assumed: Dict[str, Any], feat
 
     if assumed.get("source") != "assumed" or not b0 or not t_meas:
         return drive_doc, simulate([drive_doc])[0], assumed
-    fill_jobs = [n for n, f in measured.items() if f.get("mbps") and n in _FILL_RATE_JOBS]
+    rate_jobs = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes")), budget)
+                 if j.stage == FILL and j.direction != "trim"}
+    fill_jobs = [n for n, f in measured.items() if f.get("mbps") and n in rate_jobs]
     docs = [drive_doc, with_buffer(b0)]
     figs = simulate(docs)
     errs = [_fill_error(measured, f, fill_jobs) for f in figs]
@@ -785,12 +791,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], assumed: Dict[str, Any], feat
                                         f"{t_meas:.3f} s, {t_twin:.3f} s on the twin with this buffer (the fill stage: RMS "
                                         f"log error {_fill_error(measured, best_figs, fill_jobs):.3f}, "
                                         f"{errs[0]:.3f} with the assumed {ASSUMED_BUFFER_BYTES:,} B)",
-                                 "residual": round(abs(math.log(t_twin / t_meas)) if t_twin else math.inf, 4)}
-
-
-#: The fill stage's jobs whose rates judge a buffer (every write and read after the fill; not the TRIMs).
-_FILL_RATE_JOBS = ("torture", "tortured-flush", "after-idle-randwrite", "tortured-randread-4k-qd32",
-                   "tortured-seqread-128k-qd32", "dirty-seqwrite", "after-trim-seqwrite")
+                                 "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
 
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
