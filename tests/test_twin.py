@@ -438,7 +438,7 @@ def test_never_written_reads_give_the_link_of_a_drive_whose_nand_is_slower() -> 
 
 def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hid() -> None:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import ASSUMED_BUFFER_BYTES, choose_dirty_buffer
+    from ssdlab.twin.fit import ASSUMED_BUFFER_BYTES, _simulate_docs, choose_dirty_buffer
 
     # the Vector's NAND writes as fast as the link lets data in: no burst on the clean drive fills its 64 MiB
     # buffer; the torture leaves it full, and the flush right after waits for all of it
@@ -453,10 +453,37 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
     doc = {**c, "controller": {**c["controller"], "write_buffer_bytes": ASSUMED_BUFFER_BYTES}}
     assumed = {"value": ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "the probe could not see the buffer"}
     with Runner(jobs=1, progress=False) as runner:
-        twin, figs, prov = choose_dirty_buffer(doc, assumed, f, run.figures, runner, 1, 0.25)
+        figs0 = _simulate_docs([doc], runner, 1, 0.25)[0]
+        twin, figs, prov = choose_dirty_buffer(doc, figs0, assumed, f, run.figures, runner, 1, 0.25)
     print(f"buffer {prov['value']:,} B (truth {truth:,}): {prov['why']}")
     assert prov["source"] == "fitted" and abs(prov["value"] / truth - 1) < 0.10
     assert twin["controller"]["write_buffer_bytes"] == prov["value"] and "tortured-flush" in figs
+
+
+def _gc_mode_of_a_twin_exact_but_paced(preset: str) -> Dict[str, Any]:
+    from ssdlab.cluster import Runner
+    from ssdlab.twin.fit import choose_gc_mode
+
+    run = run_probe_simulated(preset, None, budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    c = Drive.load(preset).config
+    doc = {**c, "ftl": {**c["ftl"], "gc_mode": "paced"}}
+    with Runner(jobs=2, progress=False) as runner:
+        twin, figs, prov = choose_gc_mode(doc, f, run.figures, runner, 1, 0.25)
+    print(f"{preset} (truth {c['ftl'].get('gc_mode', 'paced')}): {prov['value']}: {prov['why']}")
+    assert twin["ftl"]["gc_mode"] == prov["value"] and "tortured-flush" in figs
+    return prov
+
+
+def test_a_twin_takes_lazy_garbage_collection_where_the_drive_cleans_whole_blocks_when_it_needs_one() -> None:
+    # the m4 cleans a whole victim when a die needs a block: the flush after the torture waits for it (6 s on the
+    # probe) and the torture's seconds vary more than a paced twin's
+    assert _gc_mode_of_a_twin_exact_but_paced("crucial-m4-256")["value"] == "lazy"
+
+
+@pytest.mark.slow
+def test_a_twin_keeps_paced_garbage_collection_where_the_drive_paces_it() -> None:
+    assert _gc_mode_of_a_twin_exact_but_paced("samsung830-256")["value"] == "paced"
 
 
 def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_the_buffer_assumed() -> None:
@@ -479,14 +506,19 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
     base = {"controller": {"write_buffer_bytes": tf.ASSUMED_BUFFER_BYTES}}
     assumed = {"value": tf.ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "unseen"}
     feats = {"dirty_buffer_bytes": {"value": 50e6}, "capacity_bytes": {"value": 120_000_000_000}}
+    figs0 = figs(tf.ASSUMED_BUFFER_BYTES / 40e6, steady)
     # the drive drains steadily: the buffer is the one whose flush the twin reproduces (2 s x 40 MB/s)
-    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "fitted" and abs(prov["value"] - 80e6) < 8192
     # the drive's torture comes in stalls the paced twin does not have: its flush says nothing of the buffer
-    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, stalls), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, stalls), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "assumed" and prov["value"] == tf.ASSUMED_BUFFER_BYTES
     assert "does not drain at the drive's pace" in prov["why"]
     # or at another pace: the twin's garbage collection is not the drive's
     slow = [x * 0.7 for x in steady]
-    _, _, prov = tf.choose_dirty_buffer(base, assumed, feats, figs(2.0, slow), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, slow), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "assumed"
+    # a twin whose garbage collection cleans whole blocks when it needs one: the flush waits for that cleaning
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0,  # type: ignore[arg-type]
+                                        gc_mode="lazy")
+    assert prov["source"] == "assumed" and "waits for that cleaning" in prov["why"]

@@ -10,7 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from ..results import command_line
-from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_json, add_runner, check_output, fraction, output_file, positive_whole, print_json, seed
+from .flags import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_json,
+    add_runner,
+    check_output,
+    fraction,
+    non_negative_whole,
+    output_file,
+    positive_whole,
+    print_json,
+    seed,
+)
 
 __all__ = ["add_parsers", "add_fit_options", "format_fit"]
 
@@ -45,6 +58,9 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--power-log", metavar="FILE", help="with --probe of a real target: a power meter's log of the probe "
                    "(one 'UNIX_TIME,WATTS' line per reading), from which the twin's power model is fitted (a simulated "
                    "target's probe reads its power itself)")
+    f.add_argument("--polish", type=non_negative_whole, metavar="N",
+                   help="with --probe: evaluations of the pattern search that moves the twin's times after the sampler "
+                        "(default 80; 0: none)")
     f.add_argument("--table", metavar="FILE", help="the calibration table (default: the built-in one; with --drive: required)")
     add_fit_options(f, trials=40)
     f.add_argument("--start", choices=["committed", "center"], default="committed",
@@ -92,7 +108,7 @@ def format_fit(summary: Any) -> str:
 
 def _fit_probe(args: argparse.Namespace) -> int:
     from ..cluster import Runner
-    from ..twin.fit import fit_twin
+    from ..twin.fit import POLISH_EVALUATIONS, fit_twin
     from ..twin.probe import apply_power_log, load_probe
 
     for flag in ("table", "free"):
@@ -113,7 +129,8 @@ def _fit_probe(args: argparse.Namespace) -> int:
     with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
         rec = fit_twin(Path(args.probe), out, trials=args.trials, sampler=args.sampler, seed=args.fit_seed,
                        runner=runner, storage=storage, resume=args.resume, command=command_line(),
-                       power_log=None if args.power_log is None else Path(args.power_log))
+                       power_log=None if args.power_log is None else Path(args.power_log),
+                       polish_evaluations=POLISH_EVALUATIONS if args.polish is None else args.polish)
     if args.json:
         print_json(rec)
     else:
@@ -124,8 +141,11 @@ def _fit_probe(args: argparse.Namespace) -> int:
 
 def format_twin(rec: Any) -> str:
     f = rec["fit"]
-    lines = [f"twin {rec['twin_id']} of {rec['source']}: {f['trials']} trials; objective (RMS of probe-job rate error / "
-             f"10%) {f['objective_start']:.3f} at the start -> {f['objective']:.3f}; worst job {f['worst']:.2f} tolerances",
+    pol = f.get("polish") or {}
+    lines = [f"twin {rec['twin_id']} of {rec['source']}: {f['trials']} trials and {pol.get('evaluations', 0)} of pattern "
+             f"search; objective (RMS of probe-job rate error / 10%) {f['objective_start']:.3f} at the start -> "
+             f"{f.get('objective_sampler', f['objective']):.3f} sampled -> {f['objective']:.3f} polished; worst job "
+             f"{f['worst']:.2f} tolerances",
              f"  {'value':<36} {'':>14}  source"]
     for k, v in rec["values"].items():
         val = v["value"]
@@ -146,6 +166,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         return _fit_probe(args)
     if args.power_log is not None:
         raise UsageError("argument --power-log: applies to --probe only (a meter's log of a real target's probe)")
+    if args.polish is not None:
+        raise UsageError("argument --polish: applies to --probe only (a twin's fit)")
     free = Path(args.free) if args.free else None
     if args.drive:
         if not args.table:

@@ -33,7 +33,8 @@ from ..results import write_json
 __all__ = [
     "test_id_list",
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
-    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "positive_whole", "fraction", "worker_count", "scheduler_address", "duration",
+    "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "non_negative_whole", "positive_whole", "fraction", "worker_count",
+    "scheduler_address", "duration",
     "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
     "output_dir", "check_output", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
     "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
@@ -115,6 +116,13 @@ def whole(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
     if abs(v) > MAX_WHOLE:
         raise argparse.ArgumentTypeError(f"{text} is too large (at most 2^63-1)")
+    return v
+
+
+def non_negative_whole(text: str) -> int:
+    v = whole(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v}: must be 0 or more")
     return v
 
 
