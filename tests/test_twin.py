@@ -522,3 +522,11 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
     _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0,  # type: ignore[arg-type]
                                         gc_mode="lazy")
     assert prov["source"] == "assumed" and "waits for that cleaning" in prov["why"]
+    # bursts that saw a buffer well short of the flush's (a shallow step: the NAND nearly keeps up with the link)
+    bursts = {"value": 20_000_000, "source": "measured", "why": "the bursts' step"}
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, bursts, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    assert prov["source"] == "fitted" and abs(prov["value"] - 80e6) < 8192 and "shallow step" in prov["why"]
+    # ... but within BURST_DOUBT of it the bursts stand
+    close = {**bursts, "value": int(50e6 / tf.BURST_DOUBT) + 1}
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, close, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+    assert prov == close
