@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ssdlab import Drive
 from ssdlab.results import command_line
-from ssdlab.twin.roundtrip import markdown_table, observable_within, roundtrip
+from ssdlab.twin.roundtrip import gc_modes, markdown_table, observable_within, roundtrip
 
 BEGIN = "<!-- roundtrip:begin -->"
 END = "<!-- roundtrip:end -->"
@@ -51,6 +51,9 @@ def main() -> int:
             return 2
         run = json.loads(done.read_text())
         rows = [r for r in run["rows"] if r["preset"] in presets]
+        for r in rows:  # a run from before the GC column: the twin's drive file and the preset say it
+            if "gc" not in r and (Path(a.out) / r["preset"] / "twin.toml").is_file():
+                r["gc"] = gc_modes(r["preset"], Path(a.out) / r["preset"])
         command = str(run.get("command") or command_line())
         a.trials, a.budget, a.full = run["trials"], run["budget"], run.get("profile") == "full"
         wall = sum(float(r.get("wall_s") or r["probe_wall_s"] + r["fit_wall_s"] + r["review_wall_s"]) for r in rows)
@@ -67,6 +70,7 @@ def main() -> int:
     review_np = sum(1 for w, n in unpowered if n and w == n)
     both_np = sum(1 for r, (w, n) in zip(rows, unpowered) if r["internals_ok"] and n and w == n)
     within = sum(r["review_within_15"] for r in rows)
+    gc_right = sum(1 for r in rows if (r.get("gc") or {}).get("verdict") == "exact")
     figures = sum(r["review_figures"] for r in rows)
     table = markdown_table(rows)
     summary = (f"{len(rows)} presets in {wall / 60:.1f} min wall: review figures within 15%: {within:,}/{figures:,} "
@@ -74,7 +78,8 @@ def main() -> int:
                f"{sum(w for w, _ in unpowered):,}/{sum(n for _, n in unpowered):,}; internals all exact or within 10% on "
                f"{internals} ({seen} counting only what the probe can see, x†); every review figure within 15% on "
                f"{review} ({review_np} without the power test); both "
-               f"(the target) on {met} ({both_np} without the power test; target: at least 20).")
+               f"(the target) on {met} ({both_np} without the power test; target: at least 20); garbage collection as "
+               f"the original's on {gc_right}.")
     print(table)
     print(summary)
     if a.doc:

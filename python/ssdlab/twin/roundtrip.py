@@ -65,6 +65,19 @@ def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
     return [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
 
 
+def gc_of(drive: Drive) -> str:
+    """A drive's foreground garbage collection: ``paced`` or ``lazy``, ``+recycle`` with a recycling path."""
+    ftl = drive.config.get("ftl", {})
+    return str(ftl.get("gc_mode", "paced")) + ("+recycle" if ftl.get("recycle_bytes_per_s") else "")
+
+
+def gc_modes(preset: str, d: Path) -> Dict[str, Any]:
+    """The original's and the twin's garbage collection (shown beside the internals, not one of them: the
+    issue's target names dies, page, buffer, spare and data reduction)."""
+    t, r = gc_of(Drive.load(preset)), gc_of(Drive.load(str(d / "twin.toml")))
+    return {"truth": t, "twin": r, "verdict": "exact" if t == r else "missed"}
+
+
 #: A probe job whose rate moves by less than this when the twin takes the original's value did not see it.
 SEEN_CHANGE = 0.01
 
@@ -144,6 +157,7 @@ def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 
         "internals": internals,
         "internals_ok": ok_internals,
         "internals_ok_where_seen": ok_seen,
+        "gc": gc_modes(preset, d),
         "review_figures": s["figures"],
         "review_within_15": s["within"],
         "review_share_within_15": s["share_within"],
@@ -179,6 +193,8 @@ def _csv_rows(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     out = []
     for r in rows:
         flat = {k: v for k, v in r.items() if not isinstance(v, (list, dict))}
+        gc = r.get("gc") or {}
+        flat["gc_truth"], flat["gc_twin"] = gc.get("truth"), gc.get("twin")
         for i in r["internals"]:
             flat[f"{i['name']}_truth"] = i["truth"]
             flat[f"{i['name']}_twin"] = i["recovered"]
@@ -208,13 +224,19 @@ def _fmt_internal(i: Dict[str, Any]) -> str:
     return f"{shown} {mark}"
 
 
+def _fmt_gc(gc: Optional[Dict[str, Any]]) -> str:
+    if not gc:
+        return "-"
+    return f"{gc['twin']} {'=' if gc['verdict'] == 'exact' else 'x'}"
+
+
 def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
     """The round-trip table: per preset the twin's internals (= exact, ~
     within 10%, x missed, truth in the header cell's table below) and its
     review figures within 15%."""
     head = ("| preset | dies | page | buffer | spare | data red. | stored 90% | review figures within 15% | "
-            "without power | median \\|error\\| | worst test (median) | fit objective | target |")
-    lines = [head, "|" + "---|" * 13]
+            "without power | median \\|error\\| | worst test (median) | fit objective | target | GC |")
+    lines = [head, "|" + "---|" * 14]
     for r in rows:
         cells = [_fmt_internal(i) for i in r["internals"]]
         wt = r.get("worst_test") or {}
@@ -225,17 +247,21 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
             + f" | {100 * (r['review_median_abs_error'] or 0):.1f}%"
             + f" | {wt.get('test_id', '-')} ({100 * (wt.get('median_abs_error') or 0):.0f}%)"
             + f" | {r['fit_objective_start']:.2f} -> {r['fit_objective']:.2f}"
-            + f" | {'met' if r['target_met'] else 'missed'} |")
+            + f" | {'met' if r['target_met'] else 'missed'}"
+            + f" | {_fmt_gc(r.get('gc'))} |")
     truth = ["", "x† missed, and no fit to this probe could do better: the twin's whole probe given the original's "
              "buffer moves no job's rate by 1% (its NAND takes writes as fast as the link or the controller lets "
              "them in, so the buffer never fills).",
+             "", "GC: the twin's foreground garbage collection (paced, or lazy: whole victims when a block is needed; "
+             "+recycle: a controller-wide recycling path), = as the original's; shown, not counted in the target.",
              "", "Truth (the presets' own values, `ssdlab.twin.truth.truth_of`):", "",
-             "| preset | dies | page | buffer | spare | data red. | stored 90% |", "|" + "---|" * 7]
+             "| preset | dies | page | buffer | spare | data red. | stored 90% | GC |", "|" + "---|" * 8]
     for r in rows:
         t = {i["name"]: i["truth"] for i in r["internals"]}
         truth.append(f"| {r['preset']} | {t['dies']} | {t['page_size_bytes'] // 1024} KiB | "
                      f"{t['write_buffer_bytes'] / 2**20:.3g} MiB | {t['spare_fraction']:.3f} | "
-                     f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} |")
+                     f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} | "
+                     f"{(r.get('gc') or {}).get('truth', '-')} |")
     return "\n".join(lines + truth)
 
 
