@@ -123,6 +123,8 @@ def test_probe_and_fit_refuse_bad_input_with_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("fit", "--probe", str(tmp_path)), "schema 'ssdlab.results', not 'ssdlab.probe'")
     assert_one_line_error(run_cli("fit", "--profile", "sf-2281", "--power-log", str(tmp_path / "m.csv")),
                           "--power-log", "--probe")
+    assert_one_line_error(run_cli("fit", "--profile", "sf-2281", "--polish", "10"), "--polish", "--probe")
+    assert_one_line_error(run_cli("fit", "--probe", str(tmp_path), "--polish", "-1"), "--polish", "0 or more")
 
 
 @pytest.mark.slow
