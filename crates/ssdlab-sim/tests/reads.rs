@@ -145,3 +145,38 @@ fn sub_4kb_sequential_reads_stream_from_the_read_ahead() {
     println!("neutron-240 without read-ahead, 512 B QD4: {:.1} MB/s, {} NAND bytes read", mbps(&r), r.nand.bytes_read);
     assert!(r.nand.bytes_read >= units * 8 * 4096, "without read-ahead each 512 B request reads its unit");
 }
+
+/// The Vertex 4 64GB fw1.5 with a 64 MiB sequential write just done (its
+/// 8 dies drain the 64 MiB buffer at about 200 MB/s in performance mode, for
+/// about 300 ms), then `idle_ns` of idle: 64 MiB read back in 16 MiB
+/// requests at QD1 (AS-SSD's sequential read), then written again likewise
+/// (its sequential write), with the buffer `short` bytes under 64 MiB.
+fn read_then_write_after_a_write(idle_ns: u64, short: u64) -> (f64, f64) {
+    let mut cfg = load("vertex4-64-fw15");
+    cfg.controller.write_buffer_bytes -= short;
+    let mut s = Simulator::new(cfg, &SimOptions { seed: 1, ..Default::default() }).unwrap();
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": "64m"}));
+    if idle_ns > 0 {
+        s.idle(idle_ns).unwrap();
+    }
+    let r = run(&mut s, json!({"rw": "read", "bs": "16m", "iodepth": 1, "size": "64m", "io_size": "64m"}));
+    let w = run(&mut s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "size": "64m", "io_size": "64m"}));
+    (mbps(&r), w.stats.write.bytes as f64 / (w.duration_ns as f64 / 1e9) / 1e6)
+}
+
+#[test]
+fn data_still_in_the_write_buffer_is_read_from_it_not_from_the_dies_behind_its_programs() {
+    // Read right after the write, most of the data is still in the buffer waiting for its die: it is answered
+    // from there, so the read is about as fast as once the buffer has drained, and it books no die reads behind
+    // the pending programs that would hold up the write after it.
+    let (r_now, w_now) = read_then_write_after_a_write(0, 0);
+    let (r_later, w_later) = read_then_write_after_a_write(1_000_000_000, 0);
+    let (_, w_short) = read_then_write_after_a_write(0, 32 * 1024);
+    println!(
+        "vertex4-64-fw15 16MB QD1: read right after a 64 MiB write {r_now:.1} MB/s, after 1 s idle {r_later:.1}; \
+              the write after it {w_now:.1} MB/s ({w_later:.1} after idle), {w_short:.1} with 32 KiB less buffer"
+    );
+    assert!(r_now > 0.95 * r_later, "read right after {r_now:.1} should be within 5% of after idle {r_later:.1}");
+    // the write needs the buffer back: 32 KiB of it short costs a wait for one unit, not for the reads' die time
+    assert!(w_short > 0.85 * w_now, "write with 32 KiB less buffer {w_short:.1} should be near {w_now:.1}");
+}

@@ -104,6 +104,10 @@ struct DieFtl {
     /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
     victim_valid0: u32,
     gc_credit: u64,
+    /// Host program units booked on this die whose data has not yet left the
+    /// write buffer for it: (first granule, when the transfer to the die
+    /// ends), in booking order. A read of them is answered from the buffer.
+    pending: VecDeque<(u32, u64)>,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.
@@ -262,6 +266,7 @@ impl Ftl {
                 gc_pending_reads: 0,
                 victim_valid0: 0,
                 gc_credit: 0,
+                pending: VecDeque::new(),
             })
             .collect();
         Ftl {

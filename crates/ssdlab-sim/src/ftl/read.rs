@@ -72,7 +72,7 @@ impl Ftl {
             if let Some(s) = self.shadow.as_ref() {
                 s.verify_read(l, head)?;
             }
-            if head == NONE || self.is_buffered(head) {
+            if head == NONE || self.is_buffered(head, earliest_ns) {
                 // Answered from the map or from the buffer.
                 unmapped += (head == NONE) as u64;
                 run_end = NONE;
@@ -153,7 +153,7 @@ impl Ftl {
     /// Read-modify-write of a partly written unit: read the old data first.
     pub fn read_for_rmw(&mut self, lba: u64, earliest_ns: u64, nand: &mut Nand) -> u64 {
         let e = self.l2p.get(lba as usize);
-        if e == NONE || self.is_buffered(self.head_of(e)) {
+        if e == NONE || self.is_buffered(self.head_of(e), earliest_ns) {
             return earliest_ns;
         }
         let head = self.head_of(e);

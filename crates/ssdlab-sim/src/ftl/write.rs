@@ -234,6 +234,13 @@ impl Ftl {
             }
             self.counters.nand_bytes_programmed += bytes;
             self.raise_parity(t, nand);
+            // Until its transfer to the die ends, the unit's data is in the buffer.
+            let first = wp.block * self.spb + wp.programmed;
+            let pending = &mut self.dies[d].pending;
+            while pending.front().is_some_and(|&(_, at)| at <= t) {
+                pending.pop_front();
+            }
+            pending.push_back((first, xe));
             let wpm = &mut self.dies[d].host_wp;
             wpm.programmed += self.unit;
             self.releases.push(Release { at_ns: xe, bytes: wpm.host_bytes, die });
@@ -356,14 +363,26 @@ impl Ftl {
         wp.block == self.spb_div.div(gran) && self.spb_div.rem(gran) >= wp.programmed
     }
 
-    /// Is the granule's data still in the controller (its unit not yet programmed)?
+    /// Is the granule's data still in the controller at `now_ns`: its unit
+    /// not yet programmed, or booked on its die but not yet sent to it (the
+    /// die still busy with earlier work)?
     #[inline]
-    pub fn is_buffered(&self, gran: u32) -> bool {
+    pub fn is_buffered(&mut self, gran: u32, now_ns: u64) -> bool {
         let die = self.die_of_slot(gran) as usize;
         let b = self.spb_div.div(gran);
         let off = self.spb_div.rem(gran);
-        let d = &self.dies[die];
-        (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed)
+        let first = gran - self.unit_div.rem(off);
+        let d = &mut self.dies[die];
+        if (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed) {
+            return true;
+        }
+        while d.pending.front().is_some_and(|&(_, xe)| xe <= now_ns) {
+            d.pending.pop_front();
+        }
+        if d.pending.is_empty() {
+            return false;
+        }
+        d.pending.iter().any(|&(g, xe)| g == first && xe > now_ns)
     }
 
     /// Program the completed host units that wait in the buffer (when the
