@@ -104,10 +104,6 @@ struct DieFtl {
     /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
     victim_valid0: u32,
     gc_credit: u64,
-    /// Host program units booked on this die whose data has not yet left the
-    /// write buffer for it: (first granule, when the transfer to the die
-    /// ends), in booking order. A read of them is answered from the buffer.
-    pending: VecDeque<(u32, u64)>,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.
@@ -194,6 +190,11 @@ pub struct Ftl {
     /// The die reads of the last [`Ftl::read_units_p`] with pieces: (first
     /// LBA, done), in LBA order.
     pub read_pieces: Vec<(u64, u64)>,
+    /// Per die, the host program units booked on it whose data has not yet
+    /// left the write buffer: (first granule, when the transfer to the die
+    /// ends), in booking order. A read of them is answered from the buffer.
+    /// (Apart from the die state the hot paths walk.)
+    pending: Vec<VecDeque<(u32, u64)>>,
     /// Granules per block, per program unit.
     spb: u32,
     unit: u32,
@@ -266,7 +267,6 @@ impl Ftl {
                 gc_pending_reads: 0,
                 victim_valid0: 0,
                 gc_credit: 0,
-                pending: VecDeque::new(),
             })
             .collect();
         Ftl {
@@ -287,6 +287,7 @@ impl Ftl {
             releases: Vec::new(),
             host_durable_ns: 0,
             read_pieces: Vec::new(),
+            pending: vec![VecDeque::new(); g.dies as usize],
             spb,
             unit: g.unit_slots * k,
             spb_div: Divisor::new(spb),

@@ -236,7 +236,7 @@ impl Ftl {
             self.raise_parity(t, nand);
             // Until its transfer to the die ends, the unit's data is in the buffer.
             let first = wp.block * self.spb + wp.programmed;
-            let pending = &mut self.dies[d].pending;
+            let pending = &mut self.pending[d];
             while pending.front().is_some_and(|&(_, at)| at <= t) {
                 pending.pop_front();
             }
@@ -372,17 +372,15 @@ impl Ftl {
         let b = self.spb_div.div(gran);
         let off = self.spb_div.rem(gran);
         let first = gran - self.unit_div.rem(off);
-        let d = &mut self.dies[die];
+        let d = &self.dies[die];
         if (d.host_wp.block == b && off >= d.host_wp.programmed) || (d.gc_wp.block == b && off >= d.gc_wp.programmed) {
             return true;
         }
-        while d.pending.front().is_some_and(|&(_, xe)| xe <= now_ns) {
-            d.pending.pop_front();
+        let pending = &mut self.pending[die];
+        while pending.front().is_some_and(|&(_, xe)| xe <= now_ns) {
+            pending.pop_front();
         }
-        if d.pending.is_empty() {
-            return false;
-        }
-        d.pending.iter().any(|&(g, xe)| g == first && xe > now_ns)
+        pending.iter().any(|&(g, xe)| g == first && xe > now_ns)
     }
 
     /// Program the completed host units that wait in the buffer (when the
