@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO
 from ..cluster import Runner
 from .evaluate import Evaluation
 from .params import FreeParameter, Target
+from .study import Evaluator
 
 __all__ = ["PolishResult", "polish", "movable", "FIRST_STEP", "LAST_STEP"]
 
@@ -65,7 +66,7 @@ def _moved(values: Mapping[str, Any], p: FreeParameter, factor: float) -> Dict[s
     return out
 
 
-def polish(target: Target, start: Evaluation, evaluate: Any, runner: Runner, seed: int = 1, budget: int = 60,
+def polish(target: Target, start: Evaluation, evaluate: Evaluator, runner: Runner, seed: int = 1, budget: int = 60,
            stream: Optional[TextIO] = sys.stderr) -> PolishResult:
     """Pattern search from ``start`` (an evaluated point of ``target``) with
     at most ``budget`` evaluations by ``evaluate`` (an evaluator of

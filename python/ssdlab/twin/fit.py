@@ -812,9 +812,6 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
     def with_buffer(b: float) -> Dict[str, Any]:
         return {**drive_doc, "controller": {**drive_doc.get("controller", {}), "write_buffer_bytes": _buffer_bytes(b)}}
 
-    def simulate(docs: Sequence[Dict[str, Any]]) -> List[Dict[str, Dict[str, Any]]]:
-        return _simulate_docs(docs, runner, seed, budget)
-
     # bursts see the buffer only as far as the link outruns the NAND: where the flush gives much more, it is tried
     burst = assumed.get("source") == "measured"
     if (assumed.get("source") not in ("assumed", "measured") or not b0 or not t_meas
@@ -826,7 +823,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                   "flush waits for that cleaning, not for the buffer"}
     fill_jobs = _rate_jobs(features, measured, budget)
     docs = [drive_doc, with_buffer(b0)]
-    figs = [figs0] + simulate(docs[1:])
+    figs = [figs0] + _simulate_docs(docs[1:], runner, seed, budget)
     errs = [_fill_error(measured, f, fill_jobs) for f in figs]
     (pace_meas, cv_meas), (pace_twin, cv_twin) = _torture_steady(measured), _torture_steady(figs[0])
     if not (pace_meas and pace_twin and cv_meas is not None and cv_twin is not None):
@@ -859,7 +856,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
         if b_next <= 0:
             break
         doc_n = with_buffer(b_next)
-        f_n = simulate([doc_n])[0]
+        f_n = _simulate_docs([doc_n], runner, seed, budget)[0]
         tried.append((b_next, _flush_s(f_n), doc_n, f_n))
     _, _, best_doc, best_figs = min(tried, key=lambda x: abs(math.log(x[1] / t_meas)) if x[1] else math.inf)
     value = int(best_doc["controller"]["write_buffer_bytes"])
