@@ -469,12 +469,15 @@ def _gc_mode_of_a_twin_exact_but_paced(preset: str) -> Dict[str, Any]:
     run = run_probe_simulated(preset, None, budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
     c = Drive.load(preset).config
-    doc = {**c, "ftl": {**c["ftl"], "gc_mode": "paced"}}
+    # no recycling path (0, not an absent key: the drive's profile would supply its own)
+    doc = {**c, "ftl": {**c["ftl"], "recycle_bytes_per_s": 0, "gc_mode": "paced"}}
     with Runner(jobs=2, progress=False) as runner:
         twin, figs, prov = choose_gc_mode(doc, f, run.figures, runner, 1, 0.25)
-    print(f"{preset} (truth {c['ftl'].get('gc_mode', 'paced')}): {prov['value']}: {prov['why']}")
+    print(f"{preset} (truth {c['ftl'].get('gc_mode', 'paced')}, recycling path "
+          f"{c['ftl'].get('recycle_bytes_per_s', 0) / 1e6:.0f} MB/s): {prov['value']}, "
+          f"{twin['ftl'].get('recycle_bytes_per_s', 0) / 1e6:.0f} MB/s: {prov['why']}")
     assert twin["ftl"]["gc_mode"] == prov["value"] and "tortured-flush" in figs
-    return prov
+    return {**prov, "recycle_bytes_per_s": twin["ftl"].get("recycle_bytes_per_s", 0)}
 
 
 def test_a_twin_takes_lazy_garbage_collection_where_the_drive_cleans_whole_blocks_when_it_needs_one() -> None:
@@ -485,7 +488,96 @@ def test_a_twin_takes_lazy_garbage_collection_where_the_drive_cleans_whole_block
 
 @pytest.mark.slow
 def test_a_twin_keeps_paced_garbage_collection_where_the_drive_paces_it() -> None:
-    assert _gc_mode_of_a_twin_exact_but_paced("samsung830-256")["value"] == "paced"
+    prov = _gc_mode_of_a_twin_exact_but_paced("samsung830-256")
+    assert prov["value"] == "paced" and not prov["recycle_bytes_per_s"]
+
+
+@pytest.mark.slow
+def test_a_sandforce_twin_recycles_every_block_through_the_controller_at_its_after_trim_rate() -> None:
+    # the SF-2281 passes every victim through its recycling path (213 MB/s), which the clean drive's writes
+    # (235 MB/s) nearly hide: paced and lazy twins without it run the torture about twice as fast
+    prov = _gc_mode_of_a_twin_exact_but_paced("vertex3-240")
+    assert prov["value"] == "lazy" and "recycling path" in prov["why"]
+    assert abs(prov["recycle_bytes_per_s"] / Drive.load("vertex3-240").config["ftl"]["recycle_bytes_per_s"] - 1) < 0.15
+
+
+def test_the_recycling_path_is_tried_on_drives_that_reduce_data_and_taken_when_it_beats_both_modes() -> None:
+    from ssdlab.twin import fit as tf
+
+    # a fake runner: each GC's fill-stage rates and torture seconds (the drive: 40 MB/s, varying 0.30)
+    def figs(torture_mbps: float, cv: float) -> Dict[str, Dict[str, Any]]:
+        series = [10_000.0 * (1 + (cv if i % 2 else -cv)) for i in range(40)]
+        return {"torture": {"mbps": torture_mbps, "iops_series": series}}
+
+    seen: list = []
+
+    class FakeRunner:
+        def __init__(self, by_mode: Dict[str, Dict[str, Dict[str, Any]]]) -> None:
+            self.by_mode = by_mode
+
+        def map(self, fn: Any, items: Any, what: str = "") -> Any:
+            for i, (doc, *_rest) in enumerate(items):
+                ftl = doc["ftl"]
+                mode = ftl.get("gc_mode", "paced") + ("+recycle" if ftl.get("recycle_bytes_per_s") else "")
+                seen.append(mode)
+                yield i, self.by_mode[mode]
+
+    measured = figs(40.0, 0.30)
+    feats = {"after_trim_write_bytes_per_s": {"value": 200e6}, "capacity_bytes": {"value": 120_000_000_000}}
+    tf_rate = tf._rate_jobs
+    tf._rate_jobs = lambda *a: ["torture"]  # type: ignore[assignment]
+    try:
+        runs = {"paced": figs(80.0, 0.12), "lazy": figs(70.0, 0.12), "lazy+recycle": figs(42.0, 0.33)}
+        sf = {"ftl": {"gc_mode": "paced"}, "data_reduction": {"enabled": True}}
+        twin, _, prov = tf.choose_gc_mode(sf, feats, measured, FakeRunner(runs), 1, 1.0)  # type: ignore[arg-type]
+        assert prov["value"] == "lazy" and twin["ftl"]["recycle_bytes_per_s"] == 200_000_000
+        assert "recycling path" in prov["why"] and "200 MB/s" in prov["why"]
+        # closer in rate but not in variability: not taken (a lazy twin that is right in both would be)
+        runs["lazy+recycle"] = figs(42.0, 0.9)
+        twin, _, prov = tf.choose_gc_mode(sf, feats, measured, FakeRunner(runs), 1, 1.0)  # type: ignore[arg-type]
+        assert "recycle_bytes_per_s" not in twin["ftl"]
+        # a drive that stores what it is given is not tried with one
+        seen.clear()
+        plain = {"ftl": {"gc_mode": "paced"}}
+        twin, _, prov = tf.choose_gc_mode(plain, feats, measured, FakeRunner(runs), 1, 1.0)  # type: ignore[arg-type]
+        assert sorted(seen) == ["lazy", "paced"] and "recycle_bytes_per_s" not in twin["ftl"]
+    finally:
+        tf._rate_jobs = tf_rate  # type: ignore[assignment]
+
+
+def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_after_idle_time() -> None:
+    from ssdlab.twin import fit as tf
+
+    # a fake runner: the writes after idle time run as fast as the blocks idle GC restored last (the drive's: 32)
+    def figs(blocks: int) -> Dict[str, Dict[str, Any]]:
+        return {"after-idle-randwrite": {"mbps": 20.0 + min(blocks, 32)}}
+
+    class FakeRunner:
+        def map(self, fn: Any, items: Any, what: str = "") -> Any:
+            for i, (doc, *_rest) in enumerate(items):
+                yield i, figs(doc["ftl"]["bg_gc_threshold_blocks"])
+
+    feats = {"capacity_bytes": {"value": 120_000_000_000}}
+    tf_rate, tf_spare = tf._rate_jobs, tf._spare_blocks_per_die
+    tf._rate_jobs = lambda *a: ["after-idle-randwrite"]  # type: ignore[assignment]
+    try:
+        tf._spare_blocks_per_die = lambda doc: 200  # type: ignore[assignment]
+        doc = {"ftl": {"bg_gc_threshold_blocks": 16}}
+        twin, _, prov = tf.choose_idle_gc(doc, figs(16), {"why": "idle time cleans blocks"}, feats, figs(32),
+                                          FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+        # 32 and 64 reproduce it alike: the one nearer the start
+        assert prov["value"] == 32 == twin["ftl"]["bg_gc_threshold_blocks"] and prov["source"] == "fitted"
+        assert prov["why"].startswith("idle time cleans blocks;") and "4: " in prov["why"]
+        # no more than a die has spare
+        tf._spare_blocks_per_die = lambda doc: 10  # type: ignore[assignment]
+        small = {"ftl": {"bg_gc_threshold_blocks": 8}}
+        twin, _, prov = tf.choose_idle_gc(small, figs(8), {"why": "x"}, feats, figs(32), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert prov["value"] == 10 and "at most the 10" in prov["why"]
+        # a drive that does not recover while idle keeps none
+        none = {"ftl": {"bg_gc_threshold_blocks": 0}}
+        assert tf.choose_idle_gc(none, {}, {"value": 0}, feats, figs(32), FakeRunner(), 1, 1.0)[2] == {"value": 0}  # type: ignore[arg-type]
+    finally:
+        tf._rate_jobs, tf._spare_blocks_per_die = tf_rate, tf_spare  # type: ignore[assignment]
 
 
 def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_the_buffer_assumed() -> None:

@@ -754,38 +754,77 @@ def _simulate_docs(docs: Sequence[Dict[str, Any]], runner: Runner, seed: int, bu
     return [f for _, f in sorted(runner.map(simulate_probe_figures, items, what="twin probes"), key=lambda x: x[0])]
 
 
+def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The twin with lazy GC through a recycling path at the rate the drive
+    wrote right after a full TRIM, where the probe measured data reduction
+    (and no path was set already): see :data:`RECYCLE_NEEDS`."""
+    rate = _fv(features, "after_trim_write_bytes_per_s")
+    ftl = drive_doc.get("ftl", {})
+    if not (drive_doc.get("data_reduction") or {}).get("enabled") or not rate or ftl.get("recycle_bytes_per_s"):
+        return None
+    return {**drive_doc, "ftl": {**ftl, "gc_mode": "lazy", "recycle_bytes_per_s": int(rate)}}
+
+
+#: A controller that stores data reduced (SandForce's DuraWrite: compressed, deduplicated, encrypted) cannot copy a
+#: victim's pages from die to die: every block on its way back to the free pool passes through the controller's
+#: reduction engine, one recycling path for the whole drive, at about the rate a write into recycled blocks runs
+#: (docs/model.md). Where the probe measured data reduction, that is the third garbage collection tried: lazy, through
+#: a path at the rate of the sequential write right after the full TRIM (a TRIM frees no pre-erased block). Its rate
+#: is measured, not fitted, so it is taken when it beats both others on both counts (the fill stage's error and the
+#: torture's variability), without :data:`GC_MODE_EVIDENCE`'s margin. (Round-trip probes, SF-2281 and SF-2500: the
+#: torture's steady state within 1.5% of the drive's and its variability 0.30/0.48/0.36/0.08 against
+#: 0.29/0.42/0.33/0.09, where paced and lazy twins ran 1.9-2.8x fast on the 240/480GB and Pro, or varied 3x too much.)
+RECYCLE_NEEDS = "data reduction measured"
+
+
 def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]],
                    runner: Runner, seed: int, budget: float
                    ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """When the twin's foreground garbage collection works: the whole probe
     simulated with paced GC (the base profile's: a little before every host
-    program once a die is short of blocks) and lazy GC (whole victims when a
-    block is needed), both at once on the runner; the mode whose fill stage
-    (the fill, the torture, the flush after it, the dirty and trimmed writes)
-    comes closer to the drive's, lazy only with clear evidence in the error
-    and in the torture's variability (:data:`GC_MODE_EVIDENCE`). The clean stage, which the parameters were
-    fitted to, runs before any garbage collection. Returns the drive, its
-    probe's figures and the mode's provenance."""
+    program once a die is short of blocks), lazy GC (whole victims when a
+    block is needed) and, on a drive that reduces data, lazy GC through a
+    recycling path (:func:`_recycling`), all at once on the runner; the mode
+    whose fill stage (the fill, the torture, the flush after it, the dirty and
+    trimmed writes) comes closer to the drive's, lazy only with clear evidence
+    in the error and in the torture's variability (:data:`GC_MODE_EVIDENCE`).
+    The clean stage, which the parameters were fitted to, runs before any
+    garbage collection. Returns the drive, its probe's figures and the mode's
+    provenance."""
     jobs = _rate_jobs(features, measured, budget)
     lazy = {**drive_doc, "ftl": {**drive_doc.get("ftl", {}), "gc_mode": "lazy"}}
-    paced_figs, lazy_figs = _simulate_docs([drive_doc, lazy], runner, seed, budget)
-    e_paced, e_lazy = _fill_error(measured, paced_figs, jobs), _fill_error(measured, lazy_figs, jobs)
-    cv = [_torture_steady(f)[1] for f in (measured, paced_figs, lazy_figs)]
-    errors = (f"the fill stage's RMS log error {e_lazy:.3f} with lazy GC against {e_paced:.3f} paced, over {len(jobs)} "
-              "jobs; the torture's per-second coefficient of variation " +
-              ("not logged" if cv[0] is None else f"{cv[0]:.3f}, {cv[1] or 0:.3f} paced, {cv[2] or 0:.3f} lazy"))
-    if cv[0] and cv[1] is not None and cv[2] is not None:
-        c_meas, c_paced, c_lazy = (max(float(c or 0.0), 1e-3) for c in cv)
-        cv_lazy = abs(math.log(c_lazy / c_meas)) < abs(math.log(c_paced / c_meas))
+    recycling = _recycling(drive_doc, features)
+    docs = [drive_doc, lazy] + ([recycling] if recycling is not None else [])
+    all_figs = _simulate_docs(docs, runner, seed, budget)
+    errs = [_fill_error(measured, f, jobs) for f in all_figs]
+    cv = [_torture_steady(f)[1] for f in [dict(measured)] + all_figs]
+    e_paced, e_lazy = errs[0], errs[1]
+    errors = (f"the fill stage's RMS log error {e_lazy:.3f} with lazy GC against {e_paced:.3f} paced"
+              + (f" and {errs[2]:.3f} lazy through a recycling path at the after-TRIM rate "
+                 f"({recycling['ftl']['recycle_bytes_per_s'] / 1e6:.0f} MB/s)" if recycling is not None else "")
+              + f", over {len(jobs)} jobs; the torture's per-second coefficient of variation "
+              + ("not logged" if cv[0] is None else f"{cv[0]:.3f}, " + ", ".join(
+                  f"{c or 0:.3f} {n}" for c, n in zip(cv[1:], ("paced", "lazy", "recycling")))))
+    if cv[0] and all(c is not None for c in cv[1:]):
+        c_meas = max(float(cv[0]), 1e-3)
+        cv_dist = [abs(math.log(max(float(c or 0.0), 1e-3) / c_meas)) for c in cv[1:]]
+        cv_lazy = cv_dist[1] < cv_dist[0]
     else:
-        cv_lazy = True  # a torture without variability (or unlogged) says nothing either way
+        cv_dist = [0.0] * len(docs)  # a torture without variability (or unlogged) says nothing either way
+        cv_lazy = True
+    if recycling is not None and math.isfinite(errs[2]) and all(
+            errs[2] < errs[i] and cv_dist[2] <= cv_dist[i] for i in (0, 1)):
+        return recycling, all_figs[2], {
+            "value": "lazy", "source": "fitted", "residual": round(errs[2], 4),
+            "why": f"whole victims cleaned when a block is needed, every block through the controller's recycling "
+                   f"path ({RECYCLE_NEEDS}): {errors}"}
     if math.isfinite(e_lazy) and e_lazy < GC_MODE_EVIDENCE * e_paced and cv_lazy:
-        return lazy, lazy_figs, {"value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
-                                 "why": f"whole victims cleaned when a block is needed: {errors}"}
-    return drive_doc, paced_figs, {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
-                                   "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
-                                   "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
-                                          "of paced, and the variability closer)"}
+        return lazy, all_figs[1], {"value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
+                                   "why": f"whole victims cleaned when a block is needed: {errors}"}
+    return drive_doc, all_figs[0], {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
+                                    "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
+                                    "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
+                                           "of paced, and the variability closer)"}
 
 
 def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
@@ -872,6 +911,56 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
 
+#: The free blocks per die idle-time garbage collection may clean up to, tried where the probe saw the drive recover
+#: while idle: the range of the era's controllers (docs/presets.md: SandForce 4, Intel and Marvell 8, Samsung and
+#: Everest 16, Barefoot 3 and SanDisk 32-48, Everest fw1.5 64). The probe's 5 s of random writes after a minute idle
+#: run fast for as long as the cleaned blocks last, then at the steady state; the dirty sequential write after them
+#: meets the rest.
+IDLE_GC_BLOCKS = (4, 8, 16, 32, 64)
+
+
+def _spare_blocks_per_die(drive_doc: Mapping[str, Any]) -> int:
+    """The blocks (over a die's planes) a die has beyond what the user capacity fills, as :func:`build_doc` counts them."""
+    c = Drive.load(dict(drive_doc)).config
+    n = c["nand"]
+    dies = int(n["channels"]) * int(n["packages_per_channel"]) * int(n["dies_per_package"])
+    block = int(n["planes_per_die"]) * int(n["pages_per_block"]) * int(n["page_size_bytes"])
+    return int(n["blocks_per_plane"]) - math.ceil(int(c["drive"]["user_capacity_bytes"]) / (dies * block))
+
+
+def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
+                   features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+                   seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+    """How many free blocks per die idle-time garbage collection restores,
+    where the probe saw the drive recover while idle (``ftl.bg_gc_threshold_blocks``
+    above 0): each of :data:`IDLE_GC_BLOCKS` (at most the blocks a die has
+    spare) simulated on the whole probe at once on the runner, and the one
+    whose fill stage comes closest kept (the random writes after idle time and
+    the dirty sequential write after them are what it moves). ``figs0``: the
+    whole probe simulated on ``drive_doc``; ``assumed``: the value's
+    provenance so far. Returns the drive, its probe's figures and the value's
+    provenance."""
+    bg0 = int(drive_doc.get("ftl", {}).get("bg_gc_threshold_blocks") or 0)
+    if bg0 <= 0:
+        return drive_doc, figs0, assumed
+    cap = max(0, _spare_blocks_per_die(drive_doc))
+    values = sorted({min(v, cap) for v in IDLE_GC_BLOCKS} - {bg0, 0})
+    if not values:
+        return drive_doc, figs0, assumed
+    docs = [{**drive_doc, "ftl": {**drive_doc["ftl"], "bg_gc_threshold_blocks": v}} for v in values]
+    jobs = _rate_jobs(features, measured, budget)
+    tried = [(bg0, drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget)))
+    errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
+    i = min(range(len(tried)), key=lambda k: (errs[k], abs(tried[k][0] - bg0)))
+    if not math.isfinite(errs[i]):
+        return drive_doc, figs0, assumed
+    v, doc, figs = tried[i]
+    listed = ", ".join(f"{b}: {e:.3f}" for (b, _, _), e in sorted(zip(tried, errs), key=lambda x: x[0][0]))
+    return doc, figs, {"value": v, "source": "fitted", "residual": round(errs[i], 4),
+                       "why": f"{assumed.get('why', '')}; the blocks per die it restores fitted to the fill stage (RMS log "
+                              f"error by blocks: {listed}; at most the {cap} a die has spare)"}
+
+
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
              storage: Optional[str] = None, resume: bool = False, stream: Optional[TextIO] = sys.stderr,
              command: str = "", twin_id: Optional[str] = None, power_log: Optional[Path] = None,
@@ -919,6 +1008,12 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         measured = figures_of(doc)
         drive_doc, twin_figs, gc_prov = choose_gc_mode(drive_doc, features, measured, run, seed, budget)
         prov["ftl.gc_mode"] = gc_prov
+        rec = drive_doc.get("ftl", {}).get("recycle_bytes_per_s")
+        if rec and "ftl.recycle_bytes_per_s" not in prov:
+            prov["ftl.recycle_bytes_per_s"] = {
+                "value": rec, "source": "measured",
+                "why": f"the sequential write right after the full TRIM ({rec / 1e6:.0f} MB/s): the rate of writes into "
+                       "recycled blocks (the garbage collection above)"}
         if stream is not None:
             stream.write(f"ssdlab fit: {gc_prov['value']} garbage collection ({gc_prov['why']})\n")
         drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
@@ -927,6 +1022,12 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         prov["controller.write_buffer_bytes"] = buffer_prov
         if stream is not None and buffer_prov["source"] != "assumed":
             stream.write(f"ssdlab fit: write buffer {buffer_prov['value']:,} B from the flush after the torture\n")
+        drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
+                                                         features, measured, run, seed, budget)
+        if idle_prov:
+            prov["ftl.bg_gc_threshold_blocks"] = idle_prov
+        if stream is not None and idle_prov.get("source") == "fitted":
+            stream.write(f"ssdlab fit: idle-time GC restores {idle_prov['value']} blocks per die\n")
     finally:
         if own:
             run.close()
