@@ -548,9 +548,9 @@ def test_the_recycling_path_is_tried_on_drives_that_reduce_data_and_taken_when_i
 def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_after_idle_time() -> None:
     from ssdlab.twin import fit as tf
 
-    # a fake runner: the writes after idle time run as fast as the blocks idle GC restored last (the drive's: 32)
+    # a fake runner: the writes after idle time run as fast as the blocks idle GC restored last (the drive's: 40)
     def figs(blocks: int) -> Dict[str, Dict[str, Any]]:
-        return {"after-idle-randwrite": {"mbps": 20.0 + min(blocks, 32)}}
+        return {"after-idle-randwrite": {"mbps": 20.0 + min(blocks, 40)}}
 
     class FakeRunner:
         def map(self, fn: Any, items: Any, what: str = "") -> Any:
@@ -562,15 +562,17 @@ def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_afte
     tf._rate_jobs = lambda *a: ["after-idle-randwrite"]  # type: ignore[assignment]
     try:
         tf._spare_blocks_per_die = lambda doc: 200  # type: ignore[assignment]
-        doc = {"ftl": {"bg_gc_threshold_blocks": 16}}
-        twin, _, prov = tf.choose_idle_gc(doc, figs(16), {"why": "idle time cleans blocks"}, feats, figs(32),
+        # tried: the foreground's 8 free blocks plus 2, 4, 8, 16, 32 and 56
+        doc = {"ftl": {"gc_threshold_blocks": 8, "bg_gc_threshold_blocks": 16}}
+        twin, _, prov = tf.choose_idle_gc(doc, figs(16), {"why": "idle time cleans blocks"}, feats, figs(40),
                                           FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
-        # 32 and 64 reproduce it alike: the one nearer the start
-        assert prov["value"] == 32 == twin["ftl"]["bg_gc_threshold_blocks"] and prov["source"] == "fitted"
-        assert prov["why"].startswith("idle time cleans blocks;") and "4: " in prov["why"]
+        # 40 and 64 reproduce it alike: the one nearer the start
+        assert prov["value"] == 40 == twin["ftl"]["bg_gc_threshold_blocks"] and prov["source"] == "fitted"
+        assert prov["why"].startswith("idle time cleans blocks;") and "32 beyond the 8" in prov["why"]
+        assert "10: " in prov["why"] and "64: " in prov["why"]
         # no more than a die has spare
         tf._spare_blocks_per_die = lambda doc: 10  # type: ignore[assignment]
-        small = {"ftl": {"bg_gc_threshold_blocks": 8}}
+        small = {"ftl": {"gc_threshold_blocks": 4, "bg_gc_threshold_blocks": 8}}
         twin, _, prov = tf.choose_idle_gc(small, figs(8), {"why": "x"}, feats, figs(32), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
         assert prov["value"] == 10 and "at most the 10" in prov["why"]
         # a drive that does not recover while idle keeps none

@@ -911,12 +911,15 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
 
-#: The free blocks per die idle-time garbage collection may clean up to, tried where the probe saw the drive recover
-#: while idle: the range of the era's controllers (docs/presets.md: SandForce 4, Intel and Marvell 8, Samsung and
-#: Everest 16, Barefoot 3 and SanDisk 32-48, Everest fw1.5 64). The probe's 5 s of random writes after a minute idle
-#: run fast for as long as the cleaned blocks last, then at the steady state; the dirty sequential write after them
-#: meets the rest.
-IDLE_GC_BLOCKS = (4, 8, 16, 32, 64)
+#: The blocks per die idle-time garbage collection cleans beyond those the foreground keeps free, tried where the
+#: probe saw the drive recover while idle: the range of the era's controllers (docs/presets.md, idle / foreground
+#: thresholds: SandForce 4/2, Intel and Marvell 8/4, Samsung and Everest 16/8, Neutron 48/24, Barefoot 3 32/8 and
+#: 48/16, DC S3700 64/32, Everest fw1.5 64/8). Only the difference cleans anything while idle: a twin whose
+#: foreground keeps 4 free (the base profile's) with the drive's absolute 4 cleans nothing (Vertex 3 240GB probe:
+#: fill-stage error 0.362 at 4, 0.074 at 4 + 2, the drive's 2 beyond its own 2). The probe's 5 s of random writes
+#: after a minute idle run fast for as long as the cleaned blocks last, then at the steady state; the dirty
+#: sequential write after them meets the rest.
+IDLE_GC_EXTRA_BLOCKS = (2, 4, 8, 16, 32, 56)
 
 
 def _spare_blocks_per_die(drive_doc: Mapping[str, Any]) -> int:
@@ -933,8 +936,8 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
                    seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """How many free blocks per die idle-time garbage collection restores,
     where the probe saw the drive recover while idle (``ftl.bg_gc_threshold_blocks``
-    above 0): each of :data:`IDLE_GC_BLOCKS` (at most the blocks a die has
-    spare) simulated on the whole probe at once on the runner, and the one
+    above 0): the foreground's threshold plus each of :data:`IDLE_GC_EXTRA_BLOCKS`
+    (at most the blocks a die has spare) simulated on the whole probe at once on the runner, and the one
     whose fill stage comes closest kept (the random writes after idle time and
     the dirty sequential write after them are what it moves). ``figs0``: the
     whole probe simulated on ``drive_doc``; ``assumed``: the value's
@@ -944,7 +947,8 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
     if bg0 <= 0:
         return drive_doc, figs0, assumed
     cap = max(0, _spare_blocks_per_die(drive_doc))
-    values = sorted({min(v, cap) for v in IDLE_GC_BLOCKS} - {bg0, 0})
+    fg = int(drive_doc["ftl"].get("gc_threshold_blocks") or _base_profile_ftl().get("gc_threshold_blocks") or 0)
+    values = sorted({min(fg + d, cap) for d in IDLE_GC_EXTRA_BLOCKS} - {bg0, 0})
     if not values:
         return drive_doc, figs0, assumed
     docs = [{**drive_doc, "ftl": {**drive_doc["ftl"], "bg_gc_threshold_blocks": v}} for v in values]
@@ -957,8 +961,9 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
     v, doc, figs = tried[i]
     listed = ", ".join(f"{b}: {e:.3f}" for (b, _, _), e in sorted(zip(tried, errs), key=lambda x: x[0][0]))
     return doc, figs, {"value": v, "source": "fitted", "residual": round(errs[i], 4),
-                       "why": f"{assumed.get('why', '')}; the blocks per die it restores fitted to the fill stage (RMS log "
-                              f"error by blocks: {listed}; at most the {cap} a die has spare)"}
+                       "why": f"{assumed.get('why', '')}; the blocks per die it restores fitted to the fill stage, "
+                              f"{v - fg} beyond the {fg} the foreground keeps free (RMS log error by blocks: {listed}; "
+                              f"at most the {cap} a die has spare)"}
 
 
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
