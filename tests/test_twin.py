@@ -370,6 +370,44 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
     assert low < 0.5 * own and abs(dies / truth - 1) <= 0.10
 
 
+def test_the_raw_nand_allows_one_die_count_per_density_and_none_on_a_file() -> None:
+    from ssdlab.twin.fit import raw_nand_dies
+
+    def probe(kind: str, cap: float, onset: float | None) -> Dict[str, Any]:
+        return {"target": {"kind": kind}, "features": {"capacity_bytes": {"value": cap}, "gc_onset_bytes": {"value": onset}}}
+
+    # 256GB on 256 GiB of NAND (the m4, Vector, Vertex 4 256GB): 32 dies of 64 Gbit, 64 of 32, 16 of 128
+    assert raw_nand_dies(probe("simulated", 256e9, 18.2e9)) == [16, 32, 64]
+    # the SSD 320's 300GB on 40 dies of 64 Gbit: 40 is 8 channels x 5
+    assert raw_nand_dies(probe("block", 300e9, 25.6e9)) == [16, 40, 72]
+    # no onset measured, a file (its drive's NAND is not the file's), too small to tell the densities apart
+    assert raw_nand_dies(probe("simulated", 120e9, None)) == []
+    assert raw_nand_dies(probe("file", 256e9, 18.2e9)) == []
+    assert raw_nand_dies(probe("simulated", 64e9, 4.4e9)) == []
+
+
+@pytest.mark.slow
+def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_leave_open() -> None:
+    from ssdlab.cluster import Runner
+    from ssdlab.twin.fit import raw_nand_dies, scan_starts, start_candidates, twin_target
+
+    # the Crucial m4's writes stop at its controller's write path (268 MB/s) and its reads at 55 MB/s channels:
+    # the scan over the rates' continuum gave it 48 dies (rt15); its raw NAND holds 16, 32 or 64, and of those
+    # the probe picks its 32
+    run = run_probe_simulated("crucial-m4-256", None)
+    doc = {"target": {**run.target, "drive_id": "crucial-m4-256"}, "jobs": run.jobs_doc(),
+           "features": extract(run.figures, run.target["capacity_bytes"])}
+    choices = raw_nand_dies(doc)
+    assert choices == [16, 32, 64]
+    assert {8 * c["nand.packages_per_channel"] for c in start_candidates(doc["features"], choices)} <= set(choices)
+    with Runner(jobs=2) as runner:
+        best, scored = scan_starts(twin_target(doc, "t"), doc["features"], runner, 1, choices)
+    dies = 8 * best["nand.packages_per_channel"]
+    print(f"{len(scored)} starts over {choices} dies: best {min(o for _, o in scored):.3f} at {dies} dies, "
+          f"{1 << best['nand.page_size_log2']} B pages (truth {_truth('crucial-m4-256')['dies']})")
+    assert dies == _truth("crucial-m4-256")["dies"] == 32 and best["nand.page_size_log2"] == 13
+
+
 def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_channels() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit import ACTIVE_DIES_KEY, scan_starts, twin_target

@@ -91,11 +91,34 @@ ACTIVE_DIES_EVIDENCE = 0.6
 DIE_CAP_START = 8
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
 _RESERVE_BLOCKS = 5
+#: The user-data area of one NAND die: dies come in power-of-two densities, and the era's MLC parts hold 32, 64
+#: or 128 Gbit (the library's parts: IMFT L63B, Hynix 32nm and Samsung 2x-nm 32 Gbit; IMFT L74A, Intel HET,
+#: Toshiba, Samsung 21nm and SanDisk 19nm 64 Gbit; docs/model.md). A drive's raw NAND therefore holds one of three
+#: die counts, where the write rates leave a continuum open: on the round trip of 946555e (rt15) the twins took
+#: 24, 40, 48, 56, 72 and 80 dies, counts no raw NAND of these densities gives (the truths: 32, 32, 32, 64, 64, 63).
+DIE_BYTES = (4 << 30, 8 << 30, 16 << 30)
 
 
 def _fv(features: Mapping[str, Any], name: str) -> Any:
     f = features.get(name) or {}
     return f.get("value")
+
+
+def raw_nand_dies(probe_doc: Mapping[str, Any]) -> List[int]:
+    """The die counts (multiples of the twin's channels) the probed drive's
+    raw NAND allows, one per density of :data:`DIE_BYTES`: the raw NAND is
+    the capacity and the bytes the torture wrote past it before garbage
+    collection bit (``gc_onset_bytes``). Empty where the onset was not
+    measured, on a file target (the drive's raw NAND is not the file's),
+    and where the densities give fewer than three counts (a target too
+    small to tell them apart)."""
+    features = probe_doc["features"]
+    onset, cap = _fv(features, "gc_onset_bytes"), _fv(features, "capacity_bytes")
+    if probe_doc.get("target", {}).get("kind") == "file" or not onset or not cap:
+        return []
+    raw = float(cap) + float(onset)
+    dies = sorted({CHANNELS * max(1, round(raw / d / CHANNELS)) for d in DIE_BYTES})
+    return dies if len(dies) == len(DIE_BYTES) and dies[-1] <= CHANNELS * MAX_PACKAGES_PER_CHANNEL else []
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -132,8 +155,10 @@ def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
     return float(v) if v and f.get("confidence") in ("high", "medium") else None
 
 
-def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
-    """The twin's free parameters, each starting where the features point."""
+def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = ()) -> List[FreeParameter]:
+    """The twin's free parameters, each starting where the features point
+    (the dies within ``dies_choices``, the counts the raw NAND allows, when
+    given: :func:`raw_nand_dies`)."""
     dies = _fv(features, "dies") or 16
     flush_ns = _tprog_measured(features)
     r1 = _fv(features, "read_latency_4k_us")
@@ -216,6 +241,13 @@ def free_parameters(features: Mapping[str, Any]) -> List[FreeParameter]:
     else:
         ppc_range = (1, MAX_PACKAGES_PER_CHANNEL)
         ppc_why = f"dies = {CHANNELS} channels x this: read and write parallelism"
+    if dies_choices:
+        # one of the counts the raw NAND allows, the nearest to the rates' estimate to start; the scan chooses
+        ppc_range = (dies_choices[0] // CHANNELS, dies_choices[-1] // CHANNELS)
+        ppc = min(dies_choices, key=lambda d: abs(math.log(d / dies))) // CHANNELS
+        ppc_why = (f"dies = {CHANNELS} channels x this: one of the counts the raw NAND (the capacity and the bytes "
+                   f"written past it before garbage collection bit) holds in dies of 32, 64 or 128 Gbit "
+                   f"({', '.join(str(d) for d in dies_choices)}), chosen by the scan over page size and dies")
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
         FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
@@ -480,7 +512,7 @@ class _Context:
 
 def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
     features = probe_doc["features"]
-    params = free_parameters(features)
+    params = free_parameters(features, raw_nand_dies(probe_doc))
     rows = probe_rows(probe_doc, twin_id)
     if not rows:
         raise SsdlabError("the probe measured none of the clean-stage jobs a twin is fitted to (was it interrupted at once?)")
@@ -565,18 +597,20 @@ def fit_power(measured: Mapping[str, Mapping[str, Any]], idle_w: float, twin: Ma
     return values, prov, {"jobs": n, "rms_relative_error": rms, "active_w": active_w, "nand_scale": scale}
 
 
-def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
+def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = ()) -> List[Dict[str, Any]]:
     """Starts to try before the fit, over the two internals the rates leave
     most open: the page size (4, 8, 16 KiB) and, for each, the dies it implies
     from the features' estimate (made for 8KB pages: twice as many dies at
     4KB, half at 16KB) times 1/2, 1/sqrt(2), 1, sqrt(2) and 2, within the
-    dies' range. The other values start where they would for those dies (the
+    dies' range; or, given ``dies_choices`` (the counts the raw NAND allows:
+    :func:`raw_nand_dies`), each of those with each page size. The other
+    values start where they would for those dies (the
     stripe chunk depends on them). The features' own start comes first.
     Where the QD1 reads' NAND share set the channel's start (link-bound
     drives on slow channels), the same grid is tried with the generic
     channel too, and where a per-request die cap is
     offered, without it."""
-    base = free_parameters(features)
+    base = free_parameters(features, dies_choices)
     by_key = {p.key: p for p in base}
     ppc_p = by_key["nand.packages_per_channel"]
     dies = float(_fv(features, "dies") or 16)
@@ -584,7 +618,7 @@ def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
     def add(feats: Mapping[str, Any], log2: int, ppc: int, **fixed: Any) -> None:
         f2 = {**feats, "dies": {**(feats.get("dies") or {}), "value": ppc * CHANNELS}}
-        vals = {p.key: p.value for p in free_parameters(f2)}
+        vals = {p.key: p.value for p in free_parameters(f2, dies_choices)}
         cand = {p.key: p.snap(float(vals.get(p.key, p.value))) for p in base}
         cand["nand.packages_per_channel"] = ppc
         cand["nand.page_size_log2"] = log2
@@ -592,31 +626,38 @@ def start_candidates(features: Mapping[str, Any]) -> List[Dict[str, Any]]:
         if cand not in out:
             out.append(cand)
 
-    for log2 in (12, 13, 14):
-        implied = dies * 8192 / (1 << log2)
-        for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
-            add(features, log2, ppc_p.snap(implied * m / CHANNELS))
+    def grid(feats: Mapping[str, Any]) -> None:
+        for log2 in (12, 13, 14):
+            if dies_choices:
+                for d in dies_choices:
+                    add(feats, log2, d // CHANNELS)
+                continue
+            implied = dies * 8192 / (1 << log2)
+            for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
+                add(feats, log2, ppc_p.snap(implied * m / CHANNELS))
+
+    grid(features)
     # where the QD1 reads' NAND share moved the channel's start, the same grid at the generic channel: that share
     # holds whatever else the die spends per byte read (the SF-2281's decode per stripe chunk: 83 MB/s per
     # channel where the truth is 166)
     if "nand.channel_bytes_per_s" in by_key and by_key["nand.channel_bytes_per_s"].value != GENERIC_CHANNEL_BYTES_PER_S:
         plain = {k: v for k, v in features.items() if k != "nand_read_bytes_per_s"}
-        if {p.key: p.value for p in free_parameters(plain)}.get("nand.channel_bytes_per_s") == GENERIC_CHANNEL_BYTES_PER_S:
-            for log2 in (12, 13, 14):
-                implied = dies * 8192 / (1 << log2)
-                for m in (0.5, 2 ** -0.5, 1.0, 2 ** 0.5, 2.0):
-                    add(plain, log2, ppc_p.snap(implied * m / CHANNELS))
+        if {p.key: p.value for p in free_parameters(plain, dies_choices)}.get("nand.channel_bytes_per_s") == GENERIC_CHANNEL_BYTES_PER_S:
+            grid(plain)
     # a per-request die cap is offered where reads of data written at random are slow, which a decode or the
     # layout can explain too: the page sizes at the implied dies without the cap (its top: more dies than any
     # request spans), so that large requests choose
     cap = by_key.get("controller.seq_read_max_dies")
     if cap is not None:
         for log2 in (12, 13, 14):
-            add(features, log2, ppc_p.snap(dies * 8192 / (1 << log2) / CHANNELS), **{cap.key: int(cap.high)})
+            ppc = (min(dies_choices, key=lambda d: abs(math.log(d / (dies * 8192 / (1 << log2))))) // CHANNELS
+                   if dies_choices else ppc_p.snap(dies * 8192 / (1 << log2) / CHANNELS))
+            add(features, log2, ppc, **{cap.key: int(cap.high)})
     return out
 
 
-def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter]) -> List[Dict[str, Any]]:
+def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = ()
+                      ) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
     other there: the channel rate at 1/2, 2/3 and 3/2 of its start (tR moved
     by the 4KB's transfer so that the die's read keeps the measured time),
@@ -625,7 +666,8 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter])
     busy, Samsung MCX 32 of 64, SF-1200 16 of 32). The rates alone leave
     these open; the reads of the probe's ATTO pair, right after its writes,
     tell them apart (Samsung 830: a read waits for one of the 32 dies the
-    flush of its buffer holds, over 133 MB/s channels)."""
+    flush of its buffer holds, over 133 MB/s channels). Given
+    ``dies_choices``, twice the dies only where the raw NAND allows them."""
     by_key = {p.key: p for p in params}
     ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
     chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
@@ -639,15 +681,22 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter])
                 variants.append({ch_p.key: ch, tr_p.key: tr})
     out: List[Dict[str, Any]] = []
     ppc = int(start[ppc_p.key])
+    doubled = 2 * ppc <= MAX_PACKAGES_PER_CHANNEL and (not dies_choices or 2 * ppc * CHANNELS in dies_choices)
     for v in variants:
-        for capped in (False, True):
+        for capped in (False, True) if doubled else (False,):
             cand = {**start, **v}
             if capped:
-                if 2 * ppc > MAX_PACKAGES_PER_CHANNEL:
-                    continue
                 cand[ppc_p.key] = 2 * ppc
                 cand[ACTIVE_DIES_KEY] = ppc * CHANNELS
             if cand != start and cand not in out:
+                out.append(cand)
+    # twice the dies at the other page sizes too: with half of them working, the page that fits differs (the Vertex 3
+    # 480GB's probe, 64 dies with 32 working: objective 0.627 at its 8 KiB pages, 0.656 at the 16 KiB the grid's
+    # best of 32 dies had)
+    if doubled and "nand.page_size_log2" in start:
+        for log2 in (12, 13, 14):
+            cand = {**start, ppc_p.key: 2 * ppc, ACTIVE_DIES_KEY: ppc * CHANNELS, "nand.page_size_log2": log2}
+            if cand not in out:
                 out.append(cand)
     return out
 
@@ -664,19 +713,20 @@ def with_active_dies(params: Sequence[FreeParameter], start: Mapping[str, Any]) 
                                 "the dies with the rates' count working at once reproduce the probe better")]
 
 
-def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1
-                ) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
+def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1,
+                dies_choices: Sequence[int] = ()) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
     """Every :func:`start_candidates` simulated (one batch on the runner),
     then the :func:`refine_candidates` around the best of them (a second
     batch); the best start and every (start, objective). CMA-ES's steps are
     small (``TWIN_SIGMA0``): it cannot move an integer like the dies by half
     or double, nor leave a start whose channel and tR trade against each
-    other, so those moves are tried here first."""
-    cands = start_candidates(features)
+    other, so those moves are tried here first. ``dies_choices``: the die
+    counts the raw NAND allows (:func:`raw_nand_dies`), the only ones tried."""
+    cands = start_candidates(features, dies_choices)
     evs = evaluate_twin([(target, c) for c in cands], runner, seed)
     scored = [(c, ev.objective) for c, ev in zip(cands, evs)]
     best = min(scored, key=lambda x: x[1])[0]
-    more = [c for c in refine_candidates(best, target.params) if c not in cands]
+    more = [c for c in refine_candidates(best, target.params, dies_choices) if c not in cands]
     if more:
         evs = evaluate_twin([(replace(target, params=with_active_dies(target.params, c)) if ACTIVE_DIES_KEY in c
                                else target, c) for c in more], runner, seed)
@@ -989,10 +1039,15 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     run = runner if runner is not None else Runner()
     try:
         # the best of the page size x dies starts becomes the fit's start (and its committed values)
-        start, scanned = scan_starts(target, doc["features"], run, seed)
+        dies_choices = raw_nand_dies(doc)
+        start, scanned = scan_starts(target, doc["features"], run, seed, dies_choices)
         if ACTIVE_DIES_KEY in start:
             target.params = with_active_dies(target.params, start)
         target.params = [replace(p, value=start[p.key]) for p in target.params]
+        if dies_choices:
+            # the scan chose among the counts the raw NAND allows: the sampler's steps of one package would leave them
+            target.params = [replace(p, low=p.value, high=p.value) if p.key == "nand.packages_per_channel" else p
+                             for p in target.params]
         if stream is not None:
             stream.write(f"ssdlab fit: {len(scanned)} starts over page size and dies, objective "
                          f"{scanned[0][1]:.3f} at the features' own -> {min(o for _, o in scanned):.3f}\n")
