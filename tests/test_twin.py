@@ -652,10 +652,20 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
     slow = [x * 0.7 for x in steady]
     _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, slow), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "assumed"
-    # a twin whose garbage collection cleans whole blocks when it needs one: the flush waits for that cleaning
+    # a twin whose garbage collection cleans whole blocks when it needs one: the flush waits for that cleaning, on
+    # the twin as on the drive where the twin's torture runs at the drive's pace and variability; the buffers of
+    # LAZY_BUFFER_GRID_BYTES are tried on the whole probe and the closest kept (64 MiB: 1.68 s for the drive's 2)
     _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, steady), FakeRunner(), 1, 1.0,  # type: ignore[arg-type]
                                         gc_mode="lazy")
+    assert prov["source"] == "fitted" and prov["value"] == 64 << 20 and "128 MiB: " in prov["why"]
+    # ... and where it does not (the drive's torture stalls), the flush says nothing of the buffer
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, stalls), FakeRunner(), 1, 1.0,  # type: ignore[arg-type]
+                                        gc_mode="lazy")
     assert prov["source"] == "assumed" and "waits for that cleaning" in prov["why"]
+    # ... nor where no buffer reproduces the probe clearly better than the assumed one
+    _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs0, FakeRunner(), 1, 1.0,  # type: ignore[arg-type]
+                                        gc_mode="lazy")
+    assert prov["source"] == "assumed" and "below 0.7 of the assumed's" in prov["why"]
     # bursts that saw a buffer well short of the flush's (a shallow step: the NAND nearly keeps up with the link)
     bursts = {"value": 20_000_000, "source": "measured", "why": "the bursts' step"}
     _, _, prov = tf.choose_dirty_buffer(base, figs0, bursts, feats, figs(2.0, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
