@@ -1109,8 +1109,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
             key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k
             prov[key]["residual"] = round(best.objective, 4)
             prov[key]["why"] = next(p.why for p in target.params if p.key == k)
-        # the whole probe on the twin: when its garbage collection works (the fill stage), then the buffer the
-        # clean drive hid (the flush after the torture)
+        # the whole probe on the twin: when its garbage collection works (the fill stage), how much idle time
+        # cleans, then the buffer the clean drive hid (the flush after the torture)
         cap, budget = capacity_of(doc)
         measured = figures_of(doc)
         drive_doc, twin_figs, gc_prov = choose_gc_mode(drive_doc, features, measured, run, seed, budget)
@@ -1123,18 +1123,20 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                        "recycled blocks (the garbage collection above)"}
         if stream is not None:
             stream.write(f"ssdlab fit: {gc_prov['value']} garbage collection ({gc_prov['why']})\n")
-        drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
-                                                                features, measured, run, seed, budget,
-                                                                gc_mode=str(gc_prov["value"]))
-        prov["controller.write_buffer_bytes"] = buffer_prov
-        if stream is not None and buffer_prov["source"] != "assumed":
-            stream.write(f"ssdlab fit: write buffer {buffer_prov['value']:,} B from the flush after the torture\n")
+        # idle-time GC before the buffer: the writes after idle time and the dirty write it moves are in the fill
+        # stage the buffer is judged on (Crucial m4: 32 MiB brings it to 0.83 of the assumed's error before, 0.30 after)
         drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
                                                          features, measured, run, seed, budget)
         if idle_prov:
             prov["ftl.bg_gc_threshold_blocks"] = idle_prov
         if stream is not None and idle_prov.get("source") == "fitted":
             stream.write(f"ssdlab fit: idle-time GC restores {idle_prov['value']} blocks per die\n")
+        drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
+                                                                features, measured, run, seed, budget,
+                                                                gc_mode=str(gc_prov["value"]))
+        prov["controller.write_buffer_bytes"] = buffer_prov
+        if stream is not None and buffer_prov["source"] != "assumed":
+            stream.write(f"ssdlab fit: write buffer {buffer_prov['value']:,} B from the flush after the torture\n")
     finally:
         if own:
             run.close()
