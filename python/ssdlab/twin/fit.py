@@ -999,7 +999,7 @@ def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], as
         return drive_doc, figs0, {**assumed, "why": assumed["why"] + lazy_why + f" (the fill stage's RMS log error by "
                                   f"buffer, the twin cleaning as the drive does: {listed}; a buffer must bring it below "
                                   f"{LAZY_BUFFER_EVIDENCE} of the assumed's)"}
-    b, doc, figs = tried[i]
+    _, doc, figs = tried[i]
     return doc, figs, {"value": int(doc["controller"]["write_buffer_bytes"]), "source": "fitted",
                        "residual": round(errs[i], 4),
                        "why": "the clean drive's bursts did not show it; the flush after the torture waits for the "
