@@ -249,6 +249,12 @@ def test_a_faster_mode_that_ends_half_way_through_the_fill_is_seen_and_a_gc_fall
     print({k: f[k]["value"] for k in ("perf_mode", "perf_mode_fill_percent", "standard_write_bytes_per_s")})
     assert f["perf_mode"]["value"] is True and f["perf_mode_fill_percent"]["value"] == 50
     assert abs(f["standard_write_bytes_per_s"]["value"] / 380e6 - 1) < 0.01
+    # a drive whose standard mode still outruns the link ends at its first rate: the mode shows in the fall
+    # alone (Vertex 4 512GB: 504 MB/s, 219 during the reorganisation, 504 again)
+    f = extract(_fill([500] * 100 + [200] * 60 + [500] * 120), cap)
+    assert f["perf_mode"]["value"] is True and f["perf_mode_fill_percent"]["value"] == 50
+    assert f["standard_write_bytes_per_s"]["value"] is None and "link" in f["standard_write_bytes_per_s"]["how"]
+    assert abs(f["perf_mode_dip_bytes_per_s"]["value"] / 200e6 - 1) < 0.01
     # a fall that never recovers (garbage collection late in the fill) and a flat fill: no mode
     assert extract(_fill([500] * 150 + [100] * 100), cap)["perf_mode"]["value"] is False
     assert extract(_fill([400] * 250), cap)["perf_mode"]["value"] is False
@@ -273,6 +279,16 @@ def test_a_twin_of_a_drive_with_a_faster_mode_gets_both_program_times(generic_pr
     assert abs(std - (32 * 16384 / 380e6 * 1e9 - 16384 / 200e6 * 1e9)) < 1_000 and fast < std
     d = Drive.load(doc)  # the engine takes it: the faster mode's time below the standard one
     assert d.config["ftl"]["perf_mode_tprog_ns"] == fast
+    # the fill ended at the link's rate: the standard program time comes from the fall, where each die programs
+    # a host unit and two reorganised ones and reads those two: 32 x 16 KiB / 110 MB/s = 4766 us per host unit
+    # = 3 x (82 us + tPROG) + 2 x (tR + 82 us)
+    features.update(extract(_fill([500] * 100 + [110] * 60 + [500] * 120), 100_000_000_000))
+    doc, prov = build_doc(features, values, "t")
+    std, tr = doc["nand"]["tprog_ns"], doc["nand"].get("tr_ns", 50_000)  # not fitted here: the base part's
+    print(f"standard {std} ns from the fall: {prov['nand.tprog_ns']['why']}")
+    assert doc["ftl"]["perf_mode_tprog_ns"] == fast and prov["nand.tprog_ns"]["source"] == "measured"
+    x = 16384 / 200e6 * 1e9
+    assert abs(std - ((32 * 16384 / 110e6 * 1e9 - 2 * (tr + x)) / 3 - x)) < 1_000
 
 
 @pytest.mark.parametrize("preset", ["neutron-240", "samsung840pro-256"])

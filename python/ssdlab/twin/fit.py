@@ -97,6 +97,9 @@ _RESERVE_BLOCKS = 5
 #: die counts, where the write rates leave a continuum open: on the round trip of 946555e (rt15) the twins took
 #: 24, 40, 48, 56, 72 and 80 dies, counts no raw NAND of these densities gives (the truths: 32, 32, 32, 64, 64, 63).
 DIE_BYTES = (4 << 30, 8 << 30, 16 << 30)
+#: The engine's default for ``ftl.perf_mode_reorg_units_per_host_unit`` (units the performance mode's
+#: reorganisation moves per host unit), where the base profile leaves it unset.
+REORG_UNITS_PER_HOST_UNIT = 2
 
 
 def _fv(features: Mapping[str, Any], name: str) -> Any:
@@ -393,20 +396,34 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
             f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
     std_rate = _fv(features, "standard_write_bytes_per_s")
-    if _fv(features, "perf_mode") and std_rate and "tprog_ns" in doc["nand"]:
+    dip_rate = _fv(features, "perf_mode_dip_bytes_per_s")
+    if _fv(features, "perf_mode") and (std_rate or dip_rate) and "tprog_ns" in doc["nand"]:
         # the clean stage ran in the faster mode: its program time is that mode's; the standard one follows
         # from the fill's final rate, die-bound: dies x unit / (transfer + tPROG)
         ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
         unit = PLANES * page
+        xfer_ns = unit / ch * 1e9
         fast_tprog = int(doc["nand"]["tprog_ns"])
         pct = int(_fv(features, "perf_mode_fill_percent"))
         put(doc, "ftl.perf_mode_tprog_ns", fast_tprog, prov["nand.tprog_ns"]["source"],
             f"program time while fewer than {pct}% of the LBAs hold data (the clean stage ran in this mode)")
         put(doc, "ftl.perf_mode_fill_percent", pct, "measured", features["perf_mode_fill_percent"]["how"])
-        std = max(fast_tprog + 10_000, dies * unit / float(std_rate) * 1e9 - unit / ch * 1e9)
-        put(doc, "nand.tprog_ns", int(round(std, -3)), "measured",
-            f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the fill's "
-            f"final {float(std_rate) / 1e6:.0f} MB/s")
+        if std_rate:
+            std = dies * unit / float(std_rate) * 1e9 - xfer_ns
+            why = (f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the "
+                   f"fill's final {float(std_rate) / 1e6:.0f} MB/s")
+        else:
+            # the fill ended at the link's rate: the standard mode shows only in the fall, where each die
+            # programs the host's unit and r reorganised ones (each read first): per host unit
+            # (1 + r) x (transfer + tPROG) + r x (tR + transfer)
+            r = int(_base_profile_ftl().get("perf_mode_reorg_units_per_host_unit", REORG_UNITS_PER_HOST_UNIT))
+            tr = float(doc["nand"].get("tr_ns", library_values("part", BASE_PART)["nand"]["tr_ns"]))
+            per_unit_ns = dies * unit / float(dip_rate) * 1e9
+            std = (per_unit_ns - r * (tr + xfer_ns)) / (1 + r) - xfer_ns
+            why = (f"the standard mode's program time, from the fill's fall to {float(dip_rate) / 1e6:.0f} MB/s (its "
+                   f"end ran at the link's rate): {dies} dies x {unit // 1024} KiB per host unit, each with {r} "
+                   "reorganised units read and programmed beside it")
+        put(doc, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
     u1 = _fv(features, "unwritten_read_latency_us")
     if _fv(features, "unwritten_reads_from_map") is False and u1:
         # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
