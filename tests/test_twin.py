@@ -402,6 +402,28 @@ def test_the_raw_nand_allows_one_die_count_per_density_and_none_on_a_file() -> N
     assert raw_nand_dies(probe("simulated", 64e9, 4.4e9)) == []
 
 
+def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_write_rates_dies_working() -> None:
+    from ssdlab.twin.fit import ACTIVE_DIES_KEY, CHANNELS_KEY, free_parameters, refine_candidates
+
+    # the X25-M G2's probe: 104 MB/s of writes at 1.09 ms per unit is 7 dies of 16 KiB units; its raw NAND holds
+    # 8, 16 or 40 dies, and its 40 work on 10 channels, 14 at a time
+    feats = {"dies": {"value": 7, "confidence": "medium"}}
+    params = free_parameters(feats, [8, 16, 40])
+    start = {**{p.key: p.value for p in params}, "nand.packages_per_channel": 5, "nand.page_size_log2": 12}
+    cands = refine_candidates(start, params, [8, 16, 40], feats)
+    moved = [{k: v for k, v in c.items() if start.get(k) != v} for c in cands]
+    # the 40 dies on 10 channels of 4
+    assert {CHANNELS_KEY: 10, "nand.packages_per_channel": 4} in moved
+    # 40 dies with the 14 working that 8 KiB units need for the write rate (on 8 and on 10 channels), the write
+    # path then no slower than the link: the dies explain the rate
+    high = next(p.high for p in params if p.key == "controller.max_write_bytes_per_s")
+    capped = [m for m in moved if m.get(ACTIVE_DIES_KEY) == 14]
+    assert {m.get(CHANNELS_KEY, 8) for m in capped} == {8, 10}
+    assert all(m["controller.max_write_bytes_per_s"] == high for m in capped)
+    # a count of dies that the working ones nearly fill gets no cap (8 dies for 7 at 16 KiB units)
+    assert not [m for m in moved if m.get(ACTIVE_DIES_KEY) == 7 and m.get("nand.packages_per_channel", 5) == 1]
+
+
 @pytest.mark.slow
 def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_leave_open() -> None:
     from ssdlab.cluster import Runner

@@ -41,7 +41,7 @@ from ..fit.output import toml_value
 from ..fit.params import FreeParameter, Target, library_values
 from ..fit.polish import polish
 from ..suite.calibrate import Published
-from .features import extract, steady_iops
+from .features import ASSUMED_PROGRAM_UNIT_BYTES, extract, steady_iops
 from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, probe_jobs, run_probe_simulated
 
 __all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
@@ -78,6 +78,11 @@ POLISH_EVALUATIONS = 80
 COMMAND_COST_MAX_NS = 250_000
 #: The most packages per channel a twin gets (16 x 8 channels: 128 dies).
 MAX_PACKAGES_PER_CHANNEL = 16
+#: The channel counts a twin may have: 8, the era's common layout, or 10 (Intel's PC29AS21BA0 in the X25-M G2 and
+#: the 320), chosen by the scan (:func:`refine_candidates`) where the raw NAND's dies divide among them.
+CHANNEL_CHOICES = (8, 10)
+#: The key of the channel count in a twin's values, when the scan chose other than :data:`CHANNELS`.
+CHANNELS_KEY = "nand.channels"
 #: The key of the active-die cap the scan may give a twin (:func:`refine_candidates`).
 ACTIVE_DIES_KEY = "controller.max_active_dies"
 #: How much lower the scan's objective must be with an active-die cap than without for the twin to get one:
@@ -380,9 +385,10 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             put(doc, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
         else:
             put(doc, k, v, "fitted", "")
-    put(doc, "nand.channels", CHANNELS, "assumed", "8 channels, the common layout of the era")
+    if CHANNELS_KEY not in values:
+        put(doc, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
     put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
-    dies = CHANNELS * int(doc["nand"].get("packages_per_channel", 2))
+    dies = int(doc["nand"][CHANNELS_KEY.split(".")[1]]) * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
     flush_ns = _tprog_measured(features)
     if flush_ns is not None and "nand.tprog_ns" not in values:
@@ -673,8 +679,8 @@ def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = 
     return out
 
 
-def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = ()
-                      ) -> List[Dict[str, Any]]:
+def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = (),
+                      features: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
     other there: the channel rate at 1/2, 2/3 and 3/2 of its start (tR moved
     by the 4KB's transfer so that the die's read keeps the measured time),
@@ -684,7 +690,15 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     these open; the reads of the probe's ATTO pair, right after its writes,
     tell them apart (Samsung 830: a read waits for one of the 32 dies the
     flush of its buffer holds, over 133 MB/s channels). Given
-    ``dies_choices``, twice the dies only where the raw NAND allows them."""
+    ``dies_choices``, twice the dies only where the raw NAND allows them.
+
+    Given ``features`` and ``dies_choices`` too: every count the raw NAND
+    allows with only the dies the write rate implies working (the features'
+    estimate at each page size's program unit), where the NAND holds more.
+    A drive whose write rate needs fewer dies than its NAND holds has either
+    a slow write path or dies kept idle, and the two differ in what its reads
+    see (Intel X25-M G2: 104 MB/s, 14 dies of 8 KiB units at 1.09 ms, of 40;
+    a 128KB read at QD1 gets 14 dies, not 40, so 129 MB/s, not 142)."""
     by_key = {p.key: p for p in params}
     ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
     chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
@@ -715,6 +729,43 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
             cand = {**start, ppc_p.key: 2 * ppc, ACTIVE_DIES_KEY: ppc * CHANNELS, "nand.page_size_log2": log2}
             if cand not in out:
                 out.append(cand)
+    # the raw NAND's dies on other channel counts where they divide (the dies a request reads at once, and the
+    # channel each waits on, differ: Intel X25-M G2, 40 dies on 10 channels: objective 0.18 against 0.67 on 8 with
+    # every other value its own), each also with the write rate's dies working (below)
+    here = int(start.get(CHANNELS_KEY, CHANNELS))
+    others = [(c, d) for c in CHANNEL_CHOICES if c != here for d in dies_choices
+              if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL]
+    layouts: List[Tuple[int, Optional[int]]] = [(here, None), *others]
+
+    def relaid(c: int) -> Dict[str, Any]:
+        # the channels carry the start's total rate, and the die's read keeps its measured time
+        if ch_p is None:
+            return {}
+        ch0 = float(start[ch_p.key])
+        ch = ch_p.snap(ch0 * here / c)
+        return {ch_p.key: ch, tr_p.key: tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
+
+    for c, d in others:
+        cand = {**start, CHANNELS_KEY: c, ppc_p.key: d // c, **relaid(c)}
+        if cand not in out:
+            out.append(cand)
+    implied = _fv(features, "dies") if features is not None else None
+    if implied and dies_choices and "nand.page_size_log2" in start:
+        write_p = by_key.get("controller.max_write_bytes_per_s")
+        for log2 in (12, 13, 14):
+            working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
+            for c, only in layouts:
+                for d in dies_choices if only is None else (only,):
+                    if working < 4 or d < 1.25 * working or d % c:
+                        continue
+                    # the dies explain the write rate: the write path is left no slower than the link
+                    cand = {**start, ppc_p.key: d // c, ACTIVE_DIES_KEY: working, "nand.page_size_log2": log2}
+                    if c != here or CHANNELS_KEY in start:
+                        cand.update({CHANNELS_KEY: c, **relaid(c)})
+                    if write_p is not None:
+                        cand[write_p.key] = int(write_p.high)
+                    if cand not in out:
+                        out.append(cand)
     return out
 
 
@@ -730,6 +781,27 @@ def with_active_dies(params: Sequence[FreeParameter], start: Mapping[str, Any]) 
                                 "the dies with the rates' count working at once reproduce the probe better")]
 
 
+def _target_for(target: Target, values: Mapping[str, Any]) -> Target:
+    """``target`` with the parameters a start's structure adds: a free active-die cap, a fixed channel count."""
+    params = with_active_dies(target.params, values) if ACTIVE_DIES_KEY in values else list(target.params)
+    if CHANNELS_KEY in values:
+        c = int(values[CHANNELS_KEY])
+        params = [p for p in params if p.key != CHANNELS_KEY] + [FreeParameter(
+            CHANNELS_KEY, c, c, c, False, 1, f"channels: the scan's choice among {CHANNEL_CHOICES} for the dies the "
+            "raw NAND holds (which dies a request reads at once, and the channel each waits on)")]
+    return replace(target, params=params)
+
+
+#: Structures (channel count, active-die cap or not) whose best start comes within this factor of the best
+#: start's objective are each polished before one is chosen: at the starts' times they score alike (Intel X25-M
+#: G2: 0.71-0.83 for 8 or 10 channels, capped or not), their own times tell them apart.
+CONTEST_WINDOW = 1.3
+#: Pattern-search evaluations each contending structure gets (about one sweep of the times).
+CONTEST_EVALUATIONS = 32
+#: After the contest's polish a cap must still explain the probe this much better than the dies all working.
+CONTEST_CAP_EVIDENCE = 0.85
+
+
 def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1,
                 dies_choices: Sequence[int] = ()) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
     """Every :func:`start_candidates` simulated (one batch on the runner),
@@ -738,21 +810,44 @@ def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, see
     small (``TWIN_SIGMA0``): it cannot move an integer like the dies by half
     or double, nor leave a start whose channel and tR trade against each
     other, so those moves are tried here first. ``dies_choices``: the die
-    counts the raw NAND allows (:func:`raw_nand_dies`), the only ones tried."""
+    counts the raw NAND allows (:func:`raw_nand_dies`), the only ones tried.
+
+    Where several structures (channels, an active-die cap) come close, the
+    best start of each is polished a little (:data:`CONTEST_EVALUATIONS`)
+    and the best polished one is the start; a cap must beat the dies all
+    working by :data:`CONTEST_CAP_EVIDENCE` (before any polish, by
+    :data:`ACTIVE_DIES_EVIDENCE`)."""
     cands = start_candidates(features, dies_choices)
     evs = evaluate_twin([(target, c) for c in cands], runner, seed)
-    scored = [(c, ev.objective) for c, ev in zip(cands, evs)]
-    best = min(scored, key=lambda x: x[1])[0]
-    more = [c for c in refine_candidates(best, target.params, dies_choices) if c not in cands]
+    evaluated = list(zip(cands, evs))
+    best = min(evaluated, key=lambda x: x[1].objective)[0]
+    more = [c for c in refine_candidates(best, target.params, dies_choices, features) if c not in cands]
     if more:
-        evs = evaluate_twin([(replace(target, params=with_active_dies(target.params, c)) if ACTIVE_DIES_KEY in c
-                               else target, c) for c in more], runner, seed)
-        scored += [(c, ev.objective) for c, ev in zip(more, evs)]
-        plain = min((x for x in scored if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1])
-        capped = min((x for x in scored if ACTIVE_DIES_KEY in x[0]), key=lambda x: x[1], default=None)
+        evs = evaluate_twin([(_target_for(target, c), c) for c in more], runner, seed)
+        evaluated += list(zip(more, evs))
+        groups: Dict[Tuple[int, bool], Tuple[Dict[str, Any], Evaluation]] = {}
+        for c, ev in evaluated:
+            key = (int(c.get(CHANNELS_KEY, CHANNELS)), ACTIVE_DIES_KEY in c)
+            if key not in groups or ev.objective < groups[key][1].objective:
+                groups[key] = (c, ev)
+        low = min(ev.objective for _, ev in groups.values())
+        contenders = [g for g in groups.values() if g[1].objective <= CONTEST_WINDOW * low]
+        evidence = ACTIVE_DIES_EVIDENCE
+        if len(contenders) > 1:
+            polished = []
+            for c, ev in contenders:
+                res = polish(_target_for(target, c), ev, evaluate_twin, runner, seed, budget=CONTEST_EVALUATIONS,
+                             stream=None)
+                polished.append((dict(res.best.values), res.best))
+            evaluated += polished
+            contenders, evidence = polished, CONTEST_CAP_EVIDENCE
+        plain = min((x for x in contenders if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1].objective, default=None)
+        capped = min((x for x in contenders if ACTIVE_DIES_KEY in x[0]), key=lambda x: x[1].objective, default=None)
+        if plain is None:
+            plain = min((x for x in evaluated if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1].objective)
         # a cap is one more mechanism: it must explain the probe clearly better than the dies all working
-        best = capped[0] if capped is not None and capped[1] < ACTIVE_DIES_EVIDENCE * plain[1] else plain[0]
-    return best, scored
+        best = capped[0] if capped is not None and capped[1].objective < evidence * plain[1].objective else plain[0]
+    return best, [(c, ev.objective) for c, ev in evaluated]
 
 
 def _fill_error(measured: Mapping[str, Mapping[str, Any]], twin: Mapping[str, Mapping[str, Any]],
@@ -1096,6 +1191,9 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     doc = load_probe(probe_dir)
     if power_log is not None:
         doc = apply_power_log(doc, power_log)
+    # the features from the probe's figures by this ssdlab's extractor: a probe taken by an older one gains
+    # what the extractor learned since (the features it saved are the record of what it saw then)
+    doc = {**doc, "features": {**doc.get("features", {}), **extract(figures_of(doc), capacity_of(doc)[0])}}
     source_id = str(doc["target"].get("drive_id") or doc["target"].get("drive") or "drive")
     tid = twin_id or f"twin-{Path(source_id).stem}"
     target = twin_target(doc, tid)
@@ -1105,8 +1203,7 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         # the best of the page size x dies starts becomes the fit's start (and its committed values)
         dies_choices = raw_nand_dies(doc)
         start, scanned = scan_starts(target, doc["features"], run, seed, dies_choices)
-        if ACTIVE_DIES_KEY in start:
-            target.params = with_active_dies(target.params, start)
+        target = _target_for(target, start)
         target.params = [replace(p, value=start[p.key]) for p in target.params]
         if dies_choices:
             # the scan chose among the counts the raw NAND allows: the sampler's steps of one package would leave them
