@@ -388,7 +388,7 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     if CHANNELS_KEY not in values:
         put(doc, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
     put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
-    dies = int(doc["nand"][CHANNELS_KEY.split(".")[1]]) * int(doc["nand"].get("packages_per_channel", 2))
+    dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
     flush_ns = _tprog_measured(features)
     if flush_ns is not None and "nand.tprog_ns" not in values:
@@ -702,14 +702,21 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     by_key = {p.key: p for p in params}
     ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
     chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
+
+    def channel_times(m: float) -> Dict[str, Any]:
+        # the channel rate at m times the start's, tR moved so that the die's read keeps its measured time
+        if ch_p is None:
+            return {}
+        ch0 = float(start[ch_p.key])
+        ch = ch_p.snap(ch0 * m)
+        return {ch_p.key: ch, tr_p.key: tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
+
     variants: List[Dict[str, Any]] = [{}]
     if ch_p is not None:
-        ch0 = float(start[ch_p.key])
         for m in (0.5, 2 / 3, 1.5):
-            ch = ch_p.snap(ch0 * m)
-            if ch != start[ch_p.key]:
-                tr = tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)
-                variants.append({ch_p.key: ch, tr_p.key: tr})
+            v = channel_times(m)
+            if v[ch_p.key] != start[ch_p.key]:
+                variants.append(v)
     out: List[Dict[str, Any]] = []
     ppc = int(start[ppc_p.key])
     doubled = 2 * ppc <= MAX_PACKAGES_PER_CHANNEL and (not dies_choices or 2 * ppc * CHANNELS in dies_choices)
@@ -736,17 +743,9 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     others = [(c, d) for c in CHANNEL_CHOICES if c != here for d in dies_choices
               if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL]
     layouts: List[Tuple[int, Optional[int]]] = [(here, None), *others]
-
-    def relaid(c: int) -> Dict[str, Any]:
-        # the channels carry the start's total rate, and the die's read keeps its measured time
-        if ch_p is None:
-            return {}
-        ch0 = float(start[ch_p.key])
-        ch = ch_p.snap(ch0 * here / c)
-        return {ch_p.key: ch, tr_p.key: tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
-
     for c, d in others:
-        cand = {**start, CHANNELS_KEY: c, ppc_p.key: d // c, **relaid(c)}
+        # the c channels carry the start's total rate
+        cand = {**start, CHANNELS_KEY: c, ppc_p.key: d // c, **channel_times(here / c)}
         if cand not in out:
             out.append(cand)
     implied = _fv(features, "dies") if features is not None else None
@@ -761,7 +760,7 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
                     # the dies explain the write rate: the write path is left no slower than the link
                     cand = {**start, ppc_p.key: d // c, ACTIVE_DIES_KEY: working, "nand.page_size_log2": log2}
                     if c != here or CHANNELS_KEY in start:
-                        cand.update({CHANNELS_KEY: c, **relaid(c)})
+                        cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
                     if write_p is not None:
                         cand[write_p.key] = int(write_p.high)
                     if cand not in out:
