@@ -104,6 +104,37 @@ def test_a_fresh_out_of_box_plateau_is_not_the_steady_state() -> None:
     assert abs(s["window_mean_iops"] - 8_200) < 300
 
 
+def test_the_snia_steady_state_is_judged_on_one_minute_rounds_only() -> None:
+    """A steady state whose rounds of a few seconds vary +-12% (garbage
+    collection cycles) passes or fails the 20% range by chance: the quick
+    profile's 3-second rounds give no SNIA figure, the full profile's
+    1-minute rounds do."""
+    from types import SimpleNamespace
+
+    from ssdlab.suite.profile import FULL
+    from ssdlab.suite.summary import _consistency
+
+    rng = np.random.default_rng(1)
+    test = get_test("consistency")
+
+    def measured(interval_s: float, seconds: float) -> List[Dict[str, Any]]:
+        n = int(seconds / interval_s)
+        t = np.arange(1, n + 1) * interval_s
+        cycle = 7_000 * (1 + 0.12 * np.sin(2 * np.pi * t / 7.0)) + rng.normal(0, 300, n)
+        iops = np.where(t < 0.3 * seconds, 85_000.0, cycle)
+        series = {"time_s": t.tolist(), "iops": iops.tolist(), "interval_s": [interval_s] * n}
+        return [{"label": "default", "result": SimpleNamespace(series=series)}]
+
+    figs, charts = _consistency(test, measured(0.05, 100.0), QUICK)
+    assert not [f for f in figs if f["chart"].endswith(".snia")]
+    snia = charts["consistency.iops"]["data"]["default"]["snia"]
+    assert snia["judged"] is False and "3 s" in snia["why"] and len(snia["rounds"]) == 33
+    figs, charts = _consistency(test, measured(1.0, 2000.0), FULL)
+    (f,) = [f for f in figs if f["chart"].endswith(".snia")]
+    assert 600 <= f["value"] <= 900, f["value"]
+    assert "judged" not in charts["consistency.iops"]["data"]["default"]["snia"]
+
+
 def test_bar_charts_order_drives_best_first() -> None:
     values = {"slow": {"repeated": 10.0, "incompressible": 5.0}, "fast": {"repeated": 30.0, "incompressible": 1.0},
               "mid": {"repeated": 20.0}}

@@ -309,7 +309,9 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
     for drive, c in per_drive.items():
         for v, r in c["data"].items():
             snia = r.get("snia", {})
-            if snia.get("steady"):
+            if snia.get("judged") is False:
+                steady = "not judged: " + str(snia.get("why", ""))
+            elif snia.get("steady"):
                 t0 = snia["first_round"] * float(first.get("round_s", 0))
                 steady = f"from round {snia['first_round']} (t = {t0:g} s; window mean {_fmt(snia['window_mean_iops'])})"
             else:
