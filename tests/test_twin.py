@@ -403,7 +403,7 @@ def test_the_raw_nand_allows_one_die_count_per_density_and_none_on_a_file() -> N
 
 
 def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_write_rates_dies_working() -> None:
-    from ssdlab.twin.fit import ACTIVE_DIES_KEY, CHANNELS_KEY, free_parameters, refine_candidates
+    from ssdlab.twin.fit import ACTIVE_DIES_KEY, CHANNELS_KEY, PROGRAM_BUFFER_KEY, free_parameters, refine_candidates
 
     # the X25-M G2's probe: 104 MB/s of writes at 1.09 ms per unit is 7 dies of 16 KiB units; its raw NAND holds
     # 8, 16 or 40 dies, and its 40 work on 10 channels, 14 at a time
@@ -422,6 +422,43 @@ def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_wri
     assert all(m["controller.max_write_bytes_per_s"] == high for m in capped)
     # a count of dies that the working ones nearly fill gets no cap (8 dies for 7 at 16 KiB units)
     assert not [m for m in moved if m.get(ACTIVE_DIES_KEY) == 7 and m.get("nand.packages_per_channel", 5) == 1]
+    # each capped count also comes as a program buffer with room for the working dies' 8 KiB units (2 planes x 4 KiB)
+    # (the same bytes as 7 units of 16 KiB: the buffer the write rate implies is the same at every page size)
+    buffered = [m for m in moved if m.get(PROGRAM_BUFFER_KEY) == 14 * 2 * 4096 and "nand.page_size_log2" not in m]
+    assert {(m.get(CHANNELS_KEY, 8), m.get("nand.packages_per_channel", 5)) for m in buffered} == \
+        {(m.get(CHANNELS_KEY, 8), m.get("nand.packages_per_channel", 5)) for m in capped}
+    assert not [m for m in buffered if ACTIVE_DIES_KEY in m]
+
+
+def test_without_the_raw_nand_the_scan_tries_a_few_times_the_working_dies_with_a_program_buffer_and_open_paths() -> None:
+    from ssdlab.twin.fit import (ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY, UNSEEN_RAW_DIES_SPAN, cap_of, free_parameters,
+                                 refine_candidates)
+
+    # the Vertex 2 on 25nm NAND: SF-1200 holds random writes to 10K IOPS, so the probe sees no garbage collection
+    # onset and no raw NAND; its incompressible writes (about 12 dies of 16 KiB units) could be the encoder's rate
+    # or dies kept idle. Its truth: 16 dies of 8 KiB pages, 192 KiB of program buffer (12 x 16 KiB).
+    feats = {"dies": {"value": 12, "confidence": "medium"}, "data_reduction": {"value": True, "confidence": "high"},
+             "seq_write_bytes_per_s": {"value": 95e6, "confidence": "high"}}
+    params = free_parameters(feats, [])
+    start = {**{p.key: p.value for p in params}, "nand.page_size_log2": 13}
+    assert "controller.encode_bytes_per_s" in start
+    cands = refine_candidates(start, params, [], feats)
+    capped = [c for c in cands if cap_of(c)]
+    highs = {p.key: p.high for p in params}
+    truth = [c for c in capped if c.get(PROGRAM_BUFFER_KEY) == 12 * 2 * 8192 and c["nand.page_size_log2"] == 13
+             and c.get("nand.channels", 8) == 8 and c["nand.packages_per_channel"] == 2]
+    assert truth, "16 dies on 8 channels with a 192 KiB program buffer is a start"
+    # every write path is opened to the link, on both structures (the other capped starts are the refine's twice
+    # the start's dies, all of whose paths stay)
+    implied = [c for c in capped if c["controller.encode_bytes_per_s"] == highs["controller.encode_bytes_per_s"] and
+               c["controller.max_write_bytes_per_s"] == highs["controller.max_write_bytes_per_s"]]
+    assert {cap_of(c) for c in implied} == {ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY}
+    assert all(c in implied for c in capped if PROGRAM_BUFFER_KEY in c)
+    # the counts stop at a few times the working dies, and leave out those the working ones nearly fill
+    for c in implied:
+        working = c.get(ACTIVE_DIES_KEY) or c[PROGRAM_BUFFER_KEY] // (2 << c["nand.page_size_log2"])
+        dies = c.get("nand.channels", 8) * c["nand.packages_per_channel"]
+        assert 1.25 * working <= dies <= UNSEEN_RAW_DIES_SPAN * working
 
 
 @pytest.mark.slow

@@ -85,6 +85,12 @@ CHANNEL_CHOICES = (8, 10)
 CHANNELS_KEY = "nand.channels"
 #: The key of the active-die cap the scan may give a twin (:func:`refine_candidates`).
 ACTIVE_DIES_KEY = "controller.max_active_dies"
+#: The key of the program buffer the scan may give a twin instead (:func:`refine_candidates`): the controller's
+#: memory for the data of the programs in flight, which holds programs, not reads, to the dies it has room for
+#: (SF-1200 on 25nm NAND: 192 KiB, twelve 16 KiB units on 16 dies that all read).
+PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
+#: The keys of the two ways a twin keeps dies idle (a cap, in the scan's words).
+CAP_KEYS = (ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY)
 #: How much lower the scan's objective must be with an active-die cap than without for the twin to get one:
 #: a cap is one more mechanism, and with half its dies idle a twin can absorb other errors. On the clean
 #: probes of the 26 presets the best capped start's objective over the best uncapped one was 0.52 on the
@@ -679,6 +685,13 @@ def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = 
     return out
 
 
+#: Where the probe did not see the raw NAND (no garbage collection onset: SF-1200 drives, whose firmware holds
+#: random writes to 10K IOPS, below what their garbage collection keeps up with), the dies kept idle are tried up
+#: to this many times the dies the write rate needs: the era's controllers kept from half (Samsung MCX 32 of 64,
+#: SF-1200 16 of 32) to about a third (Intel X25-M G2, 14 of 40) of their dies working.
+UNSEEN_RAW_DIES_SPAN = 4
+
+
 def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = (),
                       features: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
@@ -698,7 +711,21 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     A drive whose write rate needs fewer dies than its NAND holds has either
     a slow write path or dies kept idle, and the two differ in what its reads
     see (Intel X25-M G2: 104 MB/s, 14 dies of 8 KiB units at 1.09 ms, of 40;
-    a 128KB read at QD1 gets 14 dies, not 40, so 129 MB/s, not 142)."""
+    a 128KB read at QD1 gets 14 dies, not 40, so 129 MB/s, not 142).
+
+    Each such count comes in two structures: a cap on the dies at work
+    (``controller.max_active_dies``: reads are held to them too) and a
+    program buffer with room for the working dies' units
+    (``controller.program_buffer_bytes``: programs are held, reads use every
+    die; OCZ Vertex 2 on 25nm NAND: 192 KiB, twelve 16 KiB units on 16 dies).
+    Both leave every write path the features gave (the controller's, and a
+    reducing controller's encoder) no slower than the link, so that the dies
+    alone explain the write rate; so does one start with every die at work,
+    on the fewest dies that hold the working ones, which a cap must beat.
+    Without ``dies_choices`` (no garbage
+    collection onset in the probe, so no raw NAND: SF-1200 drives held to
+    10K random writes) the counts on each layout's channels go up to
+    :data:`UNSEEN_RAW_DIES_SPAN` times the working dies."""
     by_key = {p.key: p for p in params}
     ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
     chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
@@ -749,22 +776,41 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
         if cand not in out:
             out.append(cand)
     implied = _fv(features, "dies") if features is not None else None
-    if implied and dies_choices and "nand.page_size_log2" in start:
-        write_p = by_key.get("controller.max_write_bytes_per_s")
+    if implied and "nand.page_size_log2" in start:
+        # the write paths a rate below the dies' could be instead: the controller's, and a reducing controller's encoder
+        paths = [by_key[k] for k in ("controller.max_write_bytes_per_s", "controller.encode_bytes_per_s") if k in by_key]
         for log2 in (12, 13, 14):
             working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
             for c, only in layouts:
-                for d in dies_choices if only is None else (only,):
-                    if working < 4 or d < 1.25 * working or d % c:
-                        continue
-                    # the dies explain the write rate: the write path is left no slower than the link
-                    cand = {**start, ppc_p.key: d // c, ACTIVE_DIES_KEY: working, "nand.page_size_log2": log2}
+                # where the probe did not see the raw NAND, the counts on these channels up to a few times the
+                # working dies
+                counts = (only,) if only is not None else dies_choices or [
+                    k * c for k in range(1, MAX_PACKAGES_PER_CHANNEL + 1) if k * c <= UNSEEN_RAW_DIES_SPAN * working]
+                if working < 4:
+                    continue
+                # the same open paths with every die at work, on the fewest dies that hold the working ones: a cap
+                # must beat that, not a start whose write path the features set below the dies' rate
+                fewest = min((d for d in counts if d >= working and not d % c), default=None)
+                if fewest is not None:
+                    cand = {**start, ppc_p.key: fewest // c, "nand.page_size_log2": log2}
                     if c != here or CHANNELS_KEY in start:
                         cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
-                    if write_p is not None:
-                        cand[write_p.key] = int(write_p.high)
+                    cand.update({w.key: int(w.high) for w in paths})
                     if cand not in out:
                         out.append(cand)
+                for d in counts:
+                    if d < 1.25 * working or d % c:
+                        continue
+                    # the dies explain the write rate: the write paths are left no slower than the link; the
+                    # idle dies are kept so by a cap on the dies at work, or on the programs alone (a program
+                    # buffer with room for the working dies' units)
+                    for cap in ({ACTIVE_DIES_KEY: working}, {PROGRAM_BUFFER_KEY: working * PLANES << log2}):
+                        cand = {**start, ppc_p.key: d // c, **cap, "nand.page_size_log2": log2}
+                        if c != here or CHANNELS_KEY in start:
+                            cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
+                        cand.update({w.key: int(w.high) for w in paths})
+                        if cand not in out:
+                            out.append(cand)
     return out
 
 
@@ -780,9 +826,30 @@ def with_active_dies(params: Sequence[FreeParameter], start: Mapping[str, Any]) 
                                 "the dies with the rates' count working at once reproduce the probe better")]
 
 
+def with_program_buffer(params: Sequence[FreeParameter], start: Mapping[str, Any]) -> List[FreeParameter]:
+    """The free parameters of a start with a program buffer: the buffer is
+    free too, in steps of the smallest program unit."""
+    unit = PLANES << 12
+    out = [replace(p, high=max(p.high, int(start[p.key]))) if p.key == "nand.packages_per_channel" else p
+           for p in params if p.key != PROGRAM_BUFFER_KEY]
+    return out + [FreeParameter(
+        PROGRAM_BUFFER_KEY, 2 * unit, MAX_PACKAGES_PER_CHANNEL * CHANNELS * unit * 4,
+        int(start.get(PROGRAM_BUFFER_KEY, 16 * unit)), True, unit,
+        "the controller's memory for programs in flight: it holds the programs, not the reads, to the dies it has "
+        "room for; chosen by the scan where all the dies reading and fewer programming reproduce the probe better")]
+
+
+def cap_of(values: Mapping[str, Any]) -> Optional[str]:
+    """Which way a twin's values keep dies idle (:data:`CAP_KEYS`), if any."""
+    return next((k for k in CAP_KEYS if k in values), None)
+
+
 def _target_for(target: Target, values: Mapping[str, Any]) -> Target:
-    """``target`` with the parameters a start's structure adds: a free active-die cap, a fixed channel count."""
+    """``target`` with the parameters a start's structure adds: a free active-die cap or program buffer, a fixed
+    channel count."""
     params = with_active_dies(target.params, values) if ACTIVE_DIES_KEY in values else list(target.params)
+    if PROGRAM_BUFFER_KEY in values:
+        params = with_program_buffer(params, values)
     if CHANNELS_KEY in values:
         c = int(values[CHANNELS_KEY])
         params = [p for p in params if p.key != CHANNELS_KEY] + [FreeParameter(
@@ -824,9 +891,9 @@ def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, see
     if more:
         evs = evaluate_twin([(_target_for(target, c), c) for c in more], runner, seed)
         evaluated += list(zip(more, evs))
-        groups: Dict[Tuple[int, bool], Tuple[Dict[str, Any], Evaluation]] = {}
+        groups: Dict[Tuple[int, Optional[str]], Tuple[Dict[str, Any], Evaluation]] = {}
         for c, ev in evaluated:
-            key = (int(c.get(CHANNELS_KEY, CHANNELS)), ACTIVE_DIES_KEY in c)
+            key = (int(c.get(CHANNELS_KEY, CHANNELS)), cap_of(c))
             if key not in groups or ev.objective < groups[key][1].objective:
                 groups[key] = (c, ev)
         low = min(ev.objective for _, ev in groups.values())
@@ -840,10 +907,10 @@ def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, see
                 polished.append((dict(res.best.values), res.best))
             evaluated += polished
             contenders, evidence = polished, CONTEST_CAP_EVIDENCE
-        plain = min((x for x in contenders if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1].objective, default=None)
-        capped = min((x for x in contenders if ACTIVE_DIES_KEY in x[0]), key=lambda x: x[1].objective, default=None)
+        plain = min((x for x in contenders if cap_of(x[0]) is None), key=lambda x: x[1].objective, default=None)
+        capped = min((x for x in contenders if cap_of(x[0])), key=lambda x: x[1].objective, default=None)
         if plain is None:
-            plain = min((x for x in evaluated if ACTIVE_DIES_KEY not in x[0]), key=lambda x: x[1].objective)
+            plain = min((x for x in evaluated if cap_of(x[0]) is None), key=lambda x: x[1].objective)
         # a cap is one more mechanism: it must explain the probe clearly better than the dies all working
         best = capped[0] if capped is not None and capped[1].objective < evidence * plain[1].objective else plain[0]
     return best, [(c, ev.objective) for c, ev in evaluated]
