@@ -431,8 +431,7 @@ def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_wri
 
 
 def test_without_the_raw_nand_the_scan_tries_a_few_times_the_working_dies_with_a_program_buffer_and_open_paths() -> None:
-    from ssdlab.twin.fit import (ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY, UNSEEN_RAW_DIES_SPAN, cap_of, free_parameters,
-                                 refine_candidates)
+    from ssdlab.twin.fit import ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY, UNSEEN_RAW_DIES_SPAN, cap_of, free_parameters, refine_candidates
 
     # the Vertex 2 on 25nm NAND: SF-1200 holds random writes to 10K IOPS, so the probe sees no garbage collection
     # onset and no raw NAND; its incompressible writes (about 12 dies of 16 KiB units) could be the encoder's rate
