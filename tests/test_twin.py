@@ -182,6 +182,22 @@ def test_a_torture_with_no_gc_onset_gives_the_twin_at_least_the_spare_it_wrote_t
     spare = Drive.load(doc).geometry["spare_fraction"]
     print(f"spare at least {written / cap:.3f}: twin {spare:.3f} ({prov['nand.blocks_per_plane']['why']})")
     assert written / cap <= spare < written / cap + 0.03 and prov["nand.blocks_per_plane"]["source"] == "measured"
+    # the writes after idle time meet the same firmware ceiling: their ratio to the steady state (1.00) cannot say
+    # whether idle time cleans blocks, so the twin keeps the base profile's idle-time GC for the fit to size (an
+    # SF-1200 cleans while idle; a twin told "no idle-time GC" fell to 4.9K IOPS after the idle where it ran 10K)
+    figs["after-idle-randwrite"] = dict(figs.get("after-idle-randwrite") or {}, iops=10_000.0)
+    f = extract(figs, cap)
+    assert f["idle_recovery_ratio"]["value"] == 1.0 and f["idle_recovery_ratio"]["confidence"] == "low"
+    doc, prov = build_doc(f, {p.key: p.value for p in free_parameters(f)}, "t")
+    assert prov.get("ftl.bg_gc_threshold_blocks", {}).get("source") != "measured"
+    assert Drive.load(doc).config["ftl"]["bg_gc_threshold_blocks"] > 0
+    # where the torture fell (GC began), the same ratio is measured: no idle-time GC
+    fell = [40_000.0] * 100 + [10_000.0] * 320
+    figs["torture"] = dict(figs["torture"], iops_series=fell, io_bytes=int(sum(fell) * 4096))
+    f = extract(figs, cap)
+    assert f["idle_recovery_ratio"]["confidence"] == "high"
+    doc, prov = build_doc(f, {p.key: p.value for p in free_parameters(f)}, "t")
+    assert prov["ftl.bg_gc_threshold_blocks"]["source"] == "measured" and doc["ftl"]["bg_gc_threshold_blocks"] == 0
 
 
 def test_the_power_model_of_a_twin_is_recovered_from_the_probe_s_power_readings() -> None:

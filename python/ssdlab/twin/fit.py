@@ -376,7 +376,7 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
                 put(doc, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
                     "measured", f.get("how", ""))
     idle = _fv(features, "idle_recovery_ratio")
-    if idle is not None:
+    if idle is not None and (features.get("idle_recovery_ratio") or {}).get("confidence") != "low":
         put(doc, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
     trim_ratio = _fv(features, "trim_recovery_ratio")
@@ -1214,19 +1214,26 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
     above 0): the foreground's threshold plus each of :data:`IDLE_GC_EXTRA_BLOCKS`
     (at most the blocks a die has spare) simulated on the whole probe at once on the runner, and the one
     whose fill stage comes closest kept (the random writes after idle time and
-    the dirty sequential write after them are what it moves). ``figs0``: the
+    the dirty sequential write after them are what it moves). Where the probe
+    could not tell (no value in ``drive_doc``), the base profile's is sized
+    the same way. ``figs0``: the
     whole probe simulated on ``drive_doc``; ``assumed``: the value's
     provenance so far. Returns the drive, its probe's figures and the value's
     provenance."""
-    bg0 = int(drive_doc.get("ftl", {}).get("bg_gc_threshold_blocks") or 0)
+    own = drive_doc.get("ftl", {}).get("bg_gc_threshold_blocks")
+    # a threshold the probe did not measure (the writes after idle time met a firmware ceiling) is the base
+    # profile's, sized here like a measured one
+    bg0 = int((own if own is not None else _base_profile_ftl().get("bg_gc_threshold_blocks")) or 0)
     if bg0 <= 0:
         return drive_doc, figs0, assumed
+    if not assumed:
+        assumed = {"value": bg0, "source": "assumed", "why": f"{BASE_PROFILE}'s idle-time GC"}
     cap = max(0, _spare_blocks_per_die(drive_doc))
-    fg = int(drive_doc["ftl"].get("gc_threshold_blocks") or _base_profile_ftl().get("gc_threshold_blocks") or 0)
+    fg = int(drive_doc.get("ftl", {}).get("gc_threshold_blocks") or _base_profile_ftl().get("gc_threshold_blocks") or 0)
     values = sorted({min(fg + d, cap) for d in IDLE_GC_EXTRA_BLOCKS} - {bg0, 0})
     if not values:
         return drive_doc, figs0, assumed
-    docs = [{**drive_doc, "ftl": {**drive_doc["ftl"], "bg_gc_threshold_blocks": v}} for v in values]
+    docs = [{**drive_doc, "ftl": {**drive_doc.get("ftl", {}), "bg_gc_threshold_blocks": v}} for v in values]
     jobs = _rate_jobs(features, measured, budget)
     tried = [(bg0, drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
