@@ -779,6 +779,16 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     if implied and "nand.page_size_log2" in start:
         # the write paths a rate below the dies' could be instead: the controller's, and a reducing controller's encoder
         paths = [by_key[k] for k in ("controller.max_write_bytes_per_s", "controller.encode_bytes_per_s") if k in by_key]
+
+        def add_open(d: int, c: int, log2: int, cap: Mapping[str, Any]) -> None:
+            # d dies on c channels at 2^log2 B pages, the write paths no slower than the link, with the cap if any
+            cand = {**start, ppc_p.key: d // c, **cap, "nand.page_size_log2": log2}
+            if c != here or CHANNELS_KEY in start:
+                cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
+            cand.update({w.key: int(w.high) for w in paths})
+            if cand not in out:
+                out.append(cand)
+
         for log2 in (12, 13, 14):
             working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
             for c, only in layouts:
@@ -792,12 +802,7 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
                 # must beat that, not a start whose write path the features set below the dies' rate
                 fewest = min((d for d in counts if d >= working and not d % c), default=None)
                 if fewest is not None:
-                    cand = {**start, ppc_p.key: fewest // c, "nand.page_size_log2": log2}
-                    if c != here or CHANNELS_KEY in start:
-                        cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
-                    cand.update({w.key: int(w.high) for w in paths})
-                    if cand not in out:
-                        out.append(cand)
+                    add_open(fewest, c, log2, {})
                 for d in counts:
                     if d < 1.25 * working or d % c:
                         continue
@@ -805,12 +810,7 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
                     # idle dies are kept so by a cap on the dies at work, or on the programs alone (a program
                     # buffer with room for the working dies' units)
                     for cap in ({ACTIVE_DIES_KEY: working}, {PROGRAM_BUFFER_KEY: working * PLANES << log2}):
-                        cand = {**start, ppc_p.key: d // c, **cap, "nand.page_size_log2": log2}
-                        if c != here or CHANNELS_KEY in start:
-                            cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
-                        cand.update({w.key: int(w.high) for w in paths})
-                        if cand not in out:
-                            out.append(cand)
+                        add_open(d, c, log2, cap)
     return out
 
 
