@@ -232,6 +232,25 @@ def test_a_state_is_preconditioned_once_and_cloned() -> None:
     assert a.now_ns == b.now_ns > 0
 
 
+def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
+    """A full-span pass is as long in the quick profile as in the full one, so
+    its log interval stays the methodology's 1 s (cut to 50 ms with the time
+    scale, the slowest interval of the pass was the longest single stall:
+    Vertex 2 25nm after the torture 5.2 MB/s, its twin 0); a timed job's
+    interval shortens with its runtime."""
+    runner = SuiteRunner(make_drive(), profile=QUICK)
+    trim = get_test("trim-validation")
+    seq = next(s for s in trim["runs"][0]["steps"] if s.get("measure") == "clean")
+    read_pass = trim["runs"][1]["steps"][0]
+    assert runner.resolve_job(seq, None)["log_avg_msec"] == 1000
+    assert runner.resolve_job(read_pass, None)["log_avg_msec"] == 1000
+    torture = get_test("consistency")["runs"][0]["steps"][0]
+    assert runner.resolve_job(torture, None)["log_avg_msec"] == 50
+    assert runner.resolve_job({"rw": "write", "bs": "128k", "io_size": "16g", "log_avg_msec": 1000}, None)[
+        "log_avg_msec"] == round(1000 * QUICK.size_scale)
+    assert SuiteRunner(make_drive()).resolve_job(torture, None)["log_avg_msec"] == 1000
+
+
 def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
     runner = SuiteRunner(make_drive(), profile=QUICK)
     dirty, _ = runner.state({"state": "dirty"})

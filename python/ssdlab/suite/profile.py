@@ -13,7 +13,8 @@ __all__ = ["Profile", "FULL", "QUICK", "PROFILE_NAMES", "get_profile"]
 @dataclass(frozen=True)
 class Profile:
     name: str
-    #: Simulated times (runtime, torture, idle, log_avg_msec, steady-state windows) are multiplied by this.
+    #: Simulated times (runtime, torture, idle, steady-state windows, the log interval of a timed job) are multiplied
+    #: by this; a job bounded by a size logs at the interval its size is scaled by (a full-span pass: unscaled).
     time_scale: float = 1.0
     #: Byte sizes given as absolute sizes (spans, io_size) are multiplied by this; percentages are not.
     size_scale: float = 1.0
