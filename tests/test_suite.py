@@ -18,6 +18,7 @@ from ssdlab.report.charts import bar_order
 from ssdlab.suite import QUICK, TESTS, SuiteRunner, default_test_ids, get_test
 from ssdlab.suite import definitions as suite_definitions
 from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
+from ssdlab.suite.profile import Profile
 from ssdlab.suite.summary import steady_state
 
 FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name",
@@ -251,6 +252,19 @@ def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
     assert SuiteRunner(make_drive()).resolve_job(torture, None)["log_avg_msec"] == 1000
 
 
+def test_the_quick_profile_cuts_no_transfer_below_a_gibibyte() -> None:
+    """A transfer cut below what the drives' caches hold measures the cache:
+    AS-SSD's 1 GiB write stays 1 GiB (cut to 64 MiB, the write buffer of a
+    Vertex 4, after the torture it measured the drain of that buffer), larger
+    sizes are cut to no less than 1 GiB, and the full profile cuts nothing."""
+    assert QUICK.scale_bytes(1 << 30) == 1 << 30
+    assert QUICK.scale_bytes(256 << 20) == 256 << 20
+    assert QUICK.scale_bytes(8 << 30) == 1 << 30 and QUICK.scale_bytes(32 << 30) == 2 << 30
+    runner = SuiteRunner(make_drive(), profile=QUICK)
+    as_ssd = next(s for s in get_test("resiliency")["runs"][0]["steps"] if s.get("measure") == "tortured")
+    assert runner.resolve_job(as_ssd, None)["io_size"] == min(1 << 30, runner.capacity_bytes)
+
+
 def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
     runner = SuiteRunner(make_drive(), profile=QUICK)
     dirty, _ = runner.state({"state": "dirty"})
@@ -306,8 +320,11 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
 def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
     """Issue 15: every ATTO size from 4KB up read and wrote io_size / runtime
     (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
-    still lasted the whole runtime. fio ends a job at whichever comes first."""
-    runner = SuiteRunner("vertex3-120", profile=QUICK)
+    still lasted the whole runtime. fio ends a job at whichever comes first.
+    (The quick profile's times and sizes without its 1 GiB floor: with it no
+    phase of 0.5 s moves 1 GiB.)"""
+    runner = SuiteRunner("vertex3-120", profile=Profile("quick-unfloored", time_scale=QUICK.time_scale,
+                                                        size_scale=QUICK.size_scale, skip=QUICK.skip))
     test = get_test("atto")
     doc = runner.run_test(test)
     rate = {f["label"]: f["value"] for f in doc["figures"]}

@@ -85,7 +85,7 @@ class ProfileSizes:
             b = int(_core.parse_size_bytes(text, cap, field))
         else:
             b = value if isinstance(value, int) else int(_core.parse_size_bytes(text, cap, field))
-            b = int(b * self.profile.size_scale)
+            b = self.profile.scale_bytes(int(b))
         b = min(int(b), cap)
         return max(b - b % 4096, 4096)
 
@@ -96,8 +96,9 @@ class ProfileSizes:
         s = float(value) if isinstance(value, (int, float)) else _core.parse_duration_ns(str(value), "runtime") / 1e9
         return f"{max(int(round(self.seconds(s) * 1000)), 10)}ms"
 
-    def log_avg_msec(self, value: int) -> int:
-        return max(int(round(value * self.profile.time_scale)), 10)
+    def log_avg_msec(self, value: int, step: Mapping[str, Any]) -> int:
+        """The log interval of ``step`` under the profile (:meth:`Profile.length_scale`)."""
+        return max(int(round(value * self.profile.length_scale(step, self.capacity_bytes))), 10)
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[
         if "runtime" in opts:
             opts["runtime"] = sizes.runtime(opts["runtime"])
         if "log_avg_msec" in opts:
-            opts["log_avg_msec"] = sizes.log_avg_msec(int(opts["log_avg_msec"]))
+            opts["log_avg_msec"] = sizes.log_avg_msec(int(opts["log_avg_msec"]), step)
     if opts.get("rw") in _WRITES:
         opts.update(data_options(step.get("data_pattern", DEFAULT_DATA_PATTERN)))
     if "runtime" in opts and "io_size" not in opts:

@@ -82,7 +82,7 @@ class SuiteRunner:
             b = _core.parse_size_bytes(text, cap, field)
         else:
             b = value if isinstance(value, int) else _core.parse_size_bytes(text, cap, field)
-            b = int(b * self.profile.size_scale)
+            b = self.profile.scale_bytes(int(b))
         b = min(int(b), cap)
         return max(b - b % 4096, 4096)
 
@@ -93,18 +93,6 @@ class SuiteRunner:
         if isinstance(text, (int, float)):
             return float(text)
         return _core.parse_duration_ns(str(text), "runtime") / 1e9
-
-    def _length_scale(self, step: Mapping[str, Any]) -> float:
-        """How much the profile shortens a step: the time scale for a timed job, the size scale for one
-        bounded by an absolute size, none for one over a share of the drive (a full-span pass is as long in
-        every profile, so its log interval stays the methodology's: a 1 s interval cut to 50 ms would turn
-        "the slowest interval" into the longest single stall)."""
-        if "runtime" in step:
-            return self.profile.time_scale
-        bound = step.get("io_size", step.get("size"))
-        if bound is None or str(bound).endswith("%"):
-            return 1.0
-        return self.profile.size_scale
 
     def resolve_job(self, step: Mapping[str, Any], span: Optional[int]) -> Dict[str, Any]:
         """The fio job the simulator runs for a step: sizes in bytes, scaled times."""
@@ -118,7 +106,7 @@ class SuiteRunner:
             s = self.seconds(self._duration_s(job["runtime"]))
             job["runtime"] = f"{max(int(round(s * 1000)), 10)}ms"
         if "log_avg_msec" in job:
-            job["log_avg_msec"] = max(int(round(job["log_avg_msec"] * self._length_scale(step))), 10)
+            job["log_avg_msec"] = max(int(round(job["log_avg_msec"] * self.profile.length_scale(step, self.capacity_bytes))), 10)
         if "name" not in job:
             job["name"] = step.get("measure", job.get("rw", "job"))
         return job
