@@ -566,6 +566,31 @@ def test_never_written_reads_give_the_link_of_a_drive_whose_nand_is_slower() -> 
     assert abs(start["nand.channel_bytes_per_s"] / nand["channel_bytes_per_s"] - 1) < 0.1
 
 
+def test_a_twin_takes_the_sata_generation_whose_link_the_drive_fills() -> None:
+    """A link runs at one of a few rates: a twin takes the generation's rate
+    and FIS time (the engine's presets), not the fastest transfer plus a
+    margin, where the drive fills it; elsewhere the estimate stays."""
+    from ssdlab.twin.features import SATA_LINKS, host_interface
+    from ssdlab.twin.fit import build_doc
+
+    for name, rate, fis in SATA_LINKS:  # the engine's interface presets
+        doc = json.loads(Drive.load("crucial-m4-256").json)
+        doc["host"] = {"interface": name}
+        host = Drive.load(doc).config["host"]
+        assert (host["link_bytes_per_s"], host["command_overhead_ns"]) == (rate, fis)
+    assert host_interface(277.0e6)["value"] == "sata-3g"  # the SF-1200 drives and the X25-M G2
+    assert host_interface(542.6e6)["value"] == "sata-6g"
+    assert host_interface(503.9e6)["value"] == "sata-6g"  # the Vertex 4 64GB, its reads NAND-bound just below
+    assert host_interface(400e6)["value"] is None and host_interface(560e6)["value"] is None
+    assert host_interface(None)["value"] is None
+    run = run_probe_simulated("vertex2-25nm-120", None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    assert f["host_interface"]["value"] == "sata-3g"
+    doc, prov = build_doc(f, {}, "twin")
+    assert (doc["host"]["link_bytes_per_s"], doc["host"]["command_overhead_ns"]) == (280_000_000, 5_000)
+    assert prov["host.link_bytes_per_s"]["source"] == "measured"
+
+
 def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hid() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit import ASSUMED_BUFFER_BYTES, _simulate_docs, choose_dirty_buffer

@@ -295,6 +295,34 @@ def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Di
                                                  "in the standard one")}
 
 
+#: The SATA generations' usable link rates and FIS times (id, B/s, ns per command), as the engine's
+#: ``host.interface`` presets (crates/ssdlab-sim/src/config/sections.rs, ``Interface``).
+SATA_LINKS: Tuple[Tuple[str, int, int], ...] = (("sata-3g", 280_000_000, 5_000), ("sata-6g", 550_000_000, 3_000))
+#: A link's generation is taken where the fastest large transfer runs at least this share of its usable rate (and
+#: not above it): a drive that fills its link. (Round-trip probes: 0.97-0.99 of 280 MB/s on the SF-1200 drives,
+#: 0.98-0.99 of 550 on the SATA 6Gbps ones whose reads reach the link.) Below it the drive binds first and the
+#: link stays an estimate (2% above the fastest transfer).
+LINK_SHARE = 0.85
+
+
+def host_interface(link: Optional[float]) -> Dict[str, Any]:
+    """The SATA generation whose usable rate the fastest large transfer
+    fills (:data:`LINK_SHARE`), or None. A link runs at one of a few fixed
+    rates, so a twin takes the generation's rate and FIS time rather than the
+    transfer's rate plus a margin: a read that pipelines only while its die
+    time exceeds its link time flips with a 0.7% faster link (Vertex 4 256GB,
+    ATTO's 128KB reads: 290 MB/s on the drive's 550e6 B/s link, 534 on the
+    twin's estimated 553.7e6)."""
+    if not link:
+        return feature(None, "", "none", "no large transfer measured")
+    for name, rate, _ in SATA_LINKS:
+        if LINK_SHARE * rate <= link <= 1.005 * rate:
+            return feature(name, "", "high", f"the fastest large transfer ({link / 1e6:.0f} MB/s) is "
+                           f"{link / rate:.2f} of {name}'s usable {rate / 1e6:.0f} MB/s: the drive fills that link")
+    return feature(None, "", "none", f"the fastest large transfer ({link / 1e6:.0f} MB/s) fills no SATA generation's "
+                   f"link (at least {LINK_SHARE} of 280 or 550 MB/s): the drive binds before its link")
+
+
 def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
     """Every feature from a probe's figures by job name."""
     F: Dict[str, Dict[str, Any]] = {}
@@ -306,6 +334,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                     "the fastest large transfer measured (128KB reads at QD32, of written and of "
                                     "unwritten LBAs; write bursts): the host "
                                     "link's usable rate or less")
+    F["host_interface"] = host_interface(link)
     seq_r = _get(figs, "seqread-128k-qd32", "mbps")
     F["seq_read_bytes_per_s"] = feature(None if seq_r is None else round(seq_r * 1e6), "B/s", "high" if seq_r else "none",
                                         "128KB QD32 sequential read: the link's rate, or below it the NAND's read "

@@ -41,7 +41,7 @@ from ..fit.output import toml_value
 from ..fit.params import FreeParameter, Target, library_values
 from ..fit.polish import polish
 from ..suite.calibrate import Published
-from .features import ASSUMED_PROGRAM_UNIT_BYTES, extract, steady_iops
+from .features import ASSUMED_PROGRAM_UNIT_BYTES, SATA_LINKS, extract, steady_iops
 from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, probe_jobs, run_probe_simulated
 
 __all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
@@ -339,8 +339,13 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
                                      "description": "a digital twin fitted by ssdlab to a probe (ssdlab probe, ssdlab fit --probe)",
                                      "controller": BASE_PROFILE, "nand_part": BASE_PART}}
     put(doc, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
-    link = _fv(features, "link_bytes_per_s")
-    if link:
+    link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
+    sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
+    if iface in sata:
+        why = str(features["host_interface"]["how"])
+        put(doc, "host.link_bytes_per_s", sata[iface][0], "measured", why)
+        put(doc, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
+    elif link:
         put(doc, "host.link_bytes_per_s", int(link * 1.02), "measured",
             "2% above the fastest large transfer measured (the link is never quite saturated)")
     buf = _fv(features, "write_buffer_bytes")
@@ -442,7 +447,8 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         # link), then the drive's own time to answer it; the rest of the measured latency is that time
         c = doc["controller"]
         rate = float(doc.get("host", {}).get("link_bytes_per_s") or 550_000_000)
-        path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + GENERIC_COMMAND_OVERHEAD_NS
+        fis_ns = float(doc.get("host", {}).get("command_overhead_ns") or GENERIC_COMMAND_OVERHEAD_NS)
+        path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + fis_ns
                    + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
         put(doc, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
             f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
