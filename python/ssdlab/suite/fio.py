@@ -32,8 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from .. import _core
-from .profile import FULL, Profile
+from .profile import ProfileSizes
 from .states import DEFAULT_DATA_PATTERN, TORTURE_RUNTIME_S, phases
 from .vocabulary import Size, State, SuiteTest
 
@@ -64,41 +63,6 @@ def data_options(pattern: str) -> Dict[str, Any]:
         pct = int(round(100 * (1 - float(pattern.split(":", 1)[1]))))
         return {"refill_buffers": 1, "buffer_compress_percentage": pct}
     return dict(DATA_PATTERN_OPTIONS[pattern])
-
-
-class ProfileSizes:
-    """Sizes and times of a description for a target of ``capacity_bytes``
-    under ``profile`` (the arithmetic of ``SuiteRunner``)."""
-
-    def __init__(self, capacity_bytes: int, profile: Profile = FULL) -> None:
-        self.capacity_bytes = int(capacity_bytes)
-        self.profile = profile
-
-    def size(self, value: Optional[Size], field: str) -> Optional[int]:
-        """Bytes (None = the whole target): percentages of the capacity as they
-        are, absolute sizes scaled by the profile; cut to the target, 4 KiB-aligned."""
-        if value is None:
-            return None
-        cap = self.capacity_bytes
-        text = str(value)
-        if text.endswith("%"):
-            b = int(_core.parse_size_bytes(text, cap, field))
-        else:
-            b = value if isinstance(value, int) else int(_core.parse_size_bytes(text, cap, field))
-            b = self.profile.scale_bytes(int(b))
-        b = min(int(b), cap)
-        return max(b - b % 4096, 4096)
-
-    def seconds(self, value: float) -> float:
-        return float(value) * self.profile.time_scale
-
-    def runtime(self, value: Union[str, int, float]) -> str:
-        s = float(value) if isinstance(value, (int, float)) else _core.parse_duration_ns(str(value), "runtime") / 1e9
-        return f"{max(int(round(self.seconds(s) * 1000)), 10)}ms"
-
-    def log_avg_msec(self, value: int, step: Mapping[str, Any]) -> int:
-        """The log interval of ``step`` under the profile (:meth:`Profile.length_scale`)."""
-        return max(int(round(value * self.profile.length_scale(step, self.capacity_bytes))), 10)
 
 
 @dataclass(frozen=True)

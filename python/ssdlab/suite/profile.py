@@ -5,11 +5,12 @@ and a first look), never for published figures."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, FrozenSet, Mapping
+from typing import Any, FrozenSet, Mapping, Optional, Union
 
 from .. import _core
+from .vocabulary import Size
 
-__all__ = ["Profile", "FULL", "QUICK", "PROFILE_NAMES", "get_profile"]
+__all__ = ["Profile", "ProfileSizes", "FULL", "QUICK", "PROFILE_NAMES", "get_profile"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,42 @@ QUICK = Profile(
     # the long traces (the profile cannot shorten a recorded trace): with and without the fill
     skip=frozenset(f"storage-bench-{w}{v}" for w in ("heavy-2011", "light-2011", "multitasking-2010") for v in ("", "-full")),
 )
+
+
+class ProfileSizes:
+    """Sizes and times of a description for a target of ``capacity_bytes``
+    under ``profile`` (the simulator's runner and the fio path alike)."""
+
+    def __init__(self, capacity_bytes: int, profile: Profile = FULL) -> None:
+        self.capacity_bytes = int(capacity_bytes)
+        self.profile = profile
+
+    def size(self, value: Optional[Size], field: str) -> Optional[int]:
+        """Bytes (None = the whole target): percentages of the capacity as they
+        are, absolute sizes scaled by the profile; cut to the target, 4 KiB-aligned."""
+        if value is None:
+            return None
+        cap = self.capacity_bytes
+        text = str(value)
+        if text.endswith("%"):
+            b = int(_core.parse_size_bytes(text, cap, field))
+        else:
+            b = value if isinstance(value, int) else int(_core.parse_size_bytes(text, cap, field))
+            b = self.profile.scale_bytes(int(b))
+        b = min(int(b), cap)
+        return max(b - b % 4096, 4096)
+
+    def seconds(self, value: float) -> float:
+        return float(value) * self.profile.time_scale
+
+    def runtime(self, value: Union[str, int, float]) -> str:
+        s = float(value) if isinstance(value, (int, float)) else _core.parse_duration_ns(str(value), "runtime") / 1e9
+        return f"{max(int(round(self.seconds(s) * 1000)), 10)}ms"
+
+    def log_avg_msec(self, value: int, step: Mapping[str, Any]) -> int:
+        """The log interval of ``step`` under the profile (:meth:`Profile.length_scale`)."""
+        return max(int(round(value * self.profile.length_scale(step, self.capacity_bytes))), 10)
+
 
 _PROFILES = {"full": FULL, "quick": QUICK}
 

@@ -14,12 +14,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
-from .. import _core
 from ..drive import Drive, DriveSpec
 from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from . import summary as _summary
-from .profile import FULL, Profile
+from .profile import FULL, Profile, ProfileSizes
 from .states import TORTURE_RUNTIME_S, State, StatePhase, run_phase, state_spec
 from .vocabulary import Measured, Size, Step, SuiteTest
 
@@ -74,25 +73,10 @@ class SuiteRunner:
 
     def size_bytes(self, value: Optional[Size], field: str) -> Optional[int]:
         """A size of the description in bytes under the profile, cut to the drive (None = whole drive)."""
-        if value is None:
-            return None
-        cap = self.capacity_bytes
-        text = str(value)
-        if text.endswith("%"):
-            b = _core.parse_size_bytes(text, cap, field)
-        else:
-            b = value if isinstance(value, int) else _core.parse_size_bytes(text, cap, field)
-            b = self.profile.scale_bytes(int(b))
-        b = min(int(b), cap)
-        return max(b - b % 4096, 4096)
+        return ProfileSizes(self.capacity_bytes, self.profile).size(value, field)
 
     def seconds(self, value: float) -> float:
         return float(value) * self.profile.time_scale
-
-    def _duration_s(self, text: Any) -> float:
-        if isinstance(text, (int, float)):
-            return float(text)
-        return _core.parse_duration_ns(str(text), "runtime") / 1e9
 
     def resolve_job(self, step: Mapping[str, Any], span: Optional[int]) -> Dict[str, Any]:
         """The fio job the simulator runs for a step: sizes in bytes, scaled times."""
@@ -102,11 +86,11 @@ class SuiteRunner:
                 job[key] = self.size_bytes(job[key], key)
         if "size" not in job and span is not None:
             job["size"] = span
+        sizes = ProfileSizes(self.capacity_bytes, self.profile)
         if "runtime" in job:
-            s = self.seconds(self._duration_s(job["runtime"]))
-            job["runtime"] = f"{max(int(round(s * 1000)), 10)}ms"
+            job["runtime"] = sizes.runtime(job["runtime"])
         if "log_avg_msec" in job:
-            job["log_avg_msec"] = max(int(round(job["log_avg_msec"] * self.profile.length_scale(step, self.capacity_bytes))), 10)
+            job["log_avg_msec"] = sizes.log_avg_msec(job["log_avg_msec"], step)
         if "name" not in job:
             job["name"] = step.get("measure", job.get("rw", "job"))
         return job

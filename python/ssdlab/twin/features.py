@@ -319,8 +319,9 @@ def host_interface(link: Optional[float]) -> Dict[str, Any]:
         if LINK_SHARE * rate <= link <= 1.005 * rate:
             return feature(name, "", "high", f"the fastest large transfer ({link / 1e6:.0f} MB/s) is "
                            f"{link / rate:.2f} of {name}'s usable {rate / 1e6:.0f} MB/s: the drive fills that link")
+    rates = " or ".join(f"{rate / 1e6:.0f}" for _, rate, _ in SATA_LINKS)
     return feature(None, "", "none", f"the fastest large transfer ({link / 1e6:.0f} MB/s) fills no SATA generation's "
-                   f"link (at least {LINK_SHARE} of 280 or 550 MB/s): the drive binds before its link")
+                   f"link (at least {LINK_SHARE} of {rates} MB/s): the drive binds before its link")
 
 
 def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
