@@ -162,6 +162,26 @@ def _buffer_bytes(b: float) -> int:
     return int(max(b, 256 * 1024)) // 4096 * 4096
 
 
+#: A write buffer is a region of the controller's SRAM or DRAM, and firmware carves those in powers of two (every
+#: buffer in docs/presets.md: 256 KiB to 64 MiB). A buffer estimated within this share of a power of two is taken as
+#: that power of two. The estimates scatter that far: the bursts after idle measured 8.33 MB for 8 MiB, 16.65 MB for
+#: 16 MiB, 67.05 MB for 64 MiB (the drain rate of the line through the bursts, a percent off, moves the intercept),
+#: the flush after the torture, timed to 1%, 58.0-72.6 MB for 64 MiB (its time is not proportional to the buffer:
+#: garbage collection drains it). The drive's buffer to the byte matters where a test reads what it has just written:
+#: on the Vertex 4 256GB, ATTO's QD2 16KB reads ran 94.7 MB/s with 64 MiB and 123.8 with 64 MiB - 56 KiB (which
+#: dies hold the data the buffer flushed last depends on where its flushes began).
+BUFFER_POW2_SHARE = 0.2
+
+
+def _buffer_pow2(b: float) -> Tuple[int, str]:
+    """``b`` as the power of two it lies within :data:`BUFFER_POW2_SHARE` of (and why), else in 4KB units."""
+    p = 1 << max(0, round(math.log2(max(b, 1.0))))
+    if abs(b / p - 1) <= BUFFER_POW2_SHARE:
+        return _buffer_bytes(p), (f"; estimated at {int(b):,} B, within {BUFFER_POW2_SHARE:.0%} of {p / 2**20:g} MiB: "
+                                  "buffers are powers of two")
+    return _buffer_bytes(b), ""
+
+
 def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
     """transfer + tPROG from the flushed writes, when the probe measured it."""
     f = features.get("tprog_ns") or {}
@@ -350,8 +370,8 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             "2% above the fastest large transfer measured (the link is never quite saturated)")
     buf = _fv(features, "write_buffer_bytes")
     if buf:
-        put(doc, "controller.write_buffer_bytes", _buffer_bytes(buf), "measured",
-            features["write_buffer_bytes"]["how"])
+        size, snapped = _buffer_pow2(buf)
+        put(doc, "controller.write_buffer_bytes", size, "measured", features["write_buffer_bytes"]["how"] + snapped)
     else:
         put(doc, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
             "the probe could not see the buffer: " + (features.get("write_buffer_bytes") or {}).get("how", ""))
@@ -967,10 +987,11 @@ def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
 #: Lazy foreground GC is one more mechanism than the generic profile's paced GC. A drive that cleans a whole victim
 #: when it needs a block makes the flush after the torture wait for that cleaning, and its torture's per-second
 #: rate comes in deeper valleys; lazy is taken when both say so: the fill stage's RMS log error below this share of
-#: the paced twin's, and the torture's per-second coefficient of variation closer to the drive's than the paced
-#: twin's. (Round-trip probes: the fill error alone gives 0.11-0.57 on the drives that clean whole blocks and 2.1-156
-#: on the paced ones, but also 0.16-0.29 on the Vertex 4 128GB fw1.4/1.5, whose flush is long for a buffer the twin
-#: lacks: their torture varies 0.13-0.14 per second as their paced twins do, 0.59-1.02 lazy.)
+#: the paced twin's, and the torture's per-second coefficient of variation not against it (farther from the drive's
+#: than the paced twin's and by more than :data:`PACED_CV_EVIDENCE`). (Round-trip probes: the fill error alone gives
+#: 0.11-0.57 on the drives that clean whole blocks and 2.1-156 on the paced ones, but also 0.16-0.29 on the Vertex 4
+#: 128GB fw1.4/1.5, whose flush is long for a buffer the twin lacks: their torture varies 0.13-0.14 per second as
+#: their paced twins do, 0.59-1.02 lazy.)
 GC_MODE_EVIDENCE = 0.7
 
 
@@ -1004,8 +1025,8 @@ def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Option
 #: reduction engine, one recycling path for the whole drive, at about the rate a write into recycled blocks runs
 #: (docs/model.md). Where the probe measured data reduction, that is the third garbage collection tried: lazy, through
 #: a path at the rate of the sequential write right after the full TRIM (a TRIM frees no pre-erased block). Its rate
-#: is measured, not fitted, so it is taken when it beats both others on both counts (the fill stage's error and the
-#: torture's variability), without :data:`GC_MODE_EVIDENCE`'s margin. (Round-trip probes, SF-2281 and SF-2500: the
+#: is measured, not fitted, so it is taken when it beats both others on the fill stage's error, its torture's
+#: variability not against it (see :data:`GC_MODE_EVIDENCE`), without that constant's margin. (Round-trip probes, SF-2281 and SF-2500: the
 #: torture's steady state within 1.5% of the drive's and its variability 0.30/0.48/0.36/0.08 against
 #: 0.29/0.42/0.33/0.09, where paced and lazy twins ran 1.9-2.8x fast on the 240/480GB and Pro, or varied 3x too much.)
 RECYCLE_NEEDS = "data reduction measured"
@@ -1042,23 +1063,38 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measu
     if cv[0] and all(c is not None for c in cv[1:]):
         c_meas = max(float(cv[0]), 1e-3)
         cv_dist = [abs(math.log(max(float(c or 0.0), 1e-3) / c_meas)) for c in cv[1:]]
-        cv_lazy = cv_dist[1] < cv_dist[0]
     else:
         cv_dist = [0.0] * len(docs)  # a torture without variability (or unlogged) says nothing either way
-        cv_lazy = True
+
+    def cv_against(k: int, j: int) -> bool:
+        """The torture's variability speaks against mode k beside mode j: k's is farther from the drive's than
+        j's, and by more than PACED_CV_EVIDENCE (closer than that, the per-second variability of one probe does
+        not tell the modes apart: Vertex 3 Pro, 0.087 measured, 0.098 paced, 0.091 lazy, 0.075 recycling)."""
+        return cv_dist[k] > max(cv_dist[j], math.log(PACED_CV_EVIDENCE))
+
+    cv_lazy = not cv_against(1, 0)
     if recycling is not None and math.isfinite(errs[2]) and all(
-            errs[2] < errs[i] and cv_dist[2] <= cv_dist[i] for i in (0, 1)):
+            errs[2] < errs[i] and not cv_against(2, i) for i in (0, 1)):
         return recycling, all_figs[2], {
             "value": "lazy", "source": "fitted", "residual": round(errs[2], 4),
             "why": f"whole victims cleaned when a block is needed, every block through the controller's recycling "
                    f"path ({RECYCLE_NEEDS}): {errors}"}
+    # a recycling path the probe measured already (the write right after a full TRIM, build_doc) on a drive that
+    # reduces data: lazy through it is the recycling candidate above, taken on the same terms (no margin)
+    if (recycling is None and (drive_doc.get("data_reduction") or {}).get("enabled")
+            and drive_doc.get("ftl", {}).get("recycle_bytes_per_s") and math.isfinite(e_lazy)
+            and e_lazy < e_paced and not cv_against(1, 0)):
+        return lazy, all_figs[1], {
+            "value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
+            "why": f"whole victims cleaned when a block is needed, every block through the recycling path the "
+                   f"write after the full TRIM measured ({RECYCLE_NEEDS}): {errors}"}
     if math.isfinite(e_lazy) and e_lazy < GC_MODE_EVIDENCE * e_paced and cv_lazy:
         return lazy, all_figs[1], {"value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
                                    "why": f"whole victims cleaned when a block is needed: {errors}"}
     return drive_doc, all_figs[0], {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
                                     "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
                                     "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
-                                           "of paced, and the variability closer)"}
+                                           "of paced, and the variability not farther)"}
 
 
 def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
@@ -1129,7 +1165,11 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
         doc_n = with_buffer(b_next)
         f_n = _simulate_docs([doc_n], runner, seed, budget)[0]
         tried.append((b_next, _flush_s(f_n), doc_n, f_n))
-    _, _, best_doc, best_figs = min(tried, key=lambda x: abs(math.log(x[1] / t_meas)) if x[1] else math.inf)
+    b_best, _, best_doc, best_figs = min(tried, key=lambda x: abs(math.log(x[1] / t_meas)) if x[1] else math.inf)
+    size, snapped = _buffer_pow2(b_best)
+    if snapped and size != int(best_doc["controller"]["write_buffer_bytes"]):
+        best_doc = with_buffer(size)
+        best_figs = _simulate_docs([best_doc], runner, seed, budget)[0]
     value = int(best_doc["controller"]["write_buffer_bytes"])
     t_twin = _flush_s(best_figs) or 0.0
     return best_doc, best_figs, {"value": value, "source": "fitted",
@@ -1139,7 +1179,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                         f"{t_meas:.3f} s, {t_twin:.3f} s on the twin with this buffer (the fill stage: RMS "
                                         f"log error {_fill_error(measured, best_figs, fill_jobs):.3f}, "
                                         f"{errs[0]:.3f} with the {'bursts' if burst else 'assumed'} "
-                                        f"{int(assumed['value']):,} B)",
+                                        f"{int(assumed['value']):,} B)" + snapped,
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
 
@@ -1153,6 +1193,9 @@ LAZY_BUFFER_GRID_BYTES = tuple(1 << k for k in range(20, 28))
 #: 64. Where the cleaning hides the buffer the errors lie within a few percent of each other (Vertex 3 240GB, a
 #: recycling path: 0.134-0.139 for 1-8 MiB), and the assumed buffer stays.
 LAZY_BUFFER_EVIDENCE = 0.7
+#: ... and buffers whose errors lie within this share of the best are ties (Crucial m4: 0.024 with 16 MiB and with
+#: 32, its truth): of those the largest the flush's estimate allows is kept.
+LAZY_BUFFER_TIE = 0.05
 
 
 def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
@@ -1178,7 +1221,17 @@ def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], as
     tried = [(b_assumed, drive_doc, figs0)] + list(zip(sizes, docs, _simulate_docs(docs, runner, seed, budget)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
     i = min(range(len(tried)), key=lambda k: errs[k])
-    listed = ", ".join(f"{b / 2**20:g} MiB: {e:.3f}" for (b, _, _), e in sorted(zip(tried, errs), key=lambda x: x[0][0]))
+    # buffers the fill stage cannot tell apart: the largest the flush after the torture allows (it drains the buffer
+    # and waits for the cleaning, so its estimate is the most the buffer can be)
+    b_flush = _fv(features, "dirty_buffer_bytes")
+    ties = [k for k in range(len(tried)) if errs[k] <= (1 + LAZY_BUFFER_TIE) * errs[i]]
+    allowed = [k for k in ties if not b_flush or tried[k][0] <= b_flush]
+    tie_why = ""
+    if len(ties) > 1 and allowed:
+        i = max(allowed, key=lambda k: tried[k][0])
+        tie_why = (f"; of those within {LAZY_BUFFER_TIE:.0%} of the best error, the largest"
+                   + (f" below the flush's estimate ({int(b_flush):,} B)" if b_flush else ""))
+    listed = ", ".join(f"{b / 2**20:g} MiB: {e:.4f}" for (b, _, _), e in sorted(zip(tried, errs), key=lambda x: x[0][0]))
     if i == 0 or not errs[i] < LAZY_BUFFER_EVIDENCE * errs[0]:
         return drive_doc, figs0, {**assumed, "why": assumed["why"] + lazy_why + f" (the fill stage's RMS log error by "
                                   f"buffer, the twin cleaning as the drive does: {listed}; a buffer must bring it below "
@@ -1189,7 +1242,7 @@ def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], as
                        "why": "the clean drive's bursts did not show it; the flush after the torture waits for the "
                               "buffer and for the whole blocks garbage collection cleans, on the twin as on the drive "
                               "(its torture at the drive's pace and variability): the buffer whose fill stage comes "
-                              f"closest (RMS log error by buffer: {listed})"}
+                              f"closest (RMS log error by buffer: {listed}){tie_why}"}
 
 
 #: The blocks per die idle-time garbage collection cleans beyond those the foreground keeps free, tried where the
