@@ -1026,8 +1026,8 @@ def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Option
 #: (docs/model.md). Where the probe measured data reduction, that is the third garbage collection tried: lazy, through
 #: a path at the rate of the sequential write right after the full TRIM (a TRIM frees no pre-erased block). Its rate
 #: is measured, not fitted, so it is taken when it beats both others on the fill stage's error, its torture's
-#: variability not against it (see :data:`GC_MODE_EVIDENCE`), without that constant's margin. (Round-trip probes, SF-2281 and SF-2500: the
-#: torture's steady state within 1.5% of the drive's and its variability 0.30/0.48/0.36/0.08 against
+#: variability not against it (see :data:`GC_MODE_EVIDENCE`), without that constant's margin. (Round-trip probes,
+#: SF-2281 and SF-2500: the torture's steady state within 1.5% of the drive's and its variability 0.30/0.48/0.36/0.08 against
 #: 0.29/0.42/0.33/0.09, where paced and lazy twins ran 1.9-2.8x fast on the 240/480GB and Pro, or varied 3x too much.)
 RECYCLE_NEEDS = "data reduction measured"
 
@@ -1072,23 +1072,20 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measu
         not tell the modes apart: Vertex 3 Pro, 0.087 measured, 0.098 paced, 0.091 lazy, 0.075 recycling)."""
         return cv_dist[k] > max(cv_dist[j], math.log(PACED_CV_EVIDENCE))
 
-    cv_lazy = not cv_against(1, 0)
-    if recycling is not None and math.isfinite(errs[2]) and all(
-            errs[2] < errs[i] and not cv_against(2, i) for i in (0, 1)):
-        return recycling, all_figs[2], {
-            "value": "lazy", "source": "fitted", "residual": round(errs[2], 4),
-            "why": f"whole victims cleaned when a block is needed, every block through the controller's recycling "
-                   f"path ({RECYCLE_NEEDS}): {errors}"}
-    # a recycling path the probe measured already (the write right after a full TRIM, build_doc) on a drive that
-    # reduces data: lazy through it is the recycling candidate above, taken on the same terms (no margin)
-    if (recycling is None and (drive_doc.get("data_reduction") or {}).get("enabled")
-            and drive_doc.get("ftl", {}).get("recycle_bytes_per_s") and math.isfinite(e_lazy)
-            and e_lazy < e_paced and not cv_against(1, 0)):
-        return lazy, all_figs[1], {
-            "value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
-            "why": f"whole victims cleaned when a block is needed, every block through the recycling path the "
-                   f"write after the full TRIM measured ({RECYCLE_NEEDS}): {errors}"}
-    if math.isfinite(e_lazy) and e_lazy < GC_MODE_EVIDENCE * e_paced and cv_lazy:
+    # the recycling candidate: lazy through a path at the after-TRIM rate, or, where build_doc set that path already
+    # (the write after a full TRIM ran slow) on a drive that reduces data, lazy through it; taken without the margin
+    measured_path = (recycling is None and (drive_doc.get("data_reduction") or {}).get("enabled")
+                     and drive_doc.get("ftl", {}).get("recycle_bytes_per_s"))
+    path = 2 if recycling is not None else 1 if measured_path else None
+    if path is not None and math.isfinite(errs[path]) and all(
+            errs[path] < errs[k] and not cv_against(path, k) for k in range(len(docs)) if k != path):
+        return docs[path], all_figs[path], {
+            "value": "lazy", "source": "fitted", "residual": round(errs[path], 4),
+            "why": "whole victims cleaned when a block is needed, every block through "
+                   + ("the controller's recycling path" if path == 2 else
+                      "the recycling path the write after the full TRIM measured")
+                   + f" ({RECYCLE_NEEDS}): {errors}"}
+    if math.isfinite(e_lazy) and e_lazy < GC_MODE_EVIDENCE * e_paced and not cv_against(1, 0):
         return lazy, all_figs[1], {"value": "lazy", "source": "fitted", "residual": round(e_lazy, 4),
                                    "why": f"whole victims cleaned when a block is needed: {errors}"}
     return drive_doc, all_figs[0], {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
