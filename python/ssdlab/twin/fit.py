@@ -13,7 +13,11 @@ The twin is a generic 2011-2013 SATA drive (controller profile
 - *fitted* values: the free parameters below, moved jointly by Optuna
   (:mod:`ssdlab.fit.study`, trials in parallel on the Dask runner) so that
   the simulated ``clean`` stage of the probe reproduces the measured one (the
-  root mean square of each job's rate error over a 10% tolerance);
+  root mean square of each job's rate error over a 10% tolerance), after a
+  scan of structures (dies, page size, channels, dies kept idle) at the
+  starts' times, and the structure weighed again at the fitted times
+  (:func:`recheck_structure`: dies kept idle, the raw NAND's layouts, page
+  size against channel rate, RAISE parity);
 - *assumed* values: everything else, from the generic profile and part.
 
 ``DIR/twin.toml`` is the drive file, with where every value came from in its
