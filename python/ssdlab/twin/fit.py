@@ -724,6 +724,15 @@ def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = 
 UNSEEN_RAW_DIES_SPAN = 4
 
 
+def _channel_moved(values: Mapping[str, Any], ch_p: FreeParameter, tr_p: FreeParameter, m: float) -> Dict[str, Any]:
+    """The channel rate at ``m`` times ``values``', tR moved so that a read's
+    first chunk on the channel (the stripe chunk, at most 4KB) keeps its time."""
+    chunk = float(min(4096, int(values.get("controller.die_stripe_bytes", 4096))))
+    ch0 = float(values[ch_p.key])
+    ch = ch_p.snap(ch0 * m)
+    return {ch_p.key: ch, tr_p.key: tr_p.snap(float(values[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
+
+
 def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = (),
                       features: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
@@ -760,15 +769,10 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     :data:`UNSEEN_RAW_DIES_SPAN` times the working dies."""
     by_key = {p.key: p for p in params}
     ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
-    chunk = float(min(4096, int(start.get("controller.die_stripe_bytes", 4096))))
 
     def channel_times(m: float) -> Dict[str, Any]:
         # the channel rate at m times the start's, tR moved so that the die's read keeps its measured time
-        if ch_p is None:
-            return {}
-        ch0 = float(start[ch_p.key])
-        ch = ch_p.snap(ch0 * m)
-        return {ch_p.key: ch, tr_p.key: tr_p.snap(float(start[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
+        return {} if ch_p is None else _channel_moved(start, ch_p, tr_p, m)
 
     variants: List[Dict[str, Any]] = [{}]
     if ch_p is not None:
@@ -1012,28 +1016,18 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
         for c in CHANNEL_CHOICES:
             if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL and (d, c) != (dies, channels):
                 cands.append((f"{d} dies on {c} channels", {**vals, "nand.packages_per_channel": d // c, CHANNELS_KEY: c}))
-    # a read's first chunk on the channel (the stripe chunk's, at most 4KB), and tR moved with the channel's rate so
-    # that it keeps its time
-    chunk = float(min(4096, int(vals.get("controller.die_stripe_bytes", 4096))))
-
-    def tr_for(ch0: float, ch: float) -> Any:
-        assert tr_p is not None
-        return tr_p.snap(float(vals[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)
-
     # half the dies of twice the page, the channel twice as fast (and the reverse): the same bytes per program
     # and per page transfer time, tR moved so that a 4KB read keeps its time
     if not capped and ch_p is not None and tr_p is not None and "nand.page_size_log2" in vals:
-        ch0 = float(vals[ch_p.key])
         for step in (1, -1):
             d = dies // 2 if step == 1 else dies * 2
             if not (12 <= log2 + step <= 14 and (step == -1 or dies % 2 == 0) and d % channels == 0 and 1 <= d // channels <= MAX_PACKAGES_PER_CHANNEL
                     and (not dies_choices or d in dies_choices)):
                 continue
-            ch = ch_p.snap(ch0 * 2.0 ** step)
-            tr = tr_for(ch0, ch)
-            cands.append((f"{d} dies of {(1 << (log2 + step)) // 1024} KiB pages on {ch / 1e6:.0f} MB/s channels",
-                          {**vals, "nand.packages_per_channel": d // channels, "nand.page_size_log2": log2 + step,
-                           ch_p.key: ch, tr_p.key: tr}))
+            moved = _channel_moved(vals, ch_p, tr_p, 2.0 ** step)
+            cands.append((f"{d} dies of {(1 << (log2 + step)) // 1024} KiB pages on {moved[ch_p.key] / 1e6:.0f} MB/s "
+                          "channels", {**vals, "nand.packages_per_channel": d // channels,
+                                       "nand.page_size_log2": log2 + step, **moved}))
     # along the valley tR and the channel rate share (a read's first chunk keeps its time): a quarter faster or a
     # fifth slower channel, farther than the polish's 8% steps reach where the objective is rugged (Vertex 2 Hynix:
     # 41 MB/s and 57 us fitted, 50 and 60 its truth; its file-copy reads jump between 41 and 44 MB/s); tPROG, where
@@ -1041,10 +1035,10 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     if ch_p is not None and tr_p is not None:
         ch0 = float(vals[ch_p.key])
         for m in VALLEY_CHANNEL_STEPS:
-            ch = ch_p.snap(ch0 * m)
+            moved = _channel_moved(vals, ch_p, tr_p, m)
+            ch = moved[ch_p.key]
             if ch == ch0:
                 continue
-            moved = {ch_p.key: ch, tr_p.key: tr_for(ch0, ch)}
             tp_p = by_key.get("nand.tprog_ns")
             if tp_p is not None and tp_p.key in vals:
                 unit = float(PLANES << log2)
@@ -1088,7 +1082,9 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
         if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
             return target, best, record
     res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
-    return targets[k], res.best, {**record, "kept": cands[k][0], "polished": round(res.best.objective, 4)}
+    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
+    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
+                                  "polished": round(res.best.objective, 4)}
 
 
 def _fixed_dies(target: Target, ppc: int) -> Target:
@@ -1528,9 +1524,9 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 + ("; after a short polish " + ", ".join(f"{n} {o:.3f}" for n, o in r["contest"].items())
                    if r.get("contest") else "")
                 + f"; {r['polished']:.3f} polished)" for r in kept)
-            for key in ("nand.packages_per_channel", CHANNELS_KEY, "nand.raise", *CAP_KEYS):
-                if key in best.values:
-                    prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
+            for k in sorted({c for r in kept for c in r["changed"]}):
+                key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k
+                prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
         # the whole probe on the twin: when its garbage collection works (the fill stage), how much idle time
         # cleans, then the buffer the clean drive hid (the flush after the torture)
         cap, budget = capacity_of(doc)
