@@ -11,7 +11,8 @@ Resumable: what finished under --out (default /tmp/ssdlab-twin-roundtrip) is
 not run again; --table-only runs nothing and writes the table of the run
 under --out (its roundtrip.json) into --doc. Target: every recovered internal exact or within 10%, every
 review figure of the twin within 15% of the original's, for at least 20
-presets. Takes about an hour on 2 cores with the quick review profile.
+presets. Takes about 2.5 hours on 2 cores with --jobs 2 and the quick review profile
+(145 min for the 26 presets, docs/twin.md; the fit is 60-70% of it).
 """
 
 from __future__ import annotations
