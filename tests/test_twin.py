@@ -498,6 +498,7 @@ def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_l
     assert dies == _truth("crucial-m4-256")["dies"] == 32 and best["nand.page_size_log2"] == 13
 
 
+@pytest.mark.slow  # 2 minutes on 2 cores: the default run stays under 10 (10:34 with it)
 def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_channels() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit import ACTIVE_DIES_KEY, scan_starts, twin_target
