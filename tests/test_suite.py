@@ -252,6 +252,49 @@ def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
     assert SuiteRunner(make_drive()).resolve_job(torture, None)["log_avg_msec"] == 1000
 
 
+def test_the_quick_profile_tortures_as_the_full_one_and_measures_the_tortured_drive_as_long() -> None:
+    """Cut to 60 s, the torture wrote 0.14-1.00 of a preset's spare area, and
+    a 3 s window after it sampled lazy GC's stalls at a random phase (the
+    Samsung 840 Pro's steady-state 128KB writes 34-88 MB/s over 2044-2052
+    blocks per plane): the quick profile keeps the torture's 20 minutes and
+    the methodology's windows on the tortured drive, in the simulator's runner
+    and in the fio job file alike, and cuts every other timed job."""
+    from ssdlab.suite.fio import fio_sections
+    from ssdlab.suite.profile import ProfileSizes
+
+    drive = make_drive()
+    runner = SuiteRunner(drive, profile=QUICK)
+    assert runner.torture_runtime() == "1200000ms"
+    assert SuiteRunner(drive, profile=Profile("cut", time_scale=0.05)).torture_runtime() == "60000ms"
+    steady = get_test("steady-state")
+    window = steady["runs"][1]["steps"][0]
+    assert runner.resolve_job(window, None, steady=True)["runtime"] == "60000ms"
+    assert runner.resolve_job(window, None)["runtime"] == "3000ms"
+    sizes = ProfileSizes(runner.capacity_bytes, QUICK)
+    secs = fio_sections(steady, sizes)
+    assert {s.options["runtime"] for s in secs if s.kind == "job" and s.measure is None and "runtime" in s.options} == {
+        "1200000ms"}
+    assert [s.options["runtime"] for s in secs if s.measure] == ["60000ms"] * 4
+    # the consistency test's own 4KB writes are not the tortured state: cut with the rest
+    cons = fio_sections(get_test("consistency"), sizes)
+    assert {s.options["runtime"] for s in cons if s.measure and "runtime" in s.options} == {"100000ms"}
+    # a run that tortures in place (trim-validation: a pass after it) tortures for 20 minutes too
+    trim = fio_sections(get_test("trim-validation"), sizes)
+    assert "1200000ms" in {s.options.get("runtime") for s in trim if s.kind == "job" and s.measure is None}
+    # the simulator runs the windows it measures on the tortured drive at their length
+    done = []
+    orig = runner._step
+
+    def spy(sim: Any, step: Any, span: Any, steady: bool = False) -> Any:
+        done.append((step.get("measure"), steady))
+        return None, None
+
+    runner._step = spy  # type: ignore[method-assign]
+    runner.execute(None, steady, runner.plan(steady)[1][1])  # type: ignore[arg-type]
+    runner._step = orig  # type: ignore[method-assign]
+    assert done == [("sequential write", True)]
+
+
 def test_the_quick_profile_cuts_no_transfer_below_a_gibibyte() -> None:
     """A transfer cut below what the drives' caches hold measures the cache:
     AS-SSD's 1 GiB write stays 1 GiB (cut to 64 MiB, the write buffer of a

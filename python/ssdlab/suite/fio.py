@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .profile import ProfileSizes
-from .states import DEFAULT_DATA_PATTERN, TORTURE_RUNTIME_S, phases
+from .states import DEFAULT_DATA_PATTERN, phases
 from .vocabulary import Size, State, SuiteTest
 
 __all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
@@ -115,23 +115,24 @@ def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], spa
             pattern = job.pop("data_pattern", DEFAULT_DATA_PATTERN)
             job.pop("time_based", None)
             if "runtime" in job:  # the torture: time based, scaled by the profile
-                job["runtime"] = sizes.runtime(TORTURE_RUNTIME_S) if sizes is not None else job["runtime"]
+                job["runtime"] = sizes.torture_runtime() if sizes is not None else job["runtime"]
                 job["time_based"] = 1
             # else one pass over the span (fio's default for a job without time_based)
             out.append(FioSection(p.fio_section, {**job, **region, **data_options(pattern)}, run, step, "job", about=p.name))
     return out
 
 
-def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[str, Any]:
+def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[ProfileSizes],
+                 steady: bool = False) -> Dict[str, Any]:
     opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data_pattern", "name")}
     if sizes is not None:
         for key in ("size", "io_size"):
             if key in opts:
                 opts[key] = sizes.size(opts[key], key)
         if "runtime" in opts:
-            opts["runtime"] = sizes.runtime(opts["runtime"])
+            opts["runtime"] = sizes.runtime(opts["runtime"], steady)
         if "log_avg_msec" in opts:
-            opts["log_avg_msec"] = sizes.log_avg_msec(int(opts["log_avg_msec"]), step)
+            opts["log_avg_msec"] = sizes.log_avg_msec(int(opts["log_avg_msec"]), step, steady)
     if opts.get("rw") in _WRITES:
         opts.update(data_options(step.get("data_pattern", DEFAULT_DATA_PATTERN)))
     if "runtime" in opts and "io_size" not in opts:
@@ -162,6 +163,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
         for sec in _state_sections(state, ri, None, span, sizes):
             add(sec)
         delay = 0.0
+        steady = state["state"] == "tortured"  # a timed job on the tortured drive: Profile.steady_time_scale
         for si, step in enumerate(run["steps"]):
             action = step.get("action")
             label = step.get("measure")
@@ -176,6 +178,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
                 delay = 0.0
                 continue
             if action == "precondition":
+                steady = step["state"] == "tortured"
                 for sec in _state_sections({"state": step["state"]}, ri, si, span, sizes):
                     add(sec)
                 continue
@@ -186,7 +189,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
                 opts = {k: replay[k] for k in ("generated", "mode", "idle_cap", "iodepth") if k in replay}
                 sec = FioSection(name, opts, ri, si, "replay", label, f"replay {step['generated']}")
             else:
-                sec = FioSection(name, _job_options(step, span, sizes), ri, si, "job", label, name,
+                sec = FioSection(name, _job_options(step, span, sizes, steady), ri, si, "job", label, name,
                                  step.get("x"), step.get("line"))
             if delay:
                 sec.options["startdelay"] = f"{delay:g}s"

@@ -19,7 +19,7 @@ from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from . import summary as _summary
 from .profile import FULL, Profile, ProfileSizes
-from .states import TORTURE_RUNTIME_S, State, StatePhase, run_phase, state_spec
+from .states import State, StatePhase, run_phase, state_spec
 from .vocabulary import Measured, Size, Step, SuiteTest
 
 __all__ = ["SuiteRunner", "PlannedRun", "KEPT_SERIES", "StepProgress"]
@@ -78,8 +78,13 @@ class SuiteRunner:
     def seconds(self, value: float) -> float:
         return float(value) * self.profile.time_scale
 
-    def resolve_job(self, step: Mapping[str, Any], span: Optional[int]) -> Dict[str, Any]:
-        """The fio job the simulator runs for a step: sizes in bytes, scaled times."""
+    def torture_runtime(self) -> str:
+        """The ``tortured`` state's random writes under the profile (:attr:`Profile.steady_time_scale`)."""
+        return ProfileSizes(self.capacity_bytes, self.profile).torture_runtime()
+
+    def resolve_job(self, step: Mapping[str, Any], span: Optional[int], steady: bool = False) -> Dict[str, Any]:
+        """The fio job the simulator runs for a step: sizes in bytes, scaled times
+        (``steady``: measured on the tortured drive, :attr:`Profile.steady_time_scale`)."""
         job = {k: v for k, v in step.items() if k not in ("measure", "x", "line")}
         for key in ("size", "io_size"):
             if key in job:
@@ -88,9 +93,9 @@ class SuiteRunner:
             job["size"] = span
         sizes = ProfileSizes(self.capacity_bytes, self.profile)
         if "runtime" in job:
-            job["runtime"] = sizes.runtime(job["runtime"])
+            job["runtime"] = sizes.runtime(job["runtime"], steady)
         if "log_avg_msec" in job:
-            job["log_avg_msec"] = sizes.log_avg_msec(job["log_avg_msec"], step)
+            job["log_avg_msec"] = sizes.log_avg_msec(job["log_avg_msec"], step, steady)
         if "name" not in job:
             job["name"] = step.get("measure", job.get("rw", "job"))
         return job
@@ -104,9 +109,8 @@ class SuiteRunner:
 
     def precondition(self, sim: Simulator, state: State, span: Optional[int]) -> None:
         """Bring ``sim`` to a state (secure erase first) over ``span`` bytes from 0 (None = whole drive)."""
-        torture = f"{max(self.seconds(TORTURE_RUNTIME_S), 0.01):.3f}s"
         cb = self._phase_progress(f"precondition {state['state']}")
-        sim.precondition(state, span=span, progress=cb, torture_runtime=torture)
+        sim.precondition(state, span=span, progress=cb, torture_runtime=self.torture_runtime())
 
     def state(self, state: State, drive_changes: Optional[Mapping[str, Any]] = None) -> Tuple[Simulator, Optional[int]]:
         """A fresh clone of a preconditioned state (preconditioned once per
@@ -151,9 +155,12 @@ class SuiteRunner:
         self._label = test["id"]
         measured: List[Measured] = []
         run = test["runs"][planned.run]
+        steady = planned.state["state"] == "tortured"  # a timed job on the tortured drive: Profile.steady_time_scale
         try:
             for si, step in enumerate(run["steps"][: planned.last_step + 1]):
-                r, job = self._step(sim, step, planned.span)
+                if step.get("action") == "precondition":
+                    steady = step["state"] == "tortured"
+                r, job = self._step(sim, step, planned.span, steady)
                 if "measure" in step and r is not None and job is not None:
                     measured.append({"run": planned.run, "step": si, "label": step["measure"], "x": step.get("x"),
                                      "line": step.get("line"), "job": job, "result": r})
@@ -205,14 +212,15 @@ class SuiteRunner:
 
     def precondition_phase(self, sim: Simulator, phase: StatePhase, span: Optional[int]) -> None:
         """One phase of a state on ``sim`` (a clone of the state before it)."""
-        torture = f"{max(self.seconds(TORTURE_RUNTIME_S), 0.01):.3f}s"
-        run_phase(sim, phase, span_bytes=span, progress=self._phase_progress(phase.name), torture_runtime=torture)
+        run_phase(sim, phase, span_bytes=span, progress=self._phase_progress(phase.name),
+                  torture_runtime=self.torture_runtime())
 
-    def _step(self, sim: Simulator, step: Step, span: Optional[int]) -> Tuple[Optional[PhaseResult], Optional[Dict[str, Any]]]:
+    def _step(self, sim: Simulator, step: Step, span: Optional[int],
+              steady: bool = False) -> Tuple[Optional[PhaseResult], Optional[Dict[str, Any]]]:
         action = step.get("action")
         label = step.get("measure", action or step.get("rw", "job"))
         if action is None:
-            job = self.resolve_job(step, span)
+            job = self.resolve_job(step, span, steady)
             return sim.run(job, progress=self._phase_progress(str(label))), job
         if action == "trim":
             r = sim.trim(0, span)
