@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -760,6 +760,55 @@ def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_afte
         assert tf.choose_idle_gc(none, {}, {"value": 0}, feats, figs(32), FakeRunner(), 1, 1.0)[2] == {"value": 0}  # type: ignore[arg-type]
     finally:
         tf._rate_jobs, tf._spare_blocks_per_die = tf_rate, tf_spare  # type: ignore[assignment]
+
+
+def test_the_recycling_path_is_fitted_above_the_write_after_the_full_trim() -> None:
+    """The write after a full TRIM waits for every victim to pass the
+    controller's recycling path, and for the dies or the encoder where they
+    bind too: its rate is the path's lower bound (SF-2281, path 213 MB/s:
+    the 240GB wrote 201 after TRIM). Faster paths are tried on the whole
+    probe and the one whose fill stage comes closest is kept, with evidence."""
+    from ssdlab.twin import fit as tf
+
+    seen: List[int] = []
+
+    # a fake runner: the dirty write runs at a third of the path (the drive's: 213 MB/s)
+    def figs(path: float) -> Dict[str, Dict[str, Any]]:
+        return {"dirty-seqwrite": {"mbps": path / 3e6}}
+
+    class FakeRunner:
+        def map(self, fn: Any, items: Any, what: str = "") -> Any:
+            for i, (doc, *_rest) in enumerate(items):
+                seen.append(doc["ftl"]["recycle_bytes_per_s"])
+                yield i, figs(doc["ftl"]["recycle_bytes_per_s"])
+
+    feats: Dict[str, Any] = {}
+    tf_rate = tf._rate_jobs
+    tf._rate_jobs = lambda *a: ["dirty-seqwrite"]  # type: ignore[assignment]
+    try:
+        doc = {"ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 201_000_000}}
+        measured = {"ftl.recycle_bytes_per_s": {"value": 201_000_000, "source": "measured", "why": "after TRIM"}}
+        twin, _, prov = tf.choose_recycle_path(doc, figs(201e6), measured["ftl.recycle_bytes_per_s"], feats, figs(213e6),
+                                               FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert seen == [round(201_000_000 * k) for k in tf.RECYCLE_PATH_STEPS]  # only faster ones
+        assert twin["ftl"]["recycle_bytes_per_s"] == prov["value"] == 213_060_000 and prov["source"] == "fitted"
+        assert prov["why"].startswith("after TRIM, a lower bound") and "201 MB/s: 0.058" in prov["why"]
+        assert doc["ftl"]["recycle_bytes_per_s"] == 201_000_000  # the drive given is not changed
+        # a path already right stays, measured, with the errors that kept it
+        twin, _, prov = tf.choose_recycle_path(doc, figs(201e6), measured["ftl.recycle_bytes_per_s"], feats, figs(201e6),
+                                               FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert twin is doc and prov["source"] == "measured" and "no faster path" in prov["why"]
+        # ... as does one that a faster path beats by too little (noise in the fill stage)
+        twin, _, prov = tf.choose_recycle_path(doc, figs(201e6), measured["ftl.recycle_bytes_per_s"], feats, figs(205e6),
+                                               FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert twin is doc and prov["source"] == "measured"
+        # a twin without a path, or with paced GC, is left alone (nothing simulated)
+        seen.clear()
+        for other in ({"ftl": {"gc_mode": "lazy"}}, {"ftl": {"gc_mode": "paced", "recycle_bytes_per_s": 71_000_000}}):
+            assert tf.choose_recycle_path(other, {}, {}, feats, figs(213e6), FakeRunner(), 1, 1.0)[0] is other  # type: ignore[arg-type]
+        assert seen == []
+    finally:
+        tf._rate_jobs = tf_rate  # type: ignore[assignment]
 
 
 def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_the_buffer_assumed() -> None:

@@ -1245,6 +1245,52 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measu
                                            "of paced, and the variability not farther)"}
 
 
+#: The recycling path's rate tried above the write after the full TRIM (x this): that write passes every victim
+#: through the path and waits for it, so it runs at most at the path's rate, and below it where the dies or the
+#: encoder bind as well (SF-2281, path 213 MB/s: the 240GB wrote 201 MB/s after TRIM, the 120GB, die-bound, 162).
+#: Taken as the path, 201 left the 240GB twin's first interval-by-interval pass after a 20-minute torture 26%
+#: slower at its slowest second (25.2 MB/s against 33.8; 32.2 with 213): the fill stage's RMS log error 0.058 at
+#: 201, 0.014 at 213; the 120GB's 0.063 at 162, 0.019 at 190, 0.026 at 213.
+RECYCLE_PATH_STEPS = (1.06, 1.12, 1.19, 1.26, 1.34, 1.42)
+
+#: A faster path is kept only below this share of the after-TRIM rate's fill-stage error (the fill stage samples
+#: lazy GC's stalls: 0.051 at 225 MB/s between 0.014 at 213 and 0.047 at 240 on the Vertex 3 240GB's twin).
+RECYCLE_PATH_EVIDENCE = 0.7
+
+
+def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
+                        features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+                        seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+    """The rate of a twin's recycling path (``ftl.recycle_bytes_per_s``, set
+    from the write after the full TRIM, a lower bound: see
+    :data:`RECYCLE_PATH_STEPS`): each step above it simulated on the whole
+    probe at once on the runner, and the one whose fill stage comes closest
+    kept when it brings the error below :data:`RECYCLE_PATH_EVIDENCE` of the
+    measured rate's. ``figs0``: the whole probe on ``drive_doc``;
+    ``assumed``: the rate's provenance so far. Returns the drive, its probe's
+    figures and the rate's provenance."""
+    ftl = drive_doc.get("ftl", {})
+    r0 = ftl.get("recycle_bytes_per_s")
+    if not r0 or ftl.get("gc_mode") != "lazy":
+        return drive_doc, figs0, assumed
+    values = [int(round(r0 * k)) for k in RECYCLE_PATH_STEPS]
+    docs = [{**drive_doc, "ftl": {**ftl, "recycle_bytes_per_s": v}} for v in values]
+    jobs = _rate_jobs(features, measured, budget)
+    tried = [(int(r0), drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget)))
+    errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
+    i = min(range(len(tried)), key=lambda k: errs[k])
+    listed = ", ".join(f"{v / 1e6:.0f} MB/s: {e:.3f}" for (v, _, _), e in zip(tried, errs))
+    if i == 0 or not math.isfinite(errs[i]) or not errs[i] < RECYCLE_PATH_EVIDENCE * errs[0]:
+        return drive_doc, figs0, {**assumed, "why": assumed.get("why", "") + f"; no faster path reproduces the fill stage "
+                                  f"better (RMS log error by rate: {listed}; a faster one must bring it below "
+                                  f"{RECYCLE_PATH_EVIDENCE} of the measured rate's)"}
+    v, doc, figs = tried[i]
+    return doc, figs, {"value": v, "source": "fitted", "residual": round(errs[i], 4),
+                       "why": f"{assumed.get('why', '')}, a lower bound (that write waits for the path and, where they "
+                              f"bind, for the dies or the encoder as well): the rate whose fill stage comes closest "
+                              f"(RMS log error by rate: {listed})"}
+
+
 def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
                         features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
                         seed: int, budget: float, gc_mode: str = "paced"
@@ -1541,6 +1587,13 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                        "recycled blocks (the garbage collection above)"}
         if stream is not None:
             stream.write(f"ssdlab fit: {gc_prov['value']} garbage collection ({gc_prov['why']})\n")
+        if rec:
+            drive_doc, twin_figs, path_prov = choose_recycle_path(drive_doc, twin_figs, prov["ftl.recycle_bytes_per_s"],
+                                                                  features, measured, run, seed, budget)
+            prov["ftl.recycle_bytes_per_s"] = path_prov
+            if stream is not None and path_prov.get("source") == "fitted":
+                stream.write(f"ssdlab fit: recycling path {path_prov['value'] / 1e6:.0f} MB/s (the write after the full "
+                             "TRIM's rate is its lower bound)\n")
         # idle-time GC before the buffer: the writes after idle time and the dirty write it moves are in the fill
         # stage the buffer is judged on (Crucial m4: 32 MiB brings it to 0.83 of the assumed's error before, 0.30 after)
         drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
