@@ -1252,8 +1252,9 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measu
 #: slower at its slowest second (25.2 MB/s against 33.8; 32.2 with 213).
 RECYCLE_PATH_STEPS = (1.06, 1.12, 1.19, 1.26, 1.34, 1.42)
 
-#: The path is the slowest at which the twin's own write after the full TRIM comes within this of the drive's (the
-#: 240GB's twin: 3.4% short with 201 MB/s, 0.6% with 213). Not the fill stage's best: it samples lazy GC's stalls
+#: The path is the slowest at which the twin's own write after the full TRIM comes within this of the drive's (one
+#: fit of the 240GB: 3.4% short with 201 MB/s, 0.6% with 213; the 80-trial fit of the round trip: +1.4% with 201,
+#: which it keeps). Not the fill stage's best: it samples lazy GC's stalls
 #: and the path would stand in for what else the twin gets wrong (Vertex 2 25nm's twin, path 71 MB/s as its truth:
 #: RMS log error 0.281 at 71, 0.106 at 80, 0.932 at 85).
 RECYCLE_PATH_TOLERANCE = 0.02
