@@ -1285,7 +1285,7 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
 
     if short(figs0) >= -RECYCLE_PATH_TOLERANCE:
         return drive_doc, figs0, {**assumed, "why": assumed.get("why", "") + f"; the twin's own write after the TRIM "
-                                  f"comes within {RECYCLE_PATH_TOLERANCE:.0%} of it ({short(figs0):+.1%})"}
+                                  f"falls short of it by no more than {RECYCLE_PATH_TOLERANCE:.0%} ({short(figs0):+.1%})"}
     values = [int(round(r0 * k)) for k in RECYCLE_PATH_STEPS]
     docs = [{**drive_doc, "ftl": {**ftl, "recycle_bytes_per_s": v}} for v in values]
     jobs = _rate_jobs(features, measured, budget)
