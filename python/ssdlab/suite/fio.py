@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .profile import ProfileSizes
-from .states import DEFAULT_DATA_PATTERN, phases
+from .states import DEFAULT_DATA_PATTERN, phases, tortured_at
 from .vocabulary import Size, State, SuiteTest
 
 __all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
@@ -163,7 +163,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
         for sec in _state_sections(state, ri, None, span, sizes):
             add(sec)
         delay = 0.0
-        steady = state["state"] == "tortured"  # a timed job on the tortured drive: Profile.steady_time_scale
+        tortured = tortured_at(state, run["steps"])  # a timed job on the tortured drive: Profile.steady_time_scale
         for si, step in enumerate(run["steps"]):
             action = step.get("action")
             label = step.get("measure")
@@ -178,7 +178,6 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
                 delay = 0.0
                 continue
             if action == "precondition":
-                steady = step["state"] == "tortured"
                 for sec in _state_sections({"state": step["state"]}, ri, si, span, sizes):
                     add(sec)
                 continue
@@ -189,7 +188,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
                 opts = {k: replay[k] for k in ("generated", "mode", "idle_cap", "iodepth") if k in replay}
                 sec = FioSection(name, opts, ri, si, "replay", label, f"replay {step['generated']}")
             else:
-                sec = FioSection(name, _job_options(step, span, sizes, steady), ri, si, "job", label, name,
+                sec = FioSection(name, _job_options(step, span, sizes, tortured[si]), ri, si, "job", label, name,
                                  step.get("x"), step.get("line"))
             if delay:
                 sec.options["startdelay"] = f"{delay:g}s"

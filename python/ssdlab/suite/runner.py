@@ -19,7 +19,7 @@ from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from . import summary as _summary
 from .profile import FULL, Profile, ProfileSizes
-from .states import State, StatePhase, run_phase, state_spec
+from .states import State, StatePhase, run_phase, state_spec, tortured_at
 from .vocabulary import Measured, Size, Step, SuiteTest
 
 __all__ = ["SuiteRunner", "PlannedRun", "KEPT_SERIES", "StepProgress"]
@@ -155,12 +155,11 @@ class SuiteRunner:
         self._label = test["id"]
         measured: List[Measured] = []
         run = test["runs"][planned.run]
-        steady = planned.state["state"] == "tortured"  # a timed job on the tortured drive: Profile.steady_time_scale
+        steps = run["steps"][: planned.last_step + 1]
+        tortured = tortured_at(planned.state, steps)  # a timed job on the tortured drive: Profile.steady_time_scale
         try:
-            for si, step in enumerate(run["steps"][: planned.last_step + 1]):
-                if step.get("action") == "precondition":
-                    steady = step["state"] == "tortured"
-                r, job = self._step(sim, step, planned.span, steady)
+            for si, step in enumerate(steps):
+                r, job = self._step(sim, step, planned.span, tortured[si])
                 if "measure" in step and r is not None and job is not None:
                     measured.append({"run": planned.run, "step": si, "label": step["measure"], "x": step.get("x"),
                                      "line": step.get("line"), "job": job, "result": r})

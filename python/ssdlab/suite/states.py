@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, Tuple, TypedDict, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, cast
 
 from ..errors import workload_error
 
@@ -41,6 +41,7 @@ __all__ = [
     "precondition",
     "run_phase",
     "phase_key",
+    "tortured_at",
 ]
 
 StateName = Literal["clean", "filled", "dirty", "tortured", "trimmed"]
@@ -163,6 +164,19 @@ def phases(state: Union[str, Mapping[str, Any]]) -> List[StatePhase]:
     if pattern != DEFAULT_DATA_PATTERN:
         out = [replace(p, name=f"{p.name} ({pattern})", job={**p.job, "data_pattern": pattern}) if p is _FILL else p
                for p in out]
+    return out
+
+
+def tortured_at(state: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> List[bool]:
+    """For each step of a run from ``state``: whether it runs on the tortured
+    drive (the run starts tortured, or a precondition step before it tortured
+    it): the steps a profile times by :attr:`Profile.steady_time_scale`."""
+    on = state["state"] == "tortured"
+    out = []
+    for step in steps:
+        if step.get("action") == "precondition":
+            on = step["state"] == "tortured"
+        out.append(on)
     return out
 
 
