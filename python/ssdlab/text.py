@@ -93,6 +93,9 @@ def format_drive(d: Drive) -> str:
         ("user capacity", f"{gb(g['user_bytes'])} ({g['user_bytes'] / 2**30:,.2f} GiB)"),
         ("spare area", f"{gb(g['spare_bytes'])} = {g['spare_fraction'] * 100:.2f}% of user capacity"),
         ("4KB mapping units", f"{g['user_units']:,} user, {g['raw_slots']:,} raw slots"),
+        ("map unit", f"{g['map_unit_bytes'] // 1024} KiB" + (
+            f" (ftl.max_map_entries {cfg.get('ftl', {}).get('max_map_entries', 0):,} < the user units: a 4KB write "
+            "rewrites the rest of its unit)" if g["map_unit_bytes"] > 4096 else "")),
         ("memory estimate", f"{g['memory_estimate_bytes'] / 2**20:,.0f} MiB "
                             f"({g['memory_estimate_check_bytes'] / 2**20:,.0f} MiB in checking mode)"),
     ]

@@ -38,6 +38,17 @@ impl Shadow {
         self.slot_lba[to as usize] = self.slot_lba[from as usize];
     }
 
+    /// The version and LBA unit of the data at `slot`.
+    pub fn slot(&self, slot: u32) -> (u64, u32) {
+        (self.slot_ver[slot as usize], self.slot_lba[slot as usize])
+    }
+
+    /// Data of `v` (as [`Shadow::slot`] gave it) now lies at `slot`.
+    pub fn place(&mut self, slot: u32, v: (u64, u32)) {
+        self.slot_ver[slot as usize] = v.0;
+        self.slot_lba[slot as usize] = v.1;
+    }
+
     pub fn trim(&mut self, lba: u64) {
         self.lba_ver[lba as usize] = 0;
     }

@@ -195,19 +195,8 @@ fn vertex3_240_beats_the_120_on_incompressible_writes_but_not_by_the_die_ratio()
     assert!(b < 1.8 * a, "the controller must bind the larger drive before its dies: {a} vs {b}");
 }
 
-/// Overrides not yet replaced by a shared value or a mechanism: (preset,
-/// key). Each is a value a preset sets that its controller profile or NAND
-/// part also sets; docs/presets.md ("Shared parts") says why each remains.
-/// The list may only shrink: a listed override that is gone fails the test.
-const KNOWN_OVERRIDES: &[(&str, &str)] = &[
-    ("vertex3-480", "controller.command_cost_ns"),
-    ("vertex3-480", "controller.command_cost_write_ns"),
-    ("vertex3-480", "controller.max_write_bytes_per_s"),
-];
-
 #[test]
 fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
-    let mut found = Vec::new();
     for (stem, text) in presets() {
         let c = ssdlab_sim::library::compose_toml(&text).unwrap_or_else(|e| panic!("{stem}.toml: {e}"));
         let cfg = DriveConfig::from_toml_str(&text).unwrap();
@@ -220,24 +209,15 @@ fn every_preset_is_a_profile_a_part_and_counts_with_no_override() {
                 let key = format!("{section}.{k}");
                 let count =
                     section == "drive" || ["nand.channels", "nand.packages_per_channel", "nand.dies_per_package"].contains(&key.as_str());
-                if !count && !c.overrides.iter().any(|o| o.0 == key) {
-                    assert!(
-                        KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())),
-                        "{stem}.toml sets {key}: a controller or NAND value belongs in the profile or part, shared by every drive that uses it"
-                    );
-                    found.push((stem.clone(), key));
-                }
+                assert!(
+                    count || c.overrides.iter().any(|o| o.0 == key),
+                    "{stem}.toml sets {key}: a controller or NAND value belongs in the profile or part, shared by every drive that uses it"
+                );
             }
         }
-        for (key, lib, from) in c.overrides {
-            if !KNOWN_OVERRIDES.contains(&(stem.as_str(), key.as_str())) {
-                panic!("{stem}.toml sets {key}, which {from} sets ({lib}): move the value to the profile or part, shared by every drive that uses it");
-            }
-            found.push((stem.clone(), key));
+        if let Some((key, lib, from)) = c.overrides.first() {
+            panic!("{stem}.toml sets {key}, which {from} sets ({lib}): move the value to the profile or part, shared by every drive that uses it");
         }
-    }
-    for (stem, key) in KNOWN_OVERRIDES {
-        assert!(found.iter().any(|(s, k)| s == stem && k == key), "{stem}.toml no longer overrides {key}: remove it from KNOWN_OVERRIDES");
     }
 }
 

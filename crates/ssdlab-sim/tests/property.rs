@@ -162,3 +162,38 @@ fn long_mixed_run_stays_consistent() {
         s.check_now().unwrap();
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    /// A map of too few entries for the drive (`ftl.max_map_entries`): units
+    /// of 8KB, 16KB or 64KB, each write to part of one rewriting the rest of
+    /// it, with and without data reduction, die striping and lazy GC.
+    #[test]
+    fn coarse_map_units_never_lose_or_mix_up_data(
+        seed in any::<u64>(),
+        units_per_entry in prop_oneof![Just(2u64), Just(4u64), Just(16u64)],
+        reducing in any::<bool>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        // 3 dies x 48 blocks x 16 pages; user units = floor(2304 / 1.2).
+        let user_units = (3.0f64 * 48.0 * 16.0 / 1.2).floor() as u64;
+        let mut extra = json!({"ftl": {"max_map_entries": user_units.div_ceil(units_per_entry)}});
+        if reducing {
+            merge(&mut extra, &json!({
+                "data_reduction": {"enabled": true, "metadata_bytes_per_unit": 64, "compressible_stored_fraction": 0.3,
+                                   "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0},
+                "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64},
+                "controller": {"die_stripe_bytes": 512}
+            }));
+        }
+        let cfg = drive_with(3, 48, 16, 1.2, "greedy", extra);
+        prop_assert_eq!(cfg.geometry().map_unit_units as u64, units_per_entry);
+        let mut sim = sim(cfg, seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
+}

@@ -42,6 +42,9 @@ pub struct Geometry {
     pub raw_slots: u64,
     pub user_units: u64,
     pub spare_slots: u64,
+    /// 4KB units per map entry: 1, or the power of two that fits the user
+    /// LBA space into `ftl.max_map_entries` (a coarser map unit).
+    pub map_unit_units: u32,
 }
 
 impl Geometry {
@@ -82,6 +85,23 @@ pub fn memory_estimate_bytes(g: &Geometry, check: bool) -> u64 {
     map + blocks + check_bytes + (1 << 20)
 }
 
+/// Largest map unit a drive may need, in 4KB units (64KB).
+pub const MAX_MAP_UNIT_UNITS: u32 = 16;
+
+/// 4KB units per map entry for `user_units` of user LBA space and a map of
+/// at most `max_entries` entries (0: no limit): the smallest power of two
+/// that fits. Past [`MAX_MAP_UNIT_UNITS`] validation refuses the drive.
+pub fn map_unit_units(user_units: u64, max_entries: u64) -> u32 {
+    let mut m = 1u32;
+    if max_entries == 0 {
+        return m;
+    }
+    while user_units.div_ceil(m as u64) > max_entries && m <= MAX_MAP_UNIT_UNITS {
+        m *= 2;
+    }
+    m
+}
+
 impl DriveConfig {
     pub fn geometry(&self) -> Geometry {
         let n = &self.nand;
@@ -94,6 +114,7 @@ impl DriveConfig {
         // Saturating: validation refuses a product this large by name.
         let raw_slots = (dies as u64).saturating_mul(n.blocks_per_plane as u64).saturating_mul(slots_per_block as u64);
         let user_units = self.drive.user_capacity_bytes.div_ceil(UNIT_BYTES);
+        let map_unit_units = map_unit_units(user_units, self.ftl.max_map_entries);
         let gran_per_slot = if self.data_reduction.as_ref().is_some_and(|d| d.enabled) { 4 } else { 1 };
         Geometry {
             channels: n.channels,
@@ -110,6 +131,7 @@ impl DriveConfig {
             raw_slots,
             user_units,
             spare_slots: raw_slots.saturating_sub(user_units),
+            map_unit_units,
         }
     }
 }
@@ -141,6 +163,7 @@ impl DriveConfig {
             ("user_bytes", self.drive.user_capacity_bytes.into()),
             ("spare_bytes", (g.spare_slots * UNIT_BYTES).into()),
             ("spare_fraction", g.spare_fraction().into()),
+            ("map_unit_bytes", (g.map_unit_units as u64 * UNIT_BYTES).into()),
             ("memory_estimate_bytes", memory_estimate_bytes(&g, false).into()),
             ("memory_estimate_check_bytes", memory_estimate_bytes(&g, true).into()),
         ]

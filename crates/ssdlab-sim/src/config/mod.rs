@@ -17,7 +17,9 @@ mod sections;
 mod tests;
 mod validate;
 
-pub use geometry::{memory_estimate_bytes, revmap_bytes_reserved, Geometry, DEFAULT_MEMORY_LIMIT_BYTES, LEN_SHIFT, REVMAP_CHUNK_ENTRIES};
+pub use geometry::{
+    map_unit_units, memory_estimate_bytes, revmap_bytes_reserved, Geometry, DEFAULT_MEMORY_LIMIT_BYTES, LEN_SHIFT, REVMAP_CHUNK_ENTRIES,
+};
 pub use sections::*;
 
 use crate::error::{Result, SimError};

@@ -359,6 +359,17 @@ pub struct FtlSection {
     /// drive with twice the dies does not recycle twice as fast.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recycle_bytes_per_s: u64,
+    /// Entries the logical-to-physical map can hold (0: no limit). A drive
+    /// whose user LBA space needs more entries at 4KB maps coarser units, the
+    /// smallest power of two times 4KB that fits (8KB, 16KB, ...; at most
+    /// 64KB). A write that covers only part of such a unit rewrites the rest
+    /// of it with its new data, so the unit stays in one place: the other 4KB
+    /// units of it whose data has left the write buffer are read (as for a
+    /// sub-4KB write) and programmed again beside the new data, and the
+    /// firmware spends a read command's time on that internal read. Reads
+    /// are unchanged (each 4KB is located within its unit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_map_entries: u64,
     /// Performance mode (Vertex 4 firmware 1.4+): while fewer than
     /// `perf_mode_fill_percent` of the user LBAs hold data, blocks are written
     /// in a fast mode (lower pages only: half the block, this program time);

@@ -160,3 +160,18 @@ fn zero_dies_and_oversized_capacity_are_refused() {
     let e = DriveConfig::from_toml_str(&SMALL.replace("\"greedy\"", "\"lru\"")).unwrap_err().to_string();
     assert!(e.contains("ftl.gc_policy") && e.contains("greedy"), "{e}");
 }
+
+#[test]
+fn a_map_entry_limit_sets_the_map_unit_and_one_too_small_is_refused_by_name() {
+    let with = |v: &str| SMALL.replace("gc_threshold_blocks = 2", &format!("gc_threshold_blocks = 2\nmax_map_entries = {v}"));
+    let units = DriveConfig::from_toml_str(SMALL).unwrap().geometry().user_units;
+    assert_eq!(DriveConfig::from_toml_str(SMALL).unwrap().geometry().map_unit_units, 1);
+    assert!(!DriveConfig::from_toml_str(SMALL).unwrap().to_json_string().contains("max_map_entries"), "absent stays absent (stable hash)");
+    for (entries, unit) in [(units, 1), (units - 1, 2), (units.div_ceil(2), 2), (units.div_ceil(2) - 1, 4), (units.div_ceil(16), 16)] {
+        let c = DriveConfig::from_toml_str(&with(&entries.to_string())).unwrap();
+        assert_eq!(c.geometry().map_unit_units, unit, "{entries} entries for {units} units");
+        assert!(c.geometry_fields().contains(&("map_unit_bytes", (unit as u64 * 4096).into())));
+    }
+    let e = DriveConfig::from_toml_str(&with(&(units.div_ceil(16) - 1).to_string())).unwrap_err().to_string();
+    assert!(e.contains("ftl.max_map_entries") && e.contains("64 KiB") && e.contains(&units.div_ceil(16).to_string()), "{e}");
+}

@@ -1,7 +1,7 @@
 //! Every rule a drive must obey, and serde's errors reworded: one error naming
 //! the field, the value and what is allowed (with a hint for a wrong unit).
 
-use super::geometry::LEN_SHIFT;
+use super::geometry::{LEN_SHIFT, MAX_MAP_UNIT_UNITS};
 use super::{DriveConfig, SECTOR_BYTES, UNIT_BYTES};
 use crate::error::{Result, SimError};
 
@@ -225,6 +225,18 @@ impl DriveConfig {
                 format!(
                     "{} is outside 1e6..=1e11 bytes/s for the whole controller (0: no recycling path; the SF-1200 presets use 71e6)",
                     f.recycle_bytes_per_s
+                ),
+            );
+        }
+        if g.map_unit_units > MAX_MAP_UNIT_UNITS {
+            return err(
+                "ftl.max_map_entries",
+                format!(
+                    "{} entries cannot map {} B of user LBA space in units of at most {} KiB; allowed: 0 (no limit) or at least {}",
+                    f.max_map_entries,
+                    d.user_capacity_bytes,
+                    MAX_MAP_UNIT_UNITS as u64 * UNIT_BYTES / 1024,
+                    g.user_units.div_ceil(MAX_MAP_UNIT_UNITS as u64)
                 ),
             );
         }

@@ -33,6 +33,40 @@ impl Controller {
         }
     }
 
+    /// Room in the write buffer for one 4KB unit from `t`, programming the
+    /// completed units that wait in it when it is full.
+    fn admit_unit(&mut self, ftl: &mut Ftl, nand: &mut Nand, t: u64) -> Result<u64> {
+        match self.buffer.admit(t, UNIT_BYTES) {
+            Some(t) => Ok(t),
+            None => {
+                // Full of completed units waiting for their die's next
+                // data: send them now.
+                ftl.program_waiting_units(t, nand)?;
+                self.drain_releases(ftl);
+                self.buffer.admit(t, UNIT_BYTES).ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))
+            }
+        }
+    }
+
+    /// Rewrite unit `lba` beside a write to part of its coarse map unit
+    /// (`ftl.max_map_entries`) once the write's command is processed at
+    /// `t`: into the buffer, its old data read back, through the ECC encoder
+    /// again, and placed with the new data.
+    fn merge_unit(&mut self, ftl: &mut Ftl, nand: &mut Nand, lba: u64, t: u64) -> Result<()> {
+        let t_adm = self.admit_unit(ftl, nand, t)?;
+        let mut ready = t_adm.max(ftl.read_for_rmw(lba, t, nand));
+        if self.cfg.encode_bytes_per_s > 0 {
+            let ep = (ftl.unit_stored_bytes(lba) * 1_000_000_000).div_ceil(self.cfg.encode_bytes_per_s);
+            let es = self.encode_path.reserve(ready, ep);
+            ready = ready.max(es + ep);
+        }
+        ftl.merge_unit(lba, ready, nand)?;
+        if !ftl.releases.is_empty() {
+            self.drain_releases(ftl);
+        }
+        Ok(())
+    }
+
     /// Submit one host I/O at `t`; returns its completion time. The FTL and
     /// the NAND are the simulator's, lent for the command (the hot path: one
     /// call per I/O, so no bundle is built for it).
@@ -44,29 +78,39 @@ impl Controller {
             Op::Write => c.write_cost_ns(),
             Op::Trim => c.command_cost_ns,
         };
-        let t2 = self.command(t, cost);
         let (first, n) = unit_span(off, len);
+        // A write to part of a coarse map unit rewrites the rest of it
+        // (`ftl.max_map_entries`): the span of whole map units it touches,
+        // and the firmware's internal read, a read command's time, for each
+        // map unit with data to merge.
+        let (span_lo, span_hi, merge_cost) = if op == Op::Write && self.map_unit > 1 {
+            let m = self.map_unit;
+            let lo = first / m * m;
+            let hi = ((first + n).div_ceil(m) * m).min(self.user_units);
+            let head = (lo..first).any(|l| ftl.needs_merge(l));
+            let tail = (first + n..hi).any(|l| ftl.needs_merge(l));
+            let units = if lo / m == (hi - 1) / m { (head || tail) as u64 } else { head as u64 + tail as u64 };
+            (lo, hi, units * c.read_cost_ns())
+        } else {
+            (first, first + n, 0)
+        };
+        let t2 = self.command(t, cost + merge_cost);
         match op {
             Op::Write => {
                 let end = off + len;
                 let mut t_data = t2;
-                for lba in first..first + n {
+                for lba in span_lo..span_hi {
+                    if lba < first || lba >= first + n {
+                        if ftl.needs_merge(lba) {
+                            self.merge_unit(ftl, nand, lba, t2)?;
+                        }
+                        continue;
+                    }
                     let u0 = lba * UNIT_BYTES;
                     let lo = off.max(u0);
                     let hi = end.min(u0 + UNIT_BYTES);
                     let partial = hi - lo < UNIT_BYTES;
-                    let t_adm = match self.buffer.admit(t2, UNIT_BYTES) {
-                        Some(t) => t,
-                        None => {
-                            // Full of completed units waiting for their die's
-                            // next data: send them now.
-                            ftl.program_waiting_units(t2, nand)?;
-                            self.drain_releases(ftl);
-                            self.buffer
-                                .admit(t2, UNIT_BYTES)
-                                .ok_or_else(|| SimError::integrity("write buffer full with nothing scheduled to leave it"))?
-                        }
-                    };
+                    let t_adm = self.admit_unit(ftl, nand, t2)?;
                     let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
                     t_data = xs + self.link_ns(hi - lo);
                     let wp = self.write_path_ns(hi - lo);

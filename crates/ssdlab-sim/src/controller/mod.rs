@@ -28,6 +28,8 @@ pub struct Controller {
     cfg: ControllerSection,
     host: HostSection,
     user_units: u64,
+    /// 4KB units per map entry (`ftl.max_map_entries`; 1: the 4KB map).
+    map_unit: u64,
     dies: u32,
     link: Calendar,
     /// The controller's write data path when it has a throughput ceiling.
@@ -49,6 +51,7 @@ impl Controller {
             cfg: cfg.controller.clone(),
             host: cfg.host.clone(),
             user_units: g.user_units,
+            map_unit: g.map_unit_units as u64,
             dies: g.dies,
             link: Calendar::default(),
             write_path: Calendar::default(),

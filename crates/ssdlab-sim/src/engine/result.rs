@@ -159,6 +159,7 @@ impl PhaseResult {
                 "power": self.power,
                 "rmw_reads": self.ftl.rmw_reads,
                 "host_bytes_coalesced": self.ftl.host_units_coalesced * UNIT_BYTES,
+                "map_merge_bytes": self.ftl.map_merge_bytes,
                 "smart": self.smart,
             }
         });

@@ -21,6 +21,17 @@ impl Ftl {
         (self.granules_for(pattern) as u64 * self.gran_bytes * bytes).div_ceil(UNIT_BYTES)
     }
 
+    /// Stored bytes of mapped unit `lba` (0 when unmapped).
+    #[inline]
+    pub fn unit_stored_bytes(&self, lba: u64) -> u64 {
+        let e = self.l2p.get(lba as usize);
+        if e == NONE {
+            0
+        } else {
+            self.len_of(e) as u64 * self.gran_bytes
+        }
+    }
+
     /// Granules a 4KB unit of `pattern` occupies once stored.
     #[inline]
     pub fn granules_for(&self, pattern: DataPattern) -> u32 {

@@ -63,6 +63,62 @@ impl Ftl {
                 self.end_perf_mode();
             }
         }
+        let head = self.place_unit(lba, n, ready_ns, nand, |s, head| s.write(lba, head))?;
+        self.counters.host_units_written += 1;
+        self.counters.stored_bytes_written += n as u64 * self.gran_bytes;
+        Ok(head)
+    }
+
+    /// Does a write beside `lba` (in the same coarse map unit, not covering
+    /// it) have to rewrite it (`ftl.max_map_entries`)? Yes when it holds data
+    /// that has left the open host unit: data still there is assembled with
+    /// the new data in the buffer.
+    #[inline]
+    pub fn needs_merge(&self, lba: u64) -> bool {
+        let e = self.l2p.get(lba as usize);
+        e != NONE && !self.in_open_host_unit(self.head_of(e))
+    }
+
+    /// Rewrite the mapped unit `lba`, unchanged, at the host write point
+    /// once its data is in the controller at `ready_ns` (read back by the
+    /// caller): a write to part of a coarse map unit keeps the unit in one
+    /// place (`ftl.max_map_entries`). Returns its new head granule.
+    pub fn merge_unit(&mut self, lba: u64, ready_ns: u64, nand: &mut Nand) -> Result<u32> {
+        let old = self.l2p.get(lba as usize);
+        if old == NONE {
+            return Err(SimError::integrity(format!("map-unit merge of LBA unit {lba}, which holds no data")));
+        }
+        let n = self.len_of(old);
+        // The data moved is what a read of the unit returns now.
+        let saved = match self.shadow.as_ref() {
+            Some(s) => {
+                s.verify_read(lba, self.head_of(old))?;
+                Some(s.slot(self.head_of(old)))
+            }
+            None => None,
+        };
+        self.invalidate(old, ready_ns);
+        let head = self.place_unit(lba, n, ready_ns, nand, |s, head| {
+            if let Some(v) = saved {
+                s.place(head, v)
+            }
+        })?;
+        self.counters.map_merge_units += 1;
+        self.counters.map_merge_bytes += n as u64 * self.gran_bytes;
+        Ok(head)
+    }
+
+    /// Place `n` granules of unit `lba` at its die's host write point (the
+    /// old entry already invalidated), record them in the map, the reverse
+    /// map and the checking model (`shadow`), and program completed units.
+    fn place_unit(
+        &mut self,
+        lba: u64,
+        n: u32,
+        ready_ns: u64,
+        nand: &mut Nand,
+        shadow: impl FnOnce(&mut crate::check::Shadow, u32),
+    ) -> Result<u32> {
         let die = self.host_die_with_room(n)?;
         let unit_before = self.unit_div.div(self.dies[die as usize].host_wp.next);
         let was_open = self.dies[die as usize].host_wp.block != NONE;
@@ -73,10 +129,8 @@ impl Ftl {
         self.rev.push(b, self.enc(lba as u32, n));
         self.rev.set_live(head);
         self.blocks[b as usize].valid += n;
-        self.counters.host_units_written += 1;
-        self.counters.stored_bytes_written += n as u64 * self.gran_bytes;
         if let Some(s) = self.shadow.as_mut() {
-            s.write(lba, head);
+            shadow(s, head);
         }
         let wp = &mut self.dies[die as usize].host_wp;
         wp.host_bytes += UNIT_BYTES;
