@@ -380,6 +380,48 @@ def test_a_sandforce_twin_starts_with_its_reads_striped_over_the_dies() -> None:
     assert f["fastest_write_bytes_per_s"]["value"] > 2 * f["seq_write_bytes_per_s"]["value"]
 
 
+def test_a_twin_of_a_drive_that_maps_8kb_units_maps_8kb_units_and_one_of_a_4kb_map_does_not() -> None:
+    from ssdlab.twin.fit import build_doc, free_parameters
+
+    # The SF-2281's map of 2^26 entries: the 480GB maps 8KB units, so its 4KB writes into written data rewrite
+    # the other half of their unit and run well below its 8KB writes; the 240GB maps 4KB
+    for preset, unit in (("vertex3-480", 8192), ("vertex3-240", 4096)):
+        run = run_probe_simulated(preset, None, stages=(CLEAN,), budget=0.25)
+        f = extract(run.figures, run.target["capacity_bytes"])
+        print(f"{preset}: map unit {f['map_unit_bytes']['value']} B ({f['map_unit_bytes']['how']})")
+        assert f["map_unit_bytes"]["value"] == unit == Drive.load(preset).geometry["map_unit_bytes"]
+        doc, prov = build_doc(f, {p.key: p.value for p in free_parameters(f)}, f"twin-{preset}")
+        assert Drive.load(doc).geometry["map_unit_bytes"] == unit
+        assert (prov.get("ftl.max_map_entries") or {}).get("source") == ("measured" if unit > 4096 else None)
+
+
+def test_on_a_drive_that_maps_8kb_units_the_torture_fills_the_spare_twice_as_fast() -> None:
+    from ssdlab.twin.features import _onset
+
+    # after the fill every 4KB write of the torture rewrites its whole 8KB unit: the spare takes twice the bytes
+    # the host wrote before garbage collection bit (Vertex 3 480GB: 6.3% of the capacity written, 12.7% spare)
+    figs = {"torture": {"iops_series": [30_000.0] * 100 + [4_000.0] * 300, "interval_ms": 1000}}
+    fine, coarse = _onset(figs, 480_000_000_000), _onset(figs, 480_000_000_000, 8192)
+    assert coarse["gc_onset_bytes"]["value"] == 2 * fine["gc_onset_bytes"]["value"]
+    assert coarse["spare_fraction"]["value"] == pytest.approx(2 * fine["spare_fraction"]["value"], abs=1e-4)
+    assert "8KB map unit" in coarse["spare_fraction"]["how"] and "map unit" not in fine["spare_fraction"]["how"]
+
+
+def test_the_map_unit_is_the_write_size_that_runs_fastest_when_it_beats_4kb_writes_clearly() -> None:
+    from ssdlab.twin.features import _map_unit
+
+    def unit(r4: float, r8: float, r16: float) -> Any:
+        return _map_unit({"rewrite-4k-qd32": {"iops": r4}, "rewrite-8k-qd32": {"iops": r8},
+                          "rewrite-16k-qd32": {"iops": r16}})["value"]
+
+    assert unit(66_000, 55_000, 30_000) == 4096  # command-bound 4KB map: smaller writes at least as fast
+    assert unit(10_000, 10_000, 10_000) == 4096  # a write-cost cap: every size alike
+    assert unit(30_000, 55_000, 30_000) == 8192
+    assert unit(20_000, 22_000, 40_000) == 16384  # 4KB and 8KB both rewrite the rest of a 16KB unit
+    assert unit(45_000, 55_000, 30_000) == 4096  # within 1 / 0.75 of the fastest: not a coarser map
+    assert _map_unit({})["value"] is None and _map_unit({})["confidence"] == "none"
+
+
 def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_best() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit import scan_starts, start_candidates, twin_target

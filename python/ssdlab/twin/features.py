@@ -192,8 +192,15 @@ def steady_iops(series: Sequence[float]) -> float:
     return float(statistics.median(series[int(len(series) * 0.8):]))
 
 
-def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
+def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int, map_unit_bytes: int = 4096
+           ) -> Dict[str, Dict[str, Any]]:
+    """Where garbage collection bit in the torture, and the spare area that
+    gives. On a drive whose map unit is coarser than 4KB every 4KB write of
+    the torture (after the fill, every unit holds data) rewrites its whole
+    unit, so the spare takes map_unit / 4KB times the bytes the host wrote."""
     out: Dict[str, Dict[str, Any]] = {}
+    scale = max(1, int(map_unit_bytes) // 4096)
+    rewrites = (f"; x{scale}: each 4KB write rewrote its {map_unit_bytes // 1024}KB map unit" if scale > 1 else "")
     f = figs.get("torture")
     series = list(f.get("iops_series") or []) if f else []
     if len(series) < 20:
@@ -211,24 +218,24 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[s
                                         f"steady state ({steady:,.0f}): garbage collection costs little here")
         # or it never began: the spare holds at least what the torture wrote past the capacity (SF-1200 drives,
         # held at 10K IOPS by their firmware, write 17 GB in the torture against 17.4 GB of spare)
-        written = float(f.get("io_bytes") or sum(series) * interval_s * 4096)  # type: ignore[union-attr]
+        written = float(f.get("io_bytes") or sum(series) * interval_s * 4096) * scale  # type: ignore[union-attr]
         out["gc_onset_at_least_bytes"] = feature(round(written), "B", "low",
                                                  f"no GC onset while the torture wrote {written / 1e9:.1f} GB past the "
-                                                 "capacity: the spare holds at least that (a lower bound)")
+                                                 "capacity: the spare holds at least that (a lower bound)" + rewrites)
         out["spare_fraction"] = feature(round(written / capacity_bytes, 4), "", "low",
                                         "at least the bytes the torture wrote past the capacity, over the capacity "
-                                        "(no GC onset seen)")
+                                        "(no GC onset seen)" + rewrites)
         return out
     cut = steady + 0.5 * (initial - steady)
     k = next((i for i, x in enumerate(series) if x < cut), len(series))
-    written = sum(series[:k]) * interval_s * 4096
+    written = sum(series[:k]) * interval_s * 4096 * scale
     conf = "high" if k >= 5 and k < len(series) * 0.8 else "medium"
     out["gc_onset_bytes"] = feature(round(written), "B", conf,
                                     f"4KB random writes after the fill ran at {initial:,.0f} IOPS for {k * interval_s:.0f} s "
-                                    f"before falling below {cut:,.0f} (halfway to the steady {steady:,.0f})")
+                                    f"before falling below {cut:,.0f} (halfway to the steady {steady:,.0f})" + rewrites)
     out["spare_fraction"] = feature(round(written / capacity_bytes, 4), "", conf,
                                     "bytes written past the capacity before garbage collection bit, over the capacity "
-                                    "(less than the spare area by the blocks the drive keeps free)")
+                                    "(less than the spare area by the blocks the drive keeps free)" + rewrites)
     return out
 
 
@@ -303,6 +310,30 @@ SATA_LINKS: Tuple[Tuple[str, int, int], ...] = (("sata-3g", 280_000_000, 5_000),
 #: 0.98-0.99 of 550 on the SATA 6Gbps ones whose reads reach the link.) Below it the drive binds first and the
 #: link stays an estimate (2% above the fastest transfer).
 LINK_SHARE = 0.85
+
+
+#: A map unit larger than 4KB shows as writes below it running at most this share of a whole unit's IOPS
+#: (with a 4KB map the smaller writes run at least as fast: less data, the same commands).
+MAP_UNIT_IOPS_RATIO = 0.75
+
+
+def _map_unit(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """The map unit from aligned random writes of 4, 8 and 16KB into data
+    written at random: the size that runs fastest, when it beats 4KB writes
+    by more than 1 / ``MAP_UNIT_IOPS_RATIO`` (writes below the unit rewrite
+    the rest of it); 4KB otherwise."""
+    sizes = [(4096, _get(figs, "rewrite-4k-qd32", "iops")), (8192, _get(figs, "rewrite-8k-qd32", "iops")),
+             (16384, _get(figs, "rewrite-16k-qd32", "iops"))]
+    seen = [(b, v) for b, v in sizes if v]
+    if len(seen) < 2 or seen[0][0] != 4096:
+        return feature(None, "B", "none", "the rewrite jobs did not run")
+    best = max(seen, key=lambda x: x[1])
+    unit = best[0] if best[0] > 4096 and seen[0][1] < MAP_UNIT_IOPS_RATIO * best[1] else 4096
+    rates = ", ".join(f"{b // 1024}KB {v:,.0f}" for b, v in seen)
+    how = (f"aligned random writes into data written at random, IOPS: {rates}; "
+           + (f"writes below {unit // 1024}KB run under {MAP_UNIT_IOPS_RATIO:.0%} of a whole unit's rate: each rewrites "
+              "the rest of its unit" if unit > 4096 else "4KB writes run at least as fast as larger ones: a 4KB map"))
+    return feature(unit, "B", "high", how)
 
 
 def host_interface(link: Optional[float]) -> Dict[str, Any]:
@@ -434,6 +465,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     F["readahead_min_qd"] = feature(thr, "", "medium" if thr else ("high" if seen else "none"),
                                     "the lowest depth at which sequential reads beat random ones")
     rr = _ratio(_get(figs, "randread-randomly-written-4k-qd32", "iops"), iops32)
+    F["map_unit_bytes"] = _map_unit(figs)
     F["random_layout_read_ratio"] = feature(None if rr is None else round(rr, 3), "", "high" if rr is not None else "none",
                                             "4KB QD32 random reads of data written at random / of data written in order: "
                                             "below 1 when a unit's stored bytes spread over dies (striping) or the map "
@@ -442,7 +474,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     F["random_layout_seqread_ratio"] = feature(None if sr is None else round(sr, 3), "", "high" if sr is not None else "none",
                                                "128KB QD32 sequential reads of data written at random / of data written "
                                                "in order")
-    F.update(_onset(figs, capacity_bytes))
+    F.update(_onset(figs, capacity_bytes, int(F["map_unit_bytes"]["value"] or 4096)))
     F["dirty_flush_s"], F["dirty_buffer_bytes"] = _dirty_buffer(figs, F["steady_write_iops"]["value"])
     F.update(_perf_mode(figs, capacity_bytes))
     # state behaviours

@@ -404,6 +404,12 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
                 # the twin stores the same whole granules
                 put(doc, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
                     "measured", f.get("how", ""))
+    map_unit = _fv(features, "map_unit_bytes")
+    if map_unit and int(map_unit) > 4096:
+        # entries that leave the drive's LBA space exactly this map unit (ceil(units / m) < units / (m / 2))
+        units = -(-int(doc["drive"]["user_capacity_bytes"]) // 4096)
+        put(doc, "ftl.max_map_entries", -(-units // (int(map_unit) // 4096)), "measured",
+            f"a {int(map_unit) // 1024}KB map unit: " + features["map_unit_bytes"]["how"])
     idle = _fv(features, "idle_recovery_ratio")
     if idle is not None and (features.get("idle_recovery_ratio") or {}).get("confidence") != "low":
         put(doc, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",

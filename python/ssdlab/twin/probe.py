@@ -217,6 +217,13 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     add("seqread-randomly-written-128k-qd32", CLEAN, "reads of data written at random",
         "sequential 128KB reads of data written at random: a drive whose physical layout follows the writes reads "
         "it scattered", "read", rw="read", bs="128k", iodepth=32, offset=w0, size=rnd_span, time_based=1, runtime=t_short)
+    for bs in ("4k", "8k", "16k"):
+        add(f"rewrite-{bs}-qd32", CLEAN, "map unit",
+            f"{bs} random writes, aligned, of reducible (repeated) data over the span just written at random: a drive "
+            "whose map unit is larger than a write rewrites the rest of the unit with it (reads it back and programs "
+            "it again), so its writes below the unit run well below those of a whole unit; with a 4KB map the "
+            "smaller writes run at least as fast", "write", rw="randwrite", bs=bs, blockalign=bs, iodepth=32,
+            offset=w0, size=rnd_span, time_based=1, runtime=t_short, **DATA_PATTERN_OPTIONS["repeated"])
     add("randrw-4k-qd4", CLEAN, "mixed reads and writes",
         "4KB random I/O, 70% reads, at QD4: reads waiting behind programs on their die", "rw", rw="randrw",
         rwmixread=70, bs="4k", iodepth=4, size=read_span, time_based=1, runtime=t_short, **inc)
