@@ -23,14 +23,21 @@ impl Controller {
         }
     }
 
-    /// Time the controller's ECC encoder takes for `bytes` of host data of
-    /// `pattern`: what it carries is what reaches the NAND (0 when not modelled).
+    /// Time the controller's ECC encoder takes for `stored` bytes, what
+    /// reaches the NAND (0 when not modelled).
     #[inline]
-    fn encode_path_ns(&self, ftl: &Ftl, pattern: DataPattern, bytes: u64) -> u64 {
+    fn encode_ns(&self, stored: u64) -> u64 {
         match self.cfg.encode_bytes_per_s {
             0 => 0,
-            r => (ftl.stored_bytes(pattern, bytes) * 1_000_000_000).div_ceil(r),
+            r => (stored * 1_000_000_000).div_ceil(r),
         }
+    }
+
+    /// Time the controller's ECC encoder takes for `bytes` of host data of
+    /// `pattern`: what it carries is what reaches the NAND.
+    #[inline]
+    fn encode_path_ns(&self, ftl: &Ftl, pattern: DataPattern, bytes: u64) -> u64 {
+        self.encode_ns(ftl.stored_bytes(pattern, bytes))
     }
 
     /// Room in the write buffer for one 4KB unit from `t`, programming the
@@ -55,8 +62,8 @@ impl Controller {
     fn merge_unit(&mut self, ftl: &mut Ftl, nand: &mut Nand, lba: u64, t: u64) -> Result<()> {
         let t_adm = self.admit_unit(ftl, nand, t)?;
         let mut ready = t_adm.max(ftl.read_for_rmw(lba, t, nand));
-        if self.cfg.encode_bytes_per_s > 0 {
-            let ep = (ftl.unit_stored_bytes(lba) * 1_000_000_000).div_ceil(self.cfg.encode_bytes_per_s);
+        let ep = self.encode_ns(ftl.unit_stored_bytes(lba));
+        if ep > 0 {
             let es = self.encode_path.reserve(ready, ep);
             ready = ready.max(es + ep);
         }
@@ -83,17 +90,28 @@ impl Controller {
         // (`ftl.max_map_entries`): the span of whole map units it touches,
         // and the firmware's internal read, a read command's time, for each
         // map unit with data to merge.
-        let (span_lo, span_hi, merge_cost) = if op == Op::Write && self.map_unit > 1 {
-            let m = self.map_unit;
-            let lo = first / m * m;
-            let hi = ((first + n).div_ceil(m) * m).min(self.user_units);
-            let head = (lo..first).any(|l| ftl.needs_merge(l));
-            let tail = (first + n..hi).any(|l| ftl.needs_merge(l));
-            let units = if lo / m == (hi - 1) / m { (head || tail) as u64 } else { head as u64 + tail as u64 };
-            (lo, hi, units * c.read_cost_ns())
-        } else {
-            (first, first + n, 0)
+        let (span_lo, span_hi) = match op {
+            Op::Write if self.map_unit > 1 => {
+                let m = self.map_unit;
+                (first / m * m, ((first + n).div_ceil(m) * m).min(self.user_units))
+            }
+            _ => (first, first + n),
         };
+        // The units beside the write in its partial map units (at most 2 x 15),
+        // bit by bit; which of them to merge is decided once, as the command
+        // arrives, and the firmware's internal read is charged per map unit.
+        let beside = |l: u64| if l < first { l - span_lo } else { l - (first + n) + (first - span_lo) };
+        let mut merge = 0u64;
+        for l in (span_lo..first).chain(first + n..span_hi) {
+            if ftl.needs_merge(l) {
+                merge |= 1 << beside(l);
+            }
+        }
+        let head = merge & ((1 << (first - span_lo)) - 1) != 0;
+        let tail = merge >> (first - span_lo) != 0;
+        let map_units =
+            if span_lo / self.map_unit == (span_hi - 1) / self.map_unit { (head || tail) as u64 } else { head as u64 + tail as u64 };
+        let merge_cost = map_units * c.read_cost_ns();
         let t2 = self.command(t, cost + merge_cost);
         match op {
             Op::Write => {
@@ -101,7 +119,7 @@ impl Controller {
                 let mut t_data = t2;
                 for lba in span_lo..span_hi {
                     if lba < first || lba >= first + n {
-                        if ftl.needs_merge(lba) {
+                        if merge >> beside(lba) & 1 != 0 {
                             self.merge_unit(ftl, nand, lba, t2)?;
                         }
                         continue;

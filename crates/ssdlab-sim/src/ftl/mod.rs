@@ -122,9 +122,8 @@ pub struct FtlCounters {
     pub rmw_reads: u64,
     /// Host units that replaced data still in the write buffer.
     pub host_units_coalesced: u64,
-    /// Units rewritten beside a write to part of their coarse map unit
-    /// (`ftl.max_map_entries`), and their stored bytes.
-    pub map_merge_units: u64,
+    /// Stored bytes rewritten beside writes to part of their coarse map unit
+    /// (`ftl.max_map_entries`).
     pub map_merge_bytes: u64,
     pub gc_victims: u64,
     pub fg_gc_victims: u64,
@@ -146,7 +145,6 @@ impl FtlCounters {
             parity_bytes: self.parity_bytes - b.parity_bytes,
             rmw_reads: self.rmw_reads - b.rmw_reads,
             host_units_coalesced: self.host_units_coalesced - b.host_units_coalesced,
-            map_merge_units: self.map_merge_units - b.map_merge_units,
             map_merge_bytes: self.map_merge_bytes - b.map_merge_bytes,
             gc_victims: self.gc_victims - b.gc_victims,
             fg_gc_victims: self.fg_gc_victims - b.fg_gc_victims,

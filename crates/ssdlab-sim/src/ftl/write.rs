@@ -103,7 +103,6 @@ impl Ftl {
                 s.place(head, v)
             }
         })?;
-        self.counters.map_merge_units += 1;
         self.counters.map_merge_bytes += n as u64 * self.gran_bytes;
         Ok(head)
     }
