@@ -106,6 +106,17 @@ def test_with_changes_rejects_a_bad_key_or_value_naming_it(small_drive: dict, ke
     assert "line 1 column" not in str(e.value)
 
 
+def test_a_bad_change_to_a_library_value_says_it_came_from_the_change_and_what_is_allowed() -> None:
+    with pytest.raises(ConfigError) as e:
+        Drive.load("vertex3-480").with_changes({"ftl.max_map_entries": -1})
+    msg = str(e.value)
+    assert "value from the change (over profile sf-2281: 67108864)" in msg, msg
+    assert "expected a whole number >= 0" in msg and "u64" not in msg, msg
+    with pytest.raises(ConfigError) as e:
+        Drive.load("vertex3-480").with_changes({"nand.raise": 3})
+    assert "expected true or false" in str(e.value), str(e.value)
+
+
 def test_errors_are_typed_value_errors() -> None:
     for cls in (
         ssdlab.ConfigError,

@@ -370,6 +370,13 @@ def _stop_workers(cluster: Any) -> None:
         cluster.sync(stop)
 
 
+def _quiet_shutdown() -> None:
+    """In a LocalCluster's worker, before the cluster closes: nothing is left
+    to report, and a heartbeat racing the scheduler's shutdown would print a
+    connection traceback on the user's terminal."""
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+
+
 def _execute_remote(task: Task) -> List[RunResult]:
     return execute_task(task)
 
@@ -449,6 +456,9 @@ class Runner:
         self._futures, self._abandoned = [], False
         if cluster is not None and abandoned:
             _stop_workers(cluster)
+        elif cluster is not None and self._client is not None:
+            with contextlib.suppress(Exception):
+                self._client.run(_quiet_shutdown)
         if self._client is not None:
             self._client.close()
             self._client = None

@@ -216,7 +216,11 @@ class Drive:
         try:
             return Drive(_core.DriveConfig.from_json(json.dumps(cfg)), self.source, merged, doc=cfg)
         except ConfigError as e:
-            raise _without_json_position(e) from None
+            new = _without_json_position(e)
+            if getattr(new, "field", None) in changes:  # the value came from the change, not the drive file
+                new = ConfigError(str(new).replace("(value from drive file", "(value from the change"))
+                new.field = getattr(e, "field", None)  # type: ignore[attr-defined]
+            raise new from None
 
     # -- properties ----------------------------------------------------------
 

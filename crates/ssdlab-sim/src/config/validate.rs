@@ -378,5 +378,24 @@ pub(super) fn explain_serde(msg: &str) -> String {
             return format!("missing required field '{}'", &rest[..end]);
         }
     }
-    crate::parse::one_line(&msg.replace('`', "'"))
+    let mut out = msg.replace('`', "'");
+    // serde names Rust types; say what a drive file may hold instead.
+    for (ty, words) in [
+        ("u64", "a whole number >= 0"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u8", "a whole number from 0 to 255"),
+        ("i64", "a whole number"),
+        ("f64", "a number"),
+        ("a boolean", "true or false"),
+    ] {
+        for end in ["", ")"] {
+            let from = format!("expected {ty}{end}");
+            if out.ends_with(&from) {
+                let cut = out.len() - from.len();
+                out = format!("{}expected {words}{end}", &out[..cut]);
+            }
+        }
+    }
+    crate::parse::one_line(&out)
 }
