@@ -112,6 +112,18 @@ impl Calendar {
         self.iv.iter().all(|&(s, e)| s < e) && self.iv.windows(2).all(|w| w[0].1 <= w[1].0)
     }
 
+    /// `t` if nothing is booked at `t`, else the end of the busy run that
+    /// holds it (touching bookings are one run).
+    #[inline]
+    pub fn free_from(&self, t: u64) -> u64 {
+        let live = &self.iv[self.head..];
+        let i = live.partition_point(|&(_, e)| e <= t);
+        match live.get(i) {
+            Some(&(s, e)) if s <= t => e,
+            _ => t,
+        }
+    }
+
     /// When the last booked interval ends.
     pub fn busy_until(&self) -> u64 {
         self.iv.last().map(|x| x.1).unwrap_or(0)

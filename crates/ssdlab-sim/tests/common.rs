@@ -30,6 +30,13 @@ pub fn drive_with(dies: u32, blocks: u32, pages: u32, a: f64, policy: &str, extr
     DriveConfig::from_json_str(&cfg.to_string()).unwrap()
 }
 
+/// A shipped preset (`python/ssdlab/drives/ID.toml`, composed with its
+/// controller profile and NAND part).
+pub fn preset_config(id: &str) -> DriveConfig {
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../python/ssdlab/drives/{id}.toml"));
+    DriveConfig::from_toml_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
 pub fn merge(a: &mut Value, b: &Value) {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {

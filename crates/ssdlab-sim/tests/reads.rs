@@ -6,14 +6,12 @@
 
 mod common;
 
-use common::run;
+use common::{preset_config, run};
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, PhaseResult, SimOptions, Simulator};
-use std::path::PathBuf;
 
 fn load(id: &str) -> DriveConfig {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../python/ssdlab/drives/{id}.toml"));
-    DriveConfig::from_toml_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    preset_config(id)
 }
 
 /// The preset, with its first `span` written by one sequential 128KB QD32

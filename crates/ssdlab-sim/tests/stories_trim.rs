@@ -15,11 +15,9 @@ mod common;
 use common::*;
 use serde_json::json;
 use ssdlab_sim::{DriveConfig, PhaseResult, Simulator};
-use std::path::PathBuf;
 
 fn load(id: &str) -> DriveConfig {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../python/ssdlab/drives/{id}.toml"));
-    DriveConfig::from_toml_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    preset_config(id)
 }
 
 /// The preset at 4 dies (2 channels x 1 package x 2 dies), capacity in proportion.

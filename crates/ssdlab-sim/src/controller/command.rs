@@ -112,11 +112,13 @@ impl Controller {
         let map_units =
             if span_lo / self.map_unit == (span_hi - 1) / self.map_unit { (head || tail) as u64 } else { head as u64 + tail as u64 };
         let merge_cost = map_units * c.read_cost_ns();
-        let t2 = self.command(t, cost + merge_cost);
+        let t2 = self.command(t, cost + merge_cost, op == Op::Trim);
         match op {
             Op::Write => {
                 let end = off + len;
                 let mut t_data = t2;
+                // The command's own link time goes with its first data.
+                let mut oh = self.host.command_overhead_ns;
                 for lba in span_lo..span_hi {
                     if lba < first || lba >= first + n {
                         if merge >> beside(lba) & 1 != 0 {
@@ -129,8 +131,10 @@ impl Controller {
                     let hi = end.min(u0 + UNIT_BYTES);
                     let partial = hi - lo < UNIT_BYTES;
                     let t_adm = self.admit_unit(ftl, nand, t2)?;
-                    let xs = self.link.reserve(t_adm.max(t_data), self.link_ns(hi - lo));
-                    t_data = xs + self.link_ns(hi - lo);
+                    let x = self.link_ns(hi - lo);
+                    let xs = self.link.reserve(t_adm.max(t_data), oh + x) + oh;
+                    oh = 0;
+                    t_data = xs + x;
                     let wp = self.write_path_ns(hi - lo);
                     if wp > 0 {
                         // The controller's write path (DMA set-up, buffer
@@ -166,8 +170,11 @@ impl Controller {
                 } else {
                     self.read_stream(ftl, nand, first, n, off, len, t2)?
                 };
-                let xs = self.link.reserve(start, x);
-                Ok(xs + x)
+                // The command's own link time goes with its data.
+                let oh = self.host.command_overhead_ns;
+                let xs = self.link.reserve(start, oh + x);
+                self.device_bursts.reserve(xs + oh, x);
+                Ok(xs + oh + x)
             }
             Op::Trim => {
                 // Only whole 4KB units can be unmapped.

@@ -32,6 +32,9 @@ pub struct Controller {
     map_unit: u64,
     dies: u32,
     link: Calendar,
+    /// The device's data bursts on the link (read data), which a command
+    /// waits for (`command`).
+    device_bursts: Calendar,
     /// The controller's write data path when it has a throughput ceiling.
     write_path: Calendar,
     /// The controller's NAND-side write path (ECC encoder) when modelled.
@@ -54,6 +57,7 @@ impl Controller {
             map_unit: g.map_unit_units as u64,
             dies: g.dies,
             link: Calendar::default(),
+            device_bursts: Calendar::default(),
             write_path: Calendar::default(),
             encode_path: Calendar::default(),
             slots_free_ns: vec![0; cfg.controller.command_slots.max(1) as usize],
@@ -74,7 +78,7 @@ impl Controller {
     /// A FLUSH CACHE command at `t`: partly filled units are programmed now.
     /// Returns when the controller has processed it.
     pub fn flush_command(&mut self, ftl: &mut Ftl, nand: &mut Nand, t: u64) -> u64 {
-        let t2 = self.command(t, self.cfg.command_cost_ns);
+        let t2 = self.command(t, self.cfg.command_cost_ns, true);
         ftl.flush(t2, nand);
         self.drain_releases(ftl);
         t2
@@ -92,6 +96,7 @@ impl Controller {
     #[inline]
     pub fn advance(&mut self, t: u64) {
         self.link.advance(t);
+        self.device_bursts.advance(t);
         self.write_path.advance(t);
         self.encode_path.advance(t);
     }
@@ -103,6 +108,9 @@ impl Controller {
 
     /// No two reservations overlap on the link, the write path or the encoder.
     pub fn is_consistent(&self) -> bool {
-        self.link.is_consistent() && self.write_path.is_consistent() && self.encode_path.is_consistent()
+        self.link.is_consistent()
+            && self.device_bursts.is_consistent()
+            && self.write_path.is_consistent()
+            && self.encode_path.is_consistent()
     }
 }
