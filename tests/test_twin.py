@@ -318,6 +318,18 @@ def test_bursts_measure_a_large_buffer_in_front_of_a_nand_almost_as_fast_as_the_
     assert abs(f["value"] / truth - 1) < 0.10
 
 
+def test_bursts_measure_the_buffer_behind_a_write_path_slower_than_the_link() -> None:
+    # Everest 2 fw1.5 takes writes at 510 MB/s, below the 550 MB/s link its 128KB reads of unwritten LBAs fill: the
+    # buffer fills at the write rate (taken at the link's it came out at 32 MiB for 64)
+    run = run_probe_simulated("vertex4-64-fw15", None, stages=(CLEAN,), budget=0.25)
+    f = extract(run.figures, run.target["capacity_bytes"])
+    got, truth = f["write_buffer_bytes"], _truth("vertex4-64-fw15")["write_buffer_bytes"]
+    print(f"vertex4-64-fw15: link {f['link_bytes_per_s']['value']:,} B/s, buffer {got['value']:,} B (truth {truth:,}): "
+          f"{got['how']}")
+    assert f["link_bytes_per_s"]["value"] > 1.04 * f["fastest_write_bytes_per_s"]["value"]
+    assert abs(got["value"] / truth - 1) < 0.10
+
+
 def test_a_twin_answers_unwritten_reads_in_the_measured_time_and_starts_from_the_read_path_it_measured() -> None:
     from ssdlab.twin.fit import build_doc, free_parameters
 
