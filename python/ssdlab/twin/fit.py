@@ -214,7 +214,13 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
     seq_r, link_r = _fv(features, "seq_read_bytes_per_s"), _fv(features, "link_bytes_per_s")
     ch_start = GENERIC_CHANNEL_BYTES_PER_S
     nand_r = _fv(features, "nand_read_bytes_per_s")
-    if flush_ns is not None and seq_r and link_r and seq_r < 0.9 * link_r:
+    step_us = _fv(features, "second_page_read_us")
+    if flush_ns is not None and seq_r and link_r and seq_r < 0.9 * link_r and not (
+            step_us and (8192 / _clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S) + 8192 / link_r) * 1e6
+            > 1.1 * step_us):
+        # (unless channels that slow would make a unit's second 8KB at QD1 cost more than it does: then the dies
+        # bind the sequential reads, through a decode or tR, and the channels are faster; Everest 2 fw1.5: 466 MB/s
+        # at depth on a 540 MB/s link, where 58 MB/s channels would take 156 us for the 130 us measured)
         ch_start = int(_clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
     elif flush_ns is not None and nand_r and nand_r < CHANNELS * GENERIC_CHANNEL_BYTES_PER_S:
         # link-bound at depth, but a QD1 request's NAND share is visible (SATA 3Gbps drives on 40-50 MB/s
@@ -255,7 +261,6 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
     # a read decode that holds the die per byte (Everest 2: 110 MB/s): the second 8KB of a unit costs more than
     # its transfers on the channel and the link (Everest 2 probes: 130 us where 56 is transfer; other drives
     # within 31 us of theirs); offered only beyond 40 us (8KB at 200 MB/s), starting at 8KB / the excess
-    step_us = _fv(features, "second_page_read_us")
     decode: Optional[float] = None
     if step_us and link_r:
         excess_ns = step_us * 1e3 - 8192 / link_r * 1e9 - 8192 / ch_start * 1e9
