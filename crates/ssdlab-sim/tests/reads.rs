@@ -6,13 +6,9 @@
 
 mod common;
 
-use common::{preset_config, run};
+use common::{preset_config as load, run};
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, PhaseResult, SimOptions, Simulator};
-
-fn load(id: &str) -> DriveConfig {
-    preset_config(id)
-}
 
 /// The preset, with its first `span` written by one sequential 128KB QD32
 /// pass (the CLI's `--precondition filled --size SPAN`).

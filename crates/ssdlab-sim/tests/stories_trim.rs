@@ -12,13 +12,10 @@
 //! `ssdlab test trim-validation` (see the commit message).
 
 mod common;
+use common::preset_config as load;
 use common::*;
 use serde_json::json;
-use ssdlab_sim::{DriveConfig, PhaseResult, Simulator};
-
-fn load(id: &str) -> DriveConfig {
-    preset_config(id)
-}
+use ssdlab_sim::{PhaseResult, Simulator};
 
 /// The preset at 4 dies (2 channels x 1 package x 2 dies), capacity in proportion.
 fn small(id: &str) -> Simulator {

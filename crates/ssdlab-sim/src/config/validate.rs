@@ -389,12 +389,9 @@ pub(super) fn explain_serde(msg: &str) -> String {
         ("f64", "a number"),
         ("a boolean", "true or false"),
     ] {
-        for end in ["", ")"] {
-            let from = format!("expected {ty}{end}");
-            if out.ends_with(&from) {
-                let cut = out.len() - from.len();
-                out = format!("{}expected {words}{end}", &out[..cut]);
-            }
+        if let Some(head) = out.strip_suffix(&format!("expected {ty}")) {
+            out = format!("{head}expected {words}");
+            break;
         }
     }
     crate::parse::one_line(&out)
