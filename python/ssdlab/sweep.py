@@ -33,6 +33,7 @@ from . import _core
 from .cluster import Runner, TestRequest
 from .drive import Drive, DriveSpec
 from .errors import config_error, typed_arguments
+from .outputs import atomic_open, write_bytes, write_text
 from .results import ssdlab_version
 
 #: A pandas DataFrame (pandas is imported only when a sweep runs; typed as Any
@@ -263,7 +264,8 @@ def write_sweep(df: DataFrame, out: Path, command: str = "") -> List[Path]:
     out.mkdir(parents=True, exist_ok=True)
     keys: List[str] = list(df.attrs.get("swept", []))
     written = [out / "sweep.csv", out / "sweep.parquet", out / "index.html"]
-    df.to_csv(written[0], index=False)
+    with atomic_open(written[0], newline="") as f:
+        df.to_csv(f, index=False)
     pq = df.copy()
     pq.attrs = {}
     for c in pq.columns:  # Parquet wants one type per column (a swept setting may mix ints and floats)
@@ -272,7 +274,9 @@ def write_sweep(df: DataFrame, out: Path, command: str = "") -> List[Path]:
                 pq[c] = pq[c].astype(float)
             else:
                 pq[c] = pq[c].astype(str)
-    pq.to_parquet(written[1], index=False)
+    buf = io.BytesIO()
+    pq.to_parquet(buf, index=False)
+    write_bytes(written[1], buf.getvalue())
     fixed = {"run", "drive", "test", "seed", "profile", "drive_hash", "user_capacity_bytes", "spare_fraction", "skipped", *keys}
     figures = [c for c in df.columns if c not in fixed]
     test = df.attrs.get("test", df["test"].iloc[0] if len(df) else "")
@@ -293,7 +297,7 @@ def write_sweep(df: DataFrame, out: Path, command: str = "") -> List[Path]:
                      f"<figcaption>{html.escape(col)}</figcaption></figure>")
     parts.append("<h2>Table</h2>" + df.to_html(index=False, float_format=lambda v: f"{v:,.4g}"))
     parts.append("</body></html>")
-    written[2].write_text("\n".join(parts), encoding="utf-8")
+    write_text(written[2], "\n".join(parts))
     return written
 
 

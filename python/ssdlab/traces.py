@@ -8,10 +8,13 @@ only the summaries (dicts with a unit in every key).
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any, Dict, List, Optional, Union
 
 from . import _core
 from ._args import path_text, whole
+from .errors import SsdlabError
+from .outputs import OutputError, check_file, replace_into
 
 __all__ = [
     "TRACE_FORMATS",
@@ -98,4 +101,21 @@ def write_generated_trace(
     ``.csv``, or ``.iolog`` / ``.log`` for fio-iolog; another extension is a
     TraceError listing them. Returns the number of records."""
     p = path_text(path, "path")
-    return int(_core.write_generated_trace(bench, whole(capacity_bytes, "capacity_bytes", low=1), whole(seed, "seed"), p, format))
+    cap, sd = whole(capacity_bytes, "capacity_bytes", low=1), whole(seed, "seed")
+    real = check_file(p, "trace output")
+    # the engine writes a hidden file beside the real one (same extension: it names the format), renamed when whole
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}-", suffix=real.suffix, dir=real.parent)
+    os.close(fd)
+    try:
+        n = int(_core.write_generated_trace(bench, cap, sd, tmp, format))
+        replace_into(tmp, real, "trace output")
+    except SsdlabError as e:
+        err = type(e)(str(e).replace(tmp, p))
+        err.__dict__.update({k: (v.replace(tmp, p) if isinstance(v, str) else v) for k, v in vars(e).items()})
+        raise err from None
+    except OSError as e:
+        raise OutputError(f"cannot write {p}: {e.strerror or e}; nothing was written to it") from None
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+    return n

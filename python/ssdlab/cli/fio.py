@@ -25,6 +25,7 @@ import re
 import sys
 from typing import Any, Optional, Sequence
 
+from ..outputs import OutputError, write_text
 from ..progress import ProgressBar
 from ..results import command_line, load_results
 from ..textfile import read_text
@@ -191,7 +192,7 @@ def cmd_fio_run(args: argparse.Namespace) -> int:
     os.makedirs(args.log_dir, exist_ok=True)
     try:
         run = run_on_target(text, args.target, size_bytes=args.size, destroy_data=args.destroy_data,
-                            workdir=args.log_dir, fio=args.fio)
+                            workdir=args.log_dir, fio=args.fio, jobfile_name=args.jobfile)
     except KeyboardInterrupt as e:
         fr = getattr(e, "fio_run", None)
         if isinstance(fr, FioRun) and fr.json_path.exists():
@@ -212,10 +213,9 @@ def _emit_fio_json(run: Any, output: Optional[str]) -> None:
         sys.stdout.write(text)
     elif os.path.abspath(output) != os.path.abspath(run.json_path):
         try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise UsageError(f"argument --output: cannot write {output}: {e.strerror or e}") from None
+            write_text(output, text)
+        except OutputError as e:
+            raise UsageError(f"argument --output: {e}") from None
 
 
 def cmd_fio_check(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..outputs import write_text
 from ..results import command_line
 from .flags import (
     EXIT_INTERRUPTED,
@@ -191,7 +192,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     summary = result.summary()
     summary["command"] = command_line()
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(diff_toml(result, command_line()), encoding="utf-8")
+    write_text(out, diff_toml(result, command_line()))
     if args.json:
         print_json(summary)
     else:

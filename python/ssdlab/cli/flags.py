@@ -28,6 +28,7 @@ from .. import _core
 from ..drive import Drive
 from ..errors import SsdlabError
 from ..interrupt import EXIT_INTERRUPTED as _EXIT_INTERRUPTED
+from ..outputs import OutputError, atomic_open, refuse_special
 from ..results import write_json
 
 __all__ = [
@@ -272,6 +273,10 @@ class _OutputDir(OutputPath):
 def _output(text: str, kind: str) -> OutputPath:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path")
+    try:
+        refuse_special(text, "output" if kind == "file" else "output directory")
+    except OutputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     p = Path(text)
     if p.exists():
         if kind == "file" and p.is_dir():
@@ -404,12 +409,12 @@ def print_json(doc: Any, out: Optional[TextIO] = None) -> None:
 
 
 def write_output(path: str, doc: Any, flag: str = "--output") -> None:
-    """A JSON document to ``path``."""
+    """A JSON document to ``path`` (atomically; a device is refused)."""
     try:
-        with open(path, "w", encoding="utf-8") as f:
+        with atomic_open(path, "w") as f:
             write_json(doc, f)
-    except OSError as e:
-        raise UsageError(f"argument {flag}: cannot write {path}: {e.strerror or e}") from None
+    except OutputError as e:
+        raise UsageError(f"argument {flag}: {e}") from None
 
 
 def emit(args: argparse.Namespace, doc: Dict[str, Any], text: Callable[[], str]) -> None:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import SsdlabError, TraceError
+from ..outputs import atomic_open
 from .errors import FioNotFoundError, FioOutputError, FioRunError
 from .jobfile import parse_size, parse_time_ns
 from .run import FioRun
@@ -126,7 +127,7 @@ def rewrite_iolog(
     name_seen: Optional[str] = None
     prev_in: Optional[int] = None  # the last timestamp read, before capping
     cut_us = 0  # idle time removed so far
-    with open(s, encoding="utf-8") as fin, open(os.fspath(dst), "w", encoding="utf-8") as fout:
+    with open(s, encoding="utf-8") as fin, atomic_open(dst, what="iolog") as fout:
         first = fin.readline().strip()
         if first != HEADER_V3:
             raise FioOutputError(s, f"first line is {first!r}, not '{HEADER_V3}' (only v3 iologs carry timestamps)", line=1)

@@ -15,9 +15,9 @@ output with :mod:`ssdlab.fio.parse`.
   the job file at it (a ``[global]`` section with ``filename=`` and, for a
   file, ``size=``) and runs it. A file target is a new file ssdlab creates
   (``O_EXCL``) and removes afterwards; an existing regular file is refused.
-  Job files that name their own ``filename``/``directory`` or run commands
-  (``exec_prerun``/``exec_postrun``: fio does not report when they fail) are
-  refused with the line.
+  The job file is checked first by :mod:`ssdlab.fio.guard`: nothing in it
+  may name another file, run a command or change the system, and an iolog
+  it replays is rewritten to the target.
 
 API: ``find_fio(fio=None) -> str``; ``fio_version(fio) -> FioVersion``;
 ``run_fio(jobfile_text, workdir, *, fio=None, should_stop=None, timeout_s=None) -> FioRun``;
@@ -48,7 +48,9 @@ from typing import Callable, Optional, Sequence, Tuple, Type, Union
 
 from ..errors import SsdlabError
 from ..interrupt import note_terminated
+from ..outputs import write_text
 from .errors import FioNotFoundError, FioOutputError, FioRunError, JobFileError, UnsafeTargetError
+from .guard import filename_value, guard_jobfile
 from .jobfile import parse_size
 from .parse import FioResult, attach_logs, parse_fio_json_text
 from .safety import TargetCheck, check_target
@@ -215,11 +217,13 @@ def run_fio(
     wd = Path(workdir)
     wd.mkdir(parents=True, exist_ok=True)
     jobpath = wd / "ssdlab.fio"
-    jobpath.write_text(jobfile_text)
+    write_text(jobpath, jobfile_text)
     json_path = wd / "fio-output.json"
-    if json_path.exists():
-        json_path.unlink()
     err_path = wd / "fio-stderr.txt"
+    for p in (json_path, err_path):
+        # fio and the shell open these by name: a symlink or node left there must not lead them to a device
+        if os.path.lexists(p):
+            p.unlink()
     interrupted = False
     keyboard: Optional[KeyboardInterrupt] = None
     old_term: Optional[Union[Callable[[int, Optional[FrameType]], object], int, signal.Handlers]] = None
@@ -342,20 +346,6 @@ class FileTarget:
         self.path = None
 
 
-_OWN_TARGET = re.compile(r"^\s*(filename|directory|filename_format|exec_prerun|exec_postrun)\s*(=|$)")
-
-
-def _check_jobfile_for_target(text: str) -> None:
-    for ln, line in enumerate(text.splitlines(), start=1):
-        m = _OWN_TARGET.match(line.split(";", 1)[0].split("#", 1)[0])
-        if not m:
-            continue
-        key = m.group(1)
-        if key.startswith("exec_"):
-            raise JobFileError("<jobfile>", ln, key, "fio does not report when this command fails; run it yourself before the job")
-        raise JobFileError("<jobfile>", ln, key, "the target is given with --target: remove this line")
-
-
 def run_on_target(
     jobfile_text: str,
     target: PathLike,
@@ -366,26 +356,28 @@ def run_on_target(
     fio: Optional[str] = None,
     should_stop: Optional[Callable[[], bool]] = None,
     timeout_s: Optional[float] = None,
+    jobfile_name: str = "<jobfile>",
 ) -> FioRun:
     """Run a job file on ``target``: a block device (checked by
     :func:`ssdlab.fio.safety.check_target`; ``destroy_data`` must name it to
     overwrite a signature) or a file ssdlab creates (``size_bytes`` long,
     laid out by fio, removed afterwards). Raises UnsafeTargetError,
     JobFileError, FioNotFoundError, FioRunError."""
-    _check_jobfile_for_target(jobfile_text)
+    guarded = guard_jobfile(jobfile_text, jobfile_name)
     exe = find_fio(fio)
     check = check_target(os.fspath(target), destroy_data=destroy_data)
     wd_ctx = tempfile.TemporaryDirectory(prefix="ssdlab-fio-") if workdir is None else None
     wd = Path(wd_ctx.name) if wd_ctx is not None else Path(workdir)  # type: ignore[arg-type]
     try:
+        wd.mkdir(parents=True, exist_ok=True)
         if check.kind == "block":
-            head = f"[global]\nfilename={check.resolved}\n\n"
-            run = run_fio(head + jobfile_text, wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
+            head = f"[global]\nfilename={filename_value(check.resolved, '--target')}\n\n"
+            run = run_fio(head + guarded.for_target(check.resolved, wd), wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
             run.target = check
             return run
         with FileTarget(check.path, size_bytes) as path:
-            head = f"[global]\nfilename={path}\nsize={int(size_bytes)}\n\n"
-            run = run_fio(head + jobfile_text, wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
+            head = f"[global]\nfilename={filename_value(path, '--target')}\nsize={int(size_bytes)}\n\n"
+            run = run_fio(head + guarded.for_target(path, wd), wd, fio=exe, should_stop=should_stop, timeout_s=timeout_s)
             run.target = check
             return run
     finally:
@@ -412,7 +404,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not isinstance(size, int):
             raise JobFileError("--size", 0, "size", "give bytes or k/m/g, not a percentage")
         text = Path(args.jobfile).read_text()
-        run = run_on_target(text, args.target, size_bytes=size, destroy_data=args.destroy_data, workdir=args.log_dir, fio=args.fio)
+        run = run_on_target(text, args.target, size_bytes=size, destroy_data=args.destroy_data, workdir=args.log_dir, fio=args.fio,
+                            jobfile_name=args.jobfile)
     except KeyboardInterrupt as e:
         fr = getattr(e, "fio_run", None)
         if isinstance(fr, FioRun) and fr.json_path.exists():
@@ -435,4 +428,4 @@ def _emit(run: FioRun, output: Optional[str]) -> None:
     if output is None:
         sys.stdout.write(text)
     elif Path(output).resolve() != run.json_path.resolve():
-        Path(output).write_text(text)
+        write_text(output, text)

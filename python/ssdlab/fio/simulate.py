@@ -78,6 +78,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import SsdlabError, WorkloadError
+from ..outputs import write_text
 from ..results import PhaseResult, ssdlab_version
 from .errors import JobFileError
 from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile
@@ -669,13 +670,12 @@ def write_outputs(run: SimulatedRun, output: Optional[Union[str, "os.PathLike[st
         sys.stdout.write(run.to_json())
     else:
         p = Path(output)
-        p.write_text(run.to_json())
+        write_text(p, run.to_json())
         written.append(p)
     base = Path(log_dir)
     for name, text in run.logs.items():
         lp = base / name
-        lp.parent.mkdir(parents=True, exist_ok=True)
-        lp.write_text(text)
+        write_text(lp, text)
         written.append(lp)
     return written
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
 from ..cluster import Runner
+from ..outputs import atomic_open
 from .evaluate import evaluate_many
 from .params import Target, profile_target
 from .study import fit_many
@@ -122,7 +123,7 @@ def cross_validate(profiles: Optional[Sequence[str]] = None, table: Optional[Pat
 
 
 def write_csv(doc: Dict[str, Any], path: Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with atomic_open(path, newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
         w.writeheader()
         w.writerows(doc["rows"])

@@ -13,6 +13,7 @@ In the SVG files, bar value labels have the id ``barlabel_N`` and legends
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import textwrap
@@ -27,6 +28,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
+
+from ..outputs import write_bytes  # noqa: E402
 
 __all__ = [
     "bar_order", "bar_chart", "line_chart", "curve_chart", "consistency_chart", "latency_chart", "latency_cdf_chart",
@@ -63,8 +66,11 @@ def save(fig: Figure, out_dir: Path, name: str) -> List[str]:
     # the content's box, measured once for both files (bbox_inches="tight" would draw the figure again for each)
     box = fig.get_tightbbox(fig.canvas.get_renderer())  # type: ignore[attr-defined]
     box = box.padded(0.12) if box is not None else "tight"
-    fig.savefig(out_dir / f"{name}.png", dpi=100, metadata=_META_PNG, bbox_inches=box)
-    fig.savefig(out_dir / f"{name}.svg", metadata=_META_SVG, bbox_inches=box)
+    # drawn in memory and written atomically: a kill mid-draw leaves the old chart, never an empty one
+    for ext, kw in (("png", {"dpi": 100, "metadata": _META_PNG}), ("svg", {"metadata": _META_SVG})):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext, bbox_inches=box, **kw)
+        write_bytes(out_dir / f"{name}.{ext}", buf.getvalue())
     plt.close(fig)
     _ids = itertools.count()  # ids restart per file: the same chart gives the same SVG
     return [f"{name}.png", f"{name}.svg"]

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..outputs import write_text
 from ..results import write_figures_csv
 from ..suite.definitions import TESTS
 from . import charts as _charts
@@ -622,5 +623,5 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
                  + (f"Report built with <code>{_esc(command)}</code>." if command else "") + "</p>")
     parts.append("</body></html>\n")
     page = out / "index.html"
-    page.write_text("\n".join(parts), encoding="utf-8")
+    write_text(page, "\n".join(parts))
     return page

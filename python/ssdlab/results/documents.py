@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, TextIO
+from typing import IO, Any, Dict, List, Mapping, Sequence
 
 from ..drive import Drive
+from ..outputs import write_text
 from .manifest import ssdlab_version
 from .phase import PhaseResult
 
@@ -123,7 +123,7 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def write_json(doc: Any, out: TextIO) -> None:
+def write_json(doc: Any, out: IO[str]) -> None:
     """A document as indented JSON (numpy arrays as lists; NaN refused)."""
     out.write(json.dumps(doc, indent=2, allow_nan=False, default=_json_default))
     out.write("\n")
@@ -132,10 +132,7 @@ def write_json(doc: Any, out: TextIO) -> None:
 
 def save_document(doc: Dict[str, Any], path: Path) -> None:
     """Write atomically (a finished test is never left half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(finite(doc), allow_nan=False), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(finite(doc), allow_nan=False))
 
 
 def load_results(paths: Sequence[str]) -> List[Dict[str, Any]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, List
+
+from ..outputs import atomic_open
 
 __all__ = ["CSV_FIELDS", "figure_rows", "write_figures_csv"]
 
@@ -29,10 +30,7 @@ def figure_rows(docs: Iterable[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 def write_figures_csv(docs: Iterable[Dict[str, Any]], path: Path) -> None:
     """Write atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
+    with atomic_open(path, newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         w.writeheader()
         w.writerows(figure_rows(docs))
-    os.replace(tmp, path)

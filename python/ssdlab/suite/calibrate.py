@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..errors import SsdlabError
+from ..outputs import atomic_open
 from ..textfile import read_text
 from .definitions import find_test
 
@@ -204,7 +205,7 @@ def table_from_results(docs: Sequence[Mapping[str, Any]], drive_id: str) -> List
 
 def write_table(rows: Sequence[Mapping[str, str]], path: Path) -> None:
     """Write calibration-table rows as CSV with the table's columns."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=TABLE_FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)

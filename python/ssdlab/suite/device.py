@@ -62,6 +62,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from ..errors import SsdlabError
+from ..fio.guard import filename_value
 from ..fio.parse import FioResult, JobResult, Latency
 from ..fio.run import FileTarget, FioRun, FioVersion, find_fio, fio_version, iolog_trim_problem, iolog_v3_problem, run_fio
 from ..fio.safety import Capabilities, SystemView, TargetCheck, capabilities, check_target
@@ -480,7 +481,7 @@ def _storage_bench(job: JobResult, util: Optional[Dict[str, Any]], ticks: Option
 def _header(t: DeviceTarget, with_file: bool) -> List[str]:
     lines = ["[global]"]
     if with_file:
-        lines.append(f"filename={t.filename}")
+        lines.append(f"filename={filename_value(t.filename, 'device target')}")
         if not t.is_block:
             lines.append(f"size={t.capacity_bytes}")
     lines += ["ioengine=libaio", f"direct={int(t.direct)}", "group_reporting=1", "norandommap=1", "randrepeat=0",

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
+from ..fio.guard import filename_value
 from .profile import ProfileSizes
 from .states import DEFAULT_DATA_PATTERN, phases, tortured_at
 from .vocabulary import Size, State, SuiteTest
@@ -207,7 +208,7 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
              "; 'ssdlab review --device FILE_OR_DEV' runs it safely (it checks the target, TRIMs or skips what fio cannot do)",
              "[global]"]
     if device is not None:
-        lines.append(f"filename={device}")
+        lines.append(f"filename={filename_value(device, '--filename')}")
     lines += ["ioengine=libaio", "direct=1", "group_reporting=1", "stonewall=1", "write_iops_log=ssdlab", "write_bw_log=ssdlab",
               "log_avg_msec=1000", ""]
     run = -1

@@ -44,6 +44,7 @@ from ..fit.evaluate import Evaluation
 from ..fit.output import toml_value
 from ..fit.params import FreeParameter, Target, library_values
 from ..fit.polish import polish
+from ..outputs import write_text
 from ..suite.calibrate import Published
 from .features import ASSUMED_PROGRAM_UNIT_BYTES, SATA_LINKS, extract, steady_iops
 from .probe import CLEAN, FILL, apply_power_log, capacity_of, figures_of, load_probe, probe_jobs, run_probe_simulated
@@ -1662,7 +1663,7 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
               "whether it was measured by the probe, fitted to it, or assumed. Provenance: the .json beside this file."]
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_toml_text(drive_doc, prov, header))
+    write_text(out, _toml_text(drive_doc, prov, header))
     Drive.load(str(out))  # the file loads
     record = {"schema": "ssdlab.twin", "schema_version": 1, "twin_id": tid, "source": source_id,
               "manifest": {"seed": seed, "version": ssdlab_version(), "command": command, "probe": str(probe_dir),
@@ -1674,5 +1675,5 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                       "interrupted": result.interrupted or polished.interrupted,
                       "rows": best.row_dicts()},
               "values": prov, "probe_jobs": jobs, "twin_features": twin_features, "power_fit": power_fit}
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    write_text(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return record

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from ..errors import SsdlabError
+from ..fio.guard import filename_value
+from ..outputs import write_text
 from ..suite.fio import DATA_PATTERN_OPTIONS
 
 __all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
@@ -273,7 +275,7 @@ def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[
     behind a ``stonewall`` (``filename``/``size`` for a real target)."""
     lines = ["# ssdlab probe: diagnosis jobs (ssdlab.twin.probe); every job's 'description' names the feature", "[global]"]
     if filename is not None:
-        lines.append(f"filename={filename}")
+        lines.append(f"filename={filename_value(filename, 'probe target')}")
     if size_bytes is not None:
         lines.append(f"size={size_bytes}")
     lines += ["ioengine=libaio", f"direct={int(direct)}", "group_reporting=1", "norandommap=1", "randrepeat=0",
@@ -394,7 +396,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
         fio_dir.mkdir(parents=True, exist_ok=True)
-        (fio_dir / "probe.fio").write_text(text)
+        write_text(fio_dir / "probe.fio", text)
         write_outputs(srun, fio_dir / "probe.json", fio_dir)
         run.figures = _read_run(fio_dir / "probe.json", fio_dir, text, jobs)
     # the simulator's power model read as a meter would: each measured job's average watts, with what the
@@ -444,7 +446,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                 run.notes.append("the file system refuses O_DIRECT: buffered I/O (direct=0); the page cache takes part")
             full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
                                 direct=direct)
-            (fio_dir / "probe.fio").write_text(full)
+            write_text(fio_dir / "probe.fio", full)
             for i, job in enumerate(jobs):
                 if job.direction != "trim" and not run.power:
                     # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
@@ -506,9 +508,7 @@ def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget
 def save_probe(doc: Dict[str, Any], out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "probe.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    tmp.replace(path)
+    write_text(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 

@@ -31,7 +31,6 @@ import csv
 import html
 import json
 import math
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..drive import Drive
 from ..errors import SsdlabError
+from ..outputs import atomic_open, write_text
 from ..results import load_results, manifest, write_json
 from ..suite.definitions import TESTS, default_test_ids, test_ids
 from ..suite.profile import get_profile
@@ -306,10 +306,8 @@ def twin_report(
     csv_path = out_dir / "twin.csv"
     _write_csv(df, csv_path, seed, profile)
     summary_path = out_dir / "twin-summary.json"
-    tmp = summary_path.with_suffix(".json.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_open(summary_path) as f:
         write_json(_finite(doc), f)
-    os.replace(tmp, summary_path)
     page = _write_page(out_dir, df, doc, probe)
     _link_index(index, summ)
     return TwinReport(out=out_dir, index=index, page=page, csv=csv_path, summary_json=summary_path, summary=summ,
@@ -339,10 +337,8 @@ def _finite(o: Any) -> Any:
 
 
 def _write_csv(df: Any, path: Path, seed: int, profile: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
     cols = list(df.columns) + ["profile", "seed"]
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
+    with atomic_open(path, newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for rec in df.to_dict("records"):
@@ -354,7 +350,6 @@ def _write_csv(df: Any, path: Path, seed: int, profile: str) -> None:
                 else:
                     row.append(str(v))
             w.writerow(row + [profile, seed])
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------
@@ -587,7 +582,7 @@ def _write_page(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
                  f"{_esc(pm.get('version', pm.get('ssdlab_version', '?')))}), {_num(probe.get('wall_time_s'))} s.</p>")
     parts.append("</body></html>\n")
     page = out / "twin.html"
-    page.write_text("\n".join(parts), encoding="utf-8")
+    write_text(page, "\n".join(parts))
     return page
 
 
@@ -604,4 +599,4 @@ def _link_index(index: Path, summ: Mapping[str, Any]) -> None:
         text = text.replace(nav, nav + '<a href="twin.html">Twin report</a> &middot; ', 1)
     marker = "</h1>"
     text = text.replace(marker, marker + "\n" + line, 1) if marker in text else text.replace("<body>", "<body>" + line, 1)
-    index.write_text(text, encoding="utf-8")
+    write_text(index, text)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ..drive import Drive
+from ..outputs import atomic_open, write_text
 from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
 
@@ -282,9 +283,9 @@ def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: f
             met = sum(1 for r in rows if r["target_met"])
             doc = {"command": command, "trials": trials, "budget": budget, "profile": "quick" if quick else "full",
                    "seed": seed, "presets": len(rows), "target_met": met, "rows": rows}
-            (out / "roundtrip.json").write_text(json.dumps(doc, indent=1) + "\n")
+            write_text(out / "roundtrip.json", json.dumps(doc, indent=1) + "\n")
             flat = _csv_rows(rows)
-            with open(out / "roundtrip.csv", "w", newline="") as f:
+            with atomic_open(out / "roundtrip.csv", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=list(flat[0]))
                 w.writeheader()
                 w.writerows(flat)
