@@ -329,6 +329,38 @@ def _distributed() -> Any:
 _CONNECT_TIMEOUT_S = 10
 
 
+#: The largest first message a Dask scheduler sends (its handshake is a few hundred bytes).
+_HANDSHAKE_MAX_BYTES = 1 << 20
+
+
+def _handshake_problem(sock: Any) -> Optional[str]:
+    """None when the peer speaks Dask's TCP protocol, else what it did
+    instead. A Dask server writes its handshake as soon as a connection
+    opens: 8 bytes (little-endian) giving the length of the frames that
+    follow. Anything else (an HTTP server waits for a request; a silent
+    port never answers) would make Dask's client read a length out of
+    foreign bytes (and try to allocate it) or wait for ever."""
+    import socket
+    import struct
+
+    head = b""
+    try:
+        while len(head) < 8:
+            chunk = sock.recv(8 - len(head))
+            if not chunk:
+                return "it closed the connection without a word" if not head else f"it sent {len(head)} bytes and closed"
+            head += chunk
+    except socket.timeout:
+        return f"no handshake within {_CONNECT_TIMEOUT_S} s"
+    except OSError as e:
+        return f"the connection failed: {e.strerror or e}"
+    (n,) = struct.unpack("<Q", head)
+    if not 0 < n <= _HANDSHAKE_MAX_BYTES:
+        shown = head.decode("ascii", "replace") if all(32 <= b < 127 for b in head) else head.hex()
+        return f"its first bytes {shown!r} are not a Dask handshake"
+    return None
+
+
 def _connect(dd: Any, address: str) -> Any:
     """A client of the scheduler at ``address``, or one error saying why not
     (a malformed address, nothing listening, no answer in 10 s)."""
@@ -343,10 +375,14 @@ def _connect(dd: Any, address: str) -> Any:
         raise SsdlabError(f"{where}: not a scheduler address ({e}); give tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786) "
                           "or 'sync'") from None
     try:  # fail in a moment when nothing listens (Dask would retry for its whole timeout)
-        with socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT_S):
-            pass
+        sock = socket.create_connection((host, port), timeout=_CONNECT_TIMEOUT_S)
     except OSError as e:
         raise SsdlabError(f"{where}: cannot reach the scheduler: {e.strerror or e}") from None
+    with sock:
+        problem = _handshake_problem(sock)
+    if problem:
+        raise SsdlabError(f"{where}: not a Dask scheduler ({problem}); give the address 'dask scheduler' printed "
+                          "(tcp://HOST:8786 by default)")
     try:
         return dd.Client(address, timeout=_CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError) as e:

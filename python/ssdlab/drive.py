@@ -136,7 +136,7 @@ class Drive:
         path = Path(text_spec)
         if path.is_dir():
             raise _drive_error(f"{text_spec} is a directory, not a drive file (a .toml or .json file, or a preset id)")
-        if path.exists():
+        if path.exists() or path.is_symlink():  # a dangling or looping link: read_text says which
             return cls.from_file(path)
         if looks_like_path:
             raise _drive_error(f"drive file not found: {text_spec}")

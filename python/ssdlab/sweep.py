@@ -78,10 +78,19 @@ def _scalar(key: str, text: str) -> Any:
     return int(n) if n.is_integer() else n
 
 
+#: The most values one setting takes, and the most runs one sweep makes (checked before any work: each run is a
+#: simulation, and the table of a larger sweep would not fit in memory either).
+MAX_VALUES_PER_SETTING = 1000
+MAX_RUNS = 10_000
+
+
 def parse_values(key: str, text: str) -> List[Any]:
-    """``a,b,c`` or ``LOW..HIGH:N`` (N evenly spaced values, ends included)."""
+    """``a,b,c`` or ``LOW..HIGH:N`` (N evenly spaced values, ends included;
+    N at most :data:`MAX_VALUES_PER_SETTING`)."""
     m = re.fullmatch(r"(.+?)\.\.(.+?):(\d+)", text.strip())
     if m:
+        if len(m.group(3)) > 6 or int(m.group(3)) > MAX_VALUES_PER_SETTING:
+            raise config_error(key, f"'{text}': at most {MAX_VALUES_PER_SETTING} values in a range")
         low, high, n = _scalar(key, m.group(1)), _scalar(key, m.group(2)), int(m.group(3))
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (low, high)):
             raise config_error(key, f"'{text}': a range needs numbers at both ends")
@@ -90,6 +99,8 @@ def parse_values(key: str, text: str) -> List[Any]:
         vals = [low + (high - low) * i / (n - 1) for i in range(n)]
         integer = isinstance(low, int) and isinstance(high, int)
         return [int(round(v)) if integer else v for v in vals]
+    if text.count(",") >= MAX_VALUES_PER_SETTING:
+        raise config_error(key, f"{text.count(',') + 1} values: at most {MAX_VALUES_PER_SETTING}")
     vals = [_scalar(key, v) for v in text.split(",")]
     if len(set(map(repr, vals))) != len(vals):
         raise config_error(key, f"'{text}': a value is given twice")
@@ -159,6 +170,10 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
     base = Drive.load(drive)
     grid = _settings(settings)
     keys = list(grid)
+    total = math.prod(len(v) for v in grid.values())
+    if total > MAX_RUNS:
+        sizes = " x ".join(f"{len(v)} ({k})" for k, v in grid.items())
+        raise config_error("settings", f"{sizes} = {total:,} runs: a sweep makes at most {MAX_RUNS:,}")
     combos = [dict(zip(keys, vals)) for vals in itertools.product(*grid.values())] if keys else [{}]
     drives = [apply_settings(base, c) for c in combos]
     requests = [TestRequest(d, test, seed=seed, profile=profile) for d in drives]

@@ -17,11 +17,10 @@ from .flags import (
     UsageError,
     add_json,
     add_runner,
+    bounded_whole,
     check_output,
     fraction,
-    non_negative_whole,
     output_file,
-    positive_whole,
     print_json,
     seed,
 )
@@ -29,13 +28,19 @@ from .flags import (
 __all__ = ["add_parsers", "add_fit_options", "format_fit"]
 
 
+#: The most trials (and polish evaluations) one fit runs, and trials at once: each is a set of simulations.
+MAX_TRIALS = 100_000
+MAX_BATCH = 1024
+
+
 def add_fit_options(p: argparse.ArgumentParser, trials: int) -> None:
     """The optimiser's flags (``fit`` and ``calibrate --cross-validate``)."""
-    p.add_argument("--trials", type=positive_whole, default=trials, help=f"trials per fit (default {trials})")
+    p.add_argument("--trials", type=bounded_whole(MAX_TRIALS), default=trials,
+                   help=f"trials per fit (default {trials}, at most {MAX_TRIALS:,})")
     p.add_argument("--sampler", choices=["cmaes", "tpe"], default="cmaes",
                    help="Optuna's CMA-ES (default; TPE on one free parameter) or TPE")
     p.add_argument("--fit-seed", type=seed, default=1, help="the optimiser's seed (default 1); simulations use seed 1")
-    p.add_argument("--batch", type=positive_whole, help="trials evaluated at once per fit (default: the workers)")
+    p.add_argument("--batch", type=bounded_whole(MAX_BATCH), help=f"trials evaluated at once per fit (default: the workers; at most {MAX_BATCH})")
     p.add_argument("--free", metavar="FILE", help="free parameters and bounds (default: ssdlab/fit/free.toml)")
 
 
@@ -59,7 +64,7 @@ def add_parsers(sub: Any) -> None:
     f.add_argument("--power-log", metavar="FILE", help="with --probe of a real target: a power meter's log of the probe "
                    "(one 'UNIX_TIME,WATTS' line per reading), from which the twin's power model is fitted (a simulated "
                    "target's probe reads its power itself)")
-    f.add_argument("--polish", type=non_negative_whole, metavar="N",
+    f.add_argument("--polish", type=bounded_whole(MAX_TRIALS, low=0), metavar="N",
                    help="with --probe: evaluations of the pattern search that moves the twin's times after the sampler "
                         "(default 80; 0: none)")
     f.add_argument("--table", metavar="FILE", help="the calibration table (default: the built-in one; with --drive: required)")

@@ -15,6 +15,7 @@ a directory)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
@@ -35,9 +36,9 @@ __all__ = [
     "test_id_list",
     "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "DEFAULT_DRIVE", "UsageError", "Parser",
     "Duration", "IdleCap", "MAX_WHOLE", "seed", "whole", "non_negative_whole", "positive_whole", "fraction", "worker_count",
-    "scheduler_address", "duration",
+    "scheduler_address", "duration", "bounded_whole",
     "idle_cap", "size_bytes", "positive_size_bytes", "size_text", "input_file", "input_dir", "OutputPath", "output_file",
-    "output_dir", "check_output", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
+    "output_dir", "check_output", "output_dirs", "prepare_outputs", "setting", "add_seed", "add_json", "add_output", "add_progress",
     "add_runner", "add_drive", "add_settings", "load_drive", "print_json", "write_output", "emit",
 ]
 
@@ -157,6 +158,17 @@ def worker_count(text: str) -> int:
     return v
 
 
+def bounded_whole(most: int, low: int = 1) -> Callable[[str], int]:
+    """``type=`` of a count with a documented maximum (checked before any work)."""
+    def parse(text: str) -> int:
+        v = whole(text)
+        if not low <= v <= most:
+            raise argparse.ArgumentTypeError(f"{v} is out of range: {low} .. {most:,}")
+        return v
+    parse.__name__ = "count"
+    return parse
+
+
 def scheduler_address(text: str) -> str:
     """``--scheduler``: ``sync`` or a Dask scheduler's address (tcp://HOST:PORT)."""
     if text == "sync":
@@ -179,6 +191,13 @@ def input_file(text: str) -> str:
     if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
     if not os.path.exists(text):
+        if os.path.islink(text):
+            try:
+                os.stat(text)
+            except OSError as e:
+                if e.errno == errno.ELOOP:
+                    raise argparse.ArgumentTypeError(f"{text}: a loop of symbolic links") from None
+            raise argparse.ArgumentTypeError(f"{text}: a symbolic link to {os.readlink(text)}, which does not exist")
         raise argparse.ArgumentTypeError(f"{text}: no such file")
     return text
 
@@ -323,6 +342,16 @@ def check_output(path: str, flag: str, kind: str = "file") -> OutputPath:
         raise UsageError(f"argument {flag}: {e}") from None
     out.prepare()
     return out
+
+
+def output_dirs(args: argparse.Namespace) -> List[str]:
+    """The output directories of a parsed command line (each distinct real
+    path once), which the run holds while it writes there."""
+    seen: Dict[str, str] = {}
+    for v in vars(args).values():
+        if isinstance(v, OutputPath) and v.kind == "dir":
+            seen.setdefault(os.path.realpath(v), str(v))
+    return list(seen.values())
 
 
 def prepare_outputs(args: argparse.Namespace) -> None:

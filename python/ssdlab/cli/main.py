@@ -5,15 +5,17 @@ SIGTERM: both keep what finished, see :mod:`ssdlab.interrupt`)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Optional, Sequence
 
 from .. import _core, interrupt
 from ..errors import DriveError, IntegrityError, SsdlabError
+from ..outputs import lock_dir
 from ..results import command_line, ssdlab_version
 from . import drives, fio, fit, probe, run, suite, sweep, trace, twin
-from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, prepare_outputs
+from .flags import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError, output_dirs, prepare_outputs
 
 __all__ = ["build_parser", "main"]
 
@@ -63,7 +65,10 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         args = parser.parse_args(argv)
         prepare_outputs(args)  # every output path was checked while parsing: create missing directories
-        return int(args.func(args))
+        with contextlib.ExitStack() as held:
+            for d in output_dirs(args):  # one run at a time in an output directory
+                held.enter_context(lock_dir(d, command_line()))
+            return int(args.func(args))
     except UsageError as e:
         print(f"ssdlab: error: {_one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE

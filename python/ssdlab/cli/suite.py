@@ -206,13 +206,18 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..report import build_report, require_matplotlib
+    from ..report import require_matplotlib
     from ..suite.review import drive_keys, review
 
     require_matplotlib()  # one clear line before any simulation, not an error at the end
 
     if args.device:  # a real drive through fio (ssdlab.suite.device)
         return cmd_review_device(args, list(chain.from_iterable(args.tests)) if args.tests else default_test_ids())
+    device_only = [f for f, v in (("--size", args.size), ("--destroy-data", args.destroy_data), ("--clean-by-trim", args.clean_by_trim),
+                                  ("--fio", args.fio)) if v]
+    if device_only:
+        raise UsageError(f"review: {', '.join(device_only)} appl{'ies' if len(device_only) == 1 else 'y'} to a real drive: give "
+                         "--device FILE_OR_DEV with it, or leave it out")
     if not args.drive:
         raise UsageError("review: give at least one --drive (or --device FILE_OR_DEV)")
     try:
@@ -227,18 +232,34 @@ def cmd_review(args: argparse.Namespace) -> int:
     try:
         saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd,
                        scheduler=args.scheduler, progress=args.progress)
-    except KeyboardInterrupt:
-        # every finished test is saved: draw what there is
+    except KeyboardInterrupt as e:
+        # every finished test is saved: draw what there is (a second Ctrl-C stops the drawing)
+        done_files = list(getattr(e, "saved", []))
         results = os.path.join(args.out, "results")
-        try:
-            page = build_report(load_results([results]), args.out, command=cmd)
-            done = f"the report of the finished tests is {page}"
-        except (ValueError, FileNotFoundError):
-            done = "no test had finished"
-        print(f"ssdlab: interrupted; {done} (results in {results})", file=sys.stderr)
+        if not done_files:
+            print(f"ssdlab: interrupted; no test had finished (nothing written in {results})", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        return _report_stage(done_files, args.out, cmd, interrupted=True)
+    return _report_stage(saved, args.out, cmd, interrupted=False)
+
+
+def _report_stage(saved: Sequence[str], out: str, cmd: str, interrupted: bool) -> int:
+    """Draw the report of the saved results; Ctrl-C here keeps the results
+    and says how to draw the report later."""
+    from ..report import build_report
+
+    results = os.path.join(out, "results")
+    try:
+        page = build_report(load_results(saved), out, command=cmd)
+    except KeyboardInterrupt:
+        print(f"ssdlab: interrupted while drawing the report; the {len(saved)} results are kept in {results} "
+              f"('ssdlab report {results} --out {out}' draws it)", file=sys.stderr)
         return EXIT_INTERRUPTED
-    page = build_report(load_results(saved), args.out, command=cmd)
-    print(f"ssdlab review: {len(saved)} results files in {os.path.join(args.out, 'results')}; report {page}")
+    if interrupted:
+        print(f"ssdlab: interrupted; the report of the {len(saved)} finished tests is {page} (results in {results})",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"ssdlab review: {len(saved)} results files in {results}; report {page}")
     return EXIT_OK
 
 

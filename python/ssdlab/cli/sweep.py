@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from ..cluster import Runner
-    from ..sweep import apply_settings, format_sweep, parse_setting, sweep, write_sweep
+    from ..sweep import MAX_RUNS, apply_settings, format_sweep, parse_setting, sweep, write_sweep
 
     if args.test not in test_ids():
         raise UsageError(f"argument --test: unknown test '{args.test}' ('ssdlab tests' lists them)")
@@ -52,15 +53,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if key in settings:
             raise UsageError(f"argument --set: {key} is set twice")
         settings[key] = values
+    n = math.prod(len(v) for v in settings.values())
+    if n > MAX_RUNS:
+        sizes = " x ".join(f"{len(v)} ({k})" for k, v in settings.items())
+        raise UsageError(f"argument --set: {sizes} = {n:,} runs; a sweep makes at most {MAX_RUNS:,}")
     # every combination must make a valid drive before anything runs
     for combo in itertools.product(*settings.values()):
         try:
             apply_settings(drive, dict(zip(settings, combo)))
         except ConfigError as e:
             raise UsageError(f"argument --set: {dict(zip(settings, combo))}: {e}") from None
-    n = 1
-    for v in settings.values():
-        n *= len(v)
     with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
         _ = runner.workers  # reach the scheduler now: one error line before anything is announced
         print(f"ssdlab sweep: {n} runs of {args.test} on {drive.id}", file=sys.stderr)

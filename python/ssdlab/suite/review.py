@@ -12,20 +12,23 @@ Layout of a review directory (docs/results-schema.md)::
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ..cluster import Runner, TestRequest
 from ..drive import Drive
+from ..errors import SsdlabError
 from ..results import manifest as _manifest
-from ..results import results_document, save_document, write_figures_csv
+from ..results import results_document, save_document, ssdlab_version, write_figures_csv
 from .definitions import get_test
 from .profile import FULL, Profile
 from .runner import SuiteRunner
 
-__all__ = ["run_test_document", "test_document", "reproduce_command", "drive_keys", "review"]
+__all__ = ["run_test_document", "test_document", "reproduce_command", "drive_keys", "review", "earlier_results",
+           "ReviewDirectoryError"]
 
 
 def reproduce_command(drive_spec: str, test_id: str, seed: int, profile: str) -> str:
@@ -82,6 +85,49 @@ def drive_keys(specs: Sequence[str]) -> List[str]:
     return keys
 
 
+class ReviewDirectoryError(SsdlabError):
+    """An output directory holding results of another run (naming them)."""
+
+
+def _earlier_result(path: Path, drive: Drive, test_id: str, seed: int, profile: str) -> Tuple[Optional[Dict[str, Any]], str]:
+    """(the document, "") when ``path`` holds this very run's result (same
+    drive description, test, seed, profile and ssdlab version, finished);
+    (None, why not) otherwise."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        man = doc["manifest"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return None, f"not a results file ({type(e).__name__})"
+    wanted = {"drive": drive.hash, "test": test_id, "seed": seed, "profile": profile, "ssdlab": ssdlab_version()}
+    found = {"drive": doc.get("drive", {}).get("hash"), "test": doc.get("test", {}).get("id"), "seed": man.get("seed"),
+             "profile": man.get("profile"), "ssdlab": man.get("ssdlab_version")}
+    diff = [f"{k} {found[k]} (this run: {wanted[k]})" for k in wanted if found[k] != wanted[k]]
+    if doc.get("interrupted"):
+        diff.append("it was interrupted")
+    return (None, ", ".join(diff)) if diff else (doc, "")
+
+
+def earlier_results(out_dir: str, keys: Sequence[str], drives: Sequence[Drive], test_ids: Sequence[str], seed: int,
+                    profile: str) -> Dict[int, Tuple[str, Dict[str, Any]]]:
+    """The results an earlier run of this same review left in ``out_dir``
+    (request index -> (path, document)): a resumed review keeps them. A
+    result there from another run (another seed, drive description, profile
+    or version, or interrupted) is a ReviewDirectoryError naming it: the
+    report would mix two runs."""
+    kept: Dict[int, Tuple[str, Dict[str, Any]]] = {}
+    for di, (key, drive) in enumerate(zip(keys, drives)):
+        for ti, tid in enumerate(test_ids):
+            path = Path(out_dir) / "results" / key / f"{tid}.json"
+            if not path.exists():
+                continue
+            doc, why = _earlier_result(path, drive, tid, seed, profile)
+            if doc is None:
+                raise ReviewDirectoryError(f"{path} is from another run ({why}): give another --out, or remove it to run "
+                                           "that test again")
+            kept[di * len(test_ids) + ti] = (str(path), doc)
+    return kept
+
+
 def review(
     drive_specs: Sequence[str],
     out_dir: str,
@@ -105,23 +151,33 @@ def review(
     requests = [TestRequest(d, tid, seed=seed, profile=profile.name) for d in drives for tid in test_ids]
     n = len(test_ids)
     total = len(requests)
-    docs: Dict[int, Dict[str, Any]] = {}
-    saved: Dict[int, str] = {}
+    kept = earlier_results(out_dir, keys, drives, test_ids, seed, profile.name)
+    docs: Dict[int, Dict[str, Any]] = {i: doc for i, (_, doc) in kept.items()}
+    saved: Dict[int, str] = {i: path for i, (path, _) in kept.items()}
+    if kept:
+        stream.write(f"ssdlab review: resuming in {out_dir}: {len(kept)} of {total} results kept from an earlier run of the "
+                     f"same review; {total - len(kept)} to run\n")
+    todo = [i for i in range(total) if i not in kept]
     t_start = time.perf_counter()
-    with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
-        for i, out in runner.run_tests(requests):
-            di, ti = divmod(i, n)
-            key, tid = keys[di], test_ids[ti]
-            doc = test_document(drives[di], drive_specs[di], tid, out, seed, profile.name, command=command)
-            base = Path(out_dir) / "results" / key
-            path = base / f"{tid}.json"
-            save_document(doc, path)
-            docs[i] = doc
-            saved[i] = str(path)
-            write_figures_csv([docs[j] for j in sorted(docs) if j // n == di], base / "figures.csv")
-            stream.write(
-                f"ssdlab review: [{key}] {tid} done in {float(out.get('wall_time_s', 0.0)):.1f} s; overall {len(docs)}/{total} "
-                f"({100 * len(docs) / total:.0f}%), {time.perf_counter() - t_start:.1f} s wall\n"
-            )
-            stream.flush()
+    try:
+        if todo:
+            with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
+                for j, out in runner.run_tests([requests[i] for i in todo]):
+                    i = todo[j]
+                    di, ti = divmod(i, n)
+                    key, tid = keys[di], test_ids[ti]
+                    doc = test_document(drives[di], drive_specs[di], tid, out, seed, profile.name, command=command)
+                    base = Path(out_dir) / "results" / key
+                    path = base / f"{tid}.json"
+                    save_document(doc, path)
+                    docs[i] = doc
+                    saved[i] = str(path)
+                    write_figures_csv([docs[k] for k in sorted(docs) if k // n == di], base / "figures.csv")
+                    stream.write(
+                        f"ssdlab review: [{key}] {tid} done in {float(out.get('wall_time_s', 0.0)):.1f} s; overall "
+                        f"{len(docs)}/{total} ({100 * len(docs) / total:.0f}%), {time.perf_counter() - t_start:.1f} s wall\n")
+                    stream.flush()
+    except KeyboardInterrupt as e:
+        e.saved = [saved[i] for i in sorted(saved)]  # type: ignore[attr-defined]
+        raise
     return [saved[i] for i in sorted(saved)]

@@ -50,9 +50,28 @@ pub struct DriveConfig {
     pub power: PowerSection,
 }
 
+/// TOML values with no JSON counterpart (nan, inf, dates) would reach the
+/// fields as null or as serde's private datetime key: name them here instead.
+fn reject_non_numbers(v: &toml::Value, path: &str) -> Result<()> {
+    let at = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => {
+            Err(SimError::config(path_or_top(path), format!("{f} is not a finite number: give a finite value")))
+        }
+        toml::Value::Datetime(d) => Err(SimError::config(
+            path_or_top(path),
+            format!("{d} is a TOML date/time: no drive field takes one (give a number or a string)"),
+        )),
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, x)| reject_non_numbers(x, &at(k))),
+        toml::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| reject_non_numbers(x, &format!("{path}[{i}]"))),
+        _ => Ok(()),
+    }
+}
+
 impl DriveConfig {
     pub fn from_toml_str(text: &str) -> Result<DriveConfig> {
         if let Ok(doc) = toml::from_str::<toml::Value>(text) {
+            reject_non_numbers(&doc, "")?;
             if let Ok(v) = serde_json::to_value(&doc) {
                 if crate::library::names_parts(&v) {
                     return Self::from_composed(crate::library::compose(v)?);

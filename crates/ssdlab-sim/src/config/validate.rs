@@ -107,6 +107,10 @@ impl DriveConfig {
         if n.channels > 64 {
             return err("nand.channels", format!("{} channels: at most 64", n.channels));
         }
+        if !(1..=1_000_000).contains(&n.pe_cycles_rated) {
+            // a drive rated for no cycles would start worn out ("life remaining 0%")
+            return err("nand.pe_cycles_rated", format!("{}: must be 1..=1000000 (MLC of 2011: 3000-5000)", n.pe_cycles_rated));
+        }
         if n.planes_per_die > 8 {
             return err("nand.planes_per_die", format!("{}: at most 8", n.planes_per_die));
         }
