@@ -136,7 +136,7 @@ def review(
     seed: int = 1,
     profile: Profile = FULL,
     command: str = "",
-    stream: TextIO = sys.stderr,
+    stream: Optional[TextIO] = None,
     scheduler: Optional[str] = None,
     progress: Optional[bool] = False,
 ) -> List[str]:
@@ -146,6 +146,7 @@ def review(
     line on ``stream``. Returns the saved results files (drive by drive, in
     test order). On Ctrl-C, what finished is saved and KeyboardInterrupt
     propagates."""
+    stream = stream if stream is not None else sys.stderr
     keys = drive_keys(drive_specs)
     drives = [Drive.load(s) for s in drive_specs]
     requests = [TestRequest(d, tid, seed=seed, profile=profile.name) for d in drives for tid in test_ids]
