@@ -33,6 +33,7 @@ from . import _core
 from .cluster import Runner, TestRequest
 from .drive import Drive, DriveSpec
 from .errors import config_error, typed_arguments
+from .extras import MissingExtraError, install_hint
 from .outputs import atomic_open, write_bytes, write_text
 from .results import ssdlab_version
 
@@ -226,7 +227,7 @@ def _pandas() -> Any:
     try:
         return importlib.import_module("pandas")
     except ImportError:
-        raise RuntimeError("ssdlab sweep needs pandas (and pyarrow for Parquet): pip install 'ssdlab[sweep]'") from None
+        raise MissingExtraError(f"ssdlab sweep needs pandas (and pyarrow for Parquet): {install_hint('sweep')}") from None
 
 
 def _frame(records: List[Dict[str, Any]]) -> DataFrame:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..extras import require
 from ..outputs import write_text
 from ..results import command_line
 from .flags import (
@@ -168,6 +169,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     from ..fit import drive_target, fit, profile_target
     from ..fit.output import diff_toml
 
+    require("twin" if args.probe else "fit", "ssdlab fit")  # before any simulation
     if args.probe:
         return _fit_probe(args)
     if args.power_log is not None:

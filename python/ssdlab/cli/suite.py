@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import SsdlabError
+from ..extras import require
 from ..progress import ProgressBar
 from ..results import calibration_document, command_line, finite, load_results, manifest, save_document
 from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
@@ -309,6 +310,7 @@ def cmd_cross_validate(args: argparse.Namespace) -> int:
     from ..cluster import Runner
     from ..fit.crossval import cross_validate, format_cross_validation, write_csv
 
+    require("fit", "ssdlab calibrate --cross-validate")  # before any simulation
     if args.drive or args.kind:
         raise UsageError("calibrate --cross-validate: --drive and --kind do not apply (use --profile)")
     out = Path(args.output or check_output("cross-validation.json", "--output"))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..extras import require
 from ..results import command_line
 from ..suite.definitions import test_ids
 from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_drive, add_json, add_runner, add_seed, load_drive
@@ -44,6 +45,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ..cluster import Runner
     from ..sweep import MAX_RUNS, apply_settings, format_sweep, parse_setting, sweep, write_sweep
 
+    require("sweep", "ssdlab sweep")  # before any simulation
     if args.test not in test_ids():
         raise UsageError(f"argument --test: unknown test '{args.test}' ('ssdlab tests' lists them)")
     drive = load_drive(args.drive)

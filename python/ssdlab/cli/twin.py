@@ -8,6 +8,7 @@ import sys
 from itertools import chain
 from typing import Any
 
+from ..extras import require
 from ..results import command_line
 from .flags import EXIT_INTERRUPTED, EXIT_OK, add_runner, add_seed, input_dir, test_id_list
 
@@ -43,6 +44,7 @@ def add_parsers(sub: Any) -> None:
 def cmd_twin_report(args: argparse.Namespace) -> int:
     from ..twin.report import twin_report
 
+    require("twin", "ssdlab twin-report")  # before any simulation
     tests = list(chain.from_iterable(args.tests)) if args.tests else None
     try:
         rep = twin_report(args.probe_dir, twin=args.twin, original=args.original, quick=args.quick, out=args.out,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ..cluster import Runner
+from ..extras import install_hint
 from .evaluate import Evaluation, evaluate_many
 from .params import FitError, Target
 
@@ -31,7 +32,7 @@ def _optuna() -> Any:
     try:
         optuna = importlib.import_module("optuna")
     except ImportError:
-        raise FitError("ssdlab fit needs Optuna: pip install 'ssdlab[fit]' (optuna, cmaes)") from None
+        raise FitError(f"ssdlab fit needs Optuna: {install_hint('fit')}") from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna
 

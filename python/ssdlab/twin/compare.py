@@ -20,7 +20,7 @@ no steady state), never when one side has one. Tests skipped on
 either side (``skipped``: the quick profile, a real drive that could not run
 it) are left out and listed, as are tests present on one side only.
 
-pandas is needed (``pip install 'ssdlab[sweep]'``); it is imported when a
+pandas is needed (part of the default install; the ``twin`` extra); it is imported when a
 comparison is made."""
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import SsdlabError
+from ..extras import install_hint
 from ..suite.definitions import TESTS
 
 __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
@@ -50,7 +51,7 @@ def _pandas() -> Any:
     try:
         return importlib.import_module("pandas")
     except ImportError:
-        raise SsdlabError("the twin's comparison needs pandas: pip install 'ssdlab[sweep]' (or pip install 'pandas>=1.5')") from None
+        raise SsdlabError(f"the twin's comparison needs pandas: {install_hint('twin')}") from None
 
 
 def finite_number(x: Any) -> Optional[float]:
