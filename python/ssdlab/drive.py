@@ -80,6 +80,10 @@ def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
     return new
 
 
+#: The sections of a drive description (DriveConfig); data_reduction is optional.
+DRIVE_SECTIONS = ("drive", "host", "controller", "nand", "ftl", "data_reduction", "power")
+
+
 class Drive:
     """A validated drive description (see ``ssdlab drive show ID``)."""
 
@@ -207,8 +211,13 @@ class Drive:
                 if part not in node and part in self._config and i == 0:
                     node[part] = {}  # a section the file leaves to its profile or part
                 if part not in node or not isinstance(node[part], dict):
-                    sections = ", ".join(k for k, v in node.items() if isinstance(v, dict))
-                    raise config_error(".".join(parts[: i + 1]), f"unknown section in '{key}'; sections: {sections}")
+                    # at the top, every section a drive has (a file may leave some to its profile or part)
+                    known = [*self._config, *DRIVE_SECTIONS] if i == 0 else []
+                    sections = list(dict.fromkeys([*known, *(k for k, v in node.items() if isinstance(v, dict))]))
+                    if not sections:
+                        raise config_error(".".join(parts[: i + 1]), f"'{'.'.join(parts[:i])}' has fields, not sections: give "
+                                                                     f"{'.'.join(parts[:i])}.FIELD")
+                    raise config_error(".".join(parts[: i + 1]), f"unknown section in '{key}'; sections: {', '.join(sections)}")
                 node = node[part]
             node[parts[-1]] = value
         merged = dict(self.changes)

@@ -324,10 +324,13 @@ def format_test_figures(doc: Mapping[str, Any]) -> str:
         steps = len(doc.get("jobs", []))
         lines.append(f"  INTERRUPTED: the figures of the {steps} measured step{'' if steps == 1 else 's'} that finished"
                      if steps else "  INTERRUPTED before any measured step finished")
+    if doc.get("profile") == "quick":
+        lines.append("  quick profile: runtimes and spans cut (see 'ssdlab tests'); not comparable with the full profile's figures")
     for f in doc["figures"]:
         v = f["value"]
         val = "-" if v is None or v != v else (f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}")
-        lines.append(f"  {f['label']:<36} {f['metric']:<36} {val:>12} {f['unit']}")
+        window = f"  [{f['window']}]" if f.get("window") else ""
+        lines.append(f"  {f['label']:<36} {f['metric']:<36} {val:>12} {f['unit']}{window}")
     lines += [f"  simulated in {doc['wall_time_s']:.1f} s wall", "units: MB/s = 1e6 B/s, GB = 1e9 B, KB = 1024 B",
               f"reproduce: {m['reproduce']}"]
     return "\n".join(lines)
@@ -398,8 +401,9 @@ def format_spec(sheet: Mapping[str, Any]) -> str:
     c = sheet["consistency"]
     lines += [
         f"{'4KB random write, worst second':<30} {'':>16} {_fmt_rate(c['lowest_1s_iops'], 'IOPS'):>16}"
-        f"          lowest 1-s IOPS of the 2000 s consistency test (steady-state mean "
-        f"{_fmt_rate(c['steady_state_mean_iops'], 'IOPS')})",
+        f"          lowest 1-s IOPS over the whole consistency test ({c.get('whole_run', '2000 s')}); in its steady-state "
+        f"window ({c.get('steady_state_window', 't > 1400 s')}): min {_fmt_rate(c['steady_state_min_iops'], 'IOPS')}, "
+        f"mean {_fmt_rate(c['steady_state_mean_iops'], 'IOPS')}",
         "",
         "peak: best case as vendors rated: clean drive, repeated data (deduplicated by a SandForce controller);",
         "  sequential reads of 8GB written that way, random reads of an 8GB span filled with incompressible data; QD32, 60 s.",

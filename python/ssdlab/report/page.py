@@ -305,7 +305,9 @@ def _consistency_section(chart_id: str, per_drive: Mapping[str, Any], out: Path)
                    f"the bottom edge), whole run: {zero_note}.")
         html_parts.append(_figure(srcs["v0"], alt, caption, attrs=attrs + ' data-view="' + view[0] + '"', cls="consistency"))
     zero_head = "seconds" if unit == "Seconds" else unit.lower()
-    rows = ("<tr><th>drive, spare area</th><th>mean IOPS</th><th>1st pct IOPS</th><th>min IOPS</th><th>peak IOPS</th>"
+    win = f"t &gt; {from_s:g} s"
+    rows = (f"<tr><th>drive, spare area</th><th>mean IOPS, {win}</th><th>1st pct IOPS, {win}</th><th>min IOPS, {win}</th>"
+            "<th>peak IOPS, whole run</th>"
             f"<th>drop from peak</th><th>spread (sd, % of mean)</th><th>{zero_head} at 0 IOPS</th><th>SNIA steady state</th></tr>")
     for drive, c in per_drive.items():
         for v, r in c["data"].items():

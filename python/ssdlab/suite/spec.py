@@ -82,6 +82,7 @@ def _sheet(d: Drive, drive: DriveSpec, rated: Dict[str, Any], steady: Dict[str, 
     job = next(j for j in consistency["jobs"] if j["jobname"] == "default")
     iops = [float(x) for x in job["series"]["iops"]]
     cfig = {f["metric"]: f["value"] for f in consistency["figures"] if f["label"] == "default"}
+    windows = {f["metric"]: f.get("window") for f in consistency["figures"] if f["label"] == "default"}
     return {
         "schema": SPEC_SHEET_SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -99,6 +100,8 @@ def _sheet(d: Drive, drive: DriveSpec, rated: Dict[str, Any], steady: Dict[str, 
             "steady_state_min_iops": cfig.get("min_iops"),
             "steady_state_mean_iops": cfig.get("mean_iops"),
             "peak_1s_iops": cfig.get("peak_iops"),
+            "whole_run": windows.get("peak_iops"),
+            "steady_state_window": windows.get("min_iops"),
         },
         "wall_time_s": round(wall, 3),
     }

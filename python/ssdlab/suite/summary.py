@@ -5,7 +5,7 @@ maps a chart id to what the report draws (type, title with unit, data)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -25,8 +25,13 @@ def _direction(r: PhaseResult) -> str:
     return "read" if d["read"]["io_bytes"] >= d["write"]["io_bytes"] else "write"
 
 
-def _fig(chart: str, label: str, metric: str, value: float, unit: str) -> Figure:
-    return {"chart": chart, "label": label, "metric": metric, "value": float(value), "unit": unit}
+def _fig(chart: str, label: str, metric: str, value: float, unit: str, window: Optional[str] = None) -> Figure:
+    """A figure; ``window``: the stretch of the run it is taken over, where a
+    test gives several (a steady-state window beside the whole run)."""
+    f: Figure = {"chart": chart, "label": label, "metric": metric, "value": float(value), "unit": unit}
+    if window is not None:
+        f["window"] = window
+    return f
 
 
 def _bar(title: str, unit: str, higher: bool = True) -> Chart:
@@ -166,8 +171,11 @@ def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) ->
         round_n = max(int(round(round_s / interval)), 1)
         f = consistency_figures(t, iops, from_s, round_n, cfg)
         chart["data"][m["label"]] = {"time_s": t.tolist(), "iops": iops.tolist(), **{k: v for k, v in f.items()}}
+        end_s = float(t[-1]) if len(t) else 0.0
+        steady_window = f"{interval:g}-s intervals, steady state t > {from_s:g} s of {end_s:g} s"
+        whole = f"{interval:g}-s intervals, whole run 0-{end_s:g} s"
         for key in ("mean_iops", "p1_iops", "min_iops", "peak_iops"):
-            figs.append(_fig(f"{tid}.{key}", m["label"], key, f[key], "IOPS"))
+            figs.append(_fig(f"{tid}.{key}", m["label"], key, f[key], "IOPS", whole if key == "peak_iops" else steady_window))
             if f"{tid}.{key}" in charts:
                 charts[f"{tid}.{key}"]["data"][m["label"]] = f[key]
         figs.append(_fig(f"{tid}.drop", m["label"], "drop from peak", 100 * f["drop_from_peak_fraction"], "%"))
@@ -179,6 +187,10 @@ def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) ->
             snia["judged"] = False
             snia["why"] = (f"rounds of {round_s:g} s: shorter than the PTS's {SNIA_MIN_ROUND_S:g} s, they do not "
                            "average the drive's garbage collection cycles (run the full profile)")
+    ends = [float(d["time_s"][-1]) for d in chart["data"].values() if d["time_s"]]
+    if profile.name != "full" and ends:
+        # the title names the methodology's length; say what this profile ran
+        chart["title"] = f"{test['title']} (IOPS); {profile.name} profile: {max(ends):g} s run, not comparable with the full test"
     return figs, charts
 
 

@@ -155,15 +155,21 @@ class Measured(TypedDict):
     result: "PhaseResult"
 
 
-class Figure(TypedDict):
-    """One figure: the chart it belongs to, the measured step's label, the
-    metric in words with its unit, the value and the unit alone."""
-
+class _FigureBase(TypedDict):
     chart: str
     label: str
     metric: str
     value: float
     unit: str
+
+
+class Figure(_FigureBase, total=False):
+    """One figure: the chart it belongs to, the measured step's label, the
+    metric in words with its unit, the value and the unit alone; ``window``
+    where a test takes figures over different stretches of one run (the
+    consistency test's steady-state window and its whole run)."""
+
+    window: str
 
 
 #: A chart as the report draws it: type, title (with unit), unit, data, ...
