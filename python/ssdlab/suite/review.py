@@ -159,6 +159,9 @@ def review(
         stream.write(f"ssdlab review: resuming in {out_dir}: {len(kept)} of {total} results kept from an earlier run of the "
                      f"same review; {total - len(kept)} to run\n")
     todo = [i for i in range(total) if i not in kept]
+    if todo:
+        stream.write(f"ssdlab review: {len(todo)} test(s) on {len(drives)} drive(s), {profile.name} profile; tests that share a "
+                     "preconditioned drive run together, so results arrive in groups\n")
     t_start = time.perf_counter()
     try:
         if todo:
@@ -174,9 +177,12 @@ def review(
                     docs[i] = doc
                     saved[i] = str(path)
                     write_figures_csv([docs[k] for k in sorted(docs) if k // n == di], base / "figures.csv")
+                    skipped = str(out.get("skipped") or "")
+                    what = (skipped if skipped.startswith("left out") else f"not run: {skipped}") if skipped else \
+                        f"done in {float(out.get('wall_time_s', 0.0)):.1f} s"
                     stream.write(
-                        f"ssdlab review: [{key}] {tid} done in {float(out.get('wall_time_s', 0.0)):.1f} s; overall "
-                        f"{len(docs)}/{total} ({100 * len(docs) / total:.0f}%), {time.perf_counter() - t_start:.1f} s wall\n")
+                        f"ssdlab review: [{key}] {tid} {what}; overall {len(docs)}/{total} ({100 * len(docs) / total:.0f}%), "
+                        f"{time.perf_counter() - t_start:.1f} s wall\n")
                     stream.flush()
     except KeyboardInterrupt as e:
         e.saved = [saved[i] for i in sorted(saved)]  # type: ignore[attr-defined]
