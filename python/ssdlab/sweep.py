@@ -156,8 +156,9 @@ def apply_settings(drive: Drive, values: Mapping[str, Any]) -> Drive:
 def figure_column(f: Mapping[str, Any], labels: int) -> str:
     """The table column of a figure: ``metric (unit)``, prefixed by its label
     when the test measures more than one."""
-    unit = f"({f['unit']})"
-    base = f["metric"] if str(f["metric"]).endswith(unit) else f"{f['metric']} {unit}"
+    unit = str(f["unit"])
+    metric = str(f["metric"])
+    base = metric if metric.endswith((f"({unit})", f" {unit}")) or metric == unit else f"{metric} ({unit})"
     return f"{f['label']}: {base}" if labels > 1 else base
 
 
@@ -188,7 +189,7 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
             d = drives[i]
             rec: Dict[str, Any] = {"run": i, "drive": base.id, **combos[i], "test": test, "seed": seed, "profile": profile,
                                    "drive_hash": d.hash, "user_capacity_bytes": d.capacity_bytes,
-                                   "spare_fraction": d.geometry["spare_fraction"], "skipped": doc["skipped"]}
+                                   "spare_fraction": d.geometry["spare_fraction"], "skipped": doc["skipped"] or ""}
             for f in doc["figures"]:
                 rec[figure_column(f, labels)] = f["value"]
             records[i] = rec
@@ -311,7 +312,7 @@ def write_sweep(df: DataFrame, out: Path, command: str = "") -> List[Path]:
         png = base64.b64encode(_chart_png(df, keys, col)).decode("ascii")
         parts.append(f"<figure><img alt='{html.escape(col)}' src='data:image/png;base64,{png}'>"
                      f"<figcaption>{html.escape(col)}</figcaption></figure>")
-    parts.append("<h2>Table</h2>" + df.to_html(index=False, float_format=lambda v: f"{v:,.4g}"))
+    parts.append("<h2>Table</h2>" + df.to_html(index=False, float_format=lambda v: f"{v:,.4g}", na_rep=""))
     parts.append("</body></html>")
     write_text(written[2], "\n".join(parts))
     return written

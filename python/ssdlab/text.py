@@ -133,6 +133,27 @@ def _steady_line(r: PhaseResult) -> Optional[str]:
     )
 
 
+def _waf_line(s: Mapping[str, Any]) -> str:
+    """WAF, with what the host's bytes became: data reduction proper (stored /
+    what reached the encoder) apart from writes overwritten in the write
+    buffer before they were programmed, which the ratio alone would mix."""
+    host = int(s["host_bytes_written"])
+    if host == 0:
+        return f"  WAF - (the host wrote nothing), NAND programmed {gb(s['nand_bytes_programmed'])}, GC moved {gb(s['gc_bytes_moved'])}"
+    line = (f"  WAF {s['waf']:.3f}: host wrote {gb(host)}, NAND programmed {gb(s['nand_bytes_programmed'])}, "
+            f"GC moved {gb(s['gc_bytes_moved'])}")
+    coalesced = int(s.get("host_bytes_coalesced", 0))
+    reached = host - coalesced
+    if reached > 0:
+        reduction = float(s.get("stored_bytes_written", reached)) / reached
+        if abs(reduction - 1.0) > 1e-9:
+            line += f"; data reduction {reduction:.3f}"
+    if coalesced:
+        size = gb(coalesced) if coalesced >= 10e6 else f"{coalesced / 1e6:,.2f} MB"
+        line += f"; {size} overwritten in the write buffer before being programmed"
+    return line
+
+
 def format_summary(
     result: PhaseResult,
     man: Mapping[str, Any],
@@ -187,18 +208,16 @@ def format_summary(
         lines.append("  no I/O completed")
     sb = d.get("storage_bench")
     if sb and d.get("kind") == "replay":
+        # the busy-time rates are the Storage Bench method; only a Storage Bench trace gives a Storage Bench figure
+        what = "Storage Bench: data rate" if (result.job or {}).get("generated") else "data rate"
         lines.append(
-            f"  Storage Bench: data rate {sb['data_rate_mb_per_s']:,.1f} MB/s (reads {sb['read_data_rate_mb_per_s']:,.1f}, "
+            f"  {what} {sb['data_rate_mb_per_s']:,.1f} MB/s (reads {sb['read_data_rate_mb_per_s']:,.1f}, "
             f"writes {sb['write_data_rate_mb_per_s']:,.1f}) over busy time; {sb['iops']:,.0f} IOPS over busy time"
         )
     steady = _steady_line(result)
     if steady:
         lines.append(steady)
-    lines.append(
-        f"  WAF {s['waf']:.3f}: host wrote {gb(s['host_bytes_written'])}, NAND programmed {gb(s['nand_bytes_programmed'])}"
-        f", GC moved {gb(s['gc_bytes_moved'])}"
-        + (f"; data reduction {s['data_reduction_ratio']:.3f}" if s.get("data_reduction_ratio", 1.0) != 1.0 else "")
-    )
+    lines.append(_waf_line(s))
     lines.append(
         f"  GC victims {_fmt_int(s['gc_victims'])} (foreground {_fmt_int(s['fg_gc_victims'])}, "
         f"background {_fmt_int(s['bg_gc_victims'])}); block erases {_fmt_int(s['block_erases'])}"

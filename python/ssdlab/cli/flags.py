@@ -400,8 +400,8 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 def add_runner(p: argparse.ArgumentParser) -> None:
     """``--jobs`` and ``--scheduler``: where many simulations run (``ssdlab.cluster``)."""
     p.add_argument("--jobs", type=worker_count,
-                   help="worker processes of the local Dask cluster (default: the cores, at most 4 per core; 1 runs everything in "
-                        "this process)")
+                   help="worker processes of the local Dask cluster: 1 runs everything in this process; default one per "
+                        "core; the most allowed is 4 x the cores")
     p.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on an existing Dask cluster, e.g. tcp://host:8786 (see docs/cluster.md); 'sync' runs in this process")
     add_progress(p)

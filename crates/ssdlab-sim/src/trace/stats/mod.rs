@@ -359,15 +359,23 @@ impl fmt::Display for TraceStats {
             self.sequential_read_share_percent(),
             self.sequential_write_share_percent()
         )?;
-        writeln!(f, "size mix (share of operations; KB = 1024 B)")?;
+        writeln!(f, "size mix (share of each column's operations; KB = 1024 B)")?;
+        let share = |counts: &[u64], i: usize| {
+            let total: u64 = counts.iter().sum();
+            if total == 0 {
+                0.0
+            } else {
+                100.0 * counts[i] as f64 / total as f64
+            }
+        };
         for b in SizeBucket::ALL {
             writeln!(
                 f,
-                "  {:<26} {:>15.2}% {:>16} {:>16}",
+                "  {:<26} {:>15.2}% {:>15.2}% {:>15.2}%",
                 b.label(),
                 self.size_share_percent(b),
-                self.read_size_counts[b.index()],
-                self.write_size_counts[b.index()]
+                share(&self.read_size_counts, b.index()),
+                share(&self.write_size_counts, b.index())
             )?;
         }
         if self.trims + self.flushes > 0 {
