@@ -510,20 +510,29 @@ class Runner:
     # -- generic ----------------------------------------------------------------
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], sizes: Optional[Sequence[float]] = None,
-            what: str = "tasks") -> Iterator[Tuple[int, R]]:
+            what: str = "tasks", units: Optional[Callable[[R], int]] = None, total: Optional[int] = None) -> Iterator[Tuple[int, R]]:
         """``fn(item)`` for every item (largest ``sizes`` first), yielded as
         ``(index, result)`` as each finishes. ``fn`` must be importable by
-        the workers (a module-level function)."""
+        the workers (a module-level function). The progress bar counts
+        ``units(result)`` of ``total`` (default: one per item), drawn at 0 at
+        once so that a long first task does not leave the terminal blank."""
         order = sorted(range(len(items)), key=lambda i: -(sizes[i] if sizes is not None else 0.0))
         bar = ProgressBar("", stream=self.stream, force=self.progress)
         t0 = time.perf_counter()
         done = 0
+        n = len(items) if total is None else total
+        bar.count(0, n, what, 0.0)
+
+        def tick(res: R) -> None:
+            nonlocal done
+            done += 1 if units is None else units(res)
+            bar.count(done, n, what, time.perf_counter() - t0)
+
         try:
             if self.local or len(items) <= 1 and self.scheduler is None:
                 for i in order:
                     res = fn(items[i])
-                    done += 1
-                    bar.count(done, len(items), what, time.perf_counter() - t0)
+                    tick(res)
                     yield i, res
                 return
             as_completed = _distributed().as_completed
@@ -536,8 +545,7 @@ class Runner:
             try:
                 for f in as_completed(list(futures)):
                     res = f.result()
-                    done += 1
-                    bar.count(done, len(items), what, time.perf_counter() - t0)
+                    tick(res)
                     yield futures[f], res
             finally:
                 pending = [f for f in futures if not f.done()]
@@ -597,7 +605,15 @@ class Runner:
             finally:
                 bar.close()
             return
-        for _, results in self.map(_execute_remote, tasks, [t.cost for t in tasks], what="tasks"):
+        def tests_done(results: List[RunResult]) -> int:
+            # the requests this task's runs complete (each test's runs may span several tasks)
+            left = dict(remaining)
+            for rr in results:
+                left[rr.request] -= 1
+            return sum(1 for i in {rr.request for rr in results} if left[i] == 0)
+
+        for _, results in self.map(_execute_remote, tasks, [t.cost for t in tasks], what="tests",
+                                   units=tests_done, total=len(remaining)):
             yield from finished(results)
 
 
