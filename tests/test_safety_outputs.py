@@ -341,3 +341,13 @@ def test_a_drive_rated_for_no_program_erase_cycles_is_refused() -> None:
 def test_device_flags_without_a_device_are_an_error_not_ignored(tmp_path: Path, flag: List[str]) -> None:
     cp = cli_in_process("review", "--drive", "generic-mlc-120", *flag, "--out", str(tmp_path / "r"))
     assert_one_line_error(cp, flag[0], "--device")
+
+
+def test_a_device_review_into_a_directory_with_results_refuses_instead_of_overwriting(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    doc = out / "results" / "real-x" / "as-ssd.json"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("{}")
+    cp = cli_in_process("review", "--device", str(tmp_path / "target"), "--quick", "--tests", "as-ssd", "--out", str(out))
+    assert_one_line_error(cp, "does not resume", str(doc))
+    assert doc.read_text() == "{}"

@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ..outputs import OutputError, write_text
@@ -297,6 +298,11 @@ def cmd_review_device(args: argparse.Namespace, test_ids: Sequence[str]) -> int:
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
     results = os.path.join(args.out, "results")
+    earlier = sorted(Path(results).rglob("*.json")) if os.path.isdir(results) else []
+    if earlier:
+        # a real drive has changed since: its earlier results cannot be kept as this run's
+        raise UsageError(f"{args.out} holds {len(earlier)} results of an earlier run ({earlier[0]}, ...); a review of a real "
+                         "drive does not resume: give another --out, or remove them")
     try:
         done = review_device(args.device, args.out, list(test_ids), profile=get_profile("quick" if args.quick else "full"),
                              size_bytes=args.size, destroy_data=args.destroy_data, clean_by_trim=args.clean_by_trim,
