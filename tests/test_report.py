@@ -264,7 +264,7 @@ def test_the_page_opens_with_the_verdict_and_the_grid_and_names_products(quick_r
     assert page.count('<div class="cdm">') == 2 and "SEQ1M" in page and "RND4K" in page
     assert "The box against the drive" in page
     # one folded reproduce block per test that ran, no reproduce line in captions
-    ran = [t for t in default_test_ids() if f"id={t}>" in page]
+    ran = [t for t in default_test_ids() if f'<details class="test" id="{t}" open>' in page]
     assert page.count('<details class="reproduce">') == len(ran) - 3  # three Storage Bench traces skip in --quick
     assert "Reproduce: " not in page
     # product names, not preset ids, label the charts

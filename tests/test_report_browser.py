@@ -310,6 +310,40 @@ def test_report_loads_without_errors_and_buttons_switch_spare_area(quick_review:
     assert (out / "report.png").stat().st_size > 10_000
 
 
+def test_the_contents_follow_the_scroll_and_test_sections_fold(quick_review: Path, browser: DevTools) -> None:
+    _open(browser, quick_review / "index.html")
+    toc = "document.querySelector('nav.toc')"
+    groups = browser.eval(f"Array.from({toc}.querySelectorAll(':scope > ol > li > a')).map(a => a.textContent)")
+    assert groups[0] == "Verdict" and "The drives" in groups and groups[-1] == "About these results"
+    tests = browser.eval(f"{toc}.querySelectorAll('ol ol a').length")
+    assert tests == browser.eval("document.querySelectorAll('details.test').length") > 10
+    # far down the page the contents are still in view, and mark the section being read
+    browser.eval("document.getElementById('consistency').scrollIntoView()")
+    time.sleep(0.3)
+    top = browser.eval(f"{toc}.getBoundingClientRect().top")
+    assert 0 <= top < 5, top
+    current = browser.eval(f"Array.from({toc}.querySelectorAll('a.current')).map(a => a.getAttribute('href'))")
+    assert current in (["#consistency"], ["#consistency-group"]), current
+    _shot(browser, "report-nav-scrolled.png")
+    # fold every test, then follow a link: its section opens
+    browser.eval(f"{toc}.querySelector('[data-fold=close]').click()")
+    assert browser.eval("Array.from(document.querySelectorAll('details.test')).every(d => !d.open)")
+    browser.eval("window.scrollTo(0, 0)")
+    _shot(browser, "report-nav-top.png")
+    browser.eval("document.getElementById('drives').scrollIntoView()")
+    _shot(browser, "report-nav-folded.png")
+    browser.eval(f"{toc}.querySelector('a[href=\"#as-ssd\"]').click()")
+    assert browser.eval("document.getElementById('as-ssd').open") is True
+    assert browser.console_errors() == []
+
+
+def _shot(browser: DevTools, name: str) -> None:
+    shot = browser.call("Page.captureScreenshot", format="png")["data"]
+    out = REPO / "review-artifacts"
+    out.mkdir(exist_ok=True)
+    (out / name).write_bytes(base64.b64decode(shot))
+
+
 def _thirteen_drives(tmp: Path) -> List[Path]:
     """13 small drives (each about 1.07 GB, so Storage Bench runs) of
     different geometry and timing, with product-like names of different

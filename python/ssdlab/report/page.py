@@ -14,7 +14,9 @@ from ..outputs import write_text
 from ..results import write_figures_csv
 from ..suite.definitions import TESTS
 from . import charts as _charts
+from . import navigation as _nav
 from . import verdict as _verdict
+from .checks import Check, find_checks
 from .labels import chart_values, drive_label, names_with_hashes
 from .prices import Price, price_of, usd_per_gb
 
@@ -416,7 +418,7 @@ def _consistency_latency(test_id: str, title: str, docs: Mapping[str, Mapping[st
 
 
 def _verdict_section(by_test: Mapping[str, Mapping[str, Mapping[str, Any]]], drives: Mapping[str, Dict[str, Any]],
-                     group_takes: Sequence[Tuple[str, str, str]]) -> str:
+                     group_takes: Sequence[Tuple[str, str, str]], checks: Sequence[Check] = ()) -> str:
     values = _verdict.headline_values(by_test, list(drives))
     heads = [h for h in _verdict.HEADLINE if any(h.key in v for v in values.values())]
     parts = ["<h2 id=verdict>Verdict</h2>"]
@@ -457,6 +459,11 @@ def _verdict_section(by_test: Mapping[str, Mapping[str, Mapping[str, Any]]], dri
         parts.append("<h3>Section by section</h3><ul class=takes>" + "".join(
             f'<li><a href="#{_esc(tid)}">{_esc(title)}</a>: {_esc(take)}</li>' for tid, title, take in group_takes if take)
             + "</ul>")
+    if checks:
+        parts.append("<h3 id=checks>Figures to check</h3><p class=note>Figures a reviewer would question before printing "
+                     "them; each is marked in its section too.</p><ul class=checks>" + "".join(
+                         f'<li class=check><a href="#{_esc(c.test_id)}">{_esc(c.test_id)}</a>, {_esc(c.drive)}: '
+                         f"{_esc(c.message)}</li>" for c in checks) + "</ul>")
     return "".join(parts)
 
 
@@ -506,10 +513,17 @@ def _spec_table(by_test: Mapping[str, Mapping[str, Mapping[str, Any]]], drives: 
 # ---------------------------------------------------------------------------
 
 
-def _test_section(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: Path) -> Tuple[str, str]:
-    """One test: the method, a one-line take, its charts and tables, latency,
-    the reproduce commands. Returns (html, take)."""
-    parts = [f"<h3 id={_esc(t['id'])}>{_esc(t['title'])}</h3><p class=about>{_esc(t['about'])}</p>"]
+def _test_section(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: Path,
+                  checks: Sequence[str] = ()) -> Tuple[str, str]:
+    """One test, folding: the method, a one-line take, what to check, its
+    charts and tables, latency, the reproduce commands. Returns (html, take)."""
+    body, take = _test_body(t, per, out, checks)
+    return _nav.fold(str(t["id"]), str(t["title"]), body), take
+
+
+def _test_body(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: Path,
+               checks: Sequence[str]) -> Tuple[str, str]:
+    parts = [f"<p class=about>{_esc(t['about'])}</p>"]
     # results saved under this id by a different description (e.g. Storage Bench on a filled drive before issue 15)
     current = next((c for c in TESTS if c["id"] == t["id"]), None)
     for k, d in per.items():
@@ -527,6 +541,7 @@ def _test_section(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], ou
     take = _verdict.section_take(ran)
     if take:
         parts.append(f"<p class=take>{_esc(take)}</p>")
+    parts.append(_nav.check_note(checks))
     chart_ids: List[str] = []
     for d in ran.values():
         chart_ids += [c for c in d.get("charts", {}) if c not in chart_ids]
@@ -553,6 +568,11 @@ def _test_section(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], ou
     return "".join(parts), take
 
 
+def _group_anchor(gid: str, tests: Sequence[Mapping[str, Any]]) -> str:
+    """A group's anchor: its id, unless a test of the same id takes it (ids are unique in a page)."""
+    return f"{gid}-group" if any(str(t["id"]) == gid for t in tests) else gid
+
+
 def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = "") -> Path:
     """Write OUT/index.html, OUT/charts/*.png|svg and OUT/figures.csv from results documents."""
     out = Path(out_dir)
@@ -573,6 +593,8 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         next(iter(v.values()))["test"] for k, v in by_test.items() if k not in {t["id"] for t in TESTS}]
     sections: List[Tuple[str, str, str]] = []  # (group, title, html)
     group_takes: List[Tuple[str, str, str]] = []
+    found = find_checks(by_test)
+    toc: List[Tuple[str, str, List[Tuple[str, str]]]] = []
     for gid, gtitle in list(GROUPS.items()) + [("other", "Other tests")]:
         tests = [t for t in known if t.get("group", "other") == gid or (gid == "other" and t.get("group") not in GROUPS)]
         if not tests:
@@ -580,22 +602,24 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         body = [_spec_table(by_test, drives)] if gid == "spec" else []
         first_take = None
         for t in tests:
-            section, take = _test_section(t, by_test[t["id"]], out)
+            section, take = _test_section(t, by_test[t["id"]], out,
+                                          [f"{c.drive}: {c.message}" for c in found if c.test_id == t["id"]])
             body.append(section)
             if first_take is None and take:
                 first_take = (str(t["id"]), gtitle, take)
         if first_take:
             group_takes.append(first_take)
         sections.append((gid, gtitle, "".join(body)))
+        toc.append((_group_anchor(gid, known), gtitle, [(str(t["id"]), str(t["title"])) for t in tests]))
     has_cdm = any(gid == "cdm" for gid, _, _ in sections)
     nav = ['<a href="#verdict">Verdict</a>'] + ([] if has_cdm else ['<a href="#drives">The drives</a>'])
     for gid, gtitle, _ in sections:
-        nav.append(f'<a href="#{_esc(gid)}">{_esc(gtitle)}</a>')
+        nav.append(f'<a href="#{_esc(_group_anchor(gid, known))}">{_esc(gtitle)}</a>')
         if gid == "cdm":
             nav.append('<a href="#drives">The drives</a>')
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width\">"
              f"<title>ssdlab review: {_esc(title)}</title>",
-             f"<style>{_CSS}</style><script>{_JS}</script></head><body>",
+             f"<style>{_CSS}{_nav.NAV_CSS}</style><script>{_JS}{_nav.NAV_JS}</script></head><body class=with-toc>",
              f"<h1>SSD review: {_esc(title)}</h1>",
              "<p>Simulated drives put through the review suite of 2010-2013 client-SSD reviews (ssdlab's "
              "docs/methodology.md). Units: MB/s = 10<sup>6</sup> B/s, GB = 10<sup>9</sup> B, KB = 1024 B for transfer "
@@ -608,12 +632,21 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
     if profiles != ["full"]:
         parts.append(f"<p class=note>Profile: {_esc(', '.join(profiles))}. The quick profile cuts runtimes and spans; "
                      "its figures are not comparable with published reviews.</p>")
-    parts.append(_verdict_section(by_test, drives, group_takes))
+    side: List[Tuple[str, str, List[Tuple[str, str]]]] = [("verdict", "Verdict", [])]
+    if not has_cdm:
+        side.append(("drives", "The drives", []))
+    for entry in toc:
+        side.append(entry)
+        if entry[0].startswith("cdm"):
+            side.append(("drives", "The drives", []))
+    side.append(("about-results", "About these results", []))
+    parts.append('<div class="layout">' + _nav.sidebar(side) + "<main>")
+    parts.append(_verdict_section(by_test, drives, group_takes, found))
     drive_table = "<h2 id=drives>The drives</h2>" + _drive_table(drives)
     if not has_cdm:
         parts.append(drive_table)
     for gid, gtitle, section_html in sections:
-        parts.append(f"<h2 id={_esc(gid)}>{_esc(gtitle)}</h2>{section_html}")
+        parts.append(f"<h2 id={_esc(_group_anchor(gid, known))}>{_esc(gtitle)}</h2>{section_html}")
         if gid == "cdm":
             parts.append(drive_table)
     mans = [d["manifest"] for d in docs]
@@ -623,7 +656,7 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
                  f"{_esc('; '.join(versions))}; seed(s) {_esc(', '.join(seeds))}. Figures as CSV: "
                  "<a href=\"figures.csv\">figures.csv</a>. "
                  + (f"Report built with <code>{_esc(command)}</code>." if command else "") + "</p>")
-    parts.append("</body></html>\n")
+    parts.append("</main></div></body></html>\n")
     page = out / "index.html"
     write_text(page, "\n".join(parts))
     return page

@@ -176,14 +176,16 @@ def _ordinal(n: int) -> str:
 def _against(s: Standout) -> str:
     h = next(x for x in HEADLINE if x.key == s.key)
     unit = h.unit
+    # against one other drive there is no median to speak of: name that drive's figure
+    other = "the other drive's" if s.of == 2 else "the others' median"
     if s.median_others == 0:
-        rel = "the others' median is 0"
+        rel = f"{other} is 0"
     elif s.value == 0:
-        rel = f"the others' median is {fmt_value(s.median_others, unit)} {unit}"
+        rel = f"{other} is {fmt_value(s.median_others, unit)} {unit}"
     else:
         pct = 100.0 * (s.value / s.median_others - 1.0)
         word = "above" if pct >= 0 else "below"
-        rel = f"{abs(pct):.0f}% {word} the others' median of {fmt_value(s.median_others, unit)} {unit}"
+        rel = f"{abs(pct):.0f}% {word} {other} {'' if s.of == 2 else 'of '}{fmt_value(s.median_others, unit)} {unit}"
     lower = "" if h.higher_is_better else "; lower is better"
     return f"{_LONG[s.key]}, {fmt_value(s.value, unit)} {unit} ({_ordinal(s.rank)} of {s.of}; {rel}{lower})"
 
