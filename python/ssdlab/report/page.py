@@ -37,6 +37,7 @@ GROUPS = OrderedDict([
     ("file-copy", "File copies"),
     ("storage-bench", "Storage Bench (trace playback)"),
     ("power", "Power"),
+    ("modern", "Tests of today's reviews: write caches, spans, QD1 latency"),
 ])
 
 _CSS = """

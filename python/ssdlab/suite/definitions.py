@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 #: How a test's measured steps become figures (see ``ssdlab.suite.summary``).
-SUMMARIES = ("throughput", "sweep", "consistency", "curve", "storage_bench", "power", "grid", "mixed")
+SUMMARIES = ("throughput", "sweep", "consistency", "curve", "fill", "storage_bench", "power", "grid", "mixed")
 
 KB = 1024
 GB_DECIMAL = 10**9
@@ -601,6 +601,88 @@ def _steady() -> SuiteTest:
     }
 
 
+def _whole_drive_fill(test_id: str, title: str, bs: str, iodepth: int, who: str) -> SuiteTest:
+    return {
+        "id": test_id,
+        "title": title,
+        "group": "modern",
+        "about": (
+            f"One sequential write of {bs.upper()}B transfers, {iodepth} outstanding, over the whole of a clean drive, "
+            f"its speed recorded against the position written ({who}'s method). A drive that writes through a "
+            "pseudo-SLC cache runs fast until the cache is full, then at the speed of its TLC/QLC NAND, often with "
+            "the folding of the cache competing; the figures give the cache size (the data written before the "
+            "first lasting step down), the speed in and after the cache, and the average over the fill."
+        ),
+        "summary": "fill",
+        "chart": "curve",
+        "on_request": True,
+        "runs": [{"state": {"state": "clean"},
+                  "steps": [_job("write", bs, iodepth, io_size="100%", data_pattern=_INC, log_avg_msec=250, measure="fill")]}],
+    }
+
+
+def _cache_recovery() -> SuiteTest:
+    burst = _job("write", "128k", 32, io_size="10%", data_pattern=_INC)
+    return {
+        "id": "cache-recovery",
+        "title": "Write cache recovery after idle (128KB QD32)",
+        "group": "modern",
+        "about": (
+            "The whole drive written sequentially (past any write cache), then idle for 60 s and for 10 minutes, each "
+            "followed by a write of 10% of the drive: how much of its fast write speed an idle drive gives back, as a "
+            "drive with a pseudo-SLC cache does when it folds the cache into TLC/QLC while idle."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "on_request": True,
+        "runs": [{"state": {"state": "clean"},
+                  "steps": [_job("write", "128k", 32, io_size="100%", data_pattern=_INC, measure="full-drive write"),
+                            {"action": "idle", "seconds": 60},
+                            _with(burst, measure="after 60 s idle"),
+                            {"action": "idle", "seconds": 600},
+                            _with(burst, measure="after 10 min idle")]}],
+    }
+
+
+def _random_read_spans() -> SuiteTest:
+    return {
+        "id": "random-read-spans",
+        "title": "4KB random read QD1 over growing spans",
+        "group": "modern",
+        "about": (
+            "4KB random reads, one outstanding, for 30 s over spans of 1, 4, 16 and 64 GB of a filled drive: a drive "
+            "whose mapping table does not fit its controller's memory (DRAM-less, or a host memory buffer) slows "
+            "down once the span outgrows the map it holds."
+        ),
+        "summary": "sweep",
+        "chart": "line",
+        "on_request": True,
+        "min_capacity_bytes": 80 * GB_DECIMAL,
+        "x": {"key": "span", "label": "span (GB)", "log": True},
+        "runs": [{"state": {"state": "filled"},
+                  "steps": [_job("randread", "4k", 1, size=f"{g}g", runtime="30s", blockalign="4k", measure=f"{g}GB span", x=g)
+                            for g in (1, 4, 16, 64)]}],
+    }
+
+
+def _qd1_latency() -> SuiteTest:
+    read = _job("randread", "4k", 1, size="8g", blockalign="4k")
+    return {
+        "id": "qd1-latency",
+        "title": "4KB random read QD1 latency, burst and sustained",
+        "group": "modern",
+        "about": (
+            "4KB random reads, one outstanding, over an 8GB span of a filled drive: a burst of 1,000 reads and then "
+            "60 s of them. QD1 latency is what a desktop feels; today's reviews report its percentiles."
+        ),
+        "summary": "throughput",
+        "chart": "bar",
+        "on_request": True,
+        "runs": [{"state": {"state": "filled", "span": "8g"},
+                  "steps": [_with(read, number_ios=1000, measure="burst"), _with(read, runtime="60s", measure="sustained")]}],
+    }
+
+
 def _build() -> List[SuiteTest]:
     tests: List[SuiteTest] = [
         {
@@ -641,6 +723,11 @@ def _build() -> List[SuiteTest]:
         *(_storage_bench(w, title, year, full) for w, title, year in STORAGE_BENCH_WORKLOADS for full in (False, True)),
         _rated(),
         _steady(),
+        _whole_drive_fill("whole-drive-fill", "Whole-drive fill (128KB QD32)", "128k", 32, "AnandTech"),
+        _whole_drive_fill("whole-drive-fill-1m-qd1", "Whole-drive fill (1MB QD1)", "1m", 1, "TechPowerUp"),
+        _cache_recovery(),
+        _random_read_spans(),
+        _qd1_latency(),
     ]
     for t in tests:
         t.setdefault("on_request", False)

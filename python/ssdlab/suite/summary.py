@@ -45,6 +45,7 @@ def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tu
         "sweep": _sweep,
         "consistency": _consistency,
         "curve": _curve,
+        "fill": _fill,
         "storage_bench": _storage_bench,
         "power": _power,
         "grid": _grid,
@@ -218,6 +219,60 @@ def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple
         figs.append(_fig(f"{tid}.p1", m["label"], f"{d} MB/s (1st percentile of full intervals)",
                          float(np.percentile(full, 1)) if len(full) else 0.0, "MB/s"))
     return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
+
+
+#: A write cache shows as a step: the rate in the first part of a fill this many times the rate after it.
+FILL_STEP_RATIO = 1.25
+
+
+def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[str, float]:
+    """What reviewers read off a whole-drive fill curve: the speed while the
+    write cache lasts (median of the first 5% of the data), the speed after it
+    (median of the second half), and the cache size: the data written before
+    the rate first falls below the midpoint of the two and stays there (three
+    intervals), when the first is :data:`FILL_STEP_RATIO` times the second or
+    more (else no step: 0). Intervals shorter than half the median (the pass's
+    last) are left out of the medians."""
+    pos = np.asarray(position_gb, dtype=float)
+    rate = np.asarray(mbps, dtype=float)
+    dt = np.asarray(interval_s, dtype=float)
+    if not len(pos) or pos[-1] <= 0:
+        return {"in_cache_mbps": 0.0, "after_cache_mbps": 0.0, "cache_gb": 0.0}
+    full = dt >= 0.5 * float(np.median(dt))
+    total = float(pos[-1])
+    first = rate[full & (pos <= max(0.05 * total, float(pos[0])))]
+    second = rate[full & (pos > 0.5 * total)]
+    in_cache = float(np.median(first)) if len(first) else float(rate[0])
+    after = float(np.median(second)) if len(second) else in_cache
+    cache = 0.0
+    if after > 0 and in_cache >= FILL_STEP_RATIO * after:
+        mid = 0.5 * (in_cache + after)
+        below = rate < mid
+        for i in range(len(rate)):
+            if below[i:i + 3].all() and len(below[i:i + 3]) == 3:
+                cache = float(pos[i - 1]) if i > 0 else 0.0
+                break
+    return {"in_cache_mbps": in_cache, "after_cache_mbps": after, "cache_gb": cache}
+
+
+def _fill(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+    figs, charts = _curve(test, measured, profile)
+    tid = test["id"]
+    for key, title, unit in (("in_cache_mbps", "speed in the write cache", "MB/s"),
+                             ("after_cache_mbps", "speed after the write cache", "MB/s"),
+                             ("cache_gb", "write cache size (data written before the step down)", "GB")):
+        charts[f"{tid}.{key}"] = _bar(f"{test['title']}, {title}", unit)
+    for m in measured:
+        r = m["result"]
+        d = _direction(r)
+        pos = np.cumsum(np.asarray(r.series[f"{d}_bytes"], dtype=float)) / 1e9
+        f = fill_figures(pos, np.asarray(r.series["mbps"], dtype=float), np.asarray(r.series["interval_s"], dtype=float))
+        for key, metric, unit in (("in_cache_mbps", f"{d} MB/s in the write cache", "MB/s"),
+                                  ("after_cache_mbps", f"{d} MB/s after the write cache", "MB/s"),
+                                  ("cache_gb", "write cache size GB (0: no step)", "GB")):
+            figs.append(_fig(f"{tid}.{key}", m["label"], metric, f[key], unit))
+            charts[f"{tid}.{key}"]["data"][m["label"]] = f[key]
+    return figs, charts
 
 
 def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:

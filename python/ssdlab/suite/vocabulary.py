@@ -40,7 +40,7 @@ __all__ = [
 Size = Union[int, str]
 
 Action = Literal["trim", "precondition", "idle", "replay"]
-Summary = Literal["throughput", "sweep", "consistency", "curve", "storage_bench", "power", "grid", "mixed"]
+Summary = Literal["throughput", "sweep", "consistency", "curve", "fill", "storage_bench", "power", "grid", "mixed"]
 
 
 class Job(TypedDict, total=False):

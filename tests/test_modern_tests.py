@@ -1,0 +1,76 @@
+"""The tests today's reviews run (whole-drive fill, cache recovery, spans,
+QD1 latency): defined once, run on a simulated drive and on a real file
+through fio, and read the way reviewers read them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import attached_loop_device, cli_in_process, run_cli
+from ssdlab.suite.definitions import default_test_ids, get_test
+from ssdlab.suite.summary import fill_figures
+
+MODERN = ("whole-drive-fill", "whole-drive-fill-1m-qd1", "cache-recovery", "random-read-spans", "qd1-latency")
+
+
+def test_a_fill_curve_with_a_cache_step_gives_the_cache_size_and_both_speeds() -> None:
+    # 1 GB intervals: 40 GB at 3,000 MB/s, then 960 GB at 1,500 MB/s with a dip to 800 for folding
+    pos = np.arange(1.0, 1001.0)
+    rate = np.where(pos <= 40, 3000.0, 1500.0)
+    rate[100:110] = 800.0
+    f = fill_figures(pos, rate, np.ones_like(pos))
+    assert f["cache_gb"] == 40.0 and f["in_cache_mbps"] == 3000.0 and f["after_cache_mbps"] == 1500.0
+
+
+def test_a_flat_fill_curve_has_no_cache_and_one_slow_interval_is_no_step() -> None:
+    pos = np.arange(1.0, 101.0)
+    rate = np.full(100, 500.0)
+    rate[30] = 100.0
+    f = fill_figures(pos, rate, np.ones_like(pos))
+    assert f["cache_gb"] == 0.0 and f["in_cache_mbps"] == f["after_cache_mbps"] == 500.0
+
+
+def test_the_modern_tests_are_on_request_and_named_by_their_method() -> None:
+    for tid in MODERN:
+        t = get_test(tid)
+        assert t["on_request"] and t["group"] == "modern" and tid not in default_test_ids()
+    assert "AnandTech" in get_test("whole-drive-fill")["about"] and "TechPowerUp" in get_test("whole-drive-fill-1m-qd1")["about"]
+
+
+def test_each_modern_test_runs_on_a_simulated_drive(tmp_path: Path) -> None:
+    cp = cli_in_process("review", "--drive", "vertex3-120", "--quick", "--jobs", "1", "--tests", *MODERN, "--out", str(tmp_path),
+                        timeout=600)
+    assert cp.returncode == 0, cp.stderr
+    fill = json.loads((tmp_path / "results" / "vertex3-120" / "whole-drive-fill.json").read_text())
+    figs = {f["metric"]: f["value"] for f in fill["figures"]}
+    assert figs["write cache size GB (0: no step)"] == 0.0  # a 2011 SATA drive writes its MLC directly
+    assert 150 < figs["write MB/s (average over the pass)"] < 200
+    page = (tmp_path / "index.html").read_text()
+    assert "Tests of today" in page and "whole-drive-fill.curve" in page
+
+
+def test_the_modern_tests_run_through_fio_on_a_file_and_on_a_block_device(tmp_path: Path) -> None:
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed")
+    out = tmp_path / "out"
+    cp = run_cli("review", "--device", str(tmp_path / "target.dat"), "--size", "256m", "--quick", "--tests", "whole-drive-fill",
+                 "qd1-latency", "--out", str(out), timeout=600)
+    assert cp.returncode == 0, cp.stderr
+    docs = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*/*.json")}
+    # a file cannot be made clean (no secure erase, no TRIM): the fill says so instead of measuring a used file
+    assert "secure-erased" in docs["whole-drive-fill"]["skipped"]
+    lat = {(f["label"], f["metric"]): f["value"] for f in docs["qd1-latency"]["figures"]}
+    assert lat[("burst", "read IOPS")] > 0 and lat[("sustained", "read IOPS")] > 0
+    with attached_loop_device(tmp_path, 256 << 20) as dev:
+        out2 = tmp_path / "out2"
+        cp = run_cli("review", "--device", dev, "--clean-by-trim", "--quick", "--tests", "whole-drive-fill", "--out", str(out2),
+                     timeout=600)
+        assert cp.returncode == 0, cp.stderr
+        doc = json.loads(next((out2 / "results").glob("*/whole-drive-fill.json")).read_text())
+        fill = {f["metric"]: f["value"] for f in doc["figures"]}
+        assert fill["write MB/s (average over the pass)"] > 0 and fill["write cache size GB (0: no step)"] >= 0
