@@ -22,7 +22,7 @@ from ssdlab.suite.profile import Profile
 from ssdlab.suite.summary import steady_state
 
 FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name",
-            "rwmixread"}
+            "rwmixread", "number_ios"}
 ACTIONS = {"trim", "precondition", "idle", "replay"}
 
 
@@ -202,7 +202,7 @@ def test_quick_review_writes_results_json_csv_with_manifest(quick_review: Path) 
     html = (quick_review / "index.html").read_text()
     assert "http://" not in html and "https://" not in html
     for t in default_test_ids():
-        assert f"id={t}>" in html
+        assert f"id={t}>" in html or f'id="{t}"' in html
 
 
 def test_report_rebuilds_identical_figures_and_merges_runs(quick_review: Path, tmp_path: Path) -> None:
