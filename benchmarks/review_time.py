@@ -5,7 +5,7 @@ process, one core): prints seconds per test and per review.
     # a 256GB drive: the 120GB preset with twice the blocks
     python benchmarks/review_time.py --set drive.user_capacity_bytes=256000000000 --set nand.blocks_per_plane=4096
 
-Target (issue 5): under 5 minutes for a 120GB drive, 10 for 256GB. The
+Target: under 5 minutes for a 120GB drive, 10 for 256GB. The
 simulated durations are fixed by docs/methodology.md; wall time is simulator speed.
 With --out the results documents are saved (and `ssdlab report DIR --out ...`
 draws them).

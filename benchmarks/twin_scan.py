@@ -1,4 +1,4 @@
-"""The digital twin's scan alone (issue 20): the structure the fit starts
+"""The digital twin's scan alone: the structure the fit starts
 from (dies, page size, channels, dies kept idle by a cap or a program
 buffer) for each preset's probe, against the preset's truth, in a minute or
 two per preset instead of the round trip's five.

@@ -216,7 +216,7 @@ def test_spec_works_for_every_preset() -> None:
 
 
 def test_measured_results_become_a_table_that_calibrate_and_fit_read(tmp_path: Path) -> None:
-    """Issue 18: results measured elsewhere (here a simulated 'real' drive's, as
+    """Results measured elsewhere (here a simulated 'real' drive's, as
     fio-import or review --device write them) become a calibration table of
     another drive file; calibrate compares figure by figure; --quick results are left out."""
     real = tmp_path / "real.json"

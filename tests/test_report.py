@@ -1,4 +1,4 @@
-"""The review page (issue 19): the verdict (headline figures, a text per drive
+"""The review page: the verdict (headline figures, a text per drive
 naming its best and worst figure against the field, a take per test), product
 names, launch prices and $/GB, the spec sheet beside the measurements, the
 CrystalDiskMark-style grid, latency charts, chart hygiene (legends clear of bar

@@ -1,4 +1,4 @@
-"""Nothing a user types crashes or hangs it (issue 19), the command-line and
+"""Nothing a user types crashes or hangs it, the command-line and
 API half: SIGTERM stops a command as Ctrl-C does (what finished kept, exit
 143), the interrupted ``ssdlab test`` prints its finished steps and an
 interrupted review stops its workers; one rule for output paths, checked

@@ -67,7 +67,7 @@ def test_the_suite_covers_every_methodology_test() -> None:
         "storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-typical-2010",
         "storage-bench-multitasking-2010", "storage-bench-gaming-2010",
     } <= ids
-    # issue 19: ATTO at QD2 and QD8, the 3Gbps corners, the never-written sweep, the grid and the mix are in a review
+    # ATTO at QD2 and QD8, the 3Gbps corners, the never-written sweep, the grid and the mix are in a review
     assert {"atto-qd2", "atto-qd8", "corners-sata-3g", "seq-read-unwritten", "cdm", "mixed-70-30", "rated",
             "steady-state"} <= set(default_test_ids())
     sweep = get_test("corners-seq-read-qd-sweep")["runs"][0]["steps"]
@@ -96,7 +96,7 @@ def test_steady_state_detector() -> None:
 
 
 def test_a_fresh_out_of_box_plateau_is_not_the_steady_state() -> None:
-    """Issue 19: a drive at its fresh speed for 6 rounds, then falling to a
+    """A drive at its fresh speed for 6 rounds, then falling to a
     fifth of it once the spare area is used, was "steady from round 0"."""
     fresh = np.full(6 * 60, 40_000.0)
     settled = 8_000.0 + np.tile([0.0, 400.0], 12 * 30)
@@ -394,7 +394,7 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
 
 
 def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
-    """Issue 15: every ATTO size from 4KB up read and wrote io_size / runtime
+    """Every ATTO size from 4KB up once read and wrote io_size / runtime
     (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
     still lasted the whole runtime. fio ends a job at whichever comes first.
     (The quick profile's times and sizes without its 1 GiB floor: with it no
@@ -438,7 +438,7 @@ def _storage_bench_figures(doc: Dict[str, Any]) -> Dict[str, float]:
 
 @pytest.mark.parametrize("full", [False, True])
 def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path: Path, full: bool) -> None:
-    """One definition (issue 15): `ssdlab storage-bench` and `ssdlab test
+    """One definition: `ssdlab storage-bench` and `ssdlab test
     storage-bench-...` ran the same trace two ways (41.6 vs 70.0 MB/s for
     vertex3-120 Heavy 2011); now the command takes the test's state and playback."""
     a, _ = small_review_drives(tmp_path)

@@ -1,4 +1,4 @@
-"""The digital twin (issue 20): ``ssdlab probe`` on simulated drives and on a
+"""The digital twin: ``ssdlab probe`` on simulated drives and on a
 file through fio, the features it extracts against the drives' own values,
 and ``ssdlab fit --probe`` writing a twin drive file with its provenance."""
 

@@ -1,4 +1,4 @@
-"""ssdlab twin-report (issue 20): the truth of a drive's internals, the
+"""ssdlab twin-report: the truth of a drive's internals, the
 figure-by-figure comparison of two reviews, and the command on a hand-made
 probe directory (a probe.json fixture with features of our choosing and a
 twin.toml copied from a preset with a value changed), quick profile, a few

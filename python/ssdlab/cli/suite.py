@@ -130,7 +130,7 @@ def add_parsers(sub: Any) -> None:
     add_json(c, "print the results as JSON", group=cfmt)
     cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
     add_output(c, "also write the JSON results to FILE (with --cross-validate: JSON to FILE, CSV beside it)")
-    cv = c.add_argument_group("cross-validation (issue 17)")
+    cv = c.add_argument_group("cross-validation")
     cv.add_argument("--cross-validate", action="store_true",
                     help="per preset, fit its controller profile without that preset's rows and predict them; print and "
                     "save every row's in-sample and out-of-sample error, median and worst per profile (default files "

@@ -122,8 +122,8 @@ def steady_state(iops: Series, round_n: int, window_rounds: int = 5, range_fract
 #: The shortest round the SNIA steady-state figure is reported for: the PTS's one-minute rounds. A round must
 #: average over the drive's garbage collection cycles for the 20% range test to judge the level, not the cycles:
 #: the quick profile's 3-second rounds of a steady drive vary +-12% (Vector 256GB, steady state 5,966-7,729 IOPS
-#: round to round, where its 1-minute rounds vary 3%), so the test passed or failed on chance (the round trip of
-#: issue 20: the Samsung 830, Vector and Vertex 4 128GB and their twins, with statistically the same series, came
+#: round to round, where its 1-minute rounds vary 3%), so the test passed or failed on chance (the twin's round
+#: trip: the Samsung 830, Vector and Vertex 4 128GB and their twins, with statistically the same series, came
 #: out steady from 57-72 s on one side and never on the other). Shorter rounds are still computed (the chart's
 #: data), but give no figure.
 SNIA_MIN_ROUND_S = 60.0

@@ -4,7 +4,7 @@ original drive and of the twin side by side, with the twin's error.
 
 A figure is one ``(test, chart, label, metric)`` of a results document (e.g.
 ``cdm``, ``cdm.mbps``, ``SEQ1M Q8T1 read``, ``read MB/s``). Its error is
-``twin / original - 1``; it is within the tolerance (issue 20: 15%) when
+``twin / original - 1``; it is within the tolerance (15%) when
 ``|error| <= 0.15``. A figure whose original is 0 (a consistency run's
 slowest second, a stall) has no relative error: it is compared by the
 absolute difference and flagged (``compared = "absolute"``; within only when
@@ -38,7 +38,7 @@ __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
 #: A pandas DataFrame (typed as Any, as in ssdlab.sweep: type-checking the package does not load pandas' stubs).
 DataFrame = Any
 
-#: issue 20: every review figure of the twin within 15% of the original's.
+#: The twin's target: every review figure within 15% of the original's.
 TOLERANCE = 0.15
 
 #: The columns of :func:`compare_reviews`'s table, in order.

@@ -74,7 +74,7 @@ def gc_of(drive: Drive) -> str:
 
 def gc_modes(preset: str, d: Path) -> Dict[str, Any]:
     """The original's and the twin's garbage collection (shown beside the internals, not one of them: the
-    issue's target names dies, page, buffer, spare and data reduction)."""
+    twin's target names dies, page, buffer, spare and data reduction)."""
     t, r = gc_of(Drive.load(preset)), gc_of(Drive.load(str(d / "twin.toml")))
     return {"truth": t, "twin": r, "verdict": "exact" if t == r else "missed"}
 

@@ -58,7 +58,7 @@ GRANULE_BYTES = 1024
 #: fio's option the probe writes its compressible data with (ssdlab.suite.fio.DATA_PATTERN_OPTIONS).
 FIO_COMPRESS_PERCENTAGE = 90
 
-#: Relative tolerance of "within 10%" (issue 20's target for recovered internals).
+#: Relative tolerance of "within 10%" (the twin's target for recovered internals).
 WITHIN = 0.10
 
 
