@@ -24,7 +24,10 @@ from ssdlab.results import command_line
 def main() -> int:
     from ssdlab.cluster import Runner
     from ssdlab.twin.features import extract
-    from ssdlab.twin.fit import CHANNELS, CHANNELS_KEY, cap_of, raw_nand_dies, scan_starts, twin_target
+    from ssdlab.twin.fit.base import CHANNELS, CHANNELS_KEY, cap_of
+    from ssdlab.twin.fit.candidates import scan_starts
+    from ssdlab.twin.fit.evaluate import twin_target
+    from ssdlab.twin.fit.start import raw_nand_dies
     from ssdlab.twin.probe import capacity_of, figures_of
     from ssdlab.twin.roundtrip import _probe
     from ssdlab.twin.truth import truth_of

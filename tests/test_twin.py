@@ -164,7 +164,9 @@ def test_probe_runs_through_fio_on_a_test_file(tmp_path: Path) -> None:
 
 def test_a_torture_with_no_gc_onset_gives_the_twin_at_least_the_spare_it_wrote_through(
         generic_probe: Dict[str, Any]) -> None:
-    from ssdlab.twin.fit import ASSUMED_SPARE_FRACTION, build_doc, free_parameters
+    from ssdlab.twin.fit.base import ASSUMED_SPARE_FRACTION
+    from ssdlab.twin.fit.drive_file import build_doc
+    from ssdlab.twin.fit.start import free_parameters
 
     # an SF-1200 is held at 10K IOPS by its firmware: 420 s of torture write 17.2 GB past the capacity with no
     # fall; a twin with the assumed 7% spare would fall where the drive did not
@@ -203,7 +205,7 @@ def test_a_torture_with_no_gc_onset_gives_the_twin_at_least_the_spare_it_wrote_t
 def test_the_power_model_of_a_twin_is_recovered_from_the_probe_s_power_readings() -> None:
     """Given the drive's own activity, the least squares give back its
     active draw and NAND energies exactly (the readings are that model's)."""
-    from ssdlab.twin.fit import fit_power
+    from ssdlab.twin.fit.drive_file import fit_power
 
     run = run_probe_simulated("vertex3-120", None, stages=(CLEAN,), budget=0.25)
     truth = Drive.load("vertex3-120").config["power"]
@@ -279,7 +281,7 @@ def test_a_faster_mode_that_ends_half_way_through_the_fill_is_seen_and_a_gc_fall
 
 
 def test_a_twin_of_a_drive_with_a_faster_mode_gets_both_program_times(generic_probe: Dict[str, Any]) -> None:
-    from ssdlab.twin.fit import build_doc
+    from ssdlab.twin.fit.drive_file import build_doc
 
     features = dict(generic_probe["features"])
     assert features["perf_mode"]["value"] is False  # the generic drive has none
@@ -331,7 +333,7 @@ def test_bursts_measure_the_buffer_behind_a_write_path_slower_than_the_link() ->
 
 
 def test_sequential_reads_below_the_link_are_put_on_the_channels_only_where_the_qd1_reads_allow_it() -> None:
-    from ssdlab.twin.fit import free_parameters
+    from ssdlab.twin.fit.start import free_parameters
 
     # Everest 2 fw1.5 reads 466 MB/s at depth on a 540 MB/s link because its decode holds each die; channels of
     # 466/8 MB/s would make a unit's second 8KB at QD1 cost more than it does, so the channels start at the
@@ -346,7 +348,8 @@ def test_sequential_reads_below_the_link_are_put_on_the_channels_only_where_the_
 
 
 def test_a_twin_answers_unwritten_reads_in_the_measured_time_and_starts_from_the_read_path_it_measured() -> None:
-    from ssdlab.twin.fit import build_doc, free_parameters
+    from ssdlab.twin.fit.drive_file import build_doc
+    from ssdlab.twin.fit.start import free_parameters
 
     # Everest 2 answers a never-written LBA slower than a die read (unmapped_read_ns 150 us): the twin's time
     # is the measured latency less the command's path at the twin's own command times, not a fitted guess
@@ -392,7 +395,7 @@ def test_a_twin_answers_unwritten_reads_in_the_measured_time_and_starts_from_the
 
 
 def test_a_sandforce_twin_starts_with_its_reads_striped_over_the_dies() -> None:
-    from ssdlab.twin.fit import free_parameters
+    from ssdlab.twin.fit.start import free_parameters
 
     # SF-2281 stripes data over its dies in 512 B chunks: a 4KB random read holds 8 of the 16 dies, which is
     # what the QD32 rate against one die read's time shows
@@ -408,7 +411,8 @@ def test_a_sandforce_twin_starts_with_its_reads_striped_over_the_dies() -> None:
 
 
 def test_a_twin_of_a_drive_that_maps_8kb_units_maps_8kb_units_and_one_of_a_4kb_map_does_not() -> None:
-    from ssdlab.twin.fit import build_doc, free_parameters
+    from ssdlab.twin.fit.drive_file import build_doc
+    from ssdlab.twin.fit.start import free_parameters
 
     # The SF-2281's map of 2^26 entries: the 480GB maps 8KB units, so its 4KB writes into written data rewrite
     # the other half of their unit and run well below its 8KB writes; the 240GB maps 4KB
@@ -451,7 +455,9 @@ def test_the_map_unit_is_the_write_size_that_runs_fastest_when_it_beats_4kb_writ
 
 def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_best() -> None:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import scan_starts, start_candidates, twin_target
+    from ssdlab.twin.fit.candidates import scan_starts
+    from ssdlab.twin.fit.evaluate import twin_target
+    from ssdlab.twin.fit.start import start_candidates
 
     # the Vertex 3 240GB writes at its encoder's rate (235 MB/s stored), so the write rate under-counts its
     # dies (20 for 31); CMA-ES's small steps cannot double an integer, the scan over dies x page size can
@@ -472,7 +478,7 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
 
 
 def test_the_raw_nand_allows_one_die_count_per_density_and_none_on_a_file() -> None:
-    from ssdlab.twin.fit import raw_nand_dies
+    from ssdlab.twin.fit.start import raw_nand_dies
 
     def probe(kind: str, cap: float, onset: float | None) -> Dict[str, Any]:
         return {"target": {"kind": kind}, "features": {"capacity_bytes": {"value": cap}, "gc_onset_bytes": {"value": onset}}}
@@ -488,7 +494,9 @@ def test_the_raw_nand_allows_one_die_count_per_density_and_none_on_a_file() -> N
 
 
 def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_write_rates_dies_working() -> None:
-    from ssdlab.twin.fit import ACTIVE_DIES_KEY, CHANNELS_KEY, PROGRAM_BUFFER_KEY, free_parameters, refine_candidates
+    from ssdlab.twin.fit.base import ACTIVE_DIES_KEY, CHANNELS_KEY, PROGRAM_BUFFER_KEY
+    from ssdlab.twin.fit.candidates import refine_candidates
+    from ssdlab.twin.fit.start import free_parameters
 
     # the X25-M G2's probe: 104 MB/s of writes at 1.09 ms per unit is 7 dies of 16 KiB units; its raw NAND holds
     # 8, 16 or 40 dies, and its 40 work on 10 channels, 14 at a time
@@ -516,7 +524,9 @@ def test_the_scan_tries_the_raw_nands_dies_on_ten_channels_and_with_only_the_wri
 
 
 def test_without_the_raw_nand_the_scan_tries_a_few_times_the_working_dies_with_a_program_buffer_and_open_paths() -> None:
-    from ssdlab.twin.fit import ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY, UNSEEN_RAW_DIES_SPAN, cap_of, free_parameters, refine_candidates
+    from ssdlab.twin.fit.base import ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY, cap_of
+    from ssdlab.twin.fit.candidates import UNSEEN_RAW_DIES_SPAN, refine_candidates
+    from ssdlab.twin.fit.start import free_parameters
 
     # the Vertex 2 on 25nm NAND: SF-1200 holds random writes to 10K IOPS, so the probe sees no garbage collection
     # onset and no raw NAND; its incompressible writes (about 12 dies of 16 KiB units) could be the encoder's rate
@@ -548,7 +558,9 @@ def test_without_the_raw_nand_the_scan_tries_a_few_times_the_working_dies_with_a
 @pytest.mark.slow
 def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_leave_open() -> None:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import raw_nand_dies, scan_starts, start_candidates, twin_target
+    from ssdlab.twin.fit.candidates import scan_starts
+    from ssdlab.twin.fit.evaluate import twin_target
+    from ssdlab.twin.fit.start import raw_nand_dies, start_candidates
 
     # the Crucial m4's writes stop at its controller's write path (268 MB/s) and its reads at 55 MB/s channels:
     # the scan over the rates' continuum gave it 48 dies (rt15); its raw NAND holds 16, 32 or 64, and of those
@@ -570,7 +582,9 @@ def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_l
 @pytest.mark.slow  # 2 minutes on 2 cores: the default run stays under 10 (10:34 with it)
 def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_channels() -> None:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import ACTIVE_DIES_KEY, scan_starts, twin_target
+    from ssdlab.twin.fit.base import ACTIVE_DIES_KEY
+    from ssdlab.twin.fit.candidates import scan_starts
+    from ssdlab.twin.fit.evaluate import twin_target
 
     # the Samsung 830 keeps 32 of its 64 dies busy over 133 MB/s channels: the rates alone give 32 dies on the
     # generic 200 MB/s channel, and only ATTO's reads right after its writes (each waits for one of the 32
@@ -596,7 +610,8 @@ def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_
 
 
 def test_qd1_reads_of_growing_size_give_the_channels_rate_of_a_link_bound_drive() -> None:
-    from ssdlab.twin.fit import GENERIC_CHANNEL_BYTES_PER_S, free_parameters
+    from ssdlab.twin.fit.base import GENERIC_CHANNEL_BYTES_PER_S
+    from ssdlab.twin.fit.start import free_parameters
 
     # the SF-1200 drives sequential reads at the SATA 3Gbps link at depth, but a QD1 request crosses its
     # eight 50 MB/s asynchronous channels before the link: 512KB against 128KB reads leave the channels' rate
@@ -619,7 +634,7 @@ def test_qd1_reads_of_growing_size_give_the_channels_rate_of_a_link_bound_drive(
 
 
 def test_never_written_reads_give_the_link_of_a_drive_whose_nand_is_slower() -> None:
-    from ssdlab.twin.fit import free_parameters
+    from ssdlab.twin.fit.start import free_parameters
 
     # the Crucial m4 reads written data at 440 MB/s (eight 55 MB/s channels) and writes at 268: only reads the
     # map answers reach its SATA 6Gbps link, and with the link known the channel starts from the NAND-bound read
@@ -641,7 +656,7 @@ def test_a_twin_takes_the_sata_generation_whose_link_the_drive_fills() -> None:
     and FIS time (the engine's presets), not the fastest transfer plus a
     margin, where the drive fills it; elsewhere the estimate stays."""
     from ssdlab.twin.features import SATA_LINKS, host_interface
-    from ssdlab.twin.fit import build_doc
+    from ssdlab.twin.fit.drive_file import build_doc
 
     for name, rate, fis in SATA_LINKS:  # the engine's interface presets
         doc = json.loads(Drive.load("crucial-m4-256").json)
@@ -663,7 +678,9 @@ def test_a_twin_takes_the_sata_generation_whose_link_the_drive_fills() -> None:
 
 def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hid() -> None:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import ASSUMED_BUFFER_BYTES, _simulate_docs, choose_dirty_buffer
+    from ssdlab.twin.fit.base import ASSUMED_BUFFER_BYTES
+    from ssdlab.twin.fit.buffer import choose_dirty_buffer
+    from ssdlab.twin.fit.evaluate import _simulate_docs
 
     # the Vector's NAND writes as fast as the link lets data in: no burst on the clean drive fills its 64 MiB
     # buffer; the torture leaves it full, and the flush right after waits for all of it
@@ -687,7 +704,7 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
 
 def _gc_mode_of_a_twin_exact_but_paced(preset: str) -> Dict[str, Any]:
     from ssdlab.cluster import Runner
-    from ssdlab.twin.fit import choose_gc_mode
+    from ssdlab.twin.fit.behaviours import choose_gc_mode
 
     run = run_probe_simulated(preset, None, budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
@@ -725,7 +742,7 @@ def test_a_sandforce_twin_recycles_every_block_through_the_controller_at_its_aft
 
 
 def test_the_recycling_path_is_tried_on_drives_that_reduce_data_and_taken_when_it_beats_both_modes() -> None:
-    from ssdlab.twin import fit as tf
+    from ssdlab.twin.fit import behaviours as tf
 
     # a fake runner: each GC's fill-stage rates and torture seconds (the drive: 40 MB/s, varying 0.30)
     def figs(torture_mbps: float, cv: float) -> Dict[str, Dict[str, Any]]:
@@ -795,7 +812,7 @@ def test_the_recycling_path_is_tried_on_drives_that_reduce_data_and_taken_when_i
 
 
 def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_after_idle_time() -> None:
-    from ssdlab.twin import fit as tf
+    from ssdlab.twin.fit import behaviours as tf
 
     # a fake runner: the writes after idle time run as fast as the blocks idle GC restored last (the drive's: 40)
     def figs(blocks: int) -> Dict[str, Dict[str, Any]]:
@@ -838,7 +855,7 @@ def test_the_recycling_path_is_fitted_above_the_write_after_the_full_trim() -> N
     the 240GB wrote 201 after TRIM). Where the twin's own write after the
     TRIM falls short, faster paths are tried on the whole probe and the
     slowest that brings it within the tolerance is kept."""
-    from ssdlab.twin import fit as tf
+    from ssdlab.twin.fit import behaviours as tf
 
     seen: List[int] = []
 
@@ -893,7 +910,8 @@ def test_the_recycling_path_is_fitted_above_the_write_after_the_full_trim() -> N
 
 
 def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_the_buffer_assumed() -> None:
-    from ssdlab.twin import fit as tf
+    from ssdlab.twin.fit import buffer as tf
+    from ssdlab.twin.fit.base import ASSUMED_BUFFER_BYTES
 
     # a fake runner: the twin's probe figures by buffer, the torture's per-second log steady or in stalls
     def figs(flush_s: float, series: list) -> Dict[str, Dict[str, Any]]:
@@ -909,10 +927,10 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
                 b = doc["controller"]["write_buffer_bytes"]
                 yield i, figs(b / 40e6, steady)   # a paced twin drains its buffer at the torture's pace
 
-    base = {"controller": {"write_buffer_bytes": tf.ASSUMED_BUFFER_BYTES}}
-    assumed = {"value": tf.ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "unseen"}
+    base = {"controller": {"write_buffer_bytes": ASSUMED_BUFFER_BYTES}}
+    assumed = {"value": ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "unseen"}
     feats = {"dirty_buffer_bytes": {"value": 50e6}, "capacity_bytes": {"value": 120_000_000_000}}
-    figs0 = figs(tf.ASSUMED_BUFFER_BYTES / 40e6, steady)
+    figs0 = figs(ASSUMED_BUFFER_BYTES / 40e6, steady)
     # the drive drains steadily: the buffer is the one whose flush the twin reproduces (2.5 s x 40 MB/s)
     _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.5, steady), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
     assert prov["source"] == "fitted" and abs(prov["value"] - 100e6) < 8192 and "powers of two" not in prov["why"]
@@ -922,7 +940,7 @@ def test_a_flush_that_waits_for_garbage_collection_the_twin_does_not_do_leaves_t
     assert figs_b["tortured-flush"]["sync_mean_us"] == pytest.approx((64 << 20) / 40.0)   # the figures of that twin
     # the drive's torture comes in stalls the paced twin does not have: its flush says nothing of the buffer
     _, _, prov = tf.choose_dirty_buffer(base, figs0, assumed, feats, figs(2.0, stalls), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
-    assert prov["source"] == "assumed" and prov["value"] == tf.ASSUMED_BUFFER_BYTES
+    assert prov["source"] == "assumed" and prov["value"] == ASSUMED_BUFFER_BYTES
     assert "does not drain at the drive's pace" in prov["why"]
     # or at another pace: the twin's garbage collection is not the drive's
     slow = [x * 0.7 for x in steady]
@@ -997,7 +1015,8 @@ def test_a_buffer_the_bursts_measured_near_a_power_of_two_is_taken_as_that_power
     estimate within BUFFER_POW2_SHARE of one becomes it (the Vertex 4 256GB's
     ATTO QD2 16KB reads moved 31% between 64 MiB and 64 MiB - 56 KiB); one
     between two powers stays as measured, in whole 4KB units."""
-    from ssdlab.twin.fit import BUFFER_POW2_SHARE, build_doc
+    from ssdlab.twin.fit.base import BUFFER_POW2_SHARE
+    from ssdlab.twin.fit.drive_file import build_doc
 
     run = run_probe_simulated("dc-s3700-200", None, stages=(CLEAN,), budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
@@ -1022,7 +1041,7 @@ def test_the_twins_structure_is_weighed_again_at_the_fitted_times(monkeypatch: p
     (STRUCTURE_EVIDENCE)."""
     from types import SimpleNamespace
 
-    import ssdlab.twin.fit as tf
+    import ssdlab.twin.fit.structure as tf
     from ssdlab.fit.params import FreeParameter, Target
 
     params = [FreeParameter("nand.packages_per_channel", 1, 16, 2, True, 1, "dies"),

@@ -216,8 +216,8 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int, map_unit_
     if initial < steady * 1.3:
         out["gc_onset_bytes"] = feature(None, "B", "low", f"no fall from the initial rate ({initial:,.0f} IOPS) to the "
                                         f"steady state ({steady:,.0f}): garbage collection costs little here")
-        # or it never began: the spare holds at least what the torture wrote past the capacity (SF-1200 drives,
-        # held at 10K IOPS by their firmware, write 17 GB in the torture against 17.4 GB of spare)
+        # or it never began: the spare holds at least what the torture wrote past the capacity (a firmware that
+        # holds random writes below what its GC keeps up with)
         written = float(f.get("io_bytes") or sum(series) * interval_s * 4096) * scale  # type: ignore[union-attr]
         out["gc_onset_at_least_bytes"] = feature(round(written), "B", "low",
                                                  f"no GC onset while the torture wrote {written / 1e9:.1f} GB past the "
@@ -244,7 +244,7 @@ FILL_BLOCK_BYTES = 128 * 1024
 
 
 def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Dict[str, Any]]:
-    """A faster write mode while the drive is partly empty (OCZ's
+    """A faster write mode while the drive is partly empty (a
     "performance mode": lower pages only until half the LBAs hold data, then
     a one-time reorganisation and the standard mode), from the fill's rate per
     second: a first plateau, a sustained fall to under 60% of it (the
@@ -256,8 +256,7 @@ def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Di
 
     The final plateau is the standard mode's sequential write when it is below
     the first one. Where the two are alike (within 10%), both are the link's or
-    the controller's rate, not the NAND's (Vertex 4 512GB: 504 MB/s before and
-    after a fall to 219): the standard mode's NAND rate then shows only in the
+    the controller's rate, not the NAND's: the standard mode's NAND rate then shows only in the
     fall, where the dies program the host's data and the reorganisation's
     together (``perf_mode_dip_bytes_per_s``, turned into a program time by the
     fit)."""
@@ -306,9 +305,8 @@ def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Di
 #: ``host.interface`` presets (crates/ssdlab-sim/src/config/sections.rs, ``Interface``).
 SATA_LINKS: Tuple[Tuple[str, int, int], ...] = (("sata-3g", 280_000_000, 5_000), ("sata-6g", 550_000_000, 3_000))
 #: A link's generation is taken where the fastest large transfer runs at least this share of its usable rate (and
-#: not above it): a drive that fills its link. (Round-trip probes: 0.97-0.99 of 280 MB/s on the SF-1200 drives,
-#: 0.98-0.99 of 550 on the SATA 6Gbps ones whose reads reach the link.) Below it the drive binds first and the
-#: link stays an estimate (2% above the fastest transfer).
+#: not above it): a drive that fills its link. Below it the drive binds first and the link stays an estimate (2%
+#: above the fastest transfer).
 LINK_SHARE = 0.85
 
 
@@ -341,9 +339,7 @@ def host_interface(link: Optional[float]) -> Dict[str, Any]:
     fills (:data:`LINK_SHARE`), or None. A link runs at one of a few fixed
     rates, so a twin takes the generation's rate and FIS time rather than the
     transfer's rate plus a margin: a read that pipelines only while its die
-    time exceeds its link time flips with a 0.7% faster link (Vertex 4 256GB,
-    ATTO's 128KB reads: 290 MB/s on the drive's 550e6 B/s link, 534 on the
-    twin's estimated 553.7e6)."""
+    time exceeds its link time flips with a 0.7% faster link."""
     if not link:
         return feature(None, "", "none", "no large transfer measured")
     for name, rate, _ in SATA_LINKS:
@@ -389,7 +385,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                              "random writes of every data pattern): the controller's write path is at "
                                              "least this fast")
     # While the buffer fills the host writes as fast as the write path lets it: the fastest write measured, which
-    # is the link's rate or, behind a slower write path (the Everest 2's 510 MB/s), below it; a read that fills the
+    # is the link's rate or, behind a slower write path, below it; a read that fills the
     # link says nothing about it.
     r_fast = max(writes) if writes else link
     F["write_buffer_bytes"] = _buffer(figs, r_fast, None if seq_w is None else seq_w * 1e6)
@@ -487,8 +483,8 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
                                          "128KB sequential write right after the torture / on a clean drive")
     steady = F["steady_write_iops"]["value"]
     idle = _get(figs, "after-idle-randwrite", "iops")
-    # where the torture never fell from its initial rate (no GC onset: SF-1200 drives, held to 10K random writes by
-    # their firmware), the writes after idle time meet the same ceiling whether or not idle time cleaned blocks
+    # where the torture never fell from its initial rate (no GC onset), the writes after idle time meet the same
+    # ceiling whether or not idle time cleaned blocks
     ceiling = F.get("gc_onset_bytes", {}).get("value") is None and "gc_onset_at_least_bytes" in F
     F["idle_recovery_ratio"] = feature(
         None if idle is None or not steady else round(idle / steady, 3), "",

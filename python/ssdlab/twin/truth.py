@@ -26,7 +26,7 @@ Definitions (each as the engine uses it; docs/drive-file.md, docs/model.md):
   ``compressible`` pattern), and with data reduction stores each 4KB unit in
   whole 1KB granules, 1 to 4, holding ``4096 x 0.1`` bytes plus
   ``metadata_bytes_per_unit``: ``ceil((409 + metadata) / 1024) / 4`` (0.25
-  for the SandForce presets). 1.0 without data reduction. The drive file's
+  with 64 B of metadata). 1.0 without data reduction. The drive file's
   ``compressible_stored_fraction`` (what the suite's ``compressible`` pattern
   stores) is reported beside it as ``compressible_stored_fraction_config``.
 """
