@@ -10,6 +10,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ...cluster import Runner
 from ...drive import Drive
+from ..probe.jobs import AFTER_TRIM_SEQWRITE
 from .base import BASE_PROFILE, _base_profile_ftl, _fv
 from .evaluate import _fill_error, _rate_jobs, _simulate_docs, _torture_steady
 
@@ -129,7 +130,7 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
     drive, its probe's figures and the rate's provenance."""
     ftl = drive_doc.get("ftl", {})
     r0 = ftl.get("recycle_bytes_per_s")
-    job = "after-trim-seqwrite"
+    job = AFTER_TRIM_SEQWRITE
     meas = (measured.get(job) or {}).get("mbps")
     if not r0 or ftl.get("gc_mode") != "lazy" or not meas:
         return drive_doc, figs0, assumed

@@ -16,6 +16,7 @@ from ...fit.params import Target
 from ...suite.calibrate import Published
 from ..features import steady_iops
 from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
+from ..probe.jobs import TORTURE, TORTURED_FLUSH
 from .base import _fv
 from .drive_file import build_doc
 from .start import free_parameters, raw_nand_dies
@@ -106,7 +107,7 @@ def _fill_error(measured: Mapping[str, Mapping[str, Any]], twin: Mapping[str, Ma
 def _torture_steady(figs: Mapping[str, Mapping[str, Any]]) -> Tuple[Optional[float], Optional[float]]:
     """The torture's steady state: the median of its per-second IOPS over the last 20%, and their coefficient of
     variation over its second half."""
-    series = [float(x) for x in (figs.get("torture") or {}).get("iops_series") or []]
+    series = [float(x) for x in (figs.get(TORTURE) or {}).get("iops_series") or []]
     half = series[len(series) // 2:]
     if len(half) < 10 or not statistics.fmean(half):
         return None, None
@@ -114,7 +115,7 @@ def _torture_steady(figs: Mapping[str, Mapping[str, Any]]) -> Tuple[Optional[flo
 
 
 def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
-    us = (figs.get("tortured-flush") or {}).get("sync_mean_us")
+    us = (figs.get(TORTURED_FLUSH) or {}).get("sync_mean_us")
     return None if not us else float(us) / 1e6
 
 
