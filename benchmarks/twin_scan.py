@@ -29,8 +29,8 @@ def main() -> int:
     from ssdlab.twin.fit.evaluate import twin_target
     from ssdlab.twin.fit.start import raw_nand_dies
     from ssdlab.twin.probe import capacity_of, figures_of
+    from ssdlab.twin.report.truth import truth_of
     from ssdlab.twin.roundtrip import _probe
-    from ssdlab.twin.truth import truth_of
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--presets", help="comma-separated preset ids (default: every preset but the generic one)")

@@ -21,8 +21,8 @@ from ssdlab.drive import Drive
 from ssdlab.results import load_results
 from ssdlab.sim import Simulator
 from ssdlab.suite import definitions
-from ssdlab.twin.compare import compare_reviews, summary
-from ssdlab.twin.truth import INTERNALS, internals_table, truth_of, twin_internals, verdict_of
+from ssdlab.twin.report.compare import compare_reviews, summary
+from ssdlab.twin.report.truth import INTERNALS, internals_table, truth_of, twin_internals, verdict_of
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "python" / "ssdlab" / "drives"
 TESTS = ["corners-seq-write-128k", "corners-4k-random-read-qd3", "cdm", "storage-bench-heavy-2011"]  # the last: skipped when quick

@@ -60,7 +60,7 @@ def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream:
 
 
 def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
-    from .truth import truth_of, verdict_of
+    from .report.truth import truth_of, verdict_of
 
     t, r = truth_of(original), truth_of(twin)
     return [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
@@ -255,7 +255,7 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
              "them in, so the buffer never fills).",
              "", "GC: the twin's foreground garbage collection (paced, or lazy: whole victims when a block is needed; "
              "+recycle: a controller-wide recycling path), = as the original's; shown, not counted in the target.",
-             "", "Truth (the presets' own values, `ssdlab.twin.truth.truth_of`):", "",
+             "", "Truth (the presets' own values, `ssdlab.twin.report.truth.truth_of`):", "",
              "| preset | dies | page | buffer | spare | data red. | stored 90% | GC |", "|" + "---|" * 8]
     for r in rows:
         t = {i["name"]: i["truth"] for i in r["internals"]}

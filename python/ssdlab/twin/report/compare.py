@@ -30,8 +30,8 @@ import math
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import SsdlabError
-from ..suite.definitions import TESTS
+from ...errors import SsdlabError
+from ...suite.definitions import TESTS
 
 __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
 

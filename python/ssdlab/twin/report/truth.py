@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..drive import Drive
+from ...drive import Drive
 from .compare import finite_number
 
 __all__ = ["INTERNALS", "UNIT_BYTES", "GRANULE_BYTES", "FIO_COMPRESS_PERCENTAGE", "truth_of", "internals_table", "verdict_of",
