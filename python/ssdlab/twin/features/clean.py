@@ -126,6 +126,8 @@ def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
         out["flush_pads_unit"] = feature(flat, "", "medium", "flushes after 16KB and 64KB writes within 10% of those after "
                                          "4KB writes: a flush programs a whole (padded) unit whatever the unit holds")
     return out
+
+
 #: The SATA generations' usable link rates and FIS times (id, B/s, ns per command), as the engine's
 #: ``host.interface`` presets (crates/ssdlab-sim/src/config/sections.rs, ``Interface``).
 SATA_LINKS: Tuple[Tuple[str, int, int], ...] = (("sata-3g", 280_000_000, 5_000), ("sata-6g", 550_000_000, 3_000))

@@ -95,6 +95,8 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int, map_unit_
                                     "bytes written past the capacity before garbage collection bit, over the capacity "
                                     "(less than the spare area by the blocks the drive keeps free)" + rewrites)
     return out
+
+
 #: The fill job's transfer size (probe.py: 128KB sequential writes).
 FILL_BLOCK_BYTES = 128 * 1024
 

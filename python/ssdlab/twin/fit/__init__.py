@@ -39,10 +39,12 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO, Tuple
 
 from ...cluster import Runner
 from ...drive import Drive
+from ...fit.evaluate import Evaluation
+from ...fit.params import Target
 from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
@@ -72,9 +74,6 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     (:func:`ssdlab.twin.probe.read_power_log`), from which the twin's power
     model is fitted. ``polish_evaluations``: the pattern search's budget
     after the sampler (:func:`ssdlab.fit.polish.polish`; 0: none)."""
-    from ...fit.study import fit as run_fit
-    from ...results import ssdlab_version
-
     doc = load_probe(probe_dir)
     if power_log is not None:
         doc = apply_power_log(doc, power_log)
@@ -87,33 +86,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     own = runner is None
     run = runner if runner is not None else Runner()
     try:
-        # the best of the page size x dies starts becomes the fit's start (and its committed values)
-        dies_choices = raw_nand_dies(doc)
-        start, scanned = scan_starts(target, doc["features"], run, seed, dies_choices)
-        target = _target_for(target, start)
-        target.params = [replace(p, value=start[p.key]) for p in target.params]
-        if dies_choices:
-            # the scan chose among the counts the raw NAND allows: the sampler's steps of one package would leave them
-            target.params = [replace(p, low=p.value, high=p.value) if p.key == "nand.packages_per_channel" else p
-                             for p in target.params]
-        if stream is not None:
-            stream.write(f"ssdlab fit: {len(scanned)} starts over page size and dies, objective "
-                         f"{scanned[0][1]:.3f} at the features' own -> {min(o for _, o in scanned):.3f}\n")
-        result = run_fit(target, start=target.committed(), trials=trials, sampler=sampler, seed=seed, runner=run,
-                         storage=storage, resume=resume, stream=stream, evaluate=evaluate_twin)
-        # CMA-ES moves the structure with the times; the polish then moves the times alone
-        polished = polish(target, result.best, evaluate_twin, run, seed, budget=polish_evaluations, stream=stream)
-        best = polished.best
-        # the structures the scan compared at its starts' times, compared again at the fitted ones (again from the
-        # structure kept: one round may change the layout, the next add parity)
-        structures: List[Dict[str, Any]] = []
-        for _ in range(STRUCTURE_ROUNDS):
-            target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream)
-            if rec is None:
-                break
-            structures.append(rec)
-            if not rec.get("kept"):
-                break
+        target, result, polished, best, structures = _sample(target, doc, run, seed, trials, sampler, storage, resume,
+                                                             stream, polish_evaluations)
         features = doc["features"]
         drive_doc, prov = build_doc(features, best.values, tid)
         for k in best.values:
@@ -131,44 +105,105 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
             for k in sorted({c for r in kept for c in r["changed"]}):
                 key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k
                 prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
-        # the whole probe on the twin: when its garbage collection works (the fill stage), how much idle time
-        # cleans, then the buffer the clean drive hid (the flush after the torture)
-        cap, budget = capacity_of(doc)
-        measured = figures_of(doc)
-        drive_doc, twin_figs, gc_prov = choose_gc_mode(drive_doc, features, measured, run, seed, budget)
-        prov["ftl.gc_mode"] = gc_prov
-        rec = drive_doc.get("ftl", {}).get("recycle_bytes_per_s")
-        if rec and "ftl.recycle_bytes_per_s" not in prov:
-            prov["ftl.recycle_bytes_per_s"] = {
-                "value": rec, "source": "measured",
-                "why": f"the sequential write right after the full TRIM ({rec / 1e6:.0f} MB/s): the rate of writes into "
-                       "recycled blocks (the garbage collection above)"}
-        if stream is not None:
-            stream.write(f"ssdlab fit: {gc_prov['value']} garbage collection ({gc_prov['why']})\n")
-        if rec:
-            drive_doc, twin_figs, path_prov = choose_recycle_path(drive_doc, twin_figs, prov["ftl.recycle_bytes_per_s"],
-                                                                  features, measured, run, seed, budget)
-            prov["ftl.recycle_bytes_per_s"] = path_prov
-            if stream is not None and path_prov.get("source") == "fitted":
-                stream.write(f"ssdlab fit: recycling path {path_prov['value'] / 1e6:.0f} MB/s (the write after the full "
-                             "TRIM's rate is its lower bound)\n")
-        # idle-time GC before the buffer: the writes after idle time and the dirty write it moves are in the fill
-        # stage the buffer is judged on
-        drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
-                                                         features, measured, run, seed, budget)
-        if idle_prov:
-            prov["ftl.bg_gc_threshold_blocks"] = idle_prov
-        if stream is not None and idle_prov.get("source") == "fitted":
-            stream.write(f"ssdlab fit: idle-time GC restores {idle_prov['value']} blocks per die\n")
-        drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
-                                                                features, measured, run, seed, budget,
-                                                                gc_mode=str(gc_prov["value"]))
-        prov["controller.write_buffer_bytes"] = buffer_prov
-        if stream is not None and buffer_prov["source"] != "assumed":
-            stream.write(f"ssdlab fit: write buffer {buffer_prov['value']:,} B from the flush after the torture\n")
+        drive_doc, twin_figs = _behaviours(drive_doc, prov, doc, run, seed, stream)
     finally:
         if own:
             run.close()
+    return _write_twin(doc, drive_doc, prov, twin_figs, out, probe_dir, power_log, source_id, tid, command, seed,
+                       sampler, result, polished, best, structures)
+
+
+def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials: int, sampler: str,
+            storage: Optional[str], resume: bool, stream: Optional[TextIO], polish_evaluations: int
+            ) -> Tuple[Target, Any, Any, Evaluation, List[Dict[str, Any]]]:
+    """The scan of structures, the sampler from its best start, the polish, then the structure weighed again at
+    the fitted times: the target, the sampler's and the polish's results, the best twin and the structures
+    compared."""
+    from ...fit.study import fit as run_fit
+
+    # the best of the page size x dies starts becomes the fit's start (and its committed values)
+    dies_choices = raw_nand_dies(doc)
+    start, scanned = scan_starts(target, doc["features"], run, seed, dies_choices)
+    target = _target_for(target, start)
+    target.params = [replace(p, value=start[p.key]) for p in target.params]
+    if dies_choices:
+        # the scan chose among the counts the raw NAND allows: the sampler's steps of one package would leave them
+        target.params = [replace(p, low=p.value, high=p.value) if p.key == "nand.packages_per_channel" else p
+                         for p in target.params]
+    if stream is not None:
+        stream.write(f"ssdlab fit: {len(scanned)} starts over page size and dies, objective "
+                     f"{scanned[0][1]:.3f} at the features' own -> {min(o for _, o in scanned):.3f}\n")
+    result = run_fit(target, start=target.committed(), trials=trials, sampler=sampler, seed=seed, runner=run,
+                     storage=storage, resume=resume, stream=stream, evaluate=evaluate_twin)
+    # CMA-ES moves the structure with the times; the polish then moves the times alone
+    polished = polish(target, result.best, evaluate_twin, run, seed, budget=polish_evaluations, stream=stream)
+    best = polished.best
+    # the structures the scan compared at its starts' times, compared again at the fitted ones (again from the
+    # structure kept: one round may change the layout, the next add parity)
+    structures: List[Dict[str, Any]] = []
+    for _ in range(STRUCTURE_ROUNDS):
+        target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream)
+        if rec is None:
+            break
+        structures.append(rec)
+        if not rec.get("kept"):
+            break
+    return target, result, polished, best, structures
+
+
+def _behaviours(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], doc: Dict[str, Any], run: Runner,
+                seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """What the fill stage shows, on the whole probe simulated on the twin: the garbage collection, the recycling
+    path, idle-time GC and the buffer the clean drive hid. Returns the drive and its probe's figures; ``prov``
+    gains each choice's provenance."""
+    features = doc["features"]
+    # the whole probe on the twin: when its garbage collection works (the fill stage), how much idle time
+    # cleans, then the buffer the clean drive hid (the flush after the torture)
+    cap, budget = capacity_of(doc)
+    measured = figures_of(doc)
+    drive_doc, twin_figs, gc_prov = choose_gc_mode(drive_doc, features, measured, run, seed, budget)
+    prov["ftl.gc_mode"] = gc_prov
+    rec = drive_doc.get("ftl", {}).get("recycle_bytes_per_s")
+    if rec and "ftl.recycle_bytes_per_s" not in prov:
+        prov["ftl.recycle_bytes_per_s"] = {
+            "value": rec, "source": "measured",
+            "why": f"the sequential write right after the full TRIM ({rec / 1e6:.0f} MB/s): the rate of writes into "
+                   "recycled blocks (the garbage collection above)"}
+    if stream is not None:
+        stream.write(f"ssdlab fit: {gc_prov['value']} garbage collection ({gc_prov['why']})\n")
+    if rec:
+        drive_doc, twin_figs, path_prov = choose_recycle_path(drive_doc, twin_figs, prov["ftl.recycle_bytes_per_s"],
+                                                              features, measured, run, seed, budget)
+        prov["ftl.recycle_bytes_per_s"] = path_prov
+        if stream is not None and path_prov.get("source") == "fitted":
+            stream.write(f"ssdlab fit: recycling path {path_prov['value'] / 1e6:.0f} MB/s (the write after the full "
+                         "TRIM's rate is its lower bound)\n")
+    # idle-time GC before the buffer: the writes after idle time and the dirty write it moves are in the fill
+    # stage the buffer is judged on
+    drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
+                                                     features, measured, run, seed, budget)
+    if idle_prov:
+        prov["ftl.bg_gc_threshold_blocks"] = idle_prov
+    if stream is not None and idle_prov.get("source") == "fitted":
+        stream.write(f"ssdlab fit: idle-time GC restores {idle_prov['value']} blocks per die\n")
+    drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
+                                                            features, measured, run, seed, budget,
+                                                            gc_mode=str(gc_prov["value"]))
+    prov["controller.write_buffer_bytes"] = buffer_prov
+    if stream is not None and buffer_prov["source"] != "assumed":
+        stream.write(f"ssdlab fit: write buffer {buffer_prov['value']:,} B from the flush after the torture\n")
+    return drive_doc, twin_figs
+
+
+def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]],
+                twin_figs: Dict[str, Dict[str, Any]], out: Path, probe_dir: Path, power_log: Optional[Path],
+                source_id: str, tid: str, command: str, seed: int, sampler: str, result: Any, polished: Any,
+                best: Evaluation, structures: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The power model, then the drive file and its provenance document (returned)."""
+    from ...results import ssdlab_version
+
+    cap, _ = capacity_of(doc)
+    measured = figures_of(doc)
     jobs = []
     for name, f in measured.items():
         t = twin_figs.get(name)

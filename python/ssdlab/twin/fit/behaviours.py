@@ -36,6 +36,8 @@ def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Option
     if not (drive_doc.get("data_reduction") or {}).get("enabled") or not rate or ftl.get("recycle_bytes_per_s"):
         return None
     return {**drive_doc, "ftl": {**ftl, "gc_mode": "lazy", "recycle_bytes_per_s": int(rate)}}
+
+
 #: A controller that stores data reduced cannot copy a victim's pages from die to die: every block on its way back
 #: to the free pool passes through the controller's reduction engine, one recycling path for the whole drive, at
 #: about the rate a write into recycled blocks runs (docs/model.md). Where the probe measured data reduction, that
@@ -106,6 +108,8 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measu
                                     "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
                                     "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
                                            "of paced, and the variability not farther)"}
+
+
 #: The recycling path's rate tried above the write after the full TRIM (x this): that write passes every victim
 #: through the path and waits for it, so it runs at most at the path's rate, and below it where the dies or the
 #: encoder bind as well.
@@ -159,6 +163,8 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                               f"bind, for the dies or the encoder as well): the slowest path at which the twin's write "
                               f"after the TRIM comes within {RECYCLE_PATH_TOLERANCE:.0%} of the drive's (by rate, that "
                               f"write's error and the fill stage's RMS log error: {listed})"}
+
+
 #: The blocks per die idle-time garbage collection cleans beyond those the foreground keeps free, tried where the
 #: probe saw the drive recover while idle: the range of the era's controllers (docs/presets.md, idle / foreground
 #: thresholds). Only the difference cleans anything while idle. The probe's 5 s of random writes after a minute

@@ -6,7 +6,7 @@ sizes on a twin that cleans whole blocks when it needs one."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Mapping, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ...cluster import Runner
 from .base import _buffer_bytes, _buffer_pow2, _fv
@@ -80,22 +80,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                                                        if burst else ")")}
     # (buffer, its twin's flush time, drive, figures): scaled once by the times, then a secant step through the two
     tried = [(float(b0), _flush_s(figs[1]), docs[1], figs[1])]
-    for _ in range(2):
-        (b_a, t_a, _d, _f) = tried[-1]
-        if not t_a or abs(math.log(t_a / t_meas)) < FLUSH_TOLERANCE:
-            break
-        if len(tried) == 1:
-            b_next = b_a * t_meas / t_a
-        else:
-            b_p, t_p = tried[-2][0], tried[-2][1]
-            if not t_p or t_p == t_a:
-                break
-            b_next = b_a + (t_meas - t_a) * (b_a - b_p) / (t_a - t_p)
-        if b_next <= 0:
-            break
-        doc_n = with_buffer(b_next)
-        f_n = _simulate_docs([doc_n], runner, seed, budget)[0]
-        tried.append((b_next, _flush_s(f_n), doc_n, f_n))
+    _secant(tried, t_meas, with_buffer, runner, seed, budget)
     b_best, _, best_doc, best_figs = min(tried, key=lambda x: abs(math.log(x[1] / t_meas)) if x[1] else math.inf)
     size, snapped = _buffer_pow2(b_best)
     if snapped and size != int(best_doc["controller"]["write_buffer_bytes"]):
@@ -112,6 +97,30 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                         f"{errs[0]:.3f} with the {'bursts' if burst else 'assumed'} "
                                         f"{int(assumed['value']):,} B)" + snapped,
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
+
+def _secant(tried: List[Tuple[float, Optional[float], Dict[str, Any], Dict[str, Dict[str, Any]]]], t_meas: float,
+            with_buffer: Callable[[float], Dict[str, Any]], runner: Runner, seed: int, budget: float) -> None:
+    """Append to ``tried`` (buffer, its twin's flush time, drive, figures) the buffer scaled once by the flush
+    times, then a secant step through the last two, until a flush comes within :data:`FLUSH_TOLERANCE`."""
+    for _ in range(2):
+        (b_a, t_a, _d, _f) = tried[-1]
+        if not t_a or abs(math.log(t_a / t_meas)) < FLUSH_TOLERANCE:
+            break
+        if len(tried) == 1:
+            b_next = b_a * t_meas / t_a
+        else:
+            b_p, t_p = tried[-2][0], tried[-2][1]
+            if not t_p or t_p == t_a:
+                break
+            b_next = b_a + (t_meas - t_a) * (b_a - b_p) / (t_a - t_p)
+        if b_next <= 0:
+            break
+        doc_n = with_buffer(b_next)
+        f_n = _simulate_docs([doc_n], runner, seed, budget)[0]
+        tried.append((b_next, _flush_s(f_n), doc_n, f_n))
+
+
+
 #: The write buffers tried on a twin that cleans whole blocks when it needs one (lazy GC, with or without a recycling
 #: path), where the bursts did not see the buffer: powers of two from 1 to 128 MiB, the era's caches.
 LAZY_BUFFER_GRID_BYTES = tuple(1 << k for k in range(20, 28))

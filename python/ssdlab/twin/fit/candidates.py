@@ -111,41 +111,53 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
             out.append(cand)
     implied = _fv(features, "dies") if features is not None else None
     if implied and "nand.page_size_log2" in start:
-        # the write paths a rate below the dies' could be instead: the controller's, and a reducing controller's encoder
-        paths = [by_key[k] for k in ("controller.max_write_bytes_per_s", "controller.encode_bytes_per_s") if k in by_key]
-
-        def add_open(d: int, c: int, log2: int, cap: Mapping[str, Any]) -> None:
-            # d dies on c channels at 2^log2 B pages, the write paths no slower than the link, with the cap if any
-            cand = {**start, ppc_p.key: d // c, **cap, "nand.page_size_log2": log2}
-            if c != here or CHANNELS_KEY in start:
-                cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
-            cand.update({w.key: int(w.high) for w in paths})
-            if cand not in out:
-                out.append(cand)
-
-        for log2 in (12, 13, 14):
-            working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
-            for c, only in layouts:
-                # where the probe did not see the raw NAND, the counts on these channels up to a few times the
-                # working dies
-                counts = (only,) if only is not None else dies_choices or [
-                    k * c for k in range(1, MAX_PACKAGES_PER_CHANNEL + 1) if k * c <= UNSEEN_RAW_DIES_SPAN * working]
-                if working < 4:
-                    continue
-                # the same open paths with every die at work, on the fewest dies that hold the working ones: a cap
-                # must beat that, not a start whose write path the features set below the dies' rate
-                fewest = min((d for d in counts if d >= working and not d % c), default=None)
-                if fewest is not None:
-                    add_open(fewest, c, log2, {})
-                for d in counts:
-                    if d < 1.25 * working or d % c:
-                        continue
-                    # the dies explain the write rate: the write paths are left no slower than the link; the
-                    # idle dies are kept so by a cap on the dies at work, or on the programs alone (a program
-                    # buffer with room for the working dies' units)
-                    for cap in ({ACTIVE_DIES_KEY: working}, {PROGRAM_BUFFER_KEY: working * PLANES << log2}):
-                        add_open(d, c, log2, cap)
+        _open_paths(out, start, by_key, here, layouts, dies_choices, implied)
     return out
+
+
+def _open_paths(out: List[Dict[str, Any]], start: Mapping[str, Any], by_key: Mapping[str, FreeParameter], here: int,
+                layouts: Sequence[Tuple[int, Optional[int]]], dies_choices: Sequence[int], implied: Any) -> None:
+    """Add to ``out`` the raw NAND's counts with only the dies the write rate implies working (a cap on the dies
+    at work, or a program buffer for their units), the write paths no slower than the link (refine_candidates)."""
+    ch_p, tr_p, ppc_p = by_key.get("nand.channel_bytes_per_s"), by_key["nand.tr_ns"], by_key["nand.packages_per_channel"]
+
+    def channel_times(m: float) -> Dict[str, Any]:
+        return {} if ch_p is None else _channel_moved(start, ch_p, tr_p, m)
+
+    # the write paths a rate below the dies' could be instead: the controller's, and a reducing controller's encoder
+    paths = [by_key[k] for k in ("controller.max_write_bytes_per_s", "controller.encode_bytes_per_s") if k in by_key]
+
+    def add_open(d: int, c: int, log2: int, cap: Mapping[str, Any]) -> None:
+        # d dies on c channels at 2^log2 B pages, the write paths no slower than the link, with the cap if any
+        cand = {**start, ppc_p.key: d // c, **cap, "nand.page_size_log2": log2}
+        if c != here or CHANNELS_KEY in start:
+            cand.update({CHANNELS_KEY: c, **channel_times(here / c)})
+        cand.update({w.key: int(w.high) for w in paths})
+        if cand not in out:
+            out.append(cand)
+
+    for log2 in (12, 13, 14):
+        working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
+        for c, only in layouts:
+            # where the probe did not see the raw NAND, the counts on these channels up to a few times the
+            # working dies
+            counts = (only,) if only is not None else dies_choices or [
+                k * c for k in range(1, MAX_PACKAGES_PER_CHANNEL + 1) if k * c <= UNSEEN_RAW_DIES_SPAN * working]
+            if working < 4:
+                continue
+            # the same open paths with every die at work, on the fewest dies that hold the working ones: a cap
+            # must beat that, not a start whose write path the features set below the dies' rate
+            fewest = min((d for d in counts if d >= working and not d % c), default=None)
+            if fewest is not None:
+                add_open(fewest, c, log2, {})
+            for d in counts:
+                if d < 1.25 * working or d % c:
+                    continue
+                # the dies explain the write rate: the write paths are left no slower than the link; the
+                # idle dies are kept so by a cap on the dies at work, or on the programs alone (a program
+                # buffer with room for the working dies' units)
+                for cap in ({ACTIVE_DIES_KEY: working}, {PROGRAM_BUFFER_KEY: working * PLANES << log2}):
+                    add_open(d, c, log2, cap)
 
 
 def with_active_dies(params: Sequence[FreeParameter], start: Mapping[str, Any]) -> List[FreeParameter]:
@@ -185,6 +197,8 @@ def _target_for(target: Target, values: Mapping[str, Any]) -> Target:
             CHANNELS_KEY, c, c, c, False, 1, f"channels: the scan's choice among {CHANNEL_CHOICES} for the dies the "
             "raw NAND holds (which dies a request reads at once, and the channel each waits on)")]
     return replace(target, params=params)
+
+
 #: Structures (channel count, active-die cap or not) whose best start comes within this factor of the best
 #: start's objective are each polished before one is chosen: at the starts' times they score alike, their own
 #: times tell them apart.

@@ -38,41 +38,61 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     """The twin's drive description (a dict for :meth:`Drive.load`) and the
     provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
     prov: Dict[str, Dict[str, Any]] = {}
-
-    def put(doc: Dict[str, Any], key: str, value: Any, source: str, why: str) -> None:
-        section, field = key.split(".", 1)
-        doc.setdefault(section, {})[field] = value
-        prov[key] = {"value": value, "source": source, "why": why}
-
     cap = int(_fv(features, "capacity_bytes"))
     doc: Dict[str, Any] = {"drive": {"id": drive_id, "name": name or f"Twin of {drive_id}",
                                      "description": "a digital twin fitted by ssdlab to a probe (ssdlab probe, ssdlab fit --probe)",
                                      "controller": BASE_PROFILE, "nand_part": BASE_PART}}
-    put(doc, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
+    _put(doc, prov, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
+    _host(doc, prov, features)
+    _buffer_and_readahead(doc, prov, features)
+    _data_reduction(doc, prov, features)
+    _map_idle_trim(doc, prov, features)
+    dies, page = _fitted(doc, prov, features, values)
+    _perf_mode(doc, prov, features, dies, page)
+    _unmapped_read(doc, prov, features)
+    _spare_area(doc, prov, features, cap, dies, page)
+    return doc, prov
+
+
+def _put(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], key: str, value: Any, source: str, why: str) -> None:
+    """Set a dotted key of the drive description and record where it came from."""
+    section, field = key.split(".", 1)
+    doc.setdefault(section, {})[field] = value
+    prov[key] = {"value": value, "source": source, "why": why}
+
+
+def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+    """The host link: a SATA generation's rate and FIS time, or the fastest transfer's rate."""
     link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
     sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
     if iface in sata:
         why = str(features["host_interface"]["how"])
-        put(doc, "host.link_bytes_per_s", sata[iface][0], "measured", why)
-        put(doc, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
+        _put(doc, prov, "host.link_bytes_per_s", sata[iface][0], "measured", why)
+        _put(doc, prov, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
     elif link:
-        put(doc, "host.link_bytes_per_s", int(link * 1.02), "measured",
+        _put(doc, prov, "host.link_bytes_per_s", int(link * 1.02), "measured",
             "2% above the fastest large transfer measured (the link is never quite saturated)")
+
+
+def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
     buf = _fv(features, "write_buffer_bytes")
     if buf:
         size, snapped = _buffer_pow2(buf)
-        put(doc, "controller.write_buffer_bytes", size, "measured", features["write_buffer_bytes"]["how"] + snapped)
+        _put(doc, prov, "controller.write_buffer_bytes", size, "measured", features["write_buffer_bytes"]["how"] + snapped)
     else:
-        put(doc, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
+        _put(doc, prov, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
             "the probe could not see the buffer: " + (features.get("write_buffer_bytes") or {}).get("how", ""))
     if _fv(features, "readahead"):
-        put(doc, "controller.readahead_bytes", ASSUMED_READAHEAD_BYTES, "assumed", "read-ahead seen; its window assumed 1 MiB")
-        put(doc, "controller.readahead_min_qd", int(_fv(features, "readahead_min_qd") or 1), "measured",
+        _put(doc, prov, "controller.readahead_bytes", ASSUMED_READAHEAD_BYTES, "assumed", "read-ahead seen; its window assumed 1 MiB")
+        _put(doc, prov, "controller.readahead_min_qd", int(_fv(features, "readahead_min_qd") or 1), "measured",
             "the lowest depth at which sequential 4KB reads beat random ones")
+
+
+def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
     if _fv(features, "data_reduction"):
         doc.setdefault("data_reduction", {})["enabled"] = True
         prov["data_reduction.enabled"] = {"value": True, "source": "measured", "why": features["data_reduction"]["how"]}
-        put(doc, "data_reduction.metadata_bytes_per_unit", 64, "assumed", "SandForce-like metadata per 4KB")
+        _put(doc, prov, "data_reduction.metadata_bytes_per_unit", 64, "assumed", "SandForce-like metadata per 4KB")
         link_bound = (features.get("compressible_stored_fraction") or {}).get("confidence") == "low"
         for pattern in ("compressible", "repeated", "zeros"):
             f = features.get(f"{pattern}_stored_fraction") or {}
@@ -83,38 +103,47 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
                 # the write reached the link: the drive stores at most this share; take the best case (one
                 # 1KB granule per 4KB unit for compressed data, nothing beyond metadata for duplicates)
                 best = 0.2 if pattern == "compressible" else 0.0
-                put(doc, f"data_reduction.{pattern}_stored_fraction", best, "assumed",
+                _put(doc, prov, f"data_reduction.{pattern}_stored_fraction", best, "assumed",
                     f"at most {v} (the write ran at the link); the best case assumed (one 1KB granule per unit)")
             else:
                 # the measured share includes the original's metadata and granule rounding: just below it
                 # the twin stores the same whole granules
-                put(doc, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
+                _put(doc, prov, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
                     "measured", f.get("how", ""))
+
+
+def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+    """The map unit, idle-time GC and the recycling path the write after a full TRIM shows."""
     map_unit = _fv(features, "map_unit_bytes")
     if map_unit and int(map_unit) > 4096:
         # entries that leave the drive's LBA space exactly this map unit (ceil(units / m) < units / (m / 2))
         units = -(-int(doc["drive"]["user_capacity_bytes"]) // 4096)
-        put(doc, "ftl.max_map_entries", -(-units // (int(map_unit) // 4096)), "measured",
+        _put(doc, prov, "ftl.max_map_entries", -(-units // (int(map_unit) // 4096)), "measured",
             f"a {int(map_unit) // 1024}KB map unit: " + features["map_unit_bytes"]["how"])
     idle = _fv(features, "idle_recovery_ratio")
     if idle is not None and (features.get("idle_recovery_ratio") or {}).get("confidence") != "low":
-        put(doc, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
+        _put(doc, prov, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
     trim_ratio = _fv(features, "trim_recovery_ratio")
     after_trim = _fv(features, "after_trim_write_bytes_per_s")
     if trim_ratio is not None and trim_ratio < 0.8 and after_trim:
-        put(doc, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
+        _put(doc, prov, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
             f"right after a full TRIM the drive writes at {trim_ratio:.0%} of its clean rate: it still passes every "
             "victim block through a recycling path of this rate")
-    # the fitted values, then what they imply
+
+
+def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], values: Mapping[str, Any]) -> Tuple[int, int]:
+    """The fitted values, then what they imply (channels, the program time from the flushes); returns the dies
+    and the page size."""
+    link = _fv(features, "link_bytes_per_s")
     for k, v in values.items():
         if k == "nand.page_size_log2":
-            put(doc, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
+            _put(doc, prov, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
         else:
-            put(doc, k, v, "fitted", "")
+            _put(doc, prov, k, v, "fitted", "")
     if CHANNELS_KEY not in values:
-        put(doc, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
-    put(doc, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
+        _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
+    _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
     flush_ns = _tprog_measured(features)
@@ -125,9 +154,14 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         link_ns = 4096 / float(link) * 1e9 if link else 0.0
         unit = PLANES * page
         tprog = max(MIN_TPROG_NS, flush_ns - unit / ch * 1e9 + link_ns)
-        put(doc, "nand.tprog_ns", int(round(tprog, -3)), "measured",
+        _put(doc, prov, "nand.tprog_ns", int(round(tprog, -3)), "measured",
             f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
             f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
+    return dies, page
+
+
+def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], dies: int, page: int) -> None:
+    """A performance mode's program times, where the fill showed one."""
     std_rate = _fv(features, "standard_write_bytes_per_s")
     dip_rate = _fv(features, "perf_mode_dip_bytes_per_s")
     if _fv(features, "perf_mode") and (std_rate or dip_rate) and "tprog_ns" in doc["nand"]:
@@ -138,9 +172,9 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         xfer_ns = unit / ch * 1e9
         fast_tprog = int(doc["nand"]["tprog_ns"])
         pct = int(_fv(features, "perf_mode_fill_percent"))
-        put(doc, "ftl.perf_mode_tprog_ns", fast_tprog, prov["nand.tprog_ns"]["source"],
+        _put(doc, prov, "ftl.perf_mode_tprog_ns", fast_tprog, prov["nand.tprog_ns"]["source"],
             f"program time while fewer than {pct}% of the LBAs hold data (the clean stage ran in this mode)")
-        put(doc, "ftl.perf_mode_fill_percent", pct, "measured", features["perf_mode_fill_percent"]["how"])
+        _put(doc, prov, "ftl.perf_mode_fill_percent", pct, "measured", features["perf_mode_fill_percent"]["how"])
         if std_rate:
             std = dies * unit / float(std_rate) * 1e9 - xfer_ns
             why = (f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the "
@@ -156,7 +190,11 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
             why = (f"the standard mode's program time, from the fill's fall to {float(dip_rate) / 1e6:.0f} MB/s (its "
                    f"end ran at the link's rate): {dies} dies x {unit // 1024} KiB per host unit, each with {r} "
                    "reorganised units read and programmed beside it")
-        put(doc, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
+        _put(doc, prov, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
+
+
+def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+    """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
     u1 = _fv(features, "unwritten_read_latency_us")
     if _fv(features, "unwritten_reads_from_map") is False and u1:
         # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
@@ -166,9 +204,13 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
         fis_ns = float(doc.get("host", {}).get("command_overhead_ns") or GENERIC_COMMAND_OVERHEAD_NS)
         path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + fis_ns
                    + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
-        put(doc, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
+        _put(doc, prov, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
             f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
             f"command times ({path_ns / 1e3:.0f} us)")
+
+
+def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], cap: int, dies: int, page: int) -> None:
+    """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
     planes, ppb = 2, 256
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
@@ -191,7 +233,7 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     # at least twice the blocks the FTL keeps free (its GC threshold must stay below half a die's blocks: a
     # small test file with many dies leaves few)
     bpp = max(2 * _RESERVE_BLOCKS, math.ceil(raw / (data_dies * block)))
-    put(doc, "nand.blocks_per_plane", int(bpp), source, why)
+    _put(doc, prov, "nand.blocks_per_plane", int(bpp), source, why)
     spare_blocks = bpp - math.ceil(cap / (data_dies * block))
     bg = doc.get("ftl", {}).get("bg_gc_threshold_blocks")
     if bg is None:
@@ -199,9 +241,8 @@ def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: 
     if bg and bg > spare_blocks:
         # idle GC cannot clean more blocks than a die has spare (a small test file)
         old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{BASE_PROFILE}'s {bg}"})
-        put(doc, "ftl.bg_gc_threshold_blocks", max(0, spare_blocks), old["source"],
+        _put(doc, prov, "ftl.bg_gc_threshold_blocks", max(0, spare_blocks), old["source"],
             old["why"] + f"; at most the {spare_blocks} spare blocks a die has")
-    return doc, prov
 
 
 def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
@@ -219,6 +260,8 @@ def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], heade
             lines.append(f"{k} = {toml_value(v)}")
         lines.append("")
     return "\n".join(lines)
+
+
 #: The NAND energies of the drive file's [power] section that the fitted NAND scale multiplies.
 NAND_ENERGY_KEYS = ("read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block", "transfer_pj_per_byte")
 

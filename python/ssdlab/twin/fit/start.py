@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...fit.params import FreeParameter
 from .base import (
@@ -63,6 +63,45 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
     given: :func:`raw_nand_dies`)."""
     dies = _fv(features, "dies") or 16
     flush_ns = _tprog_measured(features)
+    cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us = _read_path(features, flush_ns)
+    stripe, die_cap = _layout(features, dies, die_read_ns)
+    decode = _decode(step_us, link_r, ch_start)
+    # tR: the die's read less its share of the 4KB on the channel (a chunk when striped) and its decode. (A QD1
+    # read also waits now and then behind a program the writes before it left on its die, about 10% more on
+    # the generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
+    xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
+    tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
+    slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
+    ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
+    params = [
+        FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
+        FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
+        FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
+                      "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
+        FreeParameter("controller.command_cost_read_ns", 1_000, COMMAND_COST_MAX_NS,
+                      int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
+        FreeParameter("controller.command_cost_write_ns", 1_000, COMMAND_COST_MAX_NS,
+                      int(_clamp(slots * 1e9 / w_iops, 1_000, COMMAND_COST_MAX_NS)), True, 500,
+                      "firmware time per write: the QD32 write ceiling"),
+        FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
+        FreeParameter("controller.command_latency_ns", 1_000, 100_000, GENERIC_COMMAND_LATENCY_NS, True, 500,
+                      "time per command outside the slots: QD1 latency"),
+        # the write path starts at the fastest write measured: where a controller caps writes that is its rate,
+        # and where the dies or the link do, a path no slower than them moves nothing
+        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000,
+                      int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, 2_000_000_000)), True,
+                      1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
+    ]
+    params += _optional(features, flush_ns, ch_start, stripe, decode, die_cap)
+    # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
+    # objective is never worse than the start's
+    return [replace(p, value=p.snap(p.value)) for p in params]
+
+
+def _read_path(features: Mapping[str, Any], flush_ns: Optional[float]
+               ) -> Tuple[float, Any, Any, int, Optional[float], Any, Any]:
+    """The read path's start: the firmware time per read, the command rates, the channel rate and the die's read
+    time (with the link's rate and the second page's QD1 step, which the decode needs)."""
     r1 = _fv(features, "read_latency_4k_us")
     u1 = _fv(features, "unwritten_read_latency_us")
     from_map = _fv(features, "unwritten_reads_from_map")
@@ -98,6 +137,11 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
                                   + 4096 / (link_r or 550e6) * 1e9)
     else:
         die_read_ns = None
+    return cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us
+
+
+def _layout(features: Mapping[str, Any], dies: Any, die_read_ns: Optional[float]) -> Tuple[Optional[float], bool]:
+    """A stripe chunk across dies, or a per-request die cap, where reads of data written at random are slow."""
     # sequential reads of data written at random below 85% of those of data written in order: either the data
     # is striped over the dies in chunks (a 4KB read holds several dies) or the firmware reads a request from a
     # few dies at a time (a request of units scattered over many dies then takes several rounds)
@@ -119,6 +163,10 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
             stripe = _clamp(4096 / k, 512, 16384)
         else:
             die_cap = True
+    return stripe, die_cap
+
+
+def _decode(step_us: Any, link_r: Any, ch_start: int) -> Optional[float]:
     # a read decode that holds the die per byte: the second 8KB of a unit costs more than its transfers on the
     # channel and the link; offered only beyond 40 us (8KB at 200 MB/s), starting at 8KB / the excess
     decode: Optional[float] = None
@@ -126,12 +174,11 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
         excess_ns = step_us * 1e3 - 8192 / link_r * 1e9 - 8192 / ch_start * 1e9
         if excess_ns > DECODE_MIN_EXCESS_NS:
             decode = _clamp(8192 / excess_ns * 1e9, *DECODE_RANGE_BYTES_PER_S)
-    # tR: the die's read less its share of the 4KB on the channel (a chunk when striped) and its decode. (A QD1
-    # read also waits now and then behind a program the writes before it left on its die, about 10% more on
-    # the generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
-    xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
-    tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
-    slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
+    return decode
+
+
+def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int]) -> Tuple[int, Tuple[int, int], str]:
+    """Packages per channel: the start, its range and why."""
     ppc = int(_clamp(round(dies / CHANNELS), 1, 16))
     if flush_ns is not None:
         # the die count from the sequential rate and the measured time per unit, within the factor the
@@ -151,25 +198,13 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
         ppc_why = (f"dies = {CHANNELS} channels x this: one of the counts the raw NAND (the capacity and the bytes "
                    f"written past it before garbage collection bit) holds in dies of 32, 64 or 128 Gbit "
                    f"({', '.join(str(d) for d in dies_choices)}), chosen by the scan over page size and dies")
-    params = [
-        FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
-        FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
-        FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
-                      "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
-        FreeParameter("controller.command_cost_read_ns", 1_000, COMMAND_COST_MAX_NS,
-                      int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
-        FreeParameter("controller.command_cost_write_ns", 1_000, COMMAND_COST_MAX_NS,
-                      int(_clamp(slots * 1e9 / w_iops, 1_000, COMMAND_COST_MAX_NS)), True, 500,
-                      "firmware time per write: the QD32 write ceiling"),
-        FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
-        FreeParameter("controller.command_latency_ns", 1_000, 100_000, GENERIC_COMMAND_LATENCY_NS, True, 500,
-                      "time per command outside the slots: QD1 latency"),
-        # the write path starts at the fastest write measured: where a controller caps writes that is its rate,
-        # and where the dies or the link do, a path no slower than them moves nothing
-        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000,
-                      int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, 2_000_000_000)), True,
-                      1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
-    ]
+    return ppc, ppc_range, ppc_why
+
+
+def _optional(features: Mapping[str, Any], flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
+              decode: Optional[float], die_cap: bool) -> List[FreeParameter]:
+    """The parameters a twin gets only where the features call for them."""
+    params: List[FreeParameter] = []
     if flush_ns is not None:
         # tPROG is then the measured flush time less the unit's transfer at this rate (build_doc)
         params.append(FreeParameter("nand.channel_bytes_per_s", CHANNEL_RANGE_BYTES_PER_S[0], CHANNEL_RANGE_BYTES_PER_S[1],
@@ -200,9 +235,7 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
         params.append(FreeParameter("controller.seq_read_max_dies", 2, 64, DIE_CAP_START, True, 1,
                                     "dies one request reads at once: sequential reads of data written at random are "
                                     "slower, and a 4KB read holds one die"))
-    # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
-    # objective is never worse than the start's
-    return [replace(p, value=p.snap(p.value)) for p in params]
+    return params
 
 
 def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = ()) -> List[Dict[str, Any]]:

@@ -54,6 +54,46 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     capped = cap_of(vals) is not None
     ppc, channels = int(vals["nand.packages_per_channel"]), int(vals.get(CHANNELS_KEY, CHANNELS))
     dies = ppc * channels
+    cands = _structure_candidates(vals, target, dies_choices)
+    if not cands:
+        return target, best, None
+    targets = [_fixed_dies(_target_for(target, c), int(c["nand.packages_per_channel"])) for _, c in cands]
+    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
+    here = (f"{dies} dies on {channels} channels, " + (f"{vals[ACTIVE_DIES_KEY]} at work" if ACTIVE_DIES_KEY in vals
+                                                           else "a program buffer" if capped else "all at work")
+            + (", parity on one" if vals.get("nand.raise") else ""))
+    record: Dict[str, Any] = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
+                              "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    if stream is not None:
+        stream.write(f"ssdlab fit: the structure at the fitted times: {here} {best.objective:.3f}; "
+                     + ", ".join(f"{name} {ev.objective:.3f}" for (name, _), ev in zip(cands, evs)) + "\n")
+    k = min(range(len(cands)), key=lambda i: evs[i].objective)
+    if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
+        # structures that come close at times fitted for another: a short polish each, then the same test
+        close = [i for i in range(len(cands)) if evs[i].objective < STRUCTURE_CONTEST_WINDOW * best.objective]
+        if not close:
+            return target, best, record
+        for i in close:
+            evs[i] = polish(targets[i], evs[i], evaluate_twin, runner, seed, budget=CONTEST_EVALUATIONS, stream=None).best
+        record["contest"] = {cands[i][0]: round(evs[i].objective, 4) for i in close}
+        if stream is not None:
+            stream.write("ssdlab fit: polished a little: " + ", ".join(
+                f"{cands[i][0]} {evs[i].objective:.3f}" for i in close) + "\n")
+        k = min(close, key=lambda i: evs[i].objective)
+        if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
+            return target, best, record
+    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
+    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
+    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
+                                  "polished": round(res.best.objective, 4)}
+
+
+def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int]
+                          ) -> List[Tuple[str, Dict[str, Any]]]:
+    """The structures :func:`recheck_structure` weighs against the fitted twin ``vals``, each with its name."""
+    capped = cap_of(vals) is not None
+    ppc, channels = int(vals["nand.packages_per_channel"]), int(vals.get(CHANNELS_KEY, CHANNELS))
+    dies = ppc * channels
     log2 = int(vals.get("nand.page_size_log2", 13))
     by_key = {p.key: p for p in target.params}
     ch_p, tr_p = by_key.get("nand.channel_bytes_per_s"), by_key.get("nand.tr_ns")
@@ -103,37 +143,7 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
         if paths:
             cands.append(("parity on one die, the write paths as much faster", {
                 **vals, "nand.raise": True, **{k: p.snap(float(vals[k]) * dies / (dies - 1)) for k, p in paths.items()}}))
-    if not cands:
-        return target, best, None
-    targets = [_fixed_dies(_target_for(target, c), int(c["nand.packages_per_channel"])) for _, c in cands]
-    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
-    here = (f"{dies} dies on {channels} channels, " + (f"{vals[ACTIVE_DIES_KEY]} at work" if ACTIVE_DIES_KEY in vals
-                                                           else "a program buffer" if capped else "all at work")
-            + (", parity on one" if vals.get("nand.raise") else ""))
-    record: Dict[str, Any] = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
-                              "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
-    if stream is not None:
-        stream.write(f"ssdlab fit: the structure at the fitted times: {here} {best.objective:.3f}; "
-                     + ", ".join(f"{name} {ev.objective:.3f}" for (name, _), ev in zip(cands, evs)) + "\n")
-    k = min(range(len(cands)), key=lambda i: evs[i].objective)
-    if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
-        # structures that come close at times fitted for another: a short polish each, then the same test
-        close = [i for i in range(len(cands)) if evs[i].objective < STRUCTURE_CONTEST_WINDOW * best.objective]
-        if not close:
-            return target, best, record
-        for i in close:
-            evs[i] = polish(targets[i], evs[i], evaluate_twin, runner, seed, budget=CONTEST_EVALUATIONS, stream=None).best
-        record["contest"] = {cands[i][0]: round(evs[i].objective, 4) for i in close}
-        if stream is not None:
-            stream.write("ssdlab fit: polished a little: " + ", ".join(
-                f"{cands[i][0]} {evs[i].objective:.3f}" for i in close) + "\n")
-        k = min(close, key=lambda i: evs[i].objective)
-        if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
-            return target, best, record
-    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
-    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
-    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
-                                  "polished": round(res.best.objective, 4)}
+    return cands
 
 
 def _fixed_dies(target: Target, ppc: int) -> Target:

@@ -129,37 +129,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
             if key not in ft:
                 continue
             vt, unit_t = ft[key]
-            chart, label, metric = key
-            note = "" if unit_t == unit else f"units differ: {unit} against {unit_t}"
-            err: Optional[float] = None
-            diff: Optional[float] = None
-            if vo is None and vt is None:
-                compared, within = "missing", True
-                note = "; ".join(x for x in (note, "no value on either side (e.g. no steady state reached)") if x)
-            elif vo is None or vt is None:
-                compared, within = "missing", False
-                note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
-            elif unit == "%" and unit_t == unit:
-                compared = "points"
-                diff = abs(vt - vo)
-                err = (vt - vo) / 100
-                within = abs(err) <= tolerance + 1e-12
-                note = "a share of a whole: compared by the difference in points"
-            elif vo == 0:
-                compared = "absolute"
-                diff = abs(vt - vo)
-                within = diff == 0
-                note = "; ".join(x for x in (note, "original is 0: compared by the absolute difference") if x)
-            else:
-                compared = "relative"
-                err = vt / vo - 1
-                diff = abs(vt - vo)
-                within = abs(err) <= tolerance + 1e-12
-            rows.append({"test_id": tid, "chart": chart, "label": label, "metric": metric,
-                         "figure": f"{label}: {metric}" if label else metric, "unit": unit, "original": vo, "twin": vt,
-                         "error": err, "abs_error": None if err is None else abs(err), "abs_diff": diff,
-                         "within_15": bool(within) and not note.startswith("units differ"), "compared": compared,
-                         "note": note})
+            rows.append(_figure_row(tid, key, vo, unit, vt, unit_t, tolerance))
     df = pd.DataFrame.from_records(rows, columns=COLUMNS)
     for c in ("original", "twin", "error", "abs_error", "abs_diff"):
         df[c] = df[c].astype("float64")
@@ -177,6 +147,43 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     df.attrs["twin"] = who(twin)
     df.attrs["tolerance"] = tolerance
     return df
+
+
+def _figure_row(tid: str, key: Tuple[str, str, str], vo: Optional[float], unit: str, vt: Optional[float], unit_t: str,
+                tolerance: float) -> Dict[str, Any]:
+    """One figure of both drives compared: relatively, in points of a share, absolutely (an original of 0) or
+    flagged missing."""
+    chart, label, metric = key
+    note = "" if unit_t == unit else f"units differ: {unit} against {unit_t}"
+    err: Optional[float] = None
+    diff: Optional[float] = None
+    if vo is None and vt is None:
+        compared, within = "missing", True
+        note = "; ".join(x for x in (note, "no value on either side (e.g. no steady state reached)") if x)
+    elif vo is None or vt is None:
+        compared, within = "missing", False
+        note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
+    elif unit == "%" and unit_t == unit:
+        compared = "points"
+        diff = abs(vt - vo)
+        err = (vt - vo) / 100
+        within = abs(err) <= tolerance + 1e-12
+        note = "a share of a whole: compared by the difference in points"
+    elif vo == 0:
+        compared = "absolute"
+        diff = abs(vt - vo)
+        within = diff == 0
+        note = "; ".join(x for x in (note, "original is 0: compared by the absolute difference") if x)
+    else:
+        compared = "relative"
+        err = vt / vo - 1
+        diff = abs(vt - vo)
+        within = abs(err) <= tolerance + 1e-12
+    return {"test_id": tid, "chart": chart, "label": label, "metric": metric,
+            "figure": f"{label}: {metric}" if label else metric, "unit": unit, "original": vo, "twin": vt,
+            "error": err, "abs_error": None if err is None else abs(err), "abs_diff": diff,
+            "within_15": bool(within) and not note.startswith("units differ"), "compared": compared,
+            "note": note}
 
 
 def _f(x: Any) -> Optional[float]:

@@ -28,6 +28,8 @@ def _write_csv(df: Any, path: Path, seed: int, profile: str) -> None:
                 else:
                     row.append(str(v))
             w.writerow(row + [profile, seed])
+
+
 _TWIN_CSS = """
 td.ok{background:#e8f4e8} td.bad{background:#fbe3e3} td.flag{background:#fff4d6}
 .big{font-size:1.15em;font-family:Helvetica,Arial,sans-serif} table.figs td{white-space:nowrap}
