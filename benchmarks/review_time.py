@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from ssdlab import Drive
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.results import save_document
 from ssdlab.suite import default_test_ids, get_profile
 from ssdlab.suite.review import run_test_document
-from ssdlab.suite.runner import SuiteRunner
 
 
 def main() -> int:

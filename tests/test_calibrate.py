@@ -16,9 +16,9 @@ import pytest
 
 from conftest import REPO, assert_one_line_error, make_drive, run_cli
 from ssdlab import Drive
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.suite.calibrate import TABLE_FIELDS, TABLE_PATH, CalibrationError, calibrate, load_table
 from ssdlab.suite.definitions import get_test
-from ssdlab.suite.runner import SuiteRunner
 
 
 def _table_rows() -> List[Dict[str, str]]:

@@ -16,11 +16,11 @@ import pytest
 from conftest import make_drive
 from ssdlab import Drive
 from ssdlab import cluster as cl
-from ssdlab.suite import runner as suite_runner
+from ssdlab.backends import sim_runner as suite_runner
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.suite.calibrate import TABLE_FIELDS, calibrate, load_table
 from ssdlab.suite.definitions import get_test
 from ssdlab.suite.profile import QUICK
-from ssdlab.suite.runner import SuiteRunner
 
 TESTS = ["rated", "file-copy", "corners-seq-write-128k", "corners-seq-read-128k"]
 

@@ -175,7 +175,8 @@ def test_the_grid_and_the_mix_are_suite_tests_run_by_default() -> None:
 
 def test_a_run_with_drive_changes_runs_on_the_changed_drive(tmp_path: Path) -> None:
     """The 3Gbps corners: the same drive behind a 280 MB/s link reads at most that fast."""
-    from ssdlab.suite import QUICK, SuiteRunner
+    from ssdlab.backends import SuiteRunner
+    from ssdlab.suite import QUICK
 
     _, b = small_review_drives(tmp_path)
     runner = SuiteRunner(str(b), profile=QUICK)

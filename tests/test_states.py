@@ -10,7 +10,8 @@ import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli
 from ssdlab import Simulator, WorkloadError
-from ssdlab.suite import QUICK, SuiteRunner
+from ssdlab.backends import SuiteRunner
+from ssdlab.suite import QUICK
 from ssdlab.suite.fio import to_fio_jobfile
 from ssdlab.suite.states import STATES, phases
 

@@ -14,8 +14,9 @@ import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli, small_review_drives
 from ssdlab import Simulator
+from ssdlab.backends import SuiteRunner
 from ssdlab.report.charts import bar_order
-from ssdlab.suite import QUICK, TESTS, SuiteRunner, default_test_ids, get_test
+from ssdlab.suite import QUICK, TESTS, default_test_ids, get_test
 from ssdlab.suite import definitions as suite_definitions
 from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
 from ssdlab.suite.profile import Profile

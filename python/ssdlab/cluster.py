@@ -52,12 +52,12 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Map
 
 from . import _core
 from ._args import whole
+from .backends.sim_runner import PlannedRun, StepProgress, SuiteRunner
 from .drive import Drive, DriveSpec
 from .errors import SsdlabError, typed_arguments, workload_error
 from .progress import ProgressBar
 from .sim import Simulator, _duration_ns
 from .suite.profile import get_profile
-from .suite.runner import PlannedRun, StepProgress, SuiteRunner
 from .suite.states import StatePhase, phase_key, phases
 from .suite.vocabulary import Measured, SuiteTest
 

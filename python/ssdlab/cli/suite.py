@@ -169,8 +169,8 @@ def cmd_tests(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    from ..backends.sim_runner import SuiteRunner
     from ..suite.review import run_test_document
-    from ..suite.runner import SuiteRunner
 
     if args.test_id not in test_ids():
         raise UsageError(f"unknown test '{args.test_id}' (see 'ssdlab tests')")
@@ -211,7 +211,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     require_matplotlib()  # one clear line before any simulation, not an error at the end
 
-    if args.device:  # a real drive through fio (ssdlab.suite.device)
+    if args.device:  # a real drive through fio (ssdlab.backends.fio_runner)
         return cmd_review_device(args, list(chain.from_iterable(args.tests)) if args.tests else default_test_ids())
     device_only = [f for f, v in (("--size", args.size), ("--destroy-data", args.destroy_data), ("--clean-by-trim", args.clean_by_trim),
                                   ("--fio", args.fio)) if v]

@@ -3,7 +3,7 @@ its states' phases from :mod:`ssdlab.suite.states`) rendered as fio job
 sections, one per phase and step, each behind a ``stonewall``. The same data
 the simulator runner interprets; :func:`to_fio_jobfile` prints it as a job file
 (``ssdlab test ID --fio``) and ``ssdlab review --device``
-(:mod:`ssdlab.suite.device`) runs it on a real target.
+(:mod:`ssdlab.backends.fio_runner`) runs it on a real target.
 
 Data patterns follow docs/methodology.md: incompressible = ``refill_buffers=1``;
 repeated = ``scramble_buffers=0`` without refill; compressible =
@@ -22,7 +22,7 @@ joins a review (``ssdlab fio-import``).
 
 Sizes and times are as the description writes them, or resolved for a
 target of known capacity under a profile (:class:`ProfileSizes`, the same
-arithmetic as :class:`ssdlab.suite.runner.SuiteRunner`: absolute sizes
+arithmetic as :class:`ssdlab.backends.sim_runner.SuiteRunner`: absolute sizes
 scaled by the profile and cut to the target, 4 KiB-aligned; runtimes scaled).
 """
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ..backends.sim_runner import SuiteRunner
 from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..errors import SsdlabError
@@ -25,7 +26,6 @@ from ..results import manifest as _manifest
 from ..results import results_document, save_document, ssdlab_version, write_figures_csv
 from .definitions import get_test
 from .profile import FULL, Profile
-from .runner import SuiteRunner
 
 __all__ = ["run_test_document", "test_document", "reproduce_command", "drive_keys", "review", "earlier_results",
            "ReviewDirectoryError"]

@@ -151,8 +151,8 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
     One fio run per job, so a failure or Ctrl-C keeps what finished."""
+    from ...backends.fio_target import direct_io_works, open_target, target_drive_info
     from ...fio.run import FileTarget, run_fio
-    from ...suite.device import _direct_io_works, open_target, target_drive_info
 
     t0 = time.perf_counter()
     opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio)
@@ -172,7 +172,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     try:
         with (FileTarget(check.path, capacity) if check.kind != "block" else _same(check.resolved)) as path:
             direct = True
-            if check.kind != "block" and not _direct_io_works(path):
+            if check.kind != "block" and not direct_io_works(path):
                 direct = False
                 run.notes.append("the file system refuses O_DIRECT: buffered I/O (direct=0); the page cache takes part")
             full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,

@@ -1,4 +1,4 @@
-"""Run a test description (``definitions.TESTS``) on the simulator backend.
+"""The simulator backend: a test description (``definitions.TESTS``) run on the simulator.
 
 The runner only interprets the data: it brings a drive to each run's state
 (preconditioning once per state, then :meth:`Simulator.clone`), goes through the
@@ -17,15 +17,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ..drive import Drive, DriveSpec
 from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
-from . import summary as _summary
-from .profile import FULL, Profile, ProfileSizes
-from .states import State, StatePhase, run_phase, state_spec, tortured_at
-from .vocabulary import Measured, Size, Step, SuiteTest
+from ..suite import summary as _summary
+from ..suite.profile import FULL, Profile, ProfileSizes
+from ..suite.states import State, StatePhase, run_phase, state_spec, tortured_at
+from ..suite.vocabulary import Measured, Size, Step, SuiteTest
+from .jobs import KEPT_SERIES, job_doc
 
-__all__ = ["SuiteRunner", "PlannedRun", "KEPT_SERIES", "StepProgress"]
-
-#: Per-interval series kept in results files.
-KEPT_SERIES = ("time_s", "iops", "mbps", "read_bytes", "write_bytes", "lat_p99_ns")
+__all__ = ["SuiteRunner", "SimBackend", "PlannedRun", "KEPT_SERIES", "StepProgress"]
 
 #: How many preconditioned states a runner keeps for cloning.
 _STATE_CACHE = 3
@@ -180,7 +178,7 @@ class SuiteRunner:
             "only_measures": sorted(only) if only is not None else None,
             "figures": figures,
             "charts": charts,
-            "jobs": [_job_doc(m) for m in measured],
+            "jobs": [job_doc(m, m["result"].wall_time_s) for m in measured],
             "wall_time_s": round(wall_time_s, 3),
         }
 
@@ -237,14 +235,20 @@ class SuiteRunner:
         raise ValueError(f"unknown step action {action!r}")
 
 
-def _job_doc(m: Measured) -> Dict[str, Any]:
-    """A measured phase as a fio-shaped job (read/write/trim, ssdlab, kept series)."""
-    r = m["result"]
-    d = r.to_dict(series=False)
-    d["jobname"] = m["label"]
-    d["run"] = m["run"]
-    d["step"] = m["step"]
-    d["job"] = m["job"]
-    d["wall_time_s"] = round(r.wall_time_s, 3)
-    d["series"] = {k: r.series[k].tolist() for k in KEPT_SERIES if k in r.series}
-    return d
+class SimBackend:
+    """The simulator: ``target`` is a drive (a :class:`ssdlab.Drive`, a preset
+    id or a drive file). One runner per drive, so a drive's preconditioned
+    states are shared by the tests run on it."""
+
+    def __init__(self, seed: int = 1, profile: Profile = FULL, progress: Optional[StepProgress] = None) -> None:
+        self.seed, self.profile, self.progress = seed, profile, progress
+        self._runners: Dict[str, SuiteRunner] = {}
+
+    def runner(self, target: DriveSpec) -> SuiteRunner:
+        key = target if isinstance(target, str) else repr(target)
+        if key not in self._runners:
+            self._runners[key] = SuiteRunner(target, seed=self.seed, profile=self.profile, progress=self.progress)
+        return self._runners[key]
+
+    def run(self, test: SuiteTest, target: DriveSpec) -> Dict[str, Any]:
+        return self.runner(target).run_test(test)
