@@ -23,7 +23,7 @@ from pathlib import Path
 from ssdlab import Drive
 from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.results import save_document
-from ssdlab.suite import default_test_ids, get_profile
+from ssdlab.suite import default_test_ids, get_scale
 from ssdlab.suite.review import run_test_document
 
 
@@ -40,10 +40,10 @@ def main() -> int:
     drive = Drive.load(a.drive)
     if a.set:
         drive = drive.with_changes({k: json.loads(v) for k, v in (item.split("=", 1) for item in a.set)})
-    profile = get_profile("quick" if a.quick else "full")
-    runner = SuiteRunner(drive, seed=a.seed, profile=profile)
+    scale = get_scale("quick" if a.quick else "full")
+    runner = SuiteRunner(drive, seed=a.seed, scale=scale)
     ids = a.tests or default_test_ids()
-    print(f"review of {drive.id} ({drive.capacity_bytes / 1e9:.0f} GB), profile {profile.name}, {len(ids)} tests, "
+    print(f"review of {drive.id} ({drive.capacity_bytes / 1e9:.0f} GB), profile {scale.name}, {len(ids)} tests, "
           f"1 process, {os.cpu_count()} cores on the machine", flush=True)
     t0 = time.perf_counter()
     for tid in ids:

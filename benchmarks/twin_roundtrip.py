@@ -13,7 +13,7 @@ under --out (its roundtrip.json) into --doc. Target: every recovered internal ex
 review figure of the twin within 15% of the original's, for at least 20
 presets. Takes about 2.5 hours on 2 cores with --jobs 2 and the quick review profile
 (145 min for the 26 presets from scratch, rt39 in docs/twin-history.md, the fit 60-70% of it; the
-reviews alone, fits kept, 48 min with the quick profile's 20-minute torture, rt41).
+reviews alone, fits kept, 48 min with the quick scale's 20-minute torture, rt41).
 """
 
 from __future__ import annotations

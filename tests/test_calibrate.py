@@ -234,7 +234,7 @@ def test_measured_results_become_a_table_that_calibrate_and_fit_read(tmp_path: P
 
     cp = run_cli("table", str(res), "--drive", str(twin), "--out", str(tmp_path / "t.csv"))
     assert cp.returncode == 0, cp.stderr
-    assert "1 result(s) of the quick profile left out" in cp.stderr
+    assert "1 result(s) of the quick scale left out" in cp.stderr
     rows = load_table(tmp_path / "t.csv")
     assert {r.suite_test for r in rows} == {"corners-4k-random-read-qd3", "rated"}
     assert all(r.drive_id == str(twin) and r.kind == "measured" for r in rows)

@@ -30,8 +30,8 @@ from ssdlab.fio.safety import Capabilities
 from ssdlab.report import chart_values
 from ssdlab.results import PhaseResult
 from ssdlab.suite.definitions import get_test
-from ssdlab.suite.fio import ProfileSizes, fio_sections
-from ssdlab.suite.profile import FULL, QUICK
+from ssdlab.suite.fio import ScaleSizes, fio_sections
+from ssdlab.suite.scale import FULL, QUICK
 from test_fio_safety import FakeSystem
 
 if fio_run.shutil.which("fio") is None and os.environ.get("CI"):
@@ -66,7 +66,7 @@ def test_what_each_test_needs_and_why_it_is_skipped() -> None:
     assert "drive_changes" in fio_target.needs_of(get_test("corners-sata-3g"))  # a 3Gbps link: not something fio can set
 
     def why(tid: str, caps: Capabilities, **kw: Any) -> Any:
-        return fio_target.skip_reason(get_test(tid), profile=kw.pop("profile", FULL), capacity_bytes=kw.pop("cap", 64 << 30), caps=caps, **kw)
+        return fio_target.skip_reason(get_test(tid), scale=kw.pop("scale", FULL), capacity_bytes=kw.pop("cap", 64 << 30), caps=caps, **kw)
 
     assert why("consistency", FILE_CAPS) is None
     assert "secure-erased" in why("corners-4k-random-write-qd3", FILE_CAPS) and "nor a TRIM" in why("corners-4k-random-write-qd3", FILE_CAPS)
@@ -77,14 +77,14 @@ def test_what_each_test_needs_and_why_it_is_skipped() -> None:
     assert why("trim-validation", BLOCK_CAPS, clean_by_trim=True) is None
     assert why("power", BLOCK_CAPS, clean_by_trim=True) == "fio measures no power (a power meter on the drive's supply would)"
     assert why("corners-sata-3g", BLOCK_CAPS, clean_by_trim=True).startswith("it changes the drive (host.command_overhead_ns=5000")
-    assert why("storage-bench-heavy-2011-full", FILE_CAPS, profile=QUICK) == "left out of the quick profile"
+    assert why("storage-bench-heavy-2011-full", FILE_CAPS, scale=QUICK) == "left out of the quick profile"
     assert "at least 1,000,000,000 B" in why("storage-bench-gaming-2010-full", FILE_CAPS, cap=512 << 20)
     assert "3.31" in why("storage-bench-gaming-2010-full", FILE_CAPS, version=fio_run.FioVersion(3, 28))
 
 
 def test_sizes_and_times_on_a_target_follow_the_simulator_runner() -> None:
-    runner = SuiteRunner(make_drive(), profile=QUICK)
-    sizes = ProfileSizes(runner.capacity_bytes, QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
+    sizes = ScaleSizes(runner.capacity_bytes, QUICK)
     for v in ("8g", "75%", "1g", 123_456_789, None):
         assert sizes.size(v, "size") == runner.size_bytes(v, "size")
     step = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "2000s", "log_avg_msec": 1000, "size": "75%"}
@@ -229,7 +229,7 @@ def test_refusals_are_one_line_with_the_flag_that_allows_it(tmp_path: Path) -> N
 
 
 def fake_review(fake: FakeSystem, dev: Path, out: Path, tests: List[str], **kw: Any) -> fio_runner.DeviceReview:
-    return fio_runner.review_device(str(dev), str(out), tests, profile=QUICK, view=fake.view(), stream=io.StringIO(), **kw)
+    return fio_runner.review_device(str(dev), str(out), tests, scale=QUICK, view=fake.view(), stream=io.StringIO(), **kw)
 
 
 @needs_fio

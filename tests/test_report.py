@@ -179,7 +179,7 @@ def test_a_run_with_drive_changes_runs_on_the_changed_drive(tmp_path: Path) -> N
     from ssdlab.suite import QUICK
 
     _, b = small_review_drives(tmp_path)
-    runner = SuiteRunner(str(b), profile=QUICK)
+    runner = SuiteRunner(str(b), scale=QUICK)
     test = get_test("corners-sata-3g")
     test["runs"] = [r for r in test["runs"] if r["steps"][0]["measure"] == "128KB sequential read"]
     test["runs"][0]["steps"][0]["iodepth"] = 32

@@ -22,7 +22,7 @@ from ..results.documents import SCHEMA_VERSION, TEST_RESULT_SCHEMA
 from ..suite import summary as _summary
 from ..suite.definitions import get_test
 from ..suite.fio import parse_measured_description
-from ..suite.profile import FULL
+from ..suite.scale import FULL
 from ..suite.vocabulary import Measured
 from .fio_target import sysfs_value
 from .jobs import job_doc

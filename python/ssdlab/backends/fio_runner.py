@@ -67,11 +67,11 @@ from ..results import save_document, write_figures_csv
 from ..results.documents import SCHEMA_VERSION, TEST_RESULT_SCHEMA
 from ..suite import summary as _summary
 from ..suite.definitions import get_test
-from ..suite.fio import FioSection, ProfileSizes, fio_sections, trim_options
-from ..suite.profile import FULL, Profile
+from ..suite.fio import FioSection, fio_sections, trim_options
+from ..suite.scale import FULL, Scale, ScaleSizes
 from ..suite.vocabulary import Measured, SuiteTest
 from .fio_results import disk_stat, disk_util, log_series, phase_from_fio, storage_bench_busy
-from .fio_target import DeviceTarget, direct_io_works, open_target, skip_reason, target_drive_info
+from .fio_target import DeviceTarget, OpenedTarget, direct_io_works, open_target, skip_reason, target_drive_info
 from .jobs import job_doc
 
 
@@ -193,7 +193,7 @@ def _run_replay(t: DeviceTarget, sec: FioSection, workdir: Path, notes: List[str
     return job, {"storage_bench": sb, "iolog": info}
 
 
-def _prepare(t: DeviceTarget, sections: List[FioSection], notes: List[str], sizes: ProfileSizes) -> List[FioSection]:
+def _prepare(t: DeviceTarget, sections: List[FioSection], notes: List[str], sizes: ScaleSizes) -> List[FioSection]:
     """The secure erase phases as this target can do them: a TRIM of the span
     where it accepts discard, else left out (with a note)."""
     out: List[FioSection] = []
@@ -211,12 +211,12 @@ def _prepare(t: DeviceTarget, sections: List[FioSection], notes: List[str], size
     return out
 
 
-def run_device_test(test: SuiteTest, t: DeviceTarget, profile: Profile, workdir: Path) -> Dict[str, Any]:
+def run_device_test(test: SuiteTest, t: DeviceTarget, scale: Scale, workdir: Path) -> Dict[str, Any]:
     """Run one test on the target; the runner's output shape (``test``,
     ``skipped``, ``figures``, ``charts``, ``jobs``, ...) plus ``notes`` and
     ``target``. Raises KeyboardInterrupt when stopped, _TestFailed when fio fails."""
     t0 = time.perf_counter()
-    sizes = ProfileSizes(t.capacity_bytes, profile)
+    sizes = ScaleSizes(t.capacity_bytes, scale)
     notes: List[str] = list(t.notes)
     sections = _prepare(t, fio_sections(test, sizes), notes, sizes)
     measured: List[Measured] = []
@@ -245,11 +245,11 @@ def run_device_test(test: SuiteTest, t: DeviceTarget, profile: Profile, workdir:
                        "x": sec.x, "line": sec.line, "job": jd, "result": r}
         measured.append(m)
         job_docs.append(job_doc(m, time.perf_counter() - w0))
-    figures, charts = _summary.summarise(test, measured, profile)
+    figures, charts = _summary.summarise(test, measured, scale)
     return {
         "test": test,
         "skipped": None,
-        "profile": profile.name,
+        "profile": scale.name,
         "only_measures": None,
         "figures": figures,
         "charts": charts,
@@ -264,11 +264,11 @@ class FioBackend:
     opened, :func:`.fio_target.open_target`); each test's fio files go under
     ``workdir(test id)``."""
 
-    def __init__(self, profile: Profile, workdir: Callable[[str], Path]) -> None:
-        self.profile, self.workdir = profile, workdir
+    def __init__(self, scale: Scale, workdir: Callable[[str], Path]) -> None:
+        self.scale, self.workdir = scale, workdir
 
     def run(self, test: SuiteTest, target: DeviceTarget) -> Dict[str, Any]:
-        return run_device_test(test, target, self.profile, self.workdir(test["id"]))
+        return run_device_test(test, target, self.scale, self.workdir(test["id"]))
 
 
 def review_device(
@@ -276,7 +276,7 @@ def review_device(
     out_dir: str,
     test_ids: Sequence[str],
     *,
-    profile: Profile = FULL,
+    scale: Scale = FULL,
     size_bytes: Optional[int] = None,
     destroy_data: Optional[str] = None,
     clean_by_trim: bool = False,
@@ -293,26 +293,22 @@ def review_device(
     DeviceReviewInterrupted (with what was saved) on Ctrl-C or SIGTERM."""
     t_start = time.perf_counter()
     opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio, view=view)
-    check, exe, version, caps, directory, capacity = (opened.check, opened.fio, opened.version, opened.caps,
-                                                      opened.directory, opened.capacity_bytes)
-    view = opened.view
-    drive = target_drive_info(check, capacity, version, view, directory)
+    check, version, caps, directory, capacity = opened.check, opened.version, opened.caps, opened.directory, opened.capacity_bytes
+    drive = target_drive_info(check, capacity, version, opened.view, directory)
     key = drive["id"]
-    base = Path(out_dir) / "results" / key
-    fio_dir = Path(out_dir) / "fio" / key
-    backend = FioBackend(profile, lambda test_id: fio_dir / test_id)
+    base, fio_dir = Path(out_dir) / "results" / key, Path(out_dir) / "fio" / key
+    backend = FioBackend(scale, lambda test_id: fio_dir / test_id)
     tests = [get_test(tid) for tid in test_ids]
     saved: List[str] = []
     docs: List[Dict[str, Any]] = []
     ran = skipped = 0
     where = check.resolved if check.kind == "block" else f"a {capacity:,} B test file in {directory}"
-    stream.write(f"ssdlab review: {len(tests)} tests on {where} with {version} as {key}\n")
-    stream.flush()
+    _say(stream, f"{len(tests)} tests on {where} with {version} as {key}")
 
     def save(test: SuiteTest, out: Dict[str, Any]) -> None:
         man = _manifest(seed=seed, drive_id=key, drive_hash=drive["hash"], command=command,
-                        extra={"profile": profile.name, "test_id": test["id"], "fio_version": str(version),
-                               "reproduce": _reproduce(target, test["id"], profile, size_bytes, clean_by_trim, seed)})
+                        extra={"profile": scale.name, "test_id": test["id"], "fio_version": str(version),
+                               "reproduce": _reproduce(target, test["id"], scale, size_bytes, clean_by_trim, seed)})
         doc = {"schema": TEST_RESULT_SCHEMA, "schema_version": SCHEMA_VERSION, "manifest": man, "drive": drive, **out}
         path = base / f"{test['id']}.json"
         save_document(doc, path)
@@ -320,28 +316,18 @@ def review_device(
         write_figures_csv(docs, base / "figures.csv")
         saved.append(str(path))
 
-    def skip_doc(test: SuiteTest, why: str) -> Dict[str, Any]:
-        return {"test": test, "skipped": why, "profile": profile.name, "only_measures": None, "figures": [], "charts": {},
-                "jobs": [], "wall_time_s": 0.0}
-
     try:
         with sigterm_interrupts(), (FileTarget(check.path, capacity) if check.kind != "block" else _nullpath(check.resolved)) as path:
-            t = DeviceTarget(check, path, capacity, caps, exe, version, seed=seed, clean_by_trim=clean_by_trim)
-            if check.kind != "block" and not direct_io_works(path):
-                t.direct = False
-                t.notes.append(f"the file system of {directory} refuses O_DIRECT: buffered I/O (direct=0), so the page "
-                               "cache takes part in every figure")
+            t = _device_target(opened, path, seed, clean_by_trim)
             for i, test in enumerate(tests):
-                why = skip_reason(test, profile=profile, capacity_bytes=capacity, caps=caps, clean_by_trim=clean_by_trim,
+                why = skip_reason(test, scale=scale, capacity_bytes=capacity, caps=caps, clean_by_trim=clean_by_trim,
                                   version=version)
                 if why is not None:
-                    save(test, skip_doc(test, why))
+                    save(test, _skip_doc(test, why, scale))
                     skipped += 1
-                    stream.write(f"ssdlab review: [{key}] {i + 1}/{len(tests)} {test['id']} skipped: {why}\n")
-                    stream.flush()
+                    _say(stream, f"[{key}] {i + 1}/{len(tests)} {test['id']} skipped: {why}")
                     continue
-                stream.write(f"ssdlab review: [{key}] {i + 1}/{len(tests)} {test['id']} ...\n")
-                stream.flush()
+                _say(stream, f"[{key}] {i + 1}/{len(tests)} {test['id']} ...")
                 t0 = time.perf_counter()
                 wd = fio_dir / test["id"]
                 if wd.exists():
@@ -349,20 +335,41 @@ def review_device(
                 try:
                     out = backend.run(test, t)
                 except _TestFailed as e:
-                    save(test, skip_doc(test, str(e)))
+                    save(test, _skip_doc(test, str(e), scale))
                     skipped += 1
-                    stream.write(f"ssdlab review: [{key}] {i + 1}/{len(tests)} {test['id']} not run: {e}\n")
-                    stream.flush()
+                    _say(stream, f"[{key}] {i + 1}/{len(tests)} {test['id']} not run: {e}")
                     continue
                 out["target"] = {"capacity_bytes": capacity, "direct": t.direct, "fio_dir": str(wd)}
                 save(test, out)
                 ran += 1
-                stream.write(f"ssdlab review: [{key}] {i + 1}/{len(tests)} {test['id']} done in {time.perf_counter() - t0:.1f} s; "
-                             f"{time.perf_counter() - t_start:.1f} s wall\n")
-                stream.flush()
+                _say(stream, f"[{key}] {i + 1}/{len(tests)} {test['id']} done in {time.perf_counter() - t0:.1f} s; "
+                             f"{time.perf_counter() - t_start:.1f} s wall")
     except KeyboardInterrupt:
         raise DeviceReviewInterrupted(saved) from None
     return DeviceReview(target, saved, ran, skipped, time.perf_counter() - t_start)
+
+
+def _say(stream: TextIO, line: str) -> None:
+    stream.write(f"ssdlab review: {line}\n")
+    stream.flush()
+
+
+def _device_target(opened: OpenedTarget, path: str, seed: int, clean_by_trim: bool) -> DeviceTarget:
+    """The opened target as the tests run on it: buffered I/O, with a note, where its file system refuses O_DIRECT."""
+    check = opened.check
+    t = DeviceTarget(check, path, opened.capacity_bytes, opened.caps, opened.fio, opened.version, seed=seed,
+                     clean_by_trim=clean_by_trim)
+    if check.kind != "block" and not direct_io_works(path):
+        t.direct = False
+        t.notes.append(f"the file system of {opened.directory} refuses O_DIRECT: buffered I/O (direct=0), so the page "
+                       "cache takes part in every figure")
+    return t
+
+
+def _skip_doc(test: SuiteTest, why: str, scale: Scale) -> Dict[str, Any]:
+    """A test that did not run, as its output (``skipped``: why)."""
+    return {"test": test, "skipped": why, "profile": scale.name, "only_measures": None, "figures": [], "charts": {},
+            "jobs": [], "wall_time_s": 0.0}
 
 
 @contextmanager
@@ -370,10 +377,10 @@ def _nullpath(path: str) -> Iterator[str]:
     yield path
 
 
-def _reproduce(target: str, test_id: str, profile: Profile, size: Optional[int], clean_by_trim: bool, seed: int) -> str:
+def _reproduce(target: str, test_id: str, scale: Scale, size: Optional[int], clean_by_trim: bool, seed: int) -> str:
     out = f"ssdlab review --device {target} --tests {test_id} --seed {seed} --out DIR"
     if size is not None:
         out += f" --size {size}"
     if clean_by_trim:
         out += " --clean-by-trim"
-    return out + (" --quick" if profile.name == "quick" else "")
+    return out + (" --quick" if scale.name == "quick" else "")

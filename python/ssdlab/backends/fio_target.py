@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..errors import SsdlabError
 from ..fio.run import FioVersion, find_fio, fio_version, iolog_v3_problem
 from ..fio.safety import Capabilities, SystemView, TargetCheck, capabilities, check_target
-from ..suite.profile import Profile
+from ..suite.scale import Scale
 from ..suite.vocabulary import SuiteTest
 
 #: The test file's size when ``--size`` is not given (less when free space is short).
@@ -83,11 +83,11 @@ def needs_of(test: SuiteTest) -> Tuple[str, ...]:
     return tuple(out)
 
 
-def skip_reason(test: SuiteTest, *, profile: Profile, capacity_bytes: int, caps: Capabilities, clean_by_trim: bool = False,
+def skip_reason(test: SuiteTest, *, scale: Scale, capacity_bytes: int, caps: Capabilities, clean_by_trim: bool = False,
                 version: Optional[FioVersion] = None) -> Optional[str]:
     """Why ``test`` cannot run on this target (None when it can)."""
-    if test["id"] in profile.skip:
-        return f"left out of the {profile.name} profile"
+    if test["id"] in scale.skip:
+        return f"left out of the {scale.name} profile"
     need_cap = int(test.get("min_capacity_bytes", 0))
     if capacity_bytes < need_cap:
         return f"needs a drive of at least {need_cap:,} B and the target has {capacity_bytes:,} B"

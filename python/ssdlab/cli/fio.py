@@ -290,7 +290,7 @@ def cmd_review_device(args: argparse.Namespace, test_ids: Sequence[str]) -> int:
     tests are kept and drawn."""
     from ..backends.fio_runner import DeviceReviewInterrupted, review_device
     from ..report import build_report
-    from ..suite.profile import get_profile
+    from ..suite.scale import get_scale
 
     if args.drive:
         raise UsageError("review: give --drive or --device, not both (merge the two reviews with 'ssdlab report OUT1 OUT2 --out DIR')")
@@ -298,7 +298,7 @@ def cmd_review_device(args: argparse.Namespace, test_ids: Sequence[str]) -> int:
     cmd = command_line()
     results = os.path.join(args.out, "results")
     try:
-        done = review_device(args.device, args.out, list(test_ids), profile=get_profile("quick" if args.quick else "full"),
+        done = review_device(args.device, args.out, list(test_ids), scale=get_scale("quick" if args.quick else "full"),
                              size_bytes=args.size, destroy_data=args.destroy_data, clean_by_trim=args.clean_by_trim,
                              fio=args.fio, seed=args.seed, command=cmd)
     except DeviceReviewInterrupted as e:

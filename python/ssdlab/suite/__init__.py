@@ -8,6 +8,6 @@ figures, the spec sheet and the fio export. The backends that run a test
 """
 
 from .definitions import TESTS, default_test_ids, get_test, test_ids
-from .profile import FULL, QUICK, Profile, get_profile
+from .scale import FULL, QUICK, Scale, get_scale
 
-__all__ = ["TESTS", "test_ids", "default_test_ids", "get_test", "Profile", "FULL", "QUICK", "get_profile"]
+__all__ = ["TESTS", "test_ids", "default_test_ids", "get_test", "Scale", "FULL", "QUICK", "get_scale"]

@@ -187,7 +187,7 @@ def phases(state: Union[str, Mapping[str, Any]]) -> List[StatePhase]:
 def tortured_at(state: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> List[bool]:
     """For each step of a run from ``state``: whether it runs on the tortured
     drive (the run starts tortured, or a precondition step before it tortured
-    it): the steps a profile times by :attr:`Profile.steady_time_scale`."""
+    it): the steps a scale times by :attr:`Scale.steady_time_scale`."""
     on = state["state"] == "tortured"
     out = []
     for step in steps:

@@ -10,14 +10,14 @@ from typing import Any, Callable, Dict, List, Mapping, Tuple
 import numpy as np
 
 from ..results import PhaseResult, Series
-from .profile import Profile
+from .scale import Scale
 from .vocabulary import Chart, Figure, Measured, SteadyConfig, SuiteTest
 
 __all__ = ["summarise", "steady_state", "consistency_figures"]
 
 Figures = List[Figure]
 Charts = Dict[str, Chart]
-Summariser = Callable[[SuiteTest, List[Measured], Profile], Tuple[Figures, Charts]]
+Summariser = Callable[[SuiteTest, List[Measured], Scale], Tuple[Figures, Charts]]
 
 
 def _direction(r: PhaseResult) -> str:
@@ -33,7 +33,7 @@ def _bar(title: str, unit: str, higher: bool = True) -> Chart:
     return {"type": "bar", "title": f"{title} ({unit})", "unit": unit, "higher_is_better": higher, "data": {}}
 
 
-def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def summarise(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     kind = test["summary"]
     fn: Summariser = {
         "throughput": _throughput,
@@ -45,10 +45,10 @@ def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tu
         "grid": _grid,
         "mixed": _mixed,
     }[kind]
-    return fn(test, measured, profile)
+    return fn(test, measured, scale)
 
 
-def _throughput(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _throughput(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     figs: Figures = []
     mb = _bar(test["title"], "MB/s")
@@ -72,7 +72,7 @@ def _throughput(test: SuiteTest, measured: List[Measured], profile: Profile) -> 
     return figs, charts
 
 
-def _sweep(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _sweep(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     x = test.get("x", {})
     chart: Dict[str, Any] = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
@@ -121,7 +121,7 @@ def steady_state(iops: Series, round_n: int, window_rounds: int = 5, range_fract
 
 #: The shortest round the SNIA steady-state figure is reported for: the PTS's one-minute rounds. A round must
 #: average over the drive's garbage collection cycles for the 20% range test to judge the level, not the cycles:
-#: the quick profile's 3-second rounds of a steady drive vary +-12% (Vector 256GB, steady state 5,966-7,729 IOPS
+#: the quick scale's 3-second rounds of a steady drive vary +-12% (Vector 256GB, steady state 5,966-7,729 IOPS
 #: round to round, where its 1-minute rounds vary 3%), so the test passed or failed on chance (the twin's round
 #: trip: the Samsung 830, Vector and Vertex 4 128GB and their twins, with statistically the same series, came
 #: out steady from 57-72 s on one side and never on the other). Shorter rounds are still computed (the chart's
@@ -145,11 +145,11 @@ def consistency_figures(time_s: Series, iops: Series, from_s: float, round_n: in
     }
 
 
-def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _consistency(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     cfg: SteadyConfig = test.get("steady", {})
-    from_s = cfg.get("from_s", 1400) * profile.time_scale
-    round_s = cfg.get("round_s", 60) * profile.time_scale
+    from_s = cfg.get("from_s", 1400) * scale.time_scale
+    round_s = cfg.get("round_s", 60) * scale.time_scale
     chart: Chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s,
                     "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
@@ -182,7 +182,7 @@ def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) ->
     return figs, charts
 
 
-def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _curve(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
     avg = _bar(f"{test['title']}, average", "MB/s")
@@ -208,7 +208,7 @@ def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple
     return figs, {f"{tid}.curve": chart, f"{tid}.avg": avg}
 
 
-def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _storage_bench(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     title = test["title"]
     charts: Charts = {
@@ -234,7 +234,7 @@ def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) 
     return figs, charts
 
 
-def _power(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _power(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart = _bar("Average power", "W", higher=False)
     figs: Figures = []
@@ -249,7 +249,7 @@ def _mean_latency_us(r: PhaseResult, direction: str) -> float:
     return float(r.data[direction]["clat_ns"]["mean"]) / 1e3
 
 
-def _grid(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _grid(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     """CrystalDiskMark's grid: MB/s, IOPS and mean latency of each cell."""
     tid = test["id"]
     grid: Chart = {"type": "grid", "title": f"{test['title']} (MB/s, IOPS, mean latency us)", "unit": "MB/s", "data": {}}
@@ -267,7 +267,7 @@ def _grid(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[
     return figs, {f"{tid}.grid": grid, f"{tid}.mbps": mb}
 
 
-def _mixed(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _mixed(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     """A read/write mix: total IOPS with its read and write parts, MB/s and
     the mean latency of reads and of writes."""
     tid = test["id"]

@@ -28,6 +28,16 @@ class Feature(TypedDict):
     how: str
 
 
+#: Every feature of a probe by name, as probe.json keeps them.
+Features = Mapping[str, Feature]
+
+
+def field_of(features: Features, name: str, key: str, default: Any = None) -> Any:
+    """A feature's ``key`` (value, unit, confidence or how), or ``default`` where the feature is missing or empty."""
+    f = features.get(name)
+    return f.get(key, default) if f else default
+
+
 def feature(value: Any, unit: str, confidence: str, how: str) -> Feature:
     return {"value": value, "unit": unit, "confidence": confidence, "how": how}
 

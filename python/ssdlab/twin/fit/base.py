@@ -9,6 +9,7 @@ import math
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ...fit.params import library_values
+from ..features.common import Features, field_of
 
 BASE_PROFILE = "generic-2011"
 BASE_PART = "imft-25nm-l74a"
@@ -54,9 +55,8 @@ GENERIC_COMMAND_LATENCY_NS = 5_000
 BUFFER_POW2_SHARE = 0.2
 
 
-def _fv(features: Mapping[str, Any], name: str) -> Any:
-    f = features.get(name) or {}
-    return f.get("value")
+def _fv(features: Features, name: str) -> Any:
+    return field_of(features, name, "value")
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -77,11 +77,10 @@ def _buffer_pow2(b: float) -> Tuple[int, str]:
     return _buffer_bytes(b), ""
 
 
-def _tprog_measured(features: Mapping[str, Any]) -> Optional[float]:
+def _tprog_measured(features: Features) -> Optional[float]:
     """transfer + tPROG from the flushed writes, when the probe measured it."""
-    f = features.get("tprog_ns") or {}
-    v = f.get("value")
-    return float(v) if v and f.get("confidence") in ("high", "medium") else None
+    v = field_of(features, "tprog_ns", "value")
+    return float(v) if v and field_of(features, "tprog_ns", "confidence") in ("high", "medium") else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,6 +10,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ...cluster import Runner
 from ...drive import Drive
+from ..features.common import Features
 from ..probe.jobs import AFTER_TRIM_SEQWRITE
 from .base import BASE_PROFILE, _base_profile_ftl, _fv
 from .evaluate import _fill_error, _rate_jobs, _simulate_docs, _torture_steady
@@ -27,7 +28,7 @@ PACED_CV_EVIDENCE = 1.3
 GC_MODE_EVIDENCE = 0.7
 
 
-def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+def _recycling(drive_doc: Dict[str, Any], features: Features) -> Optional[Dict[str, Any]]:
     """The twin with lazy GC through a recycling path at the rate the drive
     wrote right after a full TRIM, where the probe measured data reduction
     (and no path was set already): see :data:`RECYCLE_NEEDS`."""
@@ -48,7 +49,7 @@ def _recycling(drive_doc: Dict[str, Any], features: Mapping[str, Any]) -> Option
 RECYCLE_NEEDS = "data reduction measured"
 
 
-def choose_gc_mode(drive_doc: Dict[str, Any], features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]],
+def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapping[str, Mapping[str, Any]],
                    runner: Runner, seed: int, budget: float
                    ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """When the twin's foreground garbage collection works: the whole probe
@@ -121,7 +122,7 @@ RECYCLE_PATH_TOLERANCE = 0.02
 
 
 def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                        features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+                        features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
                         seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """The rate of a twin's recycling path (``ftl.recycle_bytes_per_s``, set
     from the write after the full TRIM, a lower bound: see
@@ -183,7 +184,7 @@ def _spare_blocks_per_die(drive_doc: Mapping[str, Any]) -> int:
 
 
 def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                   features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+                   features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
                    seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """How many free blocks per die idle-time garbage collection restores,
     where the probe saw the drive recover while idle (``ftl.bg_gc_threshold_blocks``

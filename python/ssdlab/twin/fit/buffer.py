@@ -9,6 +9,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ...cluster import Runner
+from ..features.common import Features
 from .base import _buffer_bytes, _buffer_pow2, _fv
 from .behaviours import PACED_CV_EVIDENCE
 from .evaluate import _fill_error, _flush_s, _rate_jobs, _simulate_docs, _torture_steady
@@ -27,7 +28,7 @@ FLUSH_TOLERANCE = 0.02
 
 
 def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                        features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+                        features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
                         seed: int, budget: float, gc_mode: str = "paced"
                         ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """The twin's write buffer where the clean drive hid it (NAND as fast as
@@ -135,7 +136,7 @@ LAZY_BUFFER_TIE = 0.05
 
 
 def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                 features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], runner: Runner, seed: int,
+                 features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner, seed: int,
                  budget: float, with_buffer: Callable[[float], Dict[str, Any]]
                  ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
     """The buffer of a twin with lazy garbage collection, where the bursts did

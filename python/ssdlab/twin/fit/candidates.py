@@ -13,6 +13,7 @@ from ...fit.evaluate import Evaluation
 from ...fit.params import FreeParameter, Target
 from ...fit.polish import polish
 from ..features import ASSUMED_PROGRAM_UNIT_BYTES
+from ..features.common import Features
 from .base import ACTIVE_DIES_KEY, CHANNEL_CHOICES, CHANNELS, CHANNELS_KEY, MAX_PACKAGES_PER_CHANNEL, PLANES, PROGRAM_BUFFER_KEY, _fv, cap_of
 from .evaluate import evaluate_twin
 from .start import start_candidates
@@ -36,7 +37,7 @@ def _channel_moved(values: Mapping[str, Any], ch_p: FreeParameter, tr_p: FreePar
 
 
 def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = (),
-                      features: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
+                      features: Optional[Features] = None) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
     other there: the channel rate at 1/2, 2/3 and 3/2 of its start (tR moved
     by the 4KB's transfer so that the die's read keeps the measured time),
@@ -209,7 +210,7 @@ CONTEST_EVALUATIONS = 32
 CONTEST_CAP_EVIDENCE = 0.85
 
 
-def scan_starts(target: Target, features: Mapping[str, Any], runner: Runner, seed: int = 1,
+def scan_starts(target: Target, features: Features, runner: Runner, seed: int = 1,
                 dies_choices: Sequence[int] = ()) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], float]]]:
     """Every :func:`start_candidates` simulated (one batch on the runner),
     then the :func:`refine_candidates` around the best of them (a second

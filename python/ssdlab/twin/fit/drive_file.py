@@ -11,6 +11,7 @@ from ...errors import SsdlabError
 from ...fit.output import toml_value
 from ...fit.params import library_values
 from ..features import SATA_LINKS
+from ..features.common import Features, field_of
 from .base import (
     _RESERVE_BLOCKS,
     ASSUMED_BUFFER_BYTES,
@@ -33,7 +34,7 @@ from .base import (
 )
 
 
-def build_doc(features: Mapping[str, Any], values: Mapping[str, Any], drive_id: str, name: str = ""
+def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name: str = ""
               ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
     """The twin's drive description (a dict for :meth:`Drive.load`) and the
     provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
@@ -61,7 +62,7 @@ def _put(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], key: str, value: 
     prov[key] = {"value": value, "source": source, "why": why}
 
 
-def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
     """The host link: a SATA generation's rate and FIS time, or the fastest transfer's rate."""
     link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
     sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
@@ -74,28 +75,28 @@ def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mappin
             "2% above the fastest large transfer measured (the link is never quite saturated)")
 
 
-def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
     buf = _fv(features, "write_buffer_bytes")
     if buf:
         size, snapped = _buffer_pow2(buf)
         _put(doc, prov, "controller.write_buffer_bytes", size, "measured", features["write_buffer_bytes"]["how"] + snapped)
     else:
         _put(doc, prov, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
-            "the probe could not see the buffer: " + (features.get("write_buffer_bytes") or {}).get("how", ""))
+            "the probe could not see the buffer: " + field_of(features, "write_buffer_bytes", "how", ""))
     if _fv(features, "readahead"):
         _put(doc, prov, "controller.readahead_bytes", ASSUMED_READAHEAD_BYTES, "assumed", "read-ahead seen; its window assumed 1 MiB")
         _put(doc, prov, "controller.readahead_min_qd", int(_fv(features, "readahead_min_qd") or 1), "measured",
             "the lowest depth at which sequential 4KB reads beat random ones")
 
 
-def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
     if _fv(features, "data_reduction"):
         doc.setdefault("data_reduction", {})["enabled"] = True
         prov["data_reduction.enabled"] = {"value": True, "source": "measured", "why": features["data_reduction"]["how"]}
         _put(doc, prov, "data_reduction.metadata_bytes_per_unit", 64, "assumed", "SandForce-like metadata per 4KB")
-        link_bound = (features.get("compressible_stored_fraction") or {}).get("confidence") == "low"
+        link_bound = field_of(features, "compressible_stored_fraction", "confidence") == "low"
         for pattern in ("compressible", "repeated", "zeros"):
-            f = features.get(f"{pattern}_stored_fraction") or {}
+            f: Mapping[str, Any] = features.get(f"{pattern}_stored_fraction") or {}
             v = f.get("value")
             if v is None:
                 continue
@@ -112,7 +113,7 @@ def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], featur
                     "measured", f.get("how", ""))
 
 
-def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
     """The map unit, idle-time GC and the recycling path the write after a full TRIM shows."""
     map_unit = _fv(features, "map_unit_bytes")
     if map_unit and int(map_unit) > 4096:
@@ -121,7 +122,7 @@ def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
         _put(doc, prov, "ftl.max_map_entries", -(-units // (int(map_unit) // 4096)), "measured",
             f"a {int(map_unit) // 1024}KB map unit: " + features["map_unit_bytes"]["how"])
     idle = _fv(features, "idle_recovery_ratio")
-    if idle is not None and (features.get("idle_recovery_ratio") or {}).get("confidence") != "low":
+    if idle is not None and field_of(features, "idle_recovery_ratio", "confidence") != "low":
         _put(doc, prov, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
     trim_ratio = _fv(features, "trim_recovery_ratio")
@@ -132,7 +133,7 @@ def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             "victim block through a recycling path of this rate")
 
 
-def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], values: Mapping[str, Any]) -> Tuple[int, int]:
+def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, values: Mapping[str, Any]) -> Tuple[int, int]:
     """The fitted values, then what they imply (channels, the program time from the flushes); returns the dies
     and the page size."""
     link = _fv(features, "link_bytes_per_s")
@@ -160,7 +161,7 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapp
     return dies, page
 
 
-def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], dies: int, page: int) -> None:
+def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, dies: int, page: int) -> None:
     """A performance mode's program times, where the fill showed one."""
     std_rate = _fv(features, "standard_write_bytes_per_s")
     dip_rate = _fv(features, "perf_mode_dip_bytes_per_s")
@@ -193,7 +194,7 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: M
         _put(doc, prov, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
 
 
-def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any]) -> None:
+def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
     """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
     u1 = _fv(features, "unwritten_read_latency_us")
     if _fv(features, "unwritten_reads_from_map") is False and u1:
@@ -209,7 +210,7 @@ def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             f"command times ({path_ns / 1e3:.0f} us)")
 
 
-def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Mapping[str, Any], cap: int, dies: int, page: int) -> None:
+def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, cap: int, dies: int, page: int) -> None:
     """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
     planes, ppb = 2, 256
     block = planes * ppb * page

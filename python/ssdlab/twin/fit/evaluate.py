@@ -15,6 +15,7 @@ from ...fit.evaluate import Evaluation
 from ...fit.params import Target
 from ...suite.calibrate import Published
 from ..features import steady_iops
+from ..features.common import Features
 from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
 from ..probe.jobs import TORTURE, TORTURED_FLUSH
 from .base import _fv
@@ -80,7 +81,7 @@ def evaluate_twin(jobs: Sequence[Tuple[Target, Mapping[str, Any]]], runner: Runn
 class _Context:
     """What the evaluator needs of a twin target (kept where Target keeps drives)."""
 
-    def __init__(self, features: Mapping[str, Any], budget: float) -> None:
+    def __init__(self, features: Features, budget: float) -> None:
         self.features = dict(features)
         self.budget = budget
 
@@ -119,7 +120,7 @@ def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
     return None if not us else float(us) / 1e6
 
 
-def _rate_jobs(features: Mapping[str, Any], measured: Mapping[str, Mapping[str, Any]], budget: float) -> List[str]:
+def _rate_jobs(features: Features, measured: Mapping[str, Mapping[str, Any]], budget: float) -> List[str]:
     """The fill stage's measured rate jobs (not its TRIM)."""
     rate = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes")), budget)
             if j.stage == FILL and j.direction != "trim"}

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...fit.params import FreeParameter
+from ..features.common import Features
 from .base import (
     CHANNELS,
     GENERIC_CHANNEL_BYTES_PER_S,
@@ -57,7 +58,7 @@ def raw_nand_dies(probe_doc: Mapping[str, Any]) -> List[int]:
     return dies if len(dies) == len(DIE_BYTES) and dies[-1] <= CHANNELS * MAX_PACKAGES_PER_CHANNEL else []
 
 
-def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = ()) -> List[FreeParameter]:
+def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> List[FreeParameter]:
     """The twin's free parameters, each starting where the features point
     (the dies within ``dies_choices``, the counts the raw NAND allows, when
     given: :func:`raw_nand_dies`)."""
@@ -98,7 +99,7 @@ def free_parameters(features: Mapping[str, Any], dies_choices: Sequence[int] = (
     return [replace(p, value=p.snap(p.value)) for p in params]
 
 
-def _read_path(features: Mapping[str, Any], flush_ns: Optional[float]
+def _read_path(features: Features, flush_ns: Optional[float]
                ) -> Tuple[float, Any, Any, int, Optional[float], Any, Any]:
     """The read path's start: the firmware time per read, the command rates, the channel rate and the die's read
     time (with the link's rate and the second page's QD1 step, which the decode needs)."""
@@ -140,7 +141,7 @@ def _read_path(features: Mapping[str, Any], flush_ns: Optional[float]
     return cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us
 
 
-def _layout(features: Mapping[str, Any], dies: Any, die_read_ns: Optional[float]) -> Tuple[Optional[float], bool]:
+def _layout(features: Features, dies: Any, die_read_ns: Optional[float]) -> Tuple[Optional[float], bool]:
     """A stripe chunk across dies, or a per-request die cap, where reads of data written at random are slow."""
     # sequential reads of data written at random below 85% of those of data written in order: either the data
     # is striped over the dies in chunks (a 4KB read holds several dies) or the firmware reads a request from a
@@ -201,7 +202,7 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
     return ppc, ppc_range, ppc_why
 
 
-def _optional(features: Mapping[str, Any], flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
+def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
               decode: Optional[float], die_cap: bool) -> List[FreeParameter]:
     """The parameters a twin gets only where the features call for them."""
     params: List[FreeParameter] = []
@@ -238,7 +239,7 @@ def _optional(features: Mapping[str, Any], flush_ns: Optional[float], ch_start: 
     return params
 
 
-def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = ()) -> List[Dict[str, Any]]:
+def start_candidates(features: Features, dies_choices: Sequence[int] = ()) -> List[Dict[str, Any]]:
     """Starts to try before the fit, over the two internals the rates leave
     most open: the page size (4, 8, 16 KiB) and, for each, the dies it implies
     from the features' estimate (made for 8KB pages: twice as many dies at
@@ -257,8 +258,10 @@ def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = 
     dies = float(_fv(features, "dies") or 16)
     out: List[Dict[str, Any]] = [{p.key: p.value for p in base}]
 
-    def add(feats: Mapping[str, Any], log2: int, ppc: int, **fixed: Any) -> None:
-        f2 = {**feats, "dies": {**(feats.get("dies") or {}), "value": ppc * CHANNELS}}
+    def add(feats: Features, log2: int, ppc: int, **fixed: Any) -> None:
+        dies_f: Dict[str, Any] = dict(feats.get("dies") or {})
+        dies_f["value"] = ppc * CHANNELS
+        f2: Dict[str, Any] = {**feats, "dies": dies_f}
         vals = {p.key: p.value for p in free_parameters(f2, dies_choices)}
         cand = {p.key: p.snap(float(vals.get(p.key, p.value))) for p in base}
         cand["nand.packages_per_channel"] = ppc
@@ -267,7 +270,7 @@ def start_candidates(features: Mapping[str, Any], dies_choices: Sequence[int] = 
         if cand not in out:
             out.append(cand)
 
-    def grid(feats: Mapping[str, Any]) -> None:
+    def grid(feats: Features) -> None:
         for log2 in (12, 13, 14):
             if dies_choices:
                 for d in dies_choices:

@@ -232,7 +232,7 @@ def _clean_writes(jobs: _Jobs, sp: _Spans) -> None:
             rw="write", bs="128k", iodepth=32, offset=d0, size=sp.reduction, **DATA_PATTERN_OPTIONS[pattern])
     # ATTO's large transfers: a short write at QD4 then, at once, a read of what it wrote: the read meets the
     # programs the buffer still holds, and a large request is split into many die operations (128 MiB, ATTO's
-    # span in the quick profile: the buffer's share of it shows)
+    # span in the quick scale: the buffer's share of it shows)
     atto_span = _align(min(128 * MiB, sp.cap // 16))
     jobs.add(SEQWRITE_4M_QD4, CLEAN, "reads right after writes, large transfers",
         "4MB sequential writes at QD4 over a short span, as ATTO's largest transfers: the write path with many "

@@ -9,13 +9,13 @@ probe extracted), ``twin.toml`` (the twin's drive file) and ``twin.json``
 - A simulated target (``probe.json``'s ``target.kind`` = ``simulated``): the
   review runs on the original drive (``target.drive``) and on the twin, as
   ``ssdlab review --drive ORIGINAL --drive TWIN`` does (same runner, same
-  results files); a drive whose complete results (same drive hash, profile
+  results files); a drive whose complete results (same drive hash, scale
   and seed, every test asked for) are already in ``OUT/results`` is not run
   again. The internals the probe recovered are scored against the original's
   description (:mod:`.truth`).
 - A real target (``block`` or ``file``): ``--original`` names the results of
   ``ssdlab review --device`` on it; only the twin is simulated, on the tests
-  those results hold and with their profile. The internals are shown with
+  those results hold and at their scale. The internals are shown with
   the probe's confidence (there is no truth to score against).
 
 Then ``OUT/index.html`` is the review report of both drives (the report of
@@ -127,7 +127,7 @@ class _Inputs:
     twin_path: Path
     twin_drive: Drive
     provenance: Optional[Dict[str, Any]]
-    profile: str
+    scale: str
     out_dir: Path
     truth: Optional[Dict[str, Any]] = None
     original_docs: Optional[List[Dict[str, Any]]] = None
@@ -178,24 +178,24 @@ def _inputs(probe_dir: str, twin: Optional[str], original: Optional[str], quick:
         raise TwinReportError(f"{probe_dir} has no twin.toml: run 'ssdlab fit --probe {probe_dir}' first (or give --twin FILE)")
     twin_drive = Drive.load(str(twin_path))
     provenance = load_provenance(twin_path.with_suffix(".json") if twin else pdir / "twin.json")
-    profile = "quick" if quick else "full"
+    scale = "quick" if quick else "full"
     known = set(test_ids())
     for t in tests or ():
         if t not in known:
             raise TwinReportError(f"argument --tests: unknown test '{t}' ('ssdlab tests' lists them)")
     out_dir = Path(out) if out else pdir / "twin-report"
 
-    inp = _Inputs(pdir, probe, twin_path, twin_drive, provenance, profile, out_dir)
+    inp = _Inputs(pdir, probe, twin_path, twin_drive, provenance, scale, out_dir)
     if kind == "simulated":
         inp.original_spec, inp.original_drive = _original_drive(probe, pdir)
         inp.truth = truth_of(inp.original_drive)
     if original is not None:
         inp.original_docs = _load_original_results(original, target)
-        o_profile = str(inp.original_docs[0].get("profile", "full"))
-        if o_profile != profile:
-            hint = "add --quick" if o_profile == "quick" else "leave out --quick"
-            raise TwinReportError(f"argument --original: {original} holds results of the {o_profile} profile: {hint} "
-                                  "(the twin runs the same profile to compare)")
+        o_scale = str(inp.original_docs[0].get("profile", "full"))
+        if o_scale != scale:
+            hint = "add --quick" if o_scale == "quick" else "leave out --quick"
+            raise TwinReportError(f"argument --original: {original} holds results of the {o_scale} scale: {hint} "
+                                  "(the twin runs at the same scale to compare)")
     elif kind in REAL_KINDS:
         raise TwinReportError(f"probe.json's target is a real {kind} ({target.get('path', '?')}): give --original RESULTS_DIR, the "
                               f"--out DIR of 'ssdlab review --device {target.get('path', 'TARGET')}' (only the twin is simulated)")
@@ -208,7 +208,7 @@ def _reviews(inp: _Inputs, original: Optional[str], tests: Optional[Sequence[str
     """The tests and both drives' results by test id (the original's given, or reviewed with the twin's), and the
     drives run and reused."""
     original_docs, original_spec, original_drive = inp.original_docs, inp.original_spec, inp.original_drive
-    twin_path, twin_drive, out_dir, profile = inp.twin_path, inp.twin_drive, inp.out_dir, inp.profile
+    twin_path, twin_drive, out_dir, scale = inp.twin_path, inp.twin_drive, inp.out_dir, inp.scale
     if original_docs is not None:
         have = {d["test"]["id"] for d in original_docs}
         wanted = list(tests) if tests else default_test_ids()
@@ -217,19 +217,19 @@ def _reviews(inp: _Inputs, original: Optional[str], tests: Optional[Sequence[str
             raise TwinReportError(f"argument --original: no results of the tests asked for in {original} "
                                   f"(it holds {', '.join(sorted(have))})")
         by_test = {d["test"]["id"]: d for d in original_docs if d["test"]["id"] in ids}
-        have_docs, ran, reused = _run_reviews([str(twin_path)], [twin_drive], out_dir, ids, profile, seed, jobs, scheduler,
+        have_docs, ran, reused = _run_reviews([str(twin_path)], [twin_drive], out_dir, ids, scale, seed, jobs, scheduler,
                                               progress, command, stream)
         orig_by_test, twin_by_test = by_test, have_docs[0]
     else:
         assert original_spec is not None and original_drive is not None
         ids = list(tests) if tests else default_test_ids()
         if twin_drive.hash == original_drive.hash:
-            have_docs, ran, reused = _run_reviews([original_spec], [original_drive], out_dir, ids, profile, seed, jobs,
+            have_docs, ran, reused = _run_reviews([original_spec], [original_drive], out_dir, ids, scale, seed, jobs,
                                                   scheduler, progress, command, stream)
             orig_by_test = twin_by_test = have_docs[0]
         else:
             have_docs, ran, reused = _run_reviews([original_spec, str(twin_path)], [original_drive, twin_drive], out_dir, ids,
-                                                  profile, seed, jobs, scheduler, progress, command, stream)
+                                                  scale, seed, jobs, scheduler, progress, command, stream)
             orig_by_test, twin_by_test = have_docs
     return ids, orig_by_test, twin_by_test, ran, reused
 
@@ -241,7 +241,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
     from ...report import build_report
 
     probe, pdir, twin_path, twin_drive, out_dir = inp.probe, inp.pdir, inp.twin_path, inp.twin_drive, inp.out_dir
-    profile, provenance, truth, original_spec, target = inp.profile, inp.provenance, inp.truth, inp.original_spec, inp.probe["target"]
+    scale, provenance, truth, original_spec, target = inp.scale, inp.provenance, inp.truth, inp.original_spec, inp.probe["target"]
     orig_list = [orig_by_test[t] for t in ids if t in orig_by_test]
     twin_list = [twin_by_test[t] for t in ids if t in twin_by_test]
     try:
@@ -257,7 +257,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
     index = build_report(report_docs, str(out_dir), command=command)
 
     man = manifest(seed=seed, drive_id=twin_drive.id, drive_hash=twin_drive.hash, command=command, extra={
-        "profile": profile,
+        "profile": scale,
         "tests": ids,
         "probe_dir": str(pdir),
         "probe_manifest": probe.get("manifest", {}),
@@ -280,7 +280,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         "files": {"index": "index.html", "twin_page": "twin.html", "table": "twin.csv"},
     }
     csv_path = out_dir / "twin.csv"
-    _write_csv(df, csv_path, seed, profile)
+    _write_csv(df, csv_path, seed, scale)
     summary_path = out_dir / "twin-summary.json"
     with atomic_open(summary_path) as f:
         write_json(_finite(doc), f)

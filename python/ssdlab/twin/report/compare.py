@@ -17,7 +17,7 @@ the same flat run, a 125% relative error), while 15 points of the whole is
 the tolerance every rate gets. A figure without a value (a non-finite result, written as
 null) is flagged ``missing``: within when neither side has one (both reached
 no steady state), never when one side has one. Tests skipped on
-either side (``skipped``: the quick profile, a real drive that could not run
+either side (``skipped``: the quick scale, a real drive that could not run
 it) are left out and listed, as are tests present on one side only.
 
 pandas is needed (``pip install 'ssdlab[sweep]'``); it is imported when a
@@ -66,7 +66,7 @@ def finite_number(x: Any) -> Optional[float]:
 
 def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping[str, Any]]:
     """``{test id: document}`` of one drive's results; ValueError (naming
-    ``side``) when ``docs`` is empty, holds several drives, or mixes profiles."""
+    ``side``) when ``docs`` is empty, holds several drives, or mixes scales."""
     if not docs:
         raise ValueError(f"{side}: no results")
     drives = sorted({(str(d["drive"]["id"]), str(d["drive"]["hash"])) for d in docs})
@@ -75,7 +75,7 @@ def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping
                          "give one drive's results")
     profiles = sorted({str(d.get("profile", "full")) for d in docs})
     if len(profiles) > 1:
-        raise ValueError(f"{side}: results of several profiles ({', '.join(profiles)}); give one review's results")
+        raise ValueError(f"{side}: results of several scales ({', '.join(profiles)}); give one review's results")
     return {str(d["test"]["id"]): d for d in docs}
 
 
@@ -105,7 +105,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     out because they did not run on a side), ``only_original`` and
     ``only_twin`` (test ids), ``original`` and ``twin`` (``{"id", "name",
     "hash", "profile"}``) and ``tolerance``. ValueError when a side holds
-    several drives, or the two sides were run with different profiles
+    several drives, or the two sides were run at different scales
     (quick against full: not comparable)."""
     pd = _pandas()
     orig = one_drive(original_docs, "original")
@@ -113,8 +113,8 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     p_orig = str(next(iter(orig.values())).get("profile", "full"))
     p_twin = str(next(iter(twin.values())).get("profile", "full"))
     if p_orig != p_twin:
-        raise ValueError(f"the original's results are of the {p_orig} profile and the twin's of the {p_twin} profile: "
-                         "run both with the same profile (--quick or not)")
+        raise ValueError(f"the original's results are of the {p_orig} scale and the twin's of the {p_twin} scale: "
+                         "run both at the same scale (--quick or not)")
     skipped: List[Dict[str, str]] = []
     rows: List[Dict[str, Any]] = []
     for tid in _test_order([t for t in orig if t in twin]):

@@ -14,7 +14,7 @@ from ...outputs import atomic_open, write_text
 from .compare import TOLERANCE
 
 
-def _write_csv(df: Any, path: Path, seed: int, profile: str) -> None:
+def _write_csv(df: Any, path: Path, seed: int, scale: str) -> None:
     cols = list(df.columns) + ["profile", "seed"]
     with atomic_open(path, newline="") as f:
         w = csv.writer(f)
@@ -27,7 +27,7 @@ def _write_csv(df: Any, path: Path, seed: int, profile: str) -> None:
                     row.append("" if not math.isfinite(v) else repr(v))
                 else:
                     row.append(str(v))
-            w.writerow(row + [profile, seed])
+            w.writerow(row + [scale, seed])
 
 
 _TWIN_CSS = """

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ...drive import Drive
 from ...results import load_results
-from ...suite.profile import get_profile
+from ...suite.scale import get_scale
 
 
 def _saved_docs(out: Path) -> List[Dict[str, Any]]:
@@ -22,17 +22,17 @@ def _saved_docs(out: Path) -> List[Dict[str, Any]]:
         return []
 
 
-def _docs_of(saved: Sequence[Dict[str, Any]], drive: Drive, tests: Sequence[str], profile: str, seed: int) -> Dict[str, Dict[str, Any]]:
-    """The saved results of this drive (hash), profile and seed, by test id."""
+def _docs_of(saved: Sequence[Dict[str, Any]], drive: Drive, tests: Sequence[str], scale: str, seed: int) -> Dict[str, Dict[str, Any]]:
+    """The saved results of this drive (hash), scale and seed, by test id."""
     out: Dict[str, Dict[str, Any]] = {}
     for d in saved:
-        if (d["drive"]["hash"] == drive.hash and d.get("profile", "full") == profile
+        if (d["drive"]["hash"] == drive.hash and d.get("profile", "full") == scale
                 and d["manifest"].get("seed") == seed and d["test"]["id"] in tests):
             out[d["test"]["id"]] = d
     return out
 
 
-def _run_reviews(specs: Sequence[str], drives: Sequence[Drive], out: Path, tests: Sequence[str], profile: str, seed: int,
+def _run_reviews(specs: Sequence[str], drives: Sequence[Drive], out: Path, tests: Sequence[str], scale: str, seed: int,
                  jobs: Optional[int], scheduler: Optional[str], progress: Optional[bool], command: str,
                  stream: TextIO) -> Tuple[List[Dict[str, Dict[str, Any]]], List[str], List[str]]:
     """Review the drives not already complete in OUT/results (as ``ssdlab
@@ -41,7 +41,7 @@ def _run_reviews(specs: Sequence[str], drives: Sequence[Drive], out: Path, tests
     from ...suite.review import drive_keys, review
 
     saved = _saved_docs(out)
-    have = [_docs_of(saved, d, tests, profile, seed) for d in drives]
+    have = [_docs_of(saved, d, tests, scale, seed) for d in drives]
     need = [i for i, h in enumerate(have) if len(h) < len(tests)]
     ran = [drives[i].id for i in need]
     reused = [d.id for i, d in enumerate(drives) if i not in need]
@@ -54,12 +54,12 @@ def _run_reviews(specs: Sequence[str], drives: Sequence[Drive], out: Path, tests
             ran, reused = [d.id for d in drives], []
         for i in range(len(drives)):
             if i not in need and have[i]:
-                stream.write(f"ssdlab twin-report: [{keys[i]}] complete results of this drive, profile and seed in "
+                stream.write(f"ssdlab twin-report: [{keys[i]}] complete results of this drive, scale and seed in "
                              f"{out / 'results'}: not run again\n")
-        review([specs[i] for i in need], str(out), list(tests), jobs=jobs, seed=seed, profile=get_profile(profile),
+        review([specs[i] for i in need], str(out), list(tests), jobs=jobs, seed=seed, scale=get_scale(scale),
                command=command, stream=stream, scheduler=scheduler, progress=progress)
         saved = _saved_docs(out)
-        have = [_docs_of(saved, d, tests, profile, seed) for d in drives]
+        have = [_docs_of(saved, d, tests, scale, seed) for d in drives]
     else:
         stream.write(f"ssdlab twin-report: complete results of both drives in {out / 'results'}: nothing to run\n")
     stream.flush()
