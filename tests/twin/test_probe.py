@@ -193,3 +193,21 @@ def test_a_power_meter_log_gives_the_idle_draw_and_each_job_s_average_watts(tmp_
     sim = dict(_real_probe_doc(t0), target={"kind": "simulated", "capacity_bytes": 1 << 30})
     with pytest.raises(ProbeError, match="simulated drive"):
         apply_power_log(sim, log)
+
+
+def test_every_job_name_the_features_and_the_fit_read_is_a_job_of_the_probe() -> None:
+    """The job names are constants and name functions (a typo fails at import); each names a job the probe runs."""
+    from ssdlab.twin.probe import jobs as J
+
+    names = {j.name for j in probe_jobs(256 << 30, 1.0)}
+    fixed = {getattr(J, n) for n in dir(J) if n.isupper() and isinstance(getattr(J, n), str) and n not in ("CLEAN", "FILL")
+             and not n.endswith("_PREFIX")}
+    families = ([J.randwrite_4k(q) for q in (1, 4, 32)] + [J.flushwrite(b) for b in ("4k", "16k", "64k")]
+                + [J.seqwrite_pattern(p) for p in ("incompressible", "compressible", "repeated", "zeros")]
+                + [J.randread_4k(q) for q in (1, 2, 3, 4, 8, 16, 32)] + [J.randread_qd1(b) for b in ("8k", "16k", "128k", "512k")]
+                + [J.seqread_128k(q) for q in (1, 32)] + [J.seqread_4k(q) for q in (1, 2, 3, 4)]
+                + [J.seqwrite_small("512", 32), J.seqread_small("512", 32)] + [J.rewrite(b) for b in ("4k", "8k", "16k")]
+                + [J.burst("8m")])
+    assert fixed | set(families) <= names, sorted((fixed | set(families)) - names)
+    assert all(n.startswith((J.BURST_PREFIX, J.SEQWRITE_PREFIX, J.RANDWRITE_PREFIX)) for n in names
+               if n.startswith(("burst", "seqwrite", "randwrite")))
