@@ -5,7 +5,7 @@ building simulators, cloning states and simulating).
 
     python benchmarks/calibrate_time.py [--jobs N] [--scheduler tcp://...] [--drive ID ...] [--profile-only]
 
-Target (issue 17): every row within 30 s of wall time on 2 cores. Measured
+Target: every row within 30 s of wall time on 2 cores. Measured
 on the 2-core machine at load average 1-2: 65 s before states were shared
 (61a6257's process pool, one process per drive), 49 s after (CPU 123 s ->
 about 90 s), 53.9 s at 318f305; 25.9 s at the commit that added this line

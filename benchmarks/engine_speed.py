@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Engine speed on a 256GB drive with 7% spare area (issue 2's floors).
+"""Engine speed on a 256GB drive with 7% spare area (its floors).
 
 Prints, for a plain drive and again with every controller behaviour enabled
 (data reduction, RAISE, recycling path, active-die limit, read-ahead, DRAM

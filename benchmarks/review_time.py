@@ -5,7 +5,7 @@ process, one core): prints seconds per test and per review.
     # a 256GB drive: the 120GB preset with twice the blocks
     python benchmarks/review_time.py --set drive.user_capacity_bytes=256000000000 --set nand.blocks_per_plane=4096
 
-Target (issue 5): under 5 minutes for a 120GB drive, 10 for 256GB. The
+Target: under 5 minutes for a 120GB drive, 10 for 256GB. The
 simulated durations are fixed by docs/methodology.md; wall time is simulator speed.
 With --out the results documents are saved (and `ssdlab report DIR --out ...`
 draws them).
@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from ssdlab import Drive
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.results import save_document
-from ssdlab.suite import default_test_ids, get_profile
+from ssdlab.suite import default_test_ids, get_scale
 from ssdlab.suite.review import run_test_document
-from ssdlab.suite.runner import SuiteRunner
 
 
 def main() -> int:
@@ -40,10 +40,10 @@ def main() -> int:
     drive = Drive.load(a.drive)
     if a.set:
         drive = drive.with_changes({k: json.loads(v) for k, v in (item.split("=", 1) for item in a.set)})
-    profile = get_profile("quick" if a.quick else "full")
-    runner = SuiteRunner(drive, seed=a.seed, profile=profile)
+    scale = get_scale("quick" if a.quick else "full")
+    runner = SuiteRunner(drive, seed=a.seed, scale=scale)
     ids = a.tests or default_test_ids()
-    print(f"review of {drive.id} ({drive.capacity_bytes / 1e9:.0f} GB), profile {profile.name}, {len(ids)} tests, "
+    print(f"review of {drive.id} ({drive.capacity_bytes / 1e9:.0f} GB), profile {scale.name}, {len(ids)} tests, "
           f"1 process, {os.cpu_count()} cores on the machine", flush=True)
     t0 = time.perf_counter()
     for tid in ids:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Wall time of Storage Bench playback on a 120GB preset (issue 6's floor:
+"""Wall time of Storage Bench playback on a 120GB preset (its floor:
 Heavy 2011 in under 30 s). Runs each workload the way the suite's test
 defines it (ssdlab.suite.definitions: a secure-erased drive, idle gaps cut to
 at most 25 ms; --full: the drive filled first, the -full tests), so the data

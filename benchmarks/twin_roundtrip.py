@@ -1,4 +1,4 @@
-"""The digital twin's round trip over every preset (issue 20): probe the
+"""The digital twin's round trip over every preset: probe the
 simulated preset, fit a twin from the generic profile (the fit sees only the
 probe's figures), review both, and score the twin's internals and review
 figures. Prints a line per preset and the table; with --doc, writes the table
@@ -12,8 +12,8 @@ not run again; --table-only runs nothing and writes the table of the run
 under --out (its roundtrip.json) into --doc. Target: every recovered internal exact or within 10%, every
 review figure of the twin within 15% of the original's, for at least 20
 presets. Takes about 2.5 hours on 2 cores with --jobs 2 and the quick review profile
-(145 min for the 26 presets from scratch, rt39 in docs/twin.md, the fit 60-70% of it; the
-reviews alone, fits kept, 48 min with the quick profile's 20-minute torture, rt41).
+(145 min for the 26 presets from scratch, rt39 in docs/twin-history.md, the fit 60-70% of it; the
+reviews alone, fits kept, 48 min with the quick scale's 20-minute torture, rt41).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The digital twin's scan alone (issue 20): the structure the fit starts
+"""The digital twin's scan alone: the structure the fit starts
 from (dies, page size, channels, dies kept idle by a cap or a program
 buffer) for each preset's probe, against the preset's truth, in a minute or
 two per preset instead of the round trip's five.
@@ -24,10 +24,13 @@ from ssdlab.results import command_line
 def main() -> int:
     from ssdlab.cluster import Runner
     from ssdlab.twin.features import extract
-    from ssdlab.twin.fit import CHANNELS, CHANNELS_KEY, cap_of, raw_nand_dies, scan_starts, twin_target
+    from ssdlab.twin.fit.base import CHANNELS, CHANNELS_KEY, cap_of
+    from ssdlab.twin.fit.candidates import scan_starts
+    from ssdlab.twin.fit.evaluate import twin_target
+    from ssdlab.twin.fit.start import raw_nand_dies
     from ssdlab.twin.probe import capacity_of, figures_of
+    from ssdlab.twin.report.truth import truth_of
     from ssdlab.twin.roundtrip import _probe
-    from ssdlab.twin.truth import truth_of
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--presets", help="comma-separated preset ids (default: every preset but the generic one)")

@@ -16,9 +16,9 @@ import pytest
 
 from conftest import REPO, assert_one_line_error, make_drive, run_cli
 from ssdlab import Drive
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.suite.calibrate import TABLE_FIELDS, TABLE_PATH, CalibrationError, calibrate, load_table
 from ssdlab.suite.definitions import get_test
-from ssdlab.suite.runner import SuiteRunner
 
 
 def _table_rows() -> List[Dict[str, str]]:
@@ -216,7 +216,7 @@ def test_spec_works_for_every_preset() -> None:
 
 
 def test_measured_results_become_a_table_that_calibrate_and_fit_read(tmp_path: Path) -> None:
-    """Issue 18: results measured elsewhere (here a simulated 'real' drive's, as
+    """Results measured elsewhere (here a simulated 'real' drive's, as
     fio-import or review --device write them) become a calibration table of
     another drive file; calibrate compares figure by figure; --quick results are left out."""
     real = tmp_path / "real.json"
@@ -234,7 +234,7 @@ def test_measured_results_become_a_table_that_calibrate_and_fit_read(tmp_path: P
 
     cp = run_cli("table", str(res), "--drive", str(twin), "--out", str(tmp_path / "t.csv"))
     assert cp.returncode == 0, cp.stderr
-    assert "1 result(s) of the quick profile left out" in cp.stderr
+    assert "1 result(s) of the quick scale left out" in cp.stderr
     rows = load_table(tmp_path / "t.csv")
     assert {r.suite_test for r in rows} == {"corners-4k-random-read-qd3", "rated"}
     assert all(r.drive_id == str(twin) and r.kind == "measured" for r in rows)

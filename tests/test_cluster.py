@@ -16,11 +16,11 @@ import pytest
 from conftest import make_drive
 from ssdlab import Drive
 from ssdlab import cluster as cl
-from ssdlab.suite import runner as suite_runner
+from ssdlab.backends import sim_runner as suite_runner
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.suite.calibrate import TABLE_FIELDS, calibrate, load_table
 from ssdlab.suite.definitions import get_test
-from ssdlab.suite.profile import QUICK
-from ssdlab.suite.runner import SuiteRunner
+from ssdlab.suite.scale import QUICK
 
 TESTS = ["rated", "file-copy", "corners-seq-write-128k", "corners-seq-read-128k"]
 
@@ -48,8 +48,8 @@ def _composed_drive() -> Drive:
 
 
 def _requests() -> List[cl.TestRequest]:
-    # the tortured state (20 simulated minutes of torture even in the quick profile) on the smallest drive only
-    return [cl.TestRequest(d, t, profile="quick") for d in (_drive("cl-a", 4), _drive("cl-b", 8), _composed_drive())
+    # the tortured state (20 simulated minutes of torture even in the quick scale) on the smallest drive only
+    return [cl.TestRequest(d, t, scale="quick") for d in (_drive("cl-a", 4), _drive("cl-b", 8), _composed_drive())
             for t in TESTS + (["resiliency"] if d.id == "cl-a" else [])]
 
 
@@ -70,7 +70,7 @@ def test_a_task_reaches_a_worker_with_its_drive_as_written() -> None:
 def test_the_same_documents_in_process_on_a_local_cluster_and_on_a_scheduler(scheduler_address: str) -> None:
     reqs = _requests()
     # the reference: each test alone, the suite runner's own way (a state per runner, clones)
-    alone = [_strip(SuiteRunner(r.drive, profile=QUICK).run_test(r.suite_test)) for r in reqs]
+    alone = [_strip(SuiteRunner(r.drive, scale=QUICK).run_test(r.suite_test)) for r in reqs]
     sync = [_strip(d) for d in cl.run_tests(reqs, jobs=1)]
     local = [_strip(d) for d in cl.run_tests(reqs, jobs=2)]
     remote = [_strip(d) for d in cl.run_tests(reqs, scheduler=scheduler_address)]
@@ -91,7 +91,7 @@ def test_each_state_of_a_drive_is_preconditioned_once(monkeypatch: pytest.Monkey
     monkeypatch.setattr(suite_runner, "run_phase", counting)
     d = _drive()
     # every test of these starting from a filled or dirty drive shares one fill of the whole drive
-    reqs = [cl.TestRequest(d, t, profile="quick") for t in ("corners-seq-write-128k", "resiliency", "corners-seq-read-128k")]
+    reqs = [cl.TestRequest(d, t, scale="quick") for t in ("corners-seq-write-128k", "resiliency", "corners-seq-read-128k")]
     docs = cl.run_tests(reqs, jobs=1)
     assert all(doc["figures"] for doc in docs)
     whole_fills = [p for p in phases if p.startswith("precondition: sequential fill 128KB QD32 span=None")]
@@ -108,7 +108,7 @@ def test_a_drive_is_one_task_and_a_few_drives_are_cut_into_their_fill_subtrees()
     # the costlier task first: the small drive that alone is tortured for 20 minutes, then the larger drive
     assert [t.drive.id for t in tasks] == ["cl-a", "cl-c", "cl-b"]
     assert [t.cost for t in tasks] == sorted((t.cost for t in tasks), reverse=True)
-    assert sum(len(t.runs) for t in tasks) == sum(len(SuiteRunner(r.drive, profile=QUICK).plan(r.suite_test)[1]) for r in reqs)
+    assert sum(len(t.runs) for t in tasks) == sum(len(SuiteRunner(r.drive, scale=QUICK).plan(r.suite_test)[1]) for r in reqs)
     split, _ = cl.plan_tasks(reqs, workers=8)
     assert len(split) > 3
     assert sorted((tr.request, tr.planned.run) for t in split for tr in t.runs) == \
@@ -123,7 +123,7 @@ def test_a_drive_is_one_task_and_a_few_drives_are_cut_into_their_fill_subtrees()
 
 def test_a_skipped_test_needs_no_simulation() -> None:
     d = _drive()
-    docs = cl.run_tests([cl.TestRequest(d, "storage-bench-heavy-2011", profile="quick")], jobs=1)
+    docs = cl.run_tests([cl.TestRequest(d, "storage-bench-heavy-2011", scale="quick")], jobs=1)
     assert docs[0]["skipped"] and docs[0]["figures"] == []
 
 

@@ -145,7 +145,8 @@ def test_tprog_feature_from_flushes_and_the_dies_it_implies() -> None:
 
 
 def test_the_twin_s_tprog_is_the_measured_flush_time_less_the_unit_s_transfer() -> None:
-    from ssdlab.twin.fit import build_doc, free_parameters
+    from ssdlab.twin.fit.drive_file import build_doc
+    from ssdlab.twin.fit.start import free_parameters
 
     f = extract(_figs(1340.0), 256_000_000_000)
     params = {p.key: p for p in free_parameters(f)}

@@ -1,4 +1,4 @@
-"""Fuzzing the parsers a user feeds (issue 19): random and mutated drive
+"""Fuzzing the parsers a user feeds: random and mutated drive
 descriptions (dicts, JSON and TOML files), trace lines of every supported
 format, job dicts and replay options, through the Python API. Whatever comes
 in, the answer is a result or one typed ssdlab error with a message

@@ -1,4 +1,4 @@
-"""The review page (issue 19): the verdict (headline figures, a text per drive
+"""The review page: the verdict (headline figures, a text per drive
 naming its best and worst figure against the field, a take per test), product
 names, launch prices and $/GB, the spec sheet beside the measurements, the
 CrystalDiskMark-style grid, latency charts, chart hygiene (legends clear of bar
@@ -175,10 +175,11 @@ def test_the_grid_and_the_mix_are_suite_tests_run_by_default() -> None:
 
 def test_a_run_with_drive_changes_runs_on_the_changed_drive(tmp_path: Path) -> None:
     """The 3Gbps corners: the same drive behind a 280 MB/s link reads at most that fast."""
-    from ssdlab.suite import QUICK, SuiteRunner
+    from ssdlab.backends import SuiteRunner
+    from ssdlab.suite import QUICK
 
     _, b = small_review_drives(tmp_path)
-    runner = SuiteRunner(str(b), profile=QUICK)
+    runner = SuiteRunner(str(b), scale=QUICK)
     test = get_test("corners-sata-3g")
     test["runs"] = [r for r in test["runs"] if r["steps"][0]["measure"] == "128KB sequential read"]
     test["runs"][0]["steps"][0]["iodepth"] = 32

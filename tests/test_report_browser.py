@@ -224,7 +224,7 @@ _SVG_GEOMETRY = """(() => {
 
 
 def _check_review_page(browser: DevTools, out: Path, n_drives: int) -> Dict[str, Any]:
-    """The checks of issue 19 on a review page; returns what the SVG check saw."""
+    """The browser checks of a review page; returns what the SVG check saw."""
     _open(browser, out / "index.html")
     # the verdict at the top: the headline table with a row and a text per drive
     assert browser.eval("document.querySelector('h2').id") == "verdict"
@@ -378,7 +378,7 @@ def thirteen_drive_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_a_13_drive_review_reads_in_a_browser(thirteen_drive_review: Path, browser: DevTools) -> None:
-    """Issue 19, done when: the browser checks pass on a 13-drive review."""
+    """The browser checks pass on a 13-drive review."""
     seen = _check_review_page(browser, thirteen_drive_review, 13)
     assert seen["svgs"] > 40 and seen["legends"] > 20 and seen["labels"] > 13 * 40
     page = (thirteen_drive_review / "index.html").read_text()

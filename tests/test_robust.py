@@ -1,5 +1,5 @@
 """Nothing a user types makes the lab grow without bound, run for ever or
-guess (issue 19): a stray timestamp, a runtime or io_size typed a thousand
+guess: a stray timestamp, a runtime or io_size typed a thousand
 times too large, number_ios 0, a bssplit that does not add up to 100, an
 output file with an unknown extension, and the round trip of a generated CSV.
 Each gets one clear error naming the field and what is allowed, or works."""

@@ -1,4 +1,4 @@
-"""Nothing a user types crashes or hangs it (issue 19), the command-line and
+"""Nothing a user types crashes or hangs it, the command-line and
 API half: SIGTERM stops a command as Ctrl-C does (what finished kept, exit
 143), the interrupted ``ssdlab test`` prints its finished steps and an
 interrupted review stops its workers; one rule for output paths, checked
@@ -311,8 +311,8 @@ def _api_calls() -> List[Tuple[str, Callable[[Simulator, Any], Any], type, str]]
          WorkloadError, "capacity_bytes"),
         ("sweep(unknown test)", lambda s, r: sweep(drive, {"nand.tprog_ns": [900_000]}, test="bogus", jobs=1), WorkloadError,
          "test"),
-        ("sweep(profile='x')", lambda s, r: sweep(drive, {"nand.tprog_ns": [900_000]}, test="cdm", profile="x", jobs=1),
-         WorkloadError, "profile"),
+        ("sweep(scale='x')", lambda s, r: sweep(drive, {"nand.tprog_ns": [900_000]}, test="cdm", scale="x", jobs=1),
+         WorkloadError, "scale"),
         ("sweep(jobs=0)", lambda s, r: sweep(drive, {"nand.tprog_ns": [900_000]}, test="cdm", jobs=0), WorkloadError, "jobs"),
         ("sweep(settings=3)", lambda s, r: sweep(drive, 3, jobs=1), ConfigError, "settings"),  # type: ignore[arg-type]
         ("sweep(unknown keyword)", lambda s, r: sweep(drive, {}, jbos=2), WorkloadError, "jbos"),  # type: ignore[call-arg]

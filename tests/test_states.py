@@ -10,7 +10,8 @@ import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli
 from ssdlab import Simulator, WorkloadError
-from ssdlab.suite import QUICK, SuiteRunner
+from ssdlab.backends import SuiteRunner
+from ssdlab.suite import QUICK
 from ssdlab.suite.fio import to_fio_jobfile
 from ssdlab.suite.states import STATES, phases
 
@@ -59,7 +60,7 @@ def test_the_simulator_runs_the_phases_the_state_lists(small_drive: Dict[str, An
 
 def test_the_runner_reaches_the_same_state_as_the_simulator() -> None:
     drive = make_drive()
-    runner = SuiteRunner(drive, profile=QUICK)
+    runner = SuiteRunner(drive, scale=QUICK)
     state = {"state": "dirty", "data_pattern": "repeated"}
     via_runner, _ = runner.state(state)
     direct = Simulator(drive)

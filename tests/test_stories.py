@@ -1,4 +1,4 @@
-"""The reviews' stories, told by the shipped presets (issue 15): each test is a
+"""The reviews' stories, told by the shipped presets: each test is a
 claim a review made about these drives, outside the calibrated points, and
 prints the figures it compares. The drives are built from shared controller
 profiles and NAND parts, so these hold by construction or not at all.

@@ -14,11 +14,12 @@ import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli, small_review_drives
 from ssdlab import Simulator
+from ssdlab.backends import SuiteRunner
 from ssdlab.report.charts import bar_order
-from ssdlab.suite import QUICK, TESTS, SuiteRunner, default_test_ids, get_test
+from ssdlab.suite import QUICK, TESTS, default_test_ids, get_test
 from ssdlab.suite import definitions as suite_definitions
 from ssdlab.suite.definitions import ATTO_SIZES, STATES, SUMMARIES
-from ssdlab.suite.profile import Profile
+from ssdlab.suite.scale import Scale
 from ssdlab.suite.summary import steady_state
 
 FIO_KEYS = {"rw", "bs", "iodepth", "size", "io_size", "runtime", "data_pattern", "blockalign", "log_avg_msec", "offset", "name",
@@ -67,7 +68,7 @@ def test_the_suite_covers_every_methodology_test() -> None:
         "storage-bench-heavy-2011", "storage-bench-light-2011", "storage-bench-typical-2010",
         "storage-bench-multitasking-2010", "storage-bench-gaming-2010",
     } <= ids
-    # issue 19: ATTO at QD2 and QD8, the 3Gbps corners, the never-written sweep, the grid and the mix are in a review
+    # ATTO at QD2 and QD8, the 3Gbps corners, the never-written sweep, the grid and the mix are in a review
     assert {"atto-qd2", "atto-qd8", "corners-sata-3g", "seq-read-unwritten", "cdm", "mixed-70-30", "rated",
             "steady-state"} <= set(default_test_ids())
     sweep = get_test("corners-seq-read-qd-sweep")["runs"][0]["steps"]
@@ -96,7 +97,7 @@ def test_steady_state_detector() -> None:
 
 
 def test_a_fresh_out_of_box_plateau_is_not_the_steady_state() -> None:
-    """Issue 19: a drive at its fresh speed for 6 rounds, then falling to a
+    """A drive at its fresh speed for 6 rounds, then falling to a
     fifth of it once the spare area is used, was "steady from round 0"."""
     fresh = np.full(6 * 60, 40_000.0)
     settled = 8_000.0 + np.tile([0.0, 400.0], 12 * 30)
@@ -108,11 +109,11 @@ def test_a_fresh_out_of_box_plateau_is_not_the_steady_state() -> None:
 def test_the_snia_steady_state_is_judged_on_one_minute_rounds_only() -> None:
     """A steady state whose rounds of a few seconds vary +-12% (garbage
     collection cycles) passes or fails the 20% range by chance: the quick
-    profile's 3-second rounds give no SNIA figure, the full profile's
+    profile's 3-second rounds give no SNIA figure, the full scale's
     1-minute rounds do."""
     from types import SimpleNamespace
 
-    from ssdlab.suite.profile import FULL
+    from ssdlab.suite.scale import FULL
     from ssdlab.suite.summary import _consistency
 
     rng = np.random.default_rng(1)
@@ -226,7 +227,7 @@ def test_report_rebuilds_identical_figures_and_merges_runs(quick_review: Path, t
 
 
 def test_a_state_is_preconditioned_once_and_cloned() -> None:
-    runner = SuiteRunner(make_drive(), profile=QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
     a, _ = runner.state({"state": "filled"})
     b, _ = runner.state({"state": "filled"})
     assert a is not b and len(runner._states) == 1
@@ -234,12 +235,12 @@ def test_a_state_is_preconditioned_once_and_cloned() -> None:
 
 
 def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
-    """A full-span pass is as long in the quick profile as in the full one, so
+    """A full-span pass is as long in the quick scale as in the full one, so
     its log interval stays the methodology's 1 s (cut to 50 ms with the time
     scale, the slowest interval of the pass was the longest single stall:
     Vertex 2 25nm after the torture 5.2 MB/s, its twin 0); a timed job's
     interval shortens with its runtime."""
-    runner = SuiteRunner(make_drive(), profile=QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
     trim = get_test("trim-validation")
     seq = next(s for s in trim["runs"][0]["steps"] if s.get("measure") == "clean")
     read_pass = trim["runs"][1]["steps"][0]
@@ -256,21 +257,21 @@ def test_the_quick_profile_tortures_as_the_full_one_and_measures_the_tortured_dr
     """Cut to 60 s, the torture wrote 0.14-1.00 of a preset's spare area, and
     a 3 s window after it sampled lazy GC's stalls at a random phase (the
     Samsung 840 Pro's steady-state 128KB writes 34-88 MB/s over 2044-2052
-    blocks per plane): the quick profile keeps the torture's 20 minutes and
+    blocks per plane): the quick scale keeps the torture's 20 minutes and
     the methodology's windows on the tortured drive, in the simulator's runner
     and in the fio job file alike, and cuts every other timed job."""
     from ssdlab.suite.fio import fio_sections
-    from ssdlab.suite.profile import ProfileSizes
+    from ssdlab.suite.scale import ScaleSizes
 
     drive = make_drive()
-    runner = SuiteRunner(drive, profile=QUICK)
+    runner = SuiteRunner(drive, scale=QUICK)
     assert runner.torture_runtime() == "1200000ms"
-    assert SuiteRunner(drive, profile=Profile("cut", time_scale=0.05)).torture_runtime() == "60000ms"
+    assert SuiteRunner(drive, scale=Scale("cut", time_scale=0.05)).torture_runtime() == "60000ms"
     steady = get_test("steady-state")
     window = steady["runs"][1]["steps"][0]
     assert runner.resolve_job(window, None, steady=True)["runtime"] == "60000ms"
     assert runner.resolve_job(window, None)["runtime"] == "3000ms"
-    sizes = ProfileSizes(runner.capacity_bytes, QUICK)
+    sizes = ScaleSizes(runner.capacity_bytes, QUICK)
     secs = fio_sections(steady, sizes)
     assert {s.options["runtime"] for s in secs if s.kind == "job" and s.measure is None and "runtime" in s.options} == {
         "1200000ms"}
@@ -332,17 +333,17 @@ def test_the_quick_profile_cuts_no_transfer_below_a_gibibyte() -> None:
     """A transfer cut below what the drives' caches hold measures the cache:
     AS-SSD's 1 GiB write stays 1 GiB (cut to 64 MiB, the write buffer of a
     Vertex 4, after the torture it measured the drain of that buffer), larger
-    sizes are cut to no less than 1 GiB, and the full profile cuts nothing."""
+    sizes are cut to no less than 1 GiB, and the full scale cuts nothing."""
     assert QUICK.scale_bytes(1 << 30) == 1 << 30
     assert QUICK.scale_bytes(256 << 20) == 256 << 20
     assert QUICK.scale_bytes(8 << 30) == 1 << 30 and QUICK.scale_bytes(32 << 30) == 2 << 30
-    runner = SuiteRunner(make_drive(), profile=QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
     as_ssd = next(s for s in get_test("resiliency")["runs"][0]["steps"] if s.get("measure") == "tortured")
     assert runner.resolve_job(as_ssd, None)["io_size"] == min(1 << 30, runner.capacity_bytes)
 
 
 def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
-    runner = SuiteRunner(make_drive(), profile=QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
     dirty, _ = runner.state({"state": "dirty"})
     trimmed, _ = runner.state({"state": "trimmed", "from": "dirty"})
     assert trimmed.history == [] and trimmed.now_ns > dirty.now_ns
@@ -394,12 +395,12 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
 
 
 def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
-    """Issue 15: every ATTO size from 4KB up read and wrote io_size / runtime
+    """Every ATTO size from 4KB up once read and wrote io_size / runtime
     (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
     still lasted the whole runtime. fio ends a job at whichever comes first.
-    (The quick profile's times and sizes without its 1 GiB floor: with it no
+    (The quick scale's times and sizes without its 1 GiB floor: with it no
     phase of 0.5 s moves 1 GiB.)"""
-    runner = SuiteRunner("vertex3-120", profile=Profile("quick-unfloored", time_scale=QUICK.time_scale,
+    runner = SuiteRunner("vertex3-120", scale=Scale("quick-unfloored", time_scale=QUICK.time_scale,
                                                         size_scale=QUICK.size_scale, skip=QUICK.skip))
     test = get_test("atto")
     doc = runner.run_test(test)
@@ -438,7 +439,7 @@ def _storage_bench_figures(doc: Dict[str, Any]) -> Dict[str, float]:
 
 @pytest.mark.parametrize("full", [False, True])
 def test_storage_bench_command_gives_the_same_figures_as_the_suite_test(tmp_path: Path, full: bool) -> None:
-    """One definition (issue 15): `ssdlab storage-bench` and `ssdlab test
+    """One definition: `ssdlab storage-bench` and `ssdlab test
     storage-bench-...` ran the same trace two ways (41.6 vs 70.0 MB/s for
     vertex3-120 Heavy 2011); now the command takes the test's state and playback."""
     a, _ = small_review_drives(tmp_path)
@@ -484,7 +485,7 @@ def test_storage_bench_runs_on_a_secure_erased_drive_and_the_full_variant_on_a_f
         assert clean["id"] in default_test_ids() and full["id"] not in default_test_ids()
     drive = make_drive(dies=4, blocks=320, pages=256, drive_id="lazy-gc")
     drive["ftl"]["gc_mode"] = "lazy"
-    runner = SuiteRunner(drive, profile=QUICK)
+    runner = SuiteRunner(drive, scale=QUICK)
     docs = {v: runner.run_test(get_test(f"storage-bench-typical-2010{v}")) for v in ("", "-full")}
     cap = runner.capacity_bytes
     for v, doc in docs.items():

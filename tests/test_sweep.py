@@ -25,9 +25,9 @@ def drive() -> Drive:
 
 def test_spare_area_by_gc_policy_gives_one_table_in_process_on_a_local_cluster_and_on_a_scheduler(
         drive: Drive, scheduler_address: str, tmp_path: Path) -> None:
-    here = ssdlab.sweep(drive, SETTINGS, test="consistency", profile="quick", jobs=1)
-    local = ssdlab.sweep(drive, SETTINGS, test="consistency", profile="quick", jobs=2)
-    remote = ssdlab.sweep(drive, SETTINGS, test="consistency", profile="quick", scheduler=scheduler_address,
+    here = ssdlab.sweep(drive, SETTINGS, test="consistency", scale="quick", jobs=1)
+    local = ssdlab.sweep(drive, SETTINGS, test="consistency", scale="quick", jobs=2)
+    remote = ssdlab.sweep(drive, SETTINGS, test="consistency", scale="quick", scheduler=scheduler_address,
                           out=tmp_path / "out")
     assert len(here) == 6
     assert here.equals(local) and here.equals(remote)
@@ -44,7 +44,7 @@ def test_spare_area_by_gc_policy_gives_one_table_in_process_on_a_local_cluster_a
     csv = pd.read_csv(tmp_path / "out" / "sweep.csv")
     assert len(csv) == 6 and "25% OP: min_iops (IOPS)" in csv.columns
     page = (tmp_path / "out" / "index.html").read_text()
-    # one chart per figure of the two consistency runs (5 each: the quick profile's 3 s rounds give no SNIA figure)
+    # one chart per figure of the two consistency runs (5 each: the quick scale's 3 s rounds give no SNIA figure)
     assert page.count("<figure>") == 10 and "data:image/png;base64," in page and "http" not in page.split("<h2>")[0]
 
 

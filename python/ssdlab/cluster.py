@@ -2,14 +2,14 @@
 ``LocalCluster`` sized to the machine, or on an existing Dask cluster.
 
 A simulation is a pure function of its inputs: a drive (with its changes), a
-seed, a suite profile and a test (with the measures wanted). The same inputs
+seed, a suite scale and a test (with the measures wanted). The same inputs
 give the same numbers however they run. :class:`TestRequest` names one test
 on one drive; :meth:`Runner.run_tests` runs a list of them and yields each
 test's results document as soon as its last run finishes.
 
 How the work is cut (:func:`plan_tasks`): every run of every requested test
 starts from a preconditioned state; the states of one drive (and seed and
-profile) form a tree by their phases (secure erase, then a fill of a span
+scale) form a tree by their phases (secure erase, then a fill of a span
 with a data pattern, then a second pass, a torture or a TRIM), and a drive's
 tree is simulated in one task, each state once: a run gets a clone of its
 state, the last user of a state gets the state itself, a state that builds
@@ -52,12 +52,12 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Map
 
 from . import _core
 from ._args import whole
+from .backends.sim_runner import PlannedRun, StepProgress, SuiteRunner
 from .drive import Drive, DriveSpec
 from .errors import SsdlabError, typed_arguments, workload_error
 from .progress import ProgressBar
 from .sim import Simulator, _duration_ns
-from .suite.profile import get_profile
-from .suite.runner import PlannedRun, StepProgress, SuiteRunner
+from .suite.scale import get_scale
 from .suite.states import StatePhase, phase_key, phases
 from .suite.vocabulary import Measured, SuiteTest
 
@@ -82,22 +82,22 @@ def default_workers() -> int:
 class TestRequest:
     """One test on one drive: ``test`` is a description of
     :mod:`ssdlab.suite.definitions` (or a test id), ``only`` the measure
-    labels wanted (None: all), ``profile`` ``full`` or ``quick``."""
+    labels wanted (None: all), ``scale`` ``full`` or ``quick``."""
 
     drive: DriveSpec
     test: Any
     seed: int = 1
-    profile: str = "full"
+    scale: str = "full"
     only: Optional[FrozenSet[str]] = None
 
     def __post_init__(self) -> None:
         from .suite.definitions import get_test, test_ids
-        from .suite.profile import PROFILE_NAMES
+        from .suite.scale import SCALE_NAMES
 
         self.drive = Drive.load(self.drive)
         whole(self.seed, "seed")
-        if self.profile not in PROFILE_NAMES:
-            raise workload_error("profile", f"{self.profile!r} is not a profile; allowed: {', '.join(PROFILE_NAMES)}")
+        if self.scale not in SCALE_NAMES:
+            raise workload_error("scale", f"{self.scale!r} is not a scale; allowed: {', '.join(SCALE_NAMES)}")
         if isinstance(self.test, str):
             if self.test not in test_ids():
                 raise workload_error("test", f"unknown test {self.test!r} ('ssdlab tests' lists them)")
@@ -131,7 +131,7 @@ class Task:
 
     drive: Drive
     seed: int
-    profile: str
+    scale: str
     runs: List[_TaskRun]
     cost: float = 0.0
 
@@ -228,9 +228,9 @@ def plan_tasks(requests: Sequence[TestRequest], workers: int = 1) -> Tuple[List[
     runners: Dict[Tuple[str, str], SuiteRunner] = {}
     for i, req in enumerate(requests):
         drive = Drive.load(req.drive)
-        rkey = (drive.json, req.profile)
+        rkey = (drive.json, req.scale)
         if rkey not in runners:
-            runners[rkey] = SuiteRunner(drive, seed=req.seed, profile=get_profile(req.profile))
+            runners[rkey] = SuiteRunner(drive, seed=req.seed, scale=get_scale(req.scale))
         skipped, planned = runners[rkey].plan(req.suite_test, None if req.only is None else set(req.only))
         if not planned:
             empty[i] = skipped
@@ -238,7 +238,7 @@ def plan_tasks(requests: Sequence[TestRequest], workers: int = 1) -> Tuple[List[
         for p in planned:
             # a run with its own drive changes (e.g. a slower link) runs on that drive: its states are its own
             run_drive = drive.with_changes(p.drive_changes) if p.drive_changes else drive
-            key = (run_drive.json, req.seed, req.profile)
+            key = (run_drive.json, req.seed, req.scale)
             drives[key] = run_drive
             groups.setdefault(key, []).append(_TaskRun(i, req.suite_test, p))
     tasks: List[Task] = []
@@ -277,7 +277,7 @@ class RunResult:
 
 def execute_task(task: Task, progress: Optional[StepProgress] = None) -> List[RunResult]:
     """Simulate a task's runs, each state once (see the module's docstring)."""
-    runner = SuiteRunner(task.drive, seed=task.seed, profile=get_profile(task.profile), progress=progress)
+    runner = SuiteRunner(task.drive, seed=task.seed, scale=get_scale(task.scale), progress=progress)
     out: List[RunResult] = []
 
     def visit(node: _Node, sim: Simulator) -> None:
@@ -566,7 +566,7 @@ class Runner:
         def runner_of(i: int) -> SuiteRunner:
             if i not in runners:
                 r = requests[i]
-                runners[i] = SuiteRunner(r.drive, seed=r.seed, profile=get_profile(r.profile))
+                runners[i] = SuiteRunner(r.drive, seed=r.seed, scale=get_scale(r.scale))
             return runners[i]
 
         def document(i: int, measured: List[Measured], skipped: Optional[str], wall: float) -> Dict[str, Any]:

@@ -163,7 +163,7 @@ def figure_column(f: Mapping[str, Any], labels: int) -> str:
 
 
 @typed_arguments()
-def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, profile: str = "full",
+def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, scale: str = "full",
                jobs: Optional[int] = None, scheduler: Optional[str] = None, runner: Optional[Runner] = None,
                progress: Optional[bool] = None, stream: Optional[TextIO] = None) -> Tuple[List[str], List[Dict[str, Any]]]:
     """Run the sweep; returns (the swept keys, one record per run in the
@@ -178,7 +178,7 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
         raise config_error("settings", f"{sizes} = {total:,} runs: a sweep makes at most {MAX_RUNS:,}")
     combos = [dict(zip(keys, vals)) for vals in itertools.product(*grid.values())] if keys else [{}]
     drives = [apply_settings(base, c) for c in combos]
-    requests = [TestRequest(d, test, seed=seed, profile=profile) for d in drives]
+    requests = [TestRequest(d, test, seed=seed, scale=scale) for d in drives]
     labels = len({s.get("measure") for r in requests[0].suite_test["runs"] for s in r["steps"] if "measure" in s})
     records: Dict[int, Dict[str, Any]] = {}
     own = runner is None
@@ -187,7 +187,7 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
     try:
         for i, doc in run.run_tests(requests):
             d = drives[i]
-            rec: Dict[str, Any] = {"run": i, "drive": base.id, **combos[i], "test": test, "seed": seed, "profile": profile,
+            rec: Dict[str, Any] = {"run": i, "drive": base.id, **combos[i], "test": test, "seed": seed, "profile": scale,
                                    "drive_hash": d.hash, "user_capacity_bytes": d.capacity_bytes,
                                    "spare_fraction": d.geometry["spare_fraction"], "skipped": doc["skipped"] or ""}
             for f in doc["figures"]:
@@ -206,14 +206,14 @@ def sweep_runs(drive: DriveSpec, settings: Settings, test: str = "consistency", 
 
 
 @typed_arguments()
-def sweep(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, profile: str = "full",
+def sweep(drive: DriveSpec, settings: Settings, test: str = "consistency", seed: int = 1, scale: str = "full",
           jobs: Optional[int] = None, scheduler: Optional[str] = None, runner: Optional[Runner] = None,
           progress: Optional[bool] = None, out: Optional[Union[str, Path]] = None) -> DataFrame:
     """Run ``test`` on every combination of ``settings`` (``{"key": [values]}``
     or ``["key=v1,v2", "key=LOW..HIGH:N"]``) and return the tidy table as a
     pandas DataFrame (one row per run). ``out``: also write the table
     (Parquet, CSV) and the HTML page there (:func:`write_sweep`)."""
-    keys, records = sweep_runs(drive, settings, test, seed, profile, jobs, scheduler, runner, progress)
+    keys, records = sweep_runs(drive, settings, test, seed, scale, jobs, scheduler, runner, progress)
     df = _frame(records)
     df.attrs["swept"] = keys
     df.attrs["test"] = test

@@ -11,9 +11,9 @@
   ssdlab reads them (:mod:`ssdlab.fio.parse`);
 - ``ssdlab fio-import OUTPUT.json --name NAME --out DIR``: fio's JSON of an
   ``ssdlab test ID --fio`` job file run by hand, as results ``ssdlab report``
-  draws (:func:`ssdlab.suite.device.results_from_fio`);
+  draws (:func:`ssdlab.backends.fio_results.results_from_fio`);
 - the ``--device`` flags of ``ssdlab review`` and the device review itself
-  (:func:`cmd_review_device`, running :mod:`ssdlab.suite.device`).
+  (:func:`cmd_review_device`, running :mod:`ssdlab.backends.fio_runner`).
 """
 
 from __future__ import annotations
@@ -249,9 +249,9 @@ def cmd_fio_parse(args: argparse.Namespace) -> int:
 def cmd_fio_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..backends.fio_results import results_from_fio
     from ..fio.parse import read_fio_output
     from ..results import save_document, write_figures_csv
-    from ..suite.device import results_from_fio
 
     docs = results_from_fio(read_fio_output(args.output, args.log_dir), args.name, command=command_line())
     base = Path(args.out) / "results" / docs[0]["drive"]["id"]
@@ -289,9 +289,9 @@ def cmd_review_device(args: argparse.Namespace, test_ids: Sequence[str]) -> int:
     """``ssdlab review --device TARGET --out DIR``: the suite through fio on a
     real target, then the report. Ctrl-C or SIGTERM stop fio; the finished
     tests are kept and drawn."""
+    from ..backends.fio_runner import DeviceReviewInterrupted, review_device
     from ..report import build_report
-    from ..suite.device import DeviceReviewInterrupted, review_device
-    from ..suite.profile import get_profile
+    from ..suite.scale import get_scale
 
     if args.drive:
         raise UsageError("review: give --drive or --device, not both (merge the two reviews with 'ssdlab report OUT1 OUT2 --out DIR')")
@@ -304,7 +304,7 @@ def cmd_review_device(args: argparse.Namespace, test_ids: Sequence[str]) -> int:
         raise UsageError(f"{args.out} holds {len(earlier)} results of an earlier run ({earlier[0]}, ...); a review of a real "
                          "drive does not resume: give another --out, or remove them")
     try:
-        done = review_device(args.device, args.out, list(test_ids), profile=get_profile("quick" if args.quick else "full"),
+        done = review_device(args.device, args.out, list(test_ids), scale=get_scale("quick" if args.quick else "full"),
                              size_bytes=args.size, destroy_data=args.destroy_data, clean_by_trim=args.clean_by_trim,
                              fio=args.fio, seed=args.seed, command=cmd)
     except DeviceReviewInterrupted as e:

@@ -15,7 +15,7 @@ from ..extras import require
 from ..progress import ProgressBar
 from ..results import calibration_document, command_line, finite, load_results, manifest, save_document
 from ..suite.definitions import TESTS, default_test_ids, get_test, test_ids
-from ..suite.profile import Profile, get_profile
+from ..suite.scale import Scale, get_scale
 from ..text import format_calibration, format_calibration_markdown, format_spec, format_test_figures, format_tests
 from .fio import add_device_flags, cmd_review_device
 from .fit import add_fit_options
@@ -45,7 +45,7 @@ __all__ = ["add_parsers"]
 
 
 def _add_quick(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+    p.add_argument("--quick", action="store_true", help="the quick scale: shorter runtimes, smaller spans")
 
 
 def _add_jobs(p: argparse.ArgumentParser) -> None:
@@ -131,7 +131,7 @@ def add_parsers(sub: Any) -> None:
     add_json(c, "print the results as JSON", group=cfmt)
     cfmt.add_argument("--markdown", action="store_true", help="print the comparison as a Markdown table (docs/presets.md)")
     add_output(c, "also write the JSON results to FILE (with --cross-validate: JSON to FILE, CSV beside it)")
-    cv = c.add_argument_group("cross-validation (issue 17)")
+    cv = c.add_argument_group("cross-validation")
     cv.add_argument("--cross-validate", action="store_true",
                     help="per preset, fit its controller profile without that preset's rows and predict them; print and "
                     "save every row's in-sample and out-of-sample error, median and worst per profile (default files "
@@ -139,7 +139,8 @@ def add_parsers(sub: Any) -> None:
     cv.add_argument("--profile", action="append", metavar="ID", help="only these profiles (repeatable)")
     cv.add_argument("--start", choices=["center", "committed"], default="center",
                     help="where each fold's fit starts: the middle of the bounds (default) or the committed values")
-    cv.add_argument("--storage", type=output_file, metavar="FILE", help="the folds' Optuna studies (SQLite; default cross-validation.db)")
+    cv.add_argument("--storage", type=output_file, metavar="FILE",
+                    help="the folds' Optuna studies (SQLite; default: beside --output, its name with .db)")
     cv.add_argument("--resume", action="store_true", help="continue the folds stored in --storage")
     add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
@@ -160,8 +161,8 @@ def add_parsers(sub: Any) -> None:
     sp.set_defaults(func=cmd_spec)
 
 
-def _profile(args: argparse.Namespace) -> Profile:
-    return get_profile("quick" if args.quick else "full")
+def _scale(args: argparse.Namespace) -> Scale:
+    return get_scale("quick" if args.quick else "full")
 
 
 def cmd_tests(args: argparse.Namespace) -> int:
@@ -170,8 +171,8 @@ def cmd_tests(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    from ..backends.sim_runner import SuiteRunner
     from ..suite.review import run_test_document
-    from ..suite.runner import SuiteRunner
 
     if args.test_id not in test_ids():
         raise UsageError(f"unknown test '{args.test_id}' (see 'ssdlab tests')")
@@ -182,7 +183,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         return EXIT_OK
     drive = load_drive(args.drive)
     bar = ProgressBar("", force=args.progress)
-    runner = SuiteRunner(drive, seed=args.seed, profile=_profile(args), progress=bar.phase)
+    runner = SuiteRunner(drive, seed=args.seed, scale=_scale(args), progress=bar.phase)
     interrupted = False
     try:
         doc = run_test_document(runner, args.drive, args.test_id, command=command_line())
@@ -212,7 +213,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     require_matplotlib()  # one clear line before any simulation, not an error at the end
 
-    if args.device:  # a real drive through fio (ssdlab.suite.device)
+    if args.device:  # a real drive through fio (ssdlab.backends.fio_runner)
         return cmd_review_device(args, list(chain.from_iterable(args.tests)) if args.tests else default_test_ids())
     device_only = [f for f, v in (("--size", args.size), ("--destroy-data", args.destroy_data), ("--clean-by-trim", args.clean_by_trim),
                                   ("--fio", args.fio)) if v]
@@ -231,7 +232,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     os.makedirs(args.out, exist_ok=True)
     cmd = command_line()
     try:
-        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, profile=_profile(args), command=cmd,
+        saved = review(args.drive, args.out, ids, jobs=args.jobs, seed=args.seed, scale=_scale(args), command=cmd,
                        scheduler=args.scheduler, progress=args.progress)
     except KeyboardInterrupt as e:
         # every finished test is saved: draw what there is (a second Ctrl-C stops the drawing)
@@ -297,7 +298,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         raise UsageError(f"no throughput figure of a suite test in {', '.join(args.results)} (tests such as "
                          f"corners-4k-random-read-qd3, as-ssd, atto){why}")
     if quick:
-        print(f"ssdlab table: {quick} result(s) of the quick profile left out (calibrate runs the full one)", file=sys.stderr)
+        print(f"ssdlab table: {quick} result(s) of the quick scale left out (calibrate runs the full one)", file=sys.stderr)
     write_table(rows, Path(args.out))
     drives = sorted({d["drive"]["id"] for d in docs})
     print(f"ssdlab table: {len(rows)} figure(s) of {len({r['suite_test'] for r in rows})} test(s) from "
@@ -329,6 +330,8 @@ def cmd_cross_validate(args: argparse.Namespace) -> int:
     write_csv(doc, out.with_suffix(".csv"))
     if args.json:
         print_json(doc)
+        # stdout holds the JSON alone; where the files went still goes to the user
+        print(f"ssdlab calibrate: saved {out} and {out.with_suffix('.csv')}; studies in {storage}", file=sys.stderr)
     else:
         print(format_cross_validation(doc, markdown=args.markdown))
         print(f"saved {out} and {out.with_suffix('.csv')}; studies in {storage}")

@@ -33,7 +33,7 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUES", dest="settings",
                    help="a swept setting (repeatable), e.g. ftl.gc_policy=greedy,cost-benefit or spare=7%%,12%%,25%%")
     s.add_argument("--test", default="consistency", help="the suite test (default consistency; 'ssdlab tests')")
-    s.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+    s.add_argument("--quick", action="store_true", help="the quick scale: shorter runtimes, smaller spans")
     s.add_argument("--out", required=True, metavar="DIR", help="output directory")
     add_seed(s)
     add_json(s, "print the table as JSON records")
@@ -68,7 +68,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     with Runner(jobs=args.jobs, scheduler=args.scheduler, progress=args.progress) as runner:
         _ = runner.workers  # reach the scheduler now: one error line before anything is announced
         print(f"ssdlab sweep: {n} runs of {args.test} on {drive.id}", file=sys.stderr)
-        df = sweep(drive, settings, test=args.test, seed=args.seed, profile="quick" if args.quick else "full",
+        df = sweep(drive, settings, test=args.test, seed=args.seed, scale="quick" if args.quick else "full",
                    runner=runner)
     written = write_sweep(df, Path(args.out), command=command_line())
     if args.json:

@@ -21,7 +21,7 @@ def add_parsers(sub: Any) -> None:
         help="review a drive and its twin (from 'ssdlab probe' and 'ssdlab fit --probe') side by side",
         description="Show how well the twin of a probed drive predicts it. DIR is the --out DIR of 'ssdlab probe' "
         "with the twin.toml (and twin.json) of 'ssdlab fit --probe DIR'. A simulated target: the review runs on the "
-        "original drive and on the twin (a drive whose complete results of the same profile and seed are in "
+        "original drive and on the twin (a drive whose complete results of the same scale and seed are in "
         "OUT/results is not run again). A real target: --original names the results of 'ssdlab review --device' on "
         "it and only the twin is simulated. Writes the review report of both (OUT/index.html) and the twin's page "
         "OUT/twin.html: every figure original against twin (error = twin / original - 1, within 15%), per-test "
@@ -32,7 +32,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--twin", metavar="FILE", help="the twin's drive file (default DIR/twin.toml; its provenance: FILE with .json)")
     p.add_argument("--original", type=input_dir, metavar="RESULTS_DIR",
                    help="the original's results (required for a real target: the --out DIR of 'ssdlab review --device')")
-    p.add_argument("--quick", action="store_true", help="the quick profile: shorter runtimes, smaller spans")
+    p.add_argument("--quick", action="store_true", help="the quick scale: shorter runtimes, smaller spans")
     p.add_argument("--tests", nargs="+", type=test_id_list, metavar="TEST_ID",
                    help="only these tests (ids or comma-separated lists; default: the review's)")
     p.add_argument("--out", metavar="DIR", help="output directory (default DIR/twin-report)")

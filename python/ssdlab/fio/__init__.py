@@ -20,7 +20,7 @@ The commands (``ssdlab fio``, ``fio-run``, ``fio-check``, ``fio-parse``,
 ``fio-import``, ``trace iolog``) are in :mod:`ssdlab.cli.fio` and
 :mod:`ssdlab.cli.trace`; each module's ``main`` is a standalone form of its
 command. The review suite on a real drive (``ssdlab review --device``) is
-:mod:`ssdlab.suite.device`.
+:mod:`ssdlab.backends.fio_runner`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Storage Bench traces as fio iologs (v3) a real target can replay.
 
-Three problems of a plain generated iolog on a real device (issue 18):
+Three problems of a plain generated iolog on a real device:
 1. nothing wrote the iolog a job file names: :func:`write_storage_bench_iolog`
    writes it, placed by the engine's generator on the *target's* capacity (it
    places a trace on any drive of 1 GB or more), with the target's path as the

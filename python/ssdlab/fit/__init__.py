@@ -1,4 +1,4 @@
-"""Calibration by fitting (issue 17): a controller profile's (or NAND
+"""Calibration by fitting: a controller profile's (or NAND
 part's, or a user's drive file's) free parameters fitted jointly to every
 calibration row of every drive that uses them, and cross-validation (fit
 without one preset, predict it).

@@ -27,7 +27,7 @@ from .study import fit_many
 
 __all__ = ["TARGET_MEDIAN", "TARGET_WORST", "cross_validate", "write_csv", "CSV_FIELDS", "format_cross_validation"]
 
-#: Issue 17's target for every profile with two or more presets: out-of-sample
+#: The target for every controller profile with two or more presets: out-of-sample
 #: median |error| within 10 %, no row beyond 25 %.
 TARGET_MEDIAN = 0.10
 TARGET_WORST = 0.25

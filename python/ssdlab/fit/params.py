@@ -68,7 +68,7 @@ class FreeParameter:
 
 def one_sided(row: Published) -> bool:
     """A rated figure the sheet gives as "up to": only a simulated figure
-    above it is an error (issue 17)."""
+    above it is an error."""
     return row.kind == "rated" and "up to" in f"{row.test} {row.note}".lower()
 
 

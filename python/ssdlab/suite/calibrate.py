@@ -52,7 +52,7 @@ __all__ = [
 #: (and of its table, tests/data/calibration.csv) that concerns a preset.
 TABLE_PATH = Path(__file__).with_name("published.csv")
 
-#: Allowed relative error by kind of figure (issue 4: measured 10 %, rated 15 %).
+#: Allowed relative error by kind of figure (measured 10 %, rated 15 %).
 TOLERANCE = {"measured": 0.10, "rated": 0.15}
 
 #: The figure of a suite test that each unit reads.

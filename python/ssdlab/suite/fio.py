@@ -3,7 +3,7 @@ its states' phases from :mod:`ssdlab.suite.states`) rendered as fio job
 sections, one per phase and step, each behind a ``stonewall``. The same data
 the simulator runner interprets; :func:`to_fio_jobfile` prints it as a job file
 (``ssdlab test ID --fio``) and ``ssdlab review --device``
-(:mod:`ssdlab.suite.device`) runs it on a real target.
+(:mod:`ssdlab.backends.fio_runner`) runs it on a real target.
 
 Data patterns follow docs/methodology.md: incompressible = ``refill_buffers=1``;
 repeated = ``scramble_buffers=0`` without refill; compressible =
@@ -21,8 +21,8 @@ A printed job file names each measured section's test, run and step in its
 joins a review (``ssdlab fio-import``).
 
 Sizes and times are as the description writes them, or resolved for a
-target of known capacity under a profile (:class:`ProfileSizes`, the same
-arithmetic as :class:`ssdlab.suite.runner.SuiteRunner`: absolute sizes
+target of known capacity under a scale (:class:`ScaleSizes`, the same
+arithmetic as :class:`ssdlab.backends.sim_runner.SuiteRunner`: absolute sizes
 scaled by the profile and cut to the target, 4 KiB-aligned; runtimes scaled).
 """
 
@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ..fio.guard import filename_value
-from .profile import ProfileSizes
+from .scale import ScaleSizes
 from .states import DEFAULT_DATA_PATTERN, phases, tortured_at
 from .vocabulary import Size, State, SuiteTest
 
 __all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
-           "trim_options", "FioSection", "ProfileSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
+           "trim_options", "FioSection", "ScaleSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
 
 #: fio options per data pattern (docs/methodology.md "Data patterns").
 DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
@@ -90,7 +90,7 @@ def _name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "-", text).strip("-") or "job"
 
 
-def trim_options(span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[str, Any]:
+def trim_options(span: Optional[Size], sizes: Optional[ScaleSizes]) -> Dict[str, Any]:
     """A TRIM of ``span`` (None: the whole target): 128 MiB discards, fewer
     bytes when the span (known under ``sizes``) is smaller."""
     opts: Dict[str, Any] = dict(TRIM_OPTIONS)
@@ -103,7 +103,7 @@ def trim_options(span: Optional[Size], sizes: Optional[ProfileSizes]) -> Dict[st
 
 
 def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], span: Optional[Size],
-                    sizes: Optional[ProfileSizes]) -> List[FioSection]:
+                    sizes: Optional[ScaleSizes]) -> List[FioSection]:
     region: Dict[str, Any] = {"size": span} if span is not None else {}
     out: List[FioSection] = []
     for p in phases(state):
@@ -123,7 +123,7 @@ def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], spa
     return out
 
 
-def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[ProfileSizes],
+def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[ScaleSizes],
                  steady: bool = False) -> Dict[str, Any]:
     opts = {k: v for k, v in step.items() if k not in ("measure", "x", "line", "data_pattern", "name")}
     if sizes is not None:
@@ -143,7 +143,7 @@ def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[
     return opts
 
 
-def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[FioSection]:
+def fio_sections(test: SuiteTest, sizes: Optional[ScaleSizes] = None) -> List[FioSection]:
     """Every phase and step of ``test`` as fio sections, in order. With
     ``sizes`` the sizes are bytes and the times scaled (a target of known
     capacity); without, as the description writes them."""
@@ -164,7 +164,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
         for sec in _state_sections(state, ri, None, span, sizes):
             add(sec)
         delay = 0.0
-        tortured = tortured_at(state, run["steps"])  # a timed job on the tortured drive: Profile.steady_time_scale
+        tortured = tortured_at(state, run["steps"])  # a timed job on the tortured drive: Scale.steady_time_scale
         for si, step in enumerate(run["steps"]):
             action = step.get("action")
             label = step.get("measure")
@@ -198,7 +198,7 @@ def fio_sections(test: SuiteTest, sizes: Optional[ProfileSizes] = None) -> List[
     return out
 
 
-def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optional[ProfileSizes] = None) -> str:
+def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optional[ScaleSizes] = None) -> str:
     """fio job file text for one test description (sections run in order).
     ``device``: the ``filename=`` of its ``[global]`` section (None: none, the
     target is given when it runs). The secure erase and Storage Bench replays

@@ -18,25 +18,25 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ..backends.sim_runner import SuiteRunner
 from ..cluster import Runner, TestRequest
 from ..drive import Drive
 from ..errors import SsdlabError
 from ..results import manifest as _manifest
 from ..results import results_document, save_document, ssdlab_version, write_figures_csv
 from .definitions import get_test
-from .profile import FULL, Profile
-from .runner import SuiteRunner
+from .scale import FULL, Scale
 
 __all__ = ["run_test_document", "test_document", "reproduce_command", "drive_keys", "review", "earlier_results",
            "ReviewDirectoryError"]
 
 
-def reproduce_command(drive_spec: str, test_id: str, seed: int, profile: str) -> str:
-    q = " --quick" if profile == "quick" else ""
+def reproduce_command(drive_spec: str, test_id: str, seed: int, scale: str) -> str:
+    q = " --quick" if scale == "quick" else ""
     return f"ssdlab test {test_id} --drive {drive_spec} --seed {seed}{q}"
 
 
-def test_document(drive: Drive, drive_spec: str, test_id: str, out: Dict[str, Any], seed: int, profile: str,
+def test_document(drive: Drive, drive_spec: str, test_id: str, out: Dict[str, Any], seed: int, scale: str,
                   command: Optional[str] = None) -> Dict[str, Any]:
     """A test's output (:meth:`SuiteRunner.run_test`) as a results document (manifest, drive, test, figures, jobs)."""
     man = _manifest(
@@ -46,9 +46,9 @@ def test_document(drive: Drive, drive_spec: str, test_id: str, out: Dict[str, An
         command=command,
         drive_changes=drive.changes,
         extra={
-            "profile": profile,
+            "profile": scale,
             "test_id": test_id,
-            "reproduce": reproduce_command(drive_spec, test_id, seed, profile),
+            "reproduce": reproduce_command(drive_spec, test_id, seed, scale),
         },
     )
     return results_document(man, drive, out)
@@ -64,9 +64,9 @@ def run_test_document(runner: SuiteRunner, drive_spec: str, test_id: str, comman
         partial = getattr(e, "document", None)
         if partial is not None:
             e.document = test_document(runner.drive, drive_spec, test_id, partial, runner.seed,  # type: ignore[attr-defined]
-                                       runner.profile.name, command)
+                                       runner.scale.name, command)
         raise
-    return test_document(runner.drive, drive_spec, test_id, out, runner.seed, runner.profile.name, command)
+    return test_document(runner.drive, drive_spec, test_id, out, runner.seed, runner.scale.name, command)
 
 
 # ---------------------------------------------------------------------------
@@ -89,16 +89,16 @@ class ReviewDirectoryError(SsdlabError):
     """An output directory holding results of another run (naming them)."""
 
 
-def _earlier_result(path: Path, drive: Drive, test_id: str, seed: int, profile: str) -> Tuple[Optional[Dict[str, Any]], str]:
+def _earlier_result(path: Path, drive: Drive, test_id: str, seed: int, scale: str) -> Tuple[Optional[Dict[str, Any]], str]:
     """(the document, "") when ``path`` holds this very run's result (same
-    drive description, test, seed, profile and ssdlab version, finished);
+    drive description, test, seed, scale and ssdlab version, finished);
     (None, why not) otherwise."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         man = doc["manifest"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         return None, f"not a results file ({type(e).__name__})"
-    wanted = {"drive": drive.hash, "test": test_id, "seed": seed, "profile": profile, "ssdlab": ssdlab_version()}
+    wanted = {"drive": drive.hash, "test": test_id, "seed": seed, "profile": scale, "ssdlab": ssdlab_version()}
     found = {"drive": doc.get("drive", {}).get("hash"), "test": doc.get("test", {}).get("id"), "seed": man.get("seed"),
              "profile": man.get("profile"), "ssdlab": man.get("ssdlab_version")}
     diff = [f"{k} {found[k]} (this run: {wanted[k]})" for k in wanted if found[k] != wanted[k]]
@@ -108,10 +108,10 @@ def _earlier_result(path: Path, drive: Drive, test_id: str, seed: int, profile: 
 
 
 def earlier_results(out_dir: str, keys: Sequence[str], drives: Sequence[Drive], test_ids: Sequence[str], seed: int,
-                    profile: str) -> Dict[int, Tuple[str, Dict[str, Any]]]:
+                    scale: str) -> Dict[int, Tuple[str, Dict[str, Any]]]:
     """The results an earlier run of this same review left in ``out_dir``
     (request index -> (path, document)): a resumed review keeps them. A
-    result there from another run (another seed, drive description, profile
+    result there from another run (another seed, drive description, scale
     or version, or interrupted) is a ReviewDirectoryError naming it: the
     report would mix two runs."""
     kept: Dict[int, Tuple[str, Dict[str, Any]]] = {}
@@ -120,7 +120,7 @@ def earlier_results(out_dir: str, keys: Sequence[str], drives: Sequence[Drive], 
             path = Path(out_dir) / "results" / key / f"{tid}.json"
             if not path.exists():
                 continue
-            doc, why = _earlier_result(path, drive, tid, seed, profile)
+            doc, why = _earlier_result(path, drive, tid, seed, scale)
             if doc is None:
                 raise ReviewDirectoryError(f"{path} is from another run ({why}): give another --out, or remove it to run "
                                            "that test again")
@@ -134,7 +134,7 @@ def review(
     test_ids: Sequence[str],
     jobs: Optional[int] = None,
     seed: int = 1,
-    profile: Profile = FULL,
+    scale: Scale = FULL,
     command: str = "",
     stream: Optional[TextIO] = None,
     scheduler: Optional[str] = None,
@@ -149,10 +149,10 @@ def review(
     stream = stream if stream is not None else sys.stderr
     keys = drive_keys(drive_specs)
     drives = [Drive.load(s) for s in drive_specs]
-    requests = [TestRequest(d, tid, seed=seed, profile=profile.name) for d in drives for tid in test_ids]
+    requests = [TestRequest(d, tid, seed=seed, scale=scale.name) for d in drives for tid in test_ids]
     n = len(test_ids)
     total = len(requests)
-    kept = earlier_results(out_dir, keys, drives, test_ids, seed, profile.name)
+    kept = earlier_results(out_dir, keys, drives, test_ids, seed, scale.name)
     docs: Dict[int, Dict[str, Any]] = {i: doc for i, (_, doc) in kept.items()}
     saved: Dict[int, str] = {i: path for i, (path, _) in kept.items()}
     if kept:
@@ -160,7 +160,7 @@ def review(
                      f"same review; {total - len(kept)} to run\n")
     todo = [i for i in range(total) if i not in kept]
     if todo:
-        stream.write(f"ssdlab review: {len(todo)} test(s) on {len(drives)} drive(s), {profile.name} profile; tests that share a "
+        stream.write(f"ssdlab review: {len(todo)} test(s) on {len(drives)} drive(s), {scale.name} scale; tests that share a "
                      "preconditioned drive run together, so results arrive in groups\n")
     t_start = time.perf_counter()
     try:
@@ -170,7 +170,7 @@ def review(
                     i = todo[j]
                     di, ti = divmod(i, n)
                     key, tid = keys[di], test_ids[ti]
-                    doc = test_document(drives[di], drive_specs[di], tid, out, seed, profile.name, command=command)
+                    doc = test_document(drives[di], drive_specs[di], tid, out, seed, scale.name, command=command)
                     base = Path(out_dir) / "results" / key
                     path = base / f"{tid}.json"
                     save_document(doc, path)

@@ -20,13 +20,30 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, TypedDict, Union, cast
 
 from ..errors import workload_error
 
 if TYPE_CHECKING:
     from ..results import PhaseResult
-    from ..sim import ProgressCallback, Simulator
+
+#: A phase's progress callback (as :data:`ssdlab.sim.ProgressCallback`).
+ProgressCallback = Callable[[int, int, int, int], Optional[bool]]
+
+
+class Simulator(Protocol):
+    """What preconditioning needs of a simulator; :class:`ssdlab.sim.Simulator`
+    meets it. A protocol, not an import: the simulator calls this module
+    (``Simulator.precondition``), so this module does not import it."""
+
+    @property
+    def capacity_bytes(self) -> int: ...
+
+    def secure_erase(self) -> "PhaseResult": ...
+
+    def trim(self, offset: Any = 0, length: Any = None) -> "PhaseResult": ...
+
+    def run(self, job: Any = None, /, *, progress: Optional[ProgressCallback] = None, **keys: Any) -> "PhaseResult": ...
 
 __all__ = [
     "StateName",
@@ -170,7 +187,7 @@ def phases(state: Union[str, Mapping[str, Any]]) -> List[StatePhase]:
 def tortured_at(state: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> List[bool]:
     """For each step of a run from ``state``: whether it runs on the tortured
     drive (the run starts tortured, or a precondition step before it tortured
-    it): the steps a profile times by :attr:`Profile.steady_time_scale`."""
+    it): the steps a scale times by :attr:`Scale.steady_time_scale`."""
     on = state["state"] == "tortured"
     out = []
     for step in steps:

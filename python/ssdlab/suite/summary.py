@@ -5,19 +5,20 @@ maps a chart id to what the report draws (type, title with unit, data)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from ..results import PhaseResult, Series
-from .profile import Profile
+from .scale import Scale
 from .vocabulary import Chart, Figure, Measured, SteadyConfig, SuiteTest
 
 __all__ = ["summarise", "steady_state", "consistency_figures"]
 
 Figures = List[Figure]
 Charts = Dict[str, Chart]
-Summariser = Callable[[SuiteTest, List[Measured], Profile], Tuple[Figures, Charts]]
+Summariser = Callable[[SuiteTest, List[Measured], Scale], Tuple[Figures, Charts]]
 
 
 def _direction(r: PhaseResult) -> str:
@@ -38,7 +39,7 @@ def _bar(title: str, unit: str, higher: bool = True) -> Chart:
     return {"type": "bar", "title": f"{title} ({unit})", "unit": unit, "higher_is_better": higher, "data": {}}
 
 
-def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def summarise(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     kind = test["summary"]
     fn: Summariser = {
         "throughput": _throughput,
@@ -51,10 +52,10 @@ def summarise(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tu
         "grid": _grid,
         "mixed": _mixed,
     }[kind]
-    return fn(test, measured, profile)
+    return fn(test, measured, scale)
 
 
-def _throughput(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _throughput(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     figs: Figures = []
     mb = _bar(test["title"], "MB/s")
@@ -78,7 +79,7 @@ def _throughput(test: SuiteTest, measured: List[Measured], profile: Profile) -> 
     return figs, charts
 
 
-def _sweep(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _sweep(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     x = test.get("x", {})
     chart: Dict[str, Any] = {"type": "line", "title": f"{test['title']} (MB/s)", "unit": "MB/s", "x_label": x.get("label", "x"),
@@ -127,9 +128,9 @@ def steady_state(iops: Series, round_n: int, window_rounds: int = 5, range_fract
 
 #: The shortest round the SNIA steady-state figure is reported for: the PTS's one-minute rounds. A round must
 #: average over the drive's garbage collection cycles for the 20% range test to judge the level, not the cycles:
-#: the quick profile's 3-second rounds of a steady drive vary +-12% (Vector 256GB, steady state 5,966-7,729 IOPS
-#: round to round, where its 1-minute rounds vary 3%), so the test passed or failed on chance (the round trip of
-#: issue 20: the Samsung 830, Vector and Vertex 4 128GB and their twins, with statistically the same series, came
+#: the quick scale's 3-second rounds of a steady drive vary +-12% (Vector 256GB, steady state 5,966-7,729 IOPS
+#: round to round, where its 1-minute rounds vary 3%), so the test passed or failed on chance (the twin's round
+#: trip: the Samsung 830, Vector and Vertex 4 128GB and their twins, with statistically the same series, came
 #: out steady from 57-72 s on one side and never on the other). Shorter rounds are still computed (the chart's
 #: data), but give no figure.
 SNIA_MIN_ROUND_S = 60.0
@@ -151,11 +152,11 @@ def consistency_figures(time_s: Series, iops: Series, from_s: float, round_n: in
     }
 
 
-def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _consistency(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     cfg: SteadyConfig = test.get("steady", {})
-    from_s = cfg.get("from_s", 1400) * profile.time_scale
-    round_s = cfg.get("round_s", 60) * profile.time_scale
+    from_s = cfg.get("from_s", 1400) * scale.time_scale
+    round_s = cfg.get("round_s", 60) * scale.time_scale
     chart: Chart = {"type": "consistency", "title": f"{test['title']} (IOPS)", "unit": "IOPS", "from_s": from_s,
                     "round_s": round_s, "data": {}}
     charts: Charts = {f"{tid}.iops": chart}
@@ -189,13 +190,23 @@ def _consistency(test: SuiteTest, measured: List[Measured], profile: Profile) ->
             snia["why"] = (f"rounds of {round_s:g} s: shorter than the PTS's {SNIA_MIN_ROUND_S:g} s, they do not "
                            "average the drive's garbage collection cycles (run the full profile)")
     ends = [float(d["time_s"][-1]) for d in chart["data"].values() if d["time_s"]]
-    if profile.name != "full" and ends:
-        # the title names the methodology's length; say what this profile ran
-        chart["title"] = f"{test['title']} (IOPS); {profile.name} profile: {max(ends):g} s run, not comparable with the full test"
+    if scale.name != "full" and ends:
+        # the title names the methodology's length; say what this scale ran
+        chart["title"] = f"{test['title']} (IOPS); {scale.name} run: {max(ends):g} s, not comparable with the full test"
     return figs, charts
 
 
-def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _pass_series(r: Any, d: str) -> Tuple[Series, Series, Series]:
+    """(position GB, MB/s, interval s) of a pass; empty when fio logged no
+    interval (a real target that finished within one log interval)."""
+    if f"{d}_bytes" not in r.series or not len(r.series[f"{d}_bytes"]):
+        empty = np.zeros(0)
+        return empty, empty, empty
+    pos = np.cumsum(np.asarray(r.series[f"{d}_bytes"], dtype=float)) / 1e9
+    return pos, np.asarray(r.series["mbps"], dtype=float), np.asarray(r.series["interval_s"], dtype=float)
+
+
+def _curve(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
     avg = _bar(f"{test['title']}, average", "MB/s")
@@ -203,14 +214,11 @@ def _curve(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple
     for m in measured:
         r = m["result"]
         d = _direction(r)
-        moved = np.asarray(r.series[f"{d}_bytes"], dtype=float)
-        pos = np.cumsum(moved) / 1e9
-        mbps = np.asarray(r.series["mbps"], dtype=float)
+        pos, mbps, dt = _pass_series(r, d)
         chart["data"][m["label"]] = {"position_gb": pos.tolist(), "mbps": mbps.tolist(), **({"direction": d} if d == "read" else {})}
         mean = r.data[d]["bw_bytes"] / 1e6
         avg["data"][m["label"]] = mean
         figs.append(_fig(f"{tid}.avg", m["label"], f"{d} MB/s (average over the pass)", mean, "MB/s"))
-        dt = np.asarray(r.series["interval_s"], dtype=float)
         full = mbps[dt >= 0.5 * float(np.median(dt))] if len(dt) else mbps
         figs.append(_fig(f"{tid}.min", m["label"], f"{d} MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
         # the robust low, as the consistency test's: the slowest interval alone is one stall at a random phase
@@ -236,8 +244,8 @@ def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[
     pos = np.asarray(position_gb, dtype=float)
     rate = np.asarray(mbps, dtype=float)
     dt = np.asarray(interval_s, dtype=float)
-    if not len(pos) or pos[-1] <= 0:
-        return {"in_cache_mbps": 0.0, "after_cache_mbps": 0.0, "cache_gb": 0.0}
+    if not len(pos) or pos[-1] <= 0:  # no interval logged: nothing to read off
+        return {"in_cache_mbps": math.nan, "after_cache_mbps": math.nan, "cache_gb": math.nan}
     full = dt >= 0.5 * float(np.median(dt))
     total = float(pos[-1])
     first = rate[full & (pos <= max(0.05 * total, float(pos[0])))]
@@ -255,8 +263,8 @@ def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[
     return {"in_cache_mbps": in_cache, "after_cache_mbps": after, "cache_gb": cache}
 
 
-def _fill(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
-    figs, charts = _curve(test, measured, profile)
+def _fill(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
+    figs, charts = _curve(test, measured, scale)
     tid = test["id"]
     for key, title, unit in (("in_cache_mbps", "speed in the write cache", "MB/s"),
                              ("after_cache_mbps", "speed after the write cache", "MB/s"),
@@ -265,8 +273,7 @@ def _fill(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[
     for m in measured:
         r = m["result"]
         d = _direction(r)
-        pos = np.cumsum(np.asarray(r.series[f"{d}_bytes"], dtype=float)) / 1e9
-        f = fill_figures(pos, np.asarray(r.series["mbps"], dtype=float), np.asarray(r.series["interval_s"], dtype=float))
+        f = fill_figures(*_pass_series(r, d))
         for key, metric, unit in (("in_cache_mbps", f"{d} MB/s in the write cache", "MB/s"),
                                   ("after_cache_mbps", f"{d} MB/s after the write cache", "MB/s"),
                                   ("cache_gb", "write cache size GB (0: no step)", "GB")):
@@ -275,7 +282,7 @@ def _fill(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[
     return figs, charts
 
 
-def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _storage_bench(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     title = test["title"]
     charts: Charts = {
@@ -301,7 +308,7 @@ def _storage_bench(test: SuiteTest, measured: List[Measured], profile: Profile) 
     return figs, charts
 
 
-def _power(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _power(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart = _bar("Average power", "W", higher=False)
     figs: Figures = []
@@ -316,7 +323,7 @@ def _mean_latency_us(r: PhaseResult, direction: str) -> float:
     return float(r.data[direction]["clat_ns"]["mean"]) / 1e3
 
 
-def _grid(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _grid(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     """CrystalDiskMark's grid: MB/s, IOPS and mean latency of each cell."""
     tid = test["id"]
     grid: Chart = {"type": "grid", "title": f"{test['title']} (MB/s, IOPS, mean latency us)", "unit": "MB/s", "data": {}}
@@ -334,7 +341,7 @@ def _grid(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[
     return figs, {f"{tid}.grid": grid, f"{tid}.mbps": mb}
 
 
-def _mixed(test: SuiteTest, measured: List[Measured], profile: Profile) -> Tuple[Figures, Charts]:
+def _mixed(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     """A read/write mix: total IOPS with its read and write parts, MB/s and
     the mean latency of reads and of writes."""
     tid = test["id"]

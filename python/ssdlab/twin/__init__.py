@@ -1,3 +1,5 @@
-"""A digital twin of a drive: probe it (:mod:`.probe`), extract its internals
+"""A digital twin of a drive, a package per stage: probe it (:mod:`.probe`:
+the jobs as data, running them, probe.json), extract its internals
 (:mod:`.features`), fit a drive file to what was measured (:mod:`.fit`), and
-compare the twin with the drive (:mod:`.compare`, :mod:`.report`)."""
+review both and compare them (:mod:`.report`); :mod:`.roundtrip` runs all of
+it over every preset (docs/twin.md)."""

@@ -60,7 +60,7 @@ def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream:
 
 
 def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
-    from .truth import truth_of, verdict_of
+    from .report.truth import truth_of, verdict_of
 
     t, r = truth_of(original), truth_of(twin)
     return [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
@@ -74,7 +74,7 @@ def gc_of(drive: Drive) -> str:
 
 def gc_modes(preset: str, d: Path) -> Dict[str, Any]:
     """The original's and the twin's garbage collection (shown beside the internals, not one of them: the
-    issue's target names dies, page, buffer, spare and data reduction)."""
+    twin's target names dies, page, buffer, spare and data reduction)."""
     t, r = gc_of(Drive.load(preset)), gc_of(Drive.load(str(d / "twin.toml")))
     return {"truth": t, "twin": r, "verdict": "exact" if t == r else "missed"}
 
@@ -255,7 +255,7 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
              "them in, so the buffer never fills).",
              "", "GC: the twin's foreground garbage collection (paced, or lazy: whole victims when a block is needed; "
              "+recycle: a controller-wide recycling path), = as the original's; shown, not counted in the target.",
-             "", "Truth (the presets' own values, `ssdlab.twin.truth.truth_of`):", "",
+             "", "Truth (the presets' own values, `ssdlab.twin.report.truth.truth_of`):", "",
              "| preset | dies | page | buffer | spare | data red. | stored 90% | GC |", "|" + "---|" * 8]
     for r in rows:
         t = {i["name"]: i["truth"] for i in r["internals"]}

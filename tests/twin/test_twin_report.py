@@ -1,7 +1,7 @@
-"""ssdlab twin-report (issue 20): the truth of a drive's internals, the
+"""ssdlab twin-report: the truth of a drive's internals, the
 figure-by-figure comparison of two reviews, and the command on a hand-made
 probe directory (a probe.json fixture with features of our choosing and a
-twin.toml copied from a preset with a value changed), quick profile, a few
+twin.toml copied from a preset with a value changed), quick scale, a few
 tests."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from ssdlab.drive import Drive
 from ssdlab.results import load_results
 from ssdlab.sim import Simulator
 from ssdlab.suite import definitions
-from ssdlab.twin.compare import compare_reviews, summary
-from ssdlab.twin.truth import INTERNALS, internals_table, truth_of, twin_internals, verdict_of
+from ssdlab.twin.report.compare import compare_reviews, summary
+from ssdlab.twin.report.truth import INTERNALS, internals_table, truth_of, twin_internals, verdict_of
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "python" / "ssdlab" / "drives"
+PRESET_DIR = Path(__file__).resolve().parents[2] / "python" / "ssdlab" / "drives"
 TESTS = ["corners-seq-write-128k", "corners-4k-random-read-qd3", "cdm", "storage-bench-heavy-2011"]  # the last: skipped when quick
 RAN = [t for t in definitions.test_ids() if t in TESTS[:3]]  # in the suite's order
 
@@ -188,7 +188,7 @@ def test_compare_reviews_refuses_mixed_inputs(two_reviews: Tuple[List[Dict[str, 
     full = json.loads(json.dumps(b))
     for d in full:
         d["profile"] = "full"
-    with pytest.raises(ValueError, match="quick profile and the twin's of the full"):
+    with pytest.raises(ValueError, match="quick scale and the twin's of the full"):
         compare_reviews(a, full)
 
 
@@ -337,7 +337,7 @@ def test_twin_report_of_a_real_target_simulates_the_twin_only(reported: Tuple[Pa
     ("real-no-original", "give --original RESULTS_DIR"),
     ("bad-original", "argument --original"),
     ("empty-original", "argument --original: no results files"),
-    ("profile-original", "holds results of the quick profile: add --quick"),
+    ("profile-original", "holds results of the quick scale: add --quick"),
 ])
 def test_twin_report_errors_are_one_line(case: str, needle: str, tmp_path: Path, reported: Tuple[Path, Path],
                                          capsys: pytest.CaptureFixture[str]) -> None:

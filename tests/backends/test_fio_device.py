@@ -21,17 +21,17 @@ import numpy as np
 import pytest
 
 from conftest import REPO, assert_one_line_error, attached_loop_device, make_drive, run_cli, ssdlab_command
+from ssdlab.backends import fio_results, fio_runner, fio_target
+from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.fio import run as fio_run
 from ssdlab.fio.errors import UnsafeTargetError
 from ssdlab.fio.iolog import rewrite_iolog
 from ssdlab.fio.safety import Capabilities
 from ssdlab.report import chart_values
 from ssdlab.results import PhaseResult
-from ssdlab.suite import device
 from ssdlab.suite.definitions import get_test
-from ssdlab.suite.fio import ProfileSizes, fio_sections
-from ssdlab.suite.profile import FULL, QUICK
-from ssdlab.suite.runner import SuiteRunner
+from ssdlab.suite.fio import ScaleSizes, fio_sections
+from ssdlab.suite.scale import FULL, QUICK
 from test_fio_safety import FakeSystem
 
 if fio_run.shutil.which("fio") is None and os.environ.get("CI"):
@@ -58,15 +58,15 @@ def results(out: Path) -> Dict[str, Dict[str, Any]]:
 
 
 def test_what_each_test_needs_and_why_it_is_skipped() -> None:
-    assert device.needs_of(get_test("corners-seq-read-128k")) == ()
-    assert device.needs_of(get_test("corners-4k-random-write-qd3")) == ("secure_erase",)
-    assert device.needs_of(get_test("trim-validation")) == ("secure_erase", "trim")
-    assert device.needs_of(get_test("power")) == ("secure_erase", "power")
-    assert device.needs_of(get_test("storage-bench-gaming-2010-full")) == ("iolog",)
-    assert "drive_changes" in device.needs_of(get_test("corners-sata-3g"))  # a 3Gbps link: not something fio can set
+    assert fio_target.needs_of(get_test("corners-seq-read-128k")) == ()
+    assert fio_target.needs_of(get_test("corners-4k-random-write-qd3")) == ("secure_erase",)
+    assert fio_target.needs_of(get_test("trim-validation")) == ("secure_erase", "trim")
+    assert fio_target.needs_of(get_test("power")) == ("secure_erase", "power")
+    assert fio_target.needs_of(get_test("storage-bench-gaming-2010-full")) == ("iolog",)
+    assert "drive_changes" in fio_target.needs_of(get_test("corners-sata-3g"))  # a 3Gbps link: not something fio can set
 
     def why(tid: str, caps: Capabilities, **kw: Any) -> Any:
-        return device.skip_reason(get_test(tid), profile=kw.pop("profile", FULL), capacity_bytes=kw.pop("cap", 64 << 30), caps=caps, **kw)
+        return fio_target.skip_reason(get_test(tid), scale=kw.pop("scale", FULL), capacity_bytes=kw.pop("cap", 64 << 30), caps=caps, **kw)
 
     assert why("consistency", FILE_CAPS) is None
     assert "secure-erased" in why("corners-4k-random-write-qd3", FILE_CAPS) and "nor a TRIM" in why("corners-4k-random-write-qd3", FILE_CAPS)
@@ -77,14 +77,14 @@ def test_what_each_test_needs_and_why_it_is_skipped() -> None:
     assert why("trim-validation", BLOCK_CAPS, clean_by_trim=True) is None
     assert why("power", BLOCK_CAPS, clean_by_trim=True) == "fio measures no power (a power meter on the drive's supply would)"
     assert why("corners-sata-3g", BLOCK_CAPS, clean_by_trim=True).startswith("it changes the drive (host.command_overhead_ns=5000")
-    assert why("storage-bench-heavy-2011-full", FILE_CAPS, profile=QUICK) == "left out of the quick profile"
+    assert why("storage-bench-heavy-2011-full", FILE_CAPS, scale=QUICK) == "left out of the quick profile"
     assert "at least 1,000,000,000 B" in why("storage-bench-gaming-2010-full", FILE_CAPS, cap=512 << 20)
     assert "3.31" in why("storage-bench-gaming-2010-full", FILE_CAPS, version=fio_run.FioVersion(3, 28))
 
 
 def test_sizes_and_times_on_a_target_follow_the_simulator_runner() -> None:
-    runner = SuiteRunner(make_drive(), profile=QUICK)
-    sizes = ProfileSizes(runner.capacity_bytes, QUICK)
+    runner = SuiteRunner(make_drive(), scale=QUICK)
+    sizes = ScaleSizes(runner.capacity_bytes, QUICK)
     for v in ("8g", "75%", "1g", 123_456_789, None):
         assert sizes.size(v, "size") == runner.size_bytes(v, "size")
     step = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "runtime": "2000s", "log_avg_msec": 1000, "size": "75%"}
@@ -101,7 +101,7 @@ def test_series_follow_fios_own_sample_times(tmp_path: Path) -> None:
     # previous sample, so the I/Os of the late interval are value x its length.
     (tmp_path / "m_iops.3.log").write_text("1000, 100, 1, 0, 0\n2001, 200, 1, 0, 0\n4000, 300, 1, 0, 0\n4000, 10, 0, 0, 0\n")
     (tmp_path / "m_bw.3.log").write_text("1000, 400, 1, 0, 0\n2000, 800, 1, 0, 0\n4001, 1200, 1, 0, 0\n")
-    s = device.log_series(tmp_path, "m")
+    s = fio_results.log_series(tmp_path, "m")
     assert s is not None
     assert s["time_ns"].tolist() == [10**9, 2_001_000_000, 4 * 10**9]
     assert s["write_ios"] == pytest.approx([100, 200 * 1.001, 300 * 1.999])
@@ -109,7 +109,7 @@ def test_series_follow_fios_own_sample_times(tmp_path: Path) -> None:
     assert float(np.sum(s["write_bytes"])) == pytest.approx((400 + 800 + 1200 * 2.001) * 1024 * (1 - 1e-4), rel=1e-3)
     r = PhaseResult({"duration_ns": 4 * 10**9, "read": {}, "write": {}, "trim": {}}, s)
     assert r.series["write_iops"] == pytest.approx([100, 200, 300])
-    assert device.log_series(tmp_path, "none") is None
+    assert fio_results.log_series(tmp_path, "none") is None
 
 
 def test_a_storage_bench_iolog_has_its_idle_gaps_cut(tmp_path: Path) -> None:
@@ -228,8 +228,8 @@ def test_refusals_are_one_line_with_the_flag_that_allows_it(tmp_path: Path) -> N
 # ---------------------------------------------------------------------------
 
 
-def fake_review(fake: FakeSystem, dev: Path, out: Path, tests: List[str], **kw: Any) -> device.DeviceReview:
-    return device.review_device(str(dev), str(out), tests, profile=QUICK, view=fake.view(), stream=io.StringIO(), **kw)
+def fake_review(fake: FakeSystem, dev: Path, out: Path, tests: List[str], **kw: Any) -> fio_runner.DeviceReview:
+    return fio_runner.review_device(str(dev), str(out), tests, scale=QUICK, view=fake.view(), stream=io.StringIO(), **kw)
 
 
 @needs_fio

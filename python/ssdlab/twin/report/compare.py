@@ -4,7 +4,7 @@ original drive and of the twin side by side, with the twin's error.
 
 A figure is one ``(test, chart, label, metric)`` of a results document (e.g.
 ``cdm``, ``cdm.mbps``, ``SEQ1M Q8T1 read``, ``read MB/s``). Its error is
-``twin / original - 1``; it is within the tolerance (issue 20: 15%) when
+``twin / original - 1``; it is within the tolerance (15%) when
 ``|error| <= 0.15``. A figure whose original is 0 (a consistency run's
 slowest second, a stall) has no relative error: it is compared by the
 absolute difference and flagged (``compared = "absolute"``; within only when
@@ -17,7 +17,7 @@ the same flat run, a 125% relative error), while 15 points of the whole is
 the tolerance every rate gets. A figure without a value (a non-finite result, written as
 null) is flagged ``missing``: within when neither side has one (both reached
 no steady state), never when one side has one. Tests skipped on
-either side (``skipped``: the quick profile, a real drive that could not run
+either side (``skipped``: the quick scale, a real drive that could not run
 it) are left out and listed, as are tests present on one side only.
 
 pandas is needed (part of the default install; the ``twin`` extra); it is imported when a
@@ -30,16 +30,16 @@ import math
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import SsdlabError
-from ..extras import install_hint
-from ..suite.definitions import TESTS
+from ...errors import SsdlabError
+from ...extras import install_hint
+from ...suite.definitions import TESTS
 
 __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
 
 #: A pandas DataFrame (typed as Any, as in ssdlab.sweep: type-checking the package does not load pandas' stubs).
 DataFrame = Any
 
-#: issue 20: every review figure of the twin within 15% of the original's.
+#: The twin's target: every review figure within 15% of the original's.
 TOLERANCE = 0.15
 
 #: The columns of :func:`compare_reviews`'s table, in order.
@@ -67,7 +67,7 @@ def finite_number(x: Any) -> Optional[float]:
 
 def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping[str, Any]]:
     """``{test id: document}`` of one drive's results; ValueError (naming
-    ``side``) when ``docs`` is empty, holds several drives, or mixes profiles."""
+    ``side``) when ``docs`` is empty, holds several drives, or mixes scales."""
     if not docs:
         raise ValueError(f"{side}: no results")
     drives = sorted({(str(d["drive"]["id"]), str(d["drive"]["hash"])) for d in docs})
@@ -76,7 +76,7 @@ def one_drive(docs: Sequence[Mapping[str, Any]], side: str) -> Dict[str, Mapping
                          "give one drive's results")
     profiles = sorted({str(d.get("profile", "full")) for d in docs})
     if len(profiles) > 1:
-        raise ValueError(f"{side}: results of several profiles ({', '.join(profiles)}); give one review's results")
+        raise ValueError(f"{side}: results of several scales ({', '.join(profiles)}); give one review's results")
     return {str(d["test"]["id"]): d for d in docs}
 
 
@@ -106,7 +106,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     out because they did not run on a side), ``only_original`` and
     ``only_twin`` (test ids), ``original`` and ``twin`` (``{"id", "name",
     "hash", "profile"}``) and ``tolerance``. ValueError when a side holds
-    several drives, or the two sides were run with different profiles
+    several drives, or the two sides were run at different scales
     (quick against full: not comparable)."""
     pd = _pandas()
     orig = one_drive(original_docs, "original")
@@ -114,8 +114,8 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     p_orig = str(next(iter(orig.values())).get("profile", "full"))
     p_twin = str(next(iter(twin.values())).get("profile", "full"))
     if p_orig != p_twin:
-        raise ValueError(f"the original's results are of the {p_orig} profile and the twin's of the {p_twin} profile: "
-                         "run both with the same profile (--quick or not)")
+        raise ValueError(f"the original's results are of the {p_orig} scale and the twin's of the {p_twin} scale: "
+                         "run both at the same scale (--quick or not)")
     skipped: List[Dict[str, str]] = []
     rows: List[Dict[str, Any]] = []
     for tid in _test_order([t for t in orig if t in twin]):
@@ -130,37 +130,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
             if key not in ft:
                 continue
             vt, unit_t = ft[key]
-            chart, label, metric = key
-            note = "" if unit_t == unit else f"units differ: {unit} against {unit_t}"
-            err: Optional[float] = None
-            diff: Optional[float] = None
-            if vo is None and vt is None:
-                compared, within = "missing", True
-                note = "; ".join(x for x in (note, "no value on either side (e.g. no steady state reached)") if x)
-            elif vo is None or vt is None:
-                compared, within = "missing", False
-                note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
-            elif unit == "%" and unit_t == unit:
-                compared = "points"
-                diff = abs(vt - vo)
-                err = (vt - vo) / 100
-                within = abs(err) <= tolerance + 1e-12
-                note = "a share of a whole: compared by the difference in points"
-            elif vo == 0:
-                compared = "absolute"
-                diff = abs(vt - vo)
-                within = diff == 0
-                note = "; ".join(x for x in (note, "original is 0: compared by the absolute difference") if x)
-            else:
-                compared = "relative"
-                err = vt / vo - 1
-                diff = abs(vt - vo)
-                within = abs(err) <= tolerance + 1e-12
-            rows.append({"test_id": tid, "chart": chart, "label": label, "metric": metric,
-                         "figure": f"{label}: {metric}" if label else metric, "unit": unit, "original": vo, "twin": vt,
-                         "error": err, "abs_error": None if err is None else abs(err), "abs_diff": diff,
-                         "within_15": bool(within) and not note.startswith("units differ"), "compared": compared,
-                         "note": note})
+            rows.append(_figure_row(tid, key, vo, unit, vt, unit_t, tolerance))
     df = pd.DataFrame.from_records(rows, columns=COLUMNS)
     for c in ("original", "twin", "error", "abs_error", "abs_diff"):
         df[c] = df[c].astype("float64")
@@ -178,6 +148,43 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     df.attrs["twin"] = who(twin)
     df.attrs["tolerance"] = tolerance
     return df
+
+
+def _figure_row(tid: str, key: Tuple[str, str, str], vo: Optional[float], unit: str, vt: Optional[float], unit_t: str,
+                tolerance: float) -> Dict[str, Any]:
+    """One figure of both drives compared: relatively, in points of a share, absolutely (an original of 0) or
+    flagged missing."""
+    chart, label, metric = key
+    note = "" if unit_t == unit else f"units differ: {unit} against {unit_t}"
+    err: Optional[float] = None
+    diff: Optional[float] = None
+    if vo is None and vt is None:
+        compared, within = "missing", True
+        note = "; ".join(x for x in (note, "no value on either side (e.g. no steady state reached)") if x)
+    elif vo is None or vt is None:
+        compared, within = "missing", False
+        note = "; ".join(x for x in (note, f"no value for the {'original' if vo is None else 'twin'}") if x)
+    elif unit == "%" and unit_t == unit:
+        compared = "points"
+        diff = abs(vt - vo)
+        err = (vt - vo) / 100
+        within = abs(err) <= tolerance + 1e-12
+        note = "a share of a whole: compared by the difference in points"
+    elif vo == 0:
+        compared = "absolute"
+        diff = abs(vt - vo)
+        within = diff == 0
+        note = "; ".join(x for x in (note, "original is 0: compared by the absolute difference") if x)
+    else:
+        compared = "relative"
+        err = vt / vo - 1
+        diff = abs(vt - vo)
+        within = abs(err) <= tolerance + 1e-12
+    return {"test_id": tid, "chart": chart, "label": label, "metric": metric,
+            "figure": f"{label}: {metric}" if label else metric, "unit": unit, "original": vo, "twin": vt,
+            "error": err, "abs_error": None if err is None else abs(err), "abs_diff": diff,
+            "within_15": bool(within) and not note.startswith("units differ"), "compared": compared,
+            "note": note}
 
 
 def _f(x: Any) -> Optional[float]:

@@ -26,7 +26,7 @@ Definitions (each as the engine uses it; docs/drive-file.md, docs/model.md):
   ``compressible`` pattern), and with data reduction stores each 4KB unit in
   whole 1KB granules, 1 to 4, holding ``4096 x 0.1`` bytes plus
   ``metadata_bytes_per_unit``: ``ceil((409 + metadata) / 1024) / 4`` (0.25
-  for the SandForce presets). 1.0 without data reduction. The drive file's
+  with 64 B of metadata). 1.0 without data reduction. The drive file's
   ``compressible_stored_fraction`` (what the suite's ``compressible`` pattern
   stores) is reported beside it as ``compressible_stored_fraction_config``.
 """
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..drive import Drive
+from ...drive import Drive
 from .compare import finite_number
 
 __all__ = ["INTERNALS", "UNIT_BYTES", "GRANULE_BYTES", "FIO_COMPRESS_PERCENTAGE", "truth_of", "internals_table", "verdict_of",
@@ -58,7 +58,7 @@ GRANULE_BYTES = 1024
 #: fio's option the probe writes its compressible data with (ssdlab.suite.fio.DATA_PATTERN_OPTIONS).
 FIO_COMPRESS_PERCENTAGE = 90
 
-#: Relative tolerance of "within 10%" (issue 20's target for recovered internals).
+#: Relative tolerance of "within 10%" (the twin's target for recovered internals).
 WITHIN = 0.10
 
 

@@ -1,4 +1,4 @@
-"""Run a test description (``definitions.TESTS``) on the simulator backend.
+"""The simulator backend: a test description (``definitions.TESTS``) run on the simulator.
 
 The runner only interprets the data: it brings a drive to each run's state
 (preconditioning once per state, then :meth:`Simulator.clone`), goes through the
@@ -17,15 +17,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ..drive import Drive, DriveSpec
 from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
-from . import summary as _summary
-from .profile import FULL, Profile, ProfileSizes
-from .states import State, StatePhase, run_phase, state_spec, tortured_at
-from .vocabulary import Measured, Size, Step, SuiteTest
+from ..suite import summary as _summary
+from ..suite.scale import FULL, Scale, ScaleSizes
+from ..suite.states import State, StatePhase, run_phase, state_spec, tortured_at
+from ..suite.vocabulary import Measured, Size, Step, SuiteTest
+from .jobs import KEPT_SERIES, job_doc
 
-__all__ = ["SuiteRunner", "PlannedRun", "KEPT_SERIES", "StepProgress"]
-
-#: Per-interval series kept in results files.
-KEPT_SERIES = ("time_s", "iops", "mbps", "read_bytes", "write_bytes", "lat_p99_ns")
+__all__ = ["SuiteRunner", "SimBackend", "PlannedRun", "KEPT_SERIES", "StepProgress"]
 
 #: How many preconditioned states a runner keeps for cloning.
 _STATE_CACHE = 3
@@ -57,41 +55,41 @@ class SuiteRunner:
     """Runs tests on one drive. ``progress(label)`` is called as each phase
     starts and returns that phase's progress callback."""
 
-    def __init__(self, drive: DriveSpec, seed: int = 1, profile: Profile = FULL, progress: Optional[StepProgress] = None):
+    def __init__(self, drive: DriveSpec, seed: int = 1, scale: Scale = FULL, progress: Optional[StepProgress] = None):
         self.drive = Drive.load(drive)
         self.seed = seed
-        self.profile = profile
+        self.scale = scale
         self.progress = progress
         self._states: "OrderedDict[str, Simulator]" = OrderedDict()
         self._label = ""
 
-    # -- sizes and times under the profile ---------------------------------
+    # -- sizes and times under the scale ---------------------------------
 
     @property
     def capacity_bytes(self) -> int:
         return int(self.drive.capacity_bytes)
 
     def size_bytes(self, value: Optional[Size], field: str) -> Optional[int]:
-        """A size of the description in bytes under the profile, cut to the drive (None = whole drive)."""
-        return ProfileSizes(self.capacity_bytes, self.profile).size(value, field)
+        """A size of the description in bytes under the scale, cut to the drive (None = whole drive)."""
+        return ScaleSizes(self.capacity_bytes, self.scale).size(value, field)
 
     def seconds(self, value: float) -> float:
-        return float(value) * self.profile.time_scale
+        return float(value) * self.scale.time_scale
 
     def torture_runtime(self) -> str:
-        """The ``tortured`` state's random writes under the profile (:attr:`Profile.steady_time_scale`)."""
-        return ProfileSizes(self.capacity_bytes, self.profile).torture_runtime()
+        """The ``tortured`` state's random writes under the scale (:attr:`Scale.steady_time_scale`)."""
+        return ScaleSizes(self.capacity_bytes, self.scale).torture_runtime()
 
     def resolve_job(self, step: Mapping[str, Any], span: Optional[int], steady: bool = False) -> Dict[str, Any]:
         """The fio job the simulator runs for a step: sizes in bytes, scaled times
-        (``steady``: measured on the tortured drive, :attr:`Profile.steady_time_scale`)."""
+        (``steady``: measured on the tortured drive, :attr:`Scale.steady_time_scale`)."""
         job = {k: v for k, v in step.items() if k not in ("measure", "x", "line")}
         for key in ("size", "io_size"):
             if key in job:
                 job[key] = self.size_bytes(job[key], key)
         if "size" not in job and span is not None:
             job["size"] = span
-        sizes = ProfileSizes(self.capacity_bytes, self.profile)
+        sizes = ScaleSizes(self.capacity_bytes, self.scale)
         if "runtime" in job:
             job["runtime"] = sizes.runtime(job["runtime"], steady)
         if "log_avg_msec" in job:
@@ -136,8 +134,8 @@ class SuiteRunner:
         the runs that hold a wanted measure (``only``: labels, None = all), each
         cut after its last wanted step. Runs are independent of each other: a
         run starts from its own copy of its state."""
-        if test["id"] in self.profile.skip:
-            return f"left out of the {self.profile.name} profile", []
+        if test["id"] in self.scale.skip:
+            return f"left out of the {self.scale.name} profile", []
         if self.capacity_bytes < test.get("min_capacity_bytes", 0):
             return f"needs a drive of at least {test['min_capacity_bytes']:,} B", []
         planned: List[PlannedRun] = []
@@ -156,7 +154,7 @@ class SuiteRunner:
         measured: List[Measured] = []
         run = test["runs"][planned.run]
         steps = run["steps"][: planned.last_step + 1]
-        tortured = tortured_at(planned.state, steps)  # a timed job on the tortured drive: Profile.steady_time_scale
+        tortured = tortured_at(planned.state, steps)  # a timed job on the tortured drive: Scale.steady_time_scale
         try:
             for si, step in enumerate(steps):
                 r, job = self._step(sim, step, planned.span, tortured[si])
@@ -172,15 +170,15 @@ class SuiteRunner:
                  wall_time_s: float) -> Dict[str, Any]:
         """The results document of a test from its measured steps (in run order)."""
         measured = sorted(measured, key=lambda m: (m["run"], m["step"]))
-        figures, charts = _summary.summarise(test, measured, self.profile) if skipped is None else ([], {})
+        figures, charts = _summary.summarise(test, measured, self.scale) if skipped is None else ([], {})
         return {
             "test": copy.deepcopy(test),
             "skipped": skipped,
-            "profile": self.profile.name,
+            "profile": self.scale.name,
             "only_measures": sorted(only) if only is not None else None,
             "figures": figures,
             "charts": charts,
-            "jobs": [_job_doc(m) for m in measured],
+            "jobs": [job_doc(m, m["result"].wall_time_s) for m in measured],
             "wall_time_s": round(wall_time_s, 3),
         }
 
@@ -237,14 +235,20 @@ class SuiteRunner:
         raise ValueError(f"unknown step action {action!r}")
 
 
-def _job_doc(m: Measured) -> Dict[str, Any]:
-    """A measured phase as a fio-shaped job (read/write/trim, ssdlab, kept series)."""
-    r = m["result"]
-    d = r.to_dict(series=False)
-    d["jobname"] = m["label"]
-    d["run"] = m["run"]
-    d["step"] = m["step"]
-    d["job"] = m["job"]
-    d["wall_time_s"] = round(r.wall_time_s, 3)
-    d["series"] = {k: r.series[k].tolist() for k in KEPT_SERIES if k in r.series}
-    return d
+class SimBackend:
+    """The simulator: ``target`` is a drive (a :class:`ssdlab.Drive`, a preset
+    id or a drive file). One runner per drive, so a drive's preconditioned
+    states are shared by the tests run on it."""
+
+    def __init__(self, seed: int = 1, scale: Scale = FULL, progress: Optional[StepProgress] = None) -> None:
+        self.seed, self.scale, self.progress = seed, scale, progress
+        self._runners: Dict[str, SuiteRunner] = {}
+
+    def runner(self, target: DriveSpec) -> SuiteRunner:
+        key = target if isinstance(target, str) else repr(target)
+        if key not in self._runners:
+            self._runners[key] = SuiteRunner(target, seed=self.seed, scale=self.scale, progress=self.progress)
+        return self._runners[key]
+
+    def run(self, test: SuiteTest, target: DriveSpec) -> Dict[str, Any]:
+        return self.runner(target).run_test(test)

@@ -1,0 +1,321 @@
+"""The twin's drive file: the description built from the features and the
+fitted values with the provenance of every value, its TOML text, and the
+power model fitted to the probe's power readings."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Mapping, Sequence, Tuple
+
+from ...errors import SsdlabError
+from ...fit.output import toml_value
+from ...fit.params import library_values
+from ..features import SATA_LINKS
+from ..features.common import Features, field_of
+from .base import (
+    _RESERVE_BLOCKS,
+    ASSUMED_BUFFER_BYTES,
+    ASSUMED_READAHEAD_BYTES,
+    ASSUMED_SPARE_FRACTION,
+    BASE_PART,
+    BASE_PROFILE,
+    CHANNELS,
+    CHANNELS_KEY,
+    GENERIC_CHANNEL_BYTES_PER_S,
+    GENERIC_COMMAND_LATENCY_NS,
+    GENERIC_COMMAND_OVERHEAD_NS,
+    MIN_TPROG_NS,
+    PLANES,
+    REORG_UNITS_PER_HOST_UNIT,
+    _base_profile_ftl,
+    _buffer_pow2,
+    _fv,
+    _tprog_measured,
+)
+
+
+def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name: str = ""
+              ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """The twin's drive description (a dict for :meth:`Drive.load`) and the
+    provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
+    prov: Dict[str, Dict[str, Any]] = {}
+    cap = int(_fv(features, "capacity_bytes"))
+    doc: Dict[str, Any] = {"drive": {"id": drive_id, "name": name or f"Twin of {drive_id}",
+                                     "description": "a digital twin fitted by ssdlab to a probe (ssdlab probe, ssdlab fit --probe)",
+                                     "controller": BASE_PROFILE, "nand_part": BASE_PART}}
+    _put(doc, prov, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
+    _host(doc, prov, features)
+    _buffer_and_readahead(doc, prov, features)
+    _data_reduction(doc, prov, features)
+    _map_idle_trim(doc, prov, features)
+    dies, page = _fitted(doc, prov, features, values)
+    _perf_mode(doc, prov, features, dies, page)
+    _unmapped_read(doc, prov, features)
+    _spare_area(doc, prov, features, cap, dies, page)
+    return doc, prov
+
+
+def _put(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], key: str, value: Any, source: str, why: str) -> None:
+    """Set a dotted key of the drive description and record where it came from."""
+    section, field = key.split(".", 1)
+    doc.setdefault(section, {})[field] = value
+    prov[key] = {"value": value, "source": source, "why": why}
+
+
+def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    """The host link: a SATA generation's rate and FIS time, or the fastest transfer's rate."""
+    link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
+    sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
+    if iface in sata:
+        why = str(features["host_interface"]["how"])
+        _put(doc, prov, "host.link_bytes_per_s", sata[iface][0], "measured", why)
+        _put(doc, prov, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
+    elif link:
+        _put(doc, prov, "host.link_bytes_per_s", int(link * 1.02), "measured",
+            "2% above the fastest large transfer measured (the link is never quite saturated)")
+
+
+def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    buf = _fv(features, "write_buffer_bytes")
+    if buf:
+        size, snapped = _buffer_pow2(buf)
+        _put(doc, prov, "controller.write_buffer_bytes", size, "measured", features["write_buffer_bytes"]["how"] + snapped)
+    else:
+        _put(doc, prov, "controller.write_buffer_bytes", ASSUMED_BUFFER_BYTES, "assumed",
+            "the probe could not see the buffer: " + field_of(features, "write_buffer_bytes", "how", ""))
+    if _fv(features, "readahead"):
+        _put(doc, prov, "controller.readahead_bytes", ASSUMED_READAHEAD_BYTES, "assumed", "read-ahead seen; its window assumed 1 MiB")
+        _put(doc, prov, "controller.readahead_min_qd", int(_fv(features, "readahead_min_qd") or 1), "measured",
+            "the lowest depth at which sequential 4KB reads beat random ones")
+
+
+def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    if _fv(features, "data_reduction"):
+        doc.setdefault("data_reduction", {})["enabled"] = True
+        prov["data_reduction.enabled"] = {"value": True, "source": "measured", "why": features["data_reduction"]["how"]}
+        _put(doc, prov, "data_reduction.metadata_bytes_per_unit", 64, "assumed", "SandForce-like metadata per 4KB")
+        link_bound = field_of(features, "compressible_stored_fraction", "confidence") == "low"
+        for pattern in ("compressible", "repeated", "zeros"):
+            f: Mapping[str, Any] = features.get(f"{pattern}_stored_fraction") or {}
+            v = f.get("value")
+            if v is None:
+                continue
+            if f.get("confidence") == "low" or (pattern != "compressible" and link_bound and v < 0.5):
+                # the write reached the link: the drive stores at most this share; take the best case (one
+                # 1KB granule per 4KB unit for compressed data, nothing beyond metadata for duplicates)
+                best = 0.2 if pattern == "compressible" else 0.0
+                _put(doc, prov, f"data_reduction.{pattern}_stored_fraction", best, "assumed",
+                    f"at most {v} (the write ran at the link); the best case assumed (one 1KB granule per unit)")
+            else:
+                # the measured share includes the original's metadata and granule rounding: just below it
+                # the twin stores the same whole granules
+                _put(doc, prov, f"data_reduction.{pattern}_stored_fraction", round(max(0.0, float(v) - 80 / 4096), 4),
+                    "measured", f.get("how", ""))
+
+
+def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    """The map unit, idle-time GC and the recycling path the write after a full TRIM shows."""
+    map_unit = _fv(features, "map_unit_bytes")
+    if map_unit and int(map_unit) > 4096:
+        # entries that leave the drive's LBA space exactly this map unit (ceil(units / m) < units / (m / 2))
+        units = -(-int(doc["drive"]["user_capacity_bytes"]) // 4096)
+        _put(doc, prov, "ftl.max_map_entries", -(-units // (int(map_unit) // 4096)), "measured",
+            f"a {int(map_unit) // 1024}KB map unit: " + features["map_unit_bytes"]["how"])
+    idle = _fv(features, "idle_recovery_ratio")
+    if idle is not None and field_of(features, "idle_recovery_ratio", "confidence") != "low":
+        _put(doc, prov, "ftl.bg_gc_threshold_blocks", 16 if idle > 1.5 else 0, "measured",
+            f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
+    trim_ratio = _fv(features, "trim_recovery_ratio")
+    after_trim = _fv(features, "after_trim_write_bytes_per_s")
+    if trim_ratio is not None and trim_ratio < 0.8 and after_trim:
+        _put(doc, prov, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
+            f"right after a full TRIM the drive writes at {trim_ratio:.0%} of its clean rate: it still passes every "
+            "victim block through a recycling path of this rate")
+
+
+def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, values: Mapping[str, Any]) -> Tuple[int, int]:
+    """The fitted values, then what they imply (channels, the program time from the flushes); returns the dies
+    and the page size."""
+    link = _fv(features, "link_bytes_per_s")
+    for k, v in values.items():
+        if k == "nand.page_size_log2":
+            _put(doc, prov, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
+        else:
+            _put(doc, prov, k, v, "fitted", "")
+    if CHANNELS_KEY not in values:
+        _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
+    _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
+    dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
+    page = int(doc["nand"].get("page_size_bytes", 8192))
+    flush_ns = _tprog_measured(features)
+    if flush_ns is not None and "nand.tprog_ns" not in values:
+        # flush latency - write latency = the flush's own command time (a write's, less its 4KB on the
+        # link) + the padded unit's transfer on the channel + tPROG
+        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        link_ns = 4096 / float(link) * 1e9 if link else 0.0
+        unit = PLANES * page
+        tprog = max(MIN_TPROG_NS, flush_ns - unit / ch * 1e9 + link_ns)
+        _put(doc, prov, "nand.tprog_ns", int(round(tprog, -3)), "measured",
+            f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
+            f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
+    return dies, page
+
+
+def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, dies: int, page: int) -> None:
+    """A performance mode's program times, where the fill showed one."""
+    std_rate = _fv(features, "standard_write_bytes_per_s")
+    dip_rate = _fv(features, "perf_mode_dip_bytes_per_s")
+    if _fv(features, "perf_mode") and (std_rate or dip_rate) and "tprog_ns" in doc["nand"]:
+        # the clean stage ran in the faster mode: its program time is that mode's; the standard one follows
+        # from the fill's final rate, die-bound: dies x unit / (transfer + tPROG)
+        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        unit = PLANES * page
+        xfer_ns = unit / ch * 1e9
+        fast_tprog = int(doc["nand"]["tprog_ns"])
+        pct = int(_fv(features, "perf_mode_fill_percent"))
+        _put(doc, prov, "ftl.perf_mode_tprog_ns", fast_tprog, prov["nand.tprog_ns"]["source"],
+            f"program time while fewer than {pct}% of the LBAs hold data (the clean stage ran in this mode)")
+        _put(doc, prov, "ftl.perf_mode_fill_percent", pct, "measured", features["perf_mode_fill_percent"]["how"])
+        if std_rate:
+            std = dies * unit / float(std_rate) * 1e9 - xfer_ns
+            why = (f"the standard mode's program time: {dies} dies x {unit // 1024} KiB per (transfer + tPROG) at the "
+                   f"fill's final {float(std_rate) / 1e6:.0f} MB/s")
+        else:
+            # the fill ended at the link's rate: the standard mode shows only in the fall, where each die
+            # programs the host's unit and r reorganised ones (each read first): per host unit
+            # (1 + r) x (transfer + tPROG) + r x (tR + transfer)
+            r = int(_base_profile_ftl().get("perf_mode_reorg_units_per_host_unit", REORG_UNITS_PER_HOST_UNIT))
+            tr = float(doc["nand"].get("tr_ns", library_values("part", BASE_PART)["nand"]["tr_ns"]))
+            per_unit_ns = dies * unit / float(dip_rate) * 1e9
+            std = (per_unit_ns - r * (tr + xfer_ns)) / (1 + r) - xfer_ns
+            why = (f"the standard mode's program time, from the fill's fall to {float(dip_rate) / 1e6:.0f} MB/s (its "
+                   f"end ran at the link's rate): {dies} dies x {unit // 1024} KiB per host unit, each with {r} "
+                   "reorganised units read and programmed beside it")
+        _put(doc, prov, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
+
+
+def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
+    u1 = _fv(features, "unwritten_read_latency_us")
+    if _fv(features, "unwritten_reads_from_map") is False and u1:
+        # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
+        # link), then the drive's own time to answer it; the rest of the measured latency is that time
+        c = doc["controller"]
+        rate = float(doc.get("host", {}).get("link_bytes_per_s") or 550_000_000)
+        fis_ns = float(doc.get("host", {}).get("command_overhead_ns") or GENERIC_COMMAND_OVERHEAD_NS)
+        path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + fis_ns
+                   + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
+        _put(doc, prov, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
+            f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
+            f"command times ({path_ns / 1e3:.0f} us)")
+
+
+def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, cap: int, dies: int, page: int) -> None:
+    """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
+    planes, ppb = 2, 256
+    block = planes * ppb * page
+    onset = _fv(features, "gc_onset_bytes")
+    floor = _fv(features, "gc_onset_at_least_bytes")
+    if onset:
+        spare_bytes, source = float(onset), "measured"
+        why = "raw NAND = capacity + the bytes written past it before GC bit (the GC onset) + the free blocks the FTL keeps"
+    elif floor and floor > cap * ASSUMED_SPARE_FRACTION:
+        # no onset over the whole torture: the least spare that agrees with that (a twin with less would fall
+        # where the drive did not)
+        spare_bytes, source = float(floor), "measured"
+        why = ("raw NAND = capacity + at least the bytes the torture wrote past it with no GC onset (the least spare "
+               "consistent with the probe) + the free blocks the FTL keeps")
+    else:
+        spare_bytes, source = cap * ASSUMED_SPARE_FRACTION, "assumed"
+        why = f"no GC onset seen: {ASSUMED_SPARE_FRACTION:.0%} spare assumed"
+    # the dies that hold data: with parity (RAISE), one die's worth holds none
+    data_dies = dies - (1 if doc["nand"].get("raise") else 0)
+    raw = cap + spare_bytes + data_dies * _RESERVE_BLOCKS * block
+    # at least twice the blocks the FTL keeps free (its GC threshold must stay below half a die's blocks: a
+    # small test file with many dies leaves few)
+    bpp = max(2 * _RESERVE_BLOCKS, math.ceil(raw / (data_dies * block)))
+    _put(doc, prov, "nand.blocks_per_plane", int(bpp), source, why)
+    spare_blocks = bpp - math.ceil(cap / (data_dies * block))
+    bg = doc.get("ftl", {}).get("bg_gc_threshold_blocks")
+    if bg is None:
+        bg = _base_profile_ftl().get("bg_gc_threshold_blocks")
+    if bg and bg > spare_blocks:
+        # idle GC cannot clean more blocks than a die has spare (a small test file)
+        old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{BASE_PROFILE}'s {bg}"})
+        _put(doc, prov, "ftl.bg_gc_threshold_blocks", max(0, spare_blocks), old["source"],
+            old["why"] + f"; at most the {spare_blocks} spare blocks a die has")
+
+
+def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
+    lines = [f"# {h}" for h in header] + [""]
+    for section in ("drive", "host", "controller", "nand", "ftl", "data_reduction", "power"):
+        if section not in doc:
+            continue
+        lines.append(f"[{section}]")
+        for k, v in doc[section].items():
+            p = prov.get(f"{section}.{k}")
+            if p is not None:
+                why = f" ({p['why']})" if p.get("why") else ""
+                resid = f", residual {p['residual']}" if "residual" in p else ""
+                lines.append(f"# {p['source']}{resid}{why}")
+            lines.append(f"{k} = {toml_value(v)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+#: The NAND energies of the drive file's [power] section that the fitted NAND scale multiplies.
+NAND_ENERGY_KEYS = ("read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block", "transfer_pj_per_byte")
+
+
+def fit_power(measured: Mapping[str, Mapping[str, Any]], idle_w: float, twin: Mapping[str, Mapping[str, Any]],
+              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+    """The twin's power model from the probe's power readings: the idle draw
+    is the idle window's average; every job's average watts is then
+    ``idle + active x busy share + scale x the twin's NAND watts`` (its NAND
+    energy with the part's energies in ``base``, over the job's duration), so
+    the controller's active draw and one scale on the NAND's energies follow
+    by least squares on the relative error (both kept at 0 or above).
+    Reads, which spend little NAND energy, set the active draw; writes, whose
+    programs dominate, set the scale. Returns the [power] values, their
+    provenance and the fit (jobs used, RMS relative error)."""
+    import numpy as np
+
+    rows = []
+    for name, f in measured.items():
+        t = twin.get(name) or {}
+        if f.get("avg_w") is None or not t.get("power_s"):
+            continue
+        w, dur = float(f["avg_w"]), float(t["power_s"])
+        rows.append((w, float(t["power_busy_s"]) / dur, float(t["nand_energy_j"]) / dur))
+    if not rows:
+        raise SsdlabError("the probe's power readings match none of the twin's jobs")
+    a = np.array([[b / w, n / w] for w, b, n in rows])
+    y = np.array([(w - idle_w) / w for w, _, _ in rows])
+    sol = np.linalg.lstsq(a, y, rcond=None)[0]
+    if sol.min() < 0:  # one of the two at 0: the other alone
+        best = None
+        for i in (0, 1):
+            col = a[:, i]
+            x = max(0.0, float(col @ y / (col @ col))) if col @ col > 0 else 0.0
+            v = np.zeros(2)
+            v[i] = x
+            err = float(np.sum((a @ v - y) ** 2))
+            if best is None or err < best[0]:
+                best = (err, v)
+        assert best is not None
+        sol = best[1]
+    active_w, scale = float(sol[0]), float(sol[1])
+    rms = float(np.sqrt(np.mean((a @ sol - y) ** 2)))
+    n = len(rows)
+    values: Dict[str, Any] = {"idle_mw": int(round(idle_w * 1e3)), "active_mw": int(round(active_w * 1e3))}
+    for k in NAND_ENERGY_KEYS:
+        values[k] = round(float(base[k]) * scale, 4)
+    why = f"least squares over {n} probe jobs' average watts (RMS error {rms:.1%})"
+    prov = {"power.idle_mw": {"value": values["idle_mw"], "source": "measured",
+                              "why": "the probe's idle window: the draw with nothing outstanding"},
+            "power.active_mw": {"value": values["active_mw"], "source": "fitted",
+                                "why": "the controller's draw while I/O is outstanding, " + why}}
+    for k in NAND_ENERGY_KEYS:
+        prov[f"power.{k}"] = {"value": values[k], "source": "fitted",
+                              "why": f"the part's {base[k]} x {scale:.3f}, one scale on the NAND's energies, " + why}
+    return values, prov, {"jobs": n, "rms_relative_error": rms, "active_w": active_w, "nand_scale": scale}

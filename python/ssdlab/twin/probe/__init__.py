@@ -1,0 +1,47 @@
+"""``ssdlab probe``: one fixed list of diagnosis jobs, each with the internal
+feature it reveals and why, run through fio on a real device or file, or on
+a simulated drive (the same job file either way), then the features
+extracted from what was measured (:mod:`ssdlab.twin.features`).
+
+The jobs run in two stages. ``clean`` (after a TRIM of the whole target)
+measures what a drive does before garbage collection: the write buffer
+(bursts after idle), random and sequential writes and reads at several
+queue depths and transfer sizes, data reduction, read-ahead, reads of
+unwritten LBAs. ``fill`` fills the target, writes 4KB at random past its
+capacity (garbage collection starts when the spare area is used up), and
+measures a sequential write on the dirty drive, recovery by idle time, and
+a sequential write after a full TRIM. The fit of a twin
+(:mod:`ssdlab.twin.fit`) simulates the ``clean`` stage many times; the
+``fill`` stage sets the spare area and the state behaviours directly.
+
+Layout of ``--out DIR``: ``probe.json`` (the target, every job with its
+feature and figures, the features, wall time, manifest), ``fio/probe.fio``
+(the job file as run), ``fio/probe.json`` (fio's JSON) and the fio logs
+under ``fio/``.
+
+The modules: :mod:`.jobs` (the job list as data), :mod:`.run` (running it),
+:mod:`.document` (probe.json and power logs).
+"""
+
+from __future__ import annotations
+
+from .document import (
+                       PROBE_SCHEMA,
+                       PROBE_SCHEMA_VERSION,
+                       REAL_KINDS,
+                       ProbeError,
+                       apply_power_log,
+                       capacity_of,
+                       figures_of,
+                       load_probe,
+                       probe_document,
+                       read_power_log,
+                       save_probe,
+)
+from .jobs import BUDGETS, CLEAN, FILL, GiB, KiB, MiB, ProbeJob, jobfile_text, probe_jobs
+from .run import IDLE_POWER_S, ProbeRun, job_figures, phase_power, run_probe_device, run_probe_simulated
+
+__all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
+           "ProbeRun", "job_figures", "CLEAN", "FILL", "BUDGETS", "probe_document", "save_probe", "load_probe",
+           "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "phase_power",
+           "apply_power_log", "read_power_log", "IDLE_POWER_S", "KiB", "MiB", "GiB"]

@@ -1,0 +1,223 @@
+"""Running the probe: on a simulated drive (the job file through the
+simulator's fio), or through fio on a real block device or a test file (one
+fio run per job, so a failure or Ctrl-C keeps what finished), and the figures
+of each job read from fio's JSON."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
+
+from ...outputs import write_text
+from .jobs import CLEAN, FILL, MiB, ProbeJob, jobfile_text, probe_jobs
+
+__all__ = ["ProbeRun", "job_figures", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
+
+#: Seconds the probe leaves the target idle, before its first job that moves data, to read its idle power: the
+#: simulator's power model on a simulated drive, a power meter's log (``ssdlab fit --power-log``) on a real one.
+IDLE_POWER_S = 10.0
+#: Seconds a real target rests after its TRIM before that idle window (the erases a TRIM may start).
+IDLE_SETTLE_S = 5.0
+
+
+def job_figures(job: Any, direction: str) -> Dict[str, Any]:
+    """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
+    measured direction: IOPS, MB/s, mean and p99 completion latency (us),
+    bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
+    latency (us) of a job with fsync (``syncs``, ``sync_mean_us``,
+    ``sync_p50_us``, ``sync_p99_us``, and its writes' median ``clat_p50_us``), and
+    the per-interval IOPS when logged."""
+    d = job.read if direction == "rw" else getattr(job, direction)
+    lat = d.clat
+    both = (job.read, job.write) if direction == "rw" else (d,)
+    out: Dict[str, Any] = {
+        "iops": sum(x.iops for x in both), "mbps": sum(x.mbps for x in both),
+        "io_bytes": sum(x.io_bytes for x in both), "runtime_s": max(x.runtime_ms for x in both) / 1e3,
+        "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
+        "clat_p99_us": None if lat is None or not lat.count else lat.percentile_us(99.0),
+    }
+    sync = getattr(job, "sync", None)
+    if sync is not None and sync.count:
+        out["syncs"] = sync.count
+        out["sync_mean_us"] = sync.mean_ns / 1e3
+        out["sync_p50_us"] = sync.percentile_us(50.0)
+        out["sync_p99_us"] = sync.percentile_us(99.0)
+        out["clat_p50_us"] = None if lat is None or not lat.count else lat.percentile_us(50.0)
+    if job.iops_series is not None:
+        out["interval_ms"] = job.iops_series.interval_ms
+        out["iops_series"] = [float(x) for x in (job.iops_series.total if direction == "rw" else
+                                                 getattr(job.iops_series, direction))]
+    return out
+
+
+@dataclass
+class ProbeRun:
+    """What a probe measured: the target, the jobs and their figures (by job
+    name), notes, wall time, and whether it was interrupted."""
+
+    target: Dict[str, Any]
+    jobs: List[ProbeJob]
+    figures: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+    wall_time_s: float = 0.0
+    simulated_time_s: Optional[float] = None
+    interrupted: bool = False
+    #: The power readings: ``source`` and ``idle_w`` (simulated), or the idle window's wall clock
+    #: (``idle_window_s``, a real target) until a meter log is applied (:func:`apply_power_log`).
+    power: Dict[str, Any] = field(default_factory=dict)
+
+    def jobs_doc(self) -> List[Dict[str, Any]]:
+        out = []
+        for j in self.jobs:
+            d = asdict(j)
+            d["figures"] = self.figures.get(j.name)
+            out.append(d)
+        return out
+
+
+def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[ProbeJob]) -> Dict[str, Dict[str, Any]]:
+    from ...fio.jobfile import parse_jobfile_text
+    from ...fio.parse import read_fio_output
+
+    result = read_fio_output(json_path, log_dir, parse_jobfile_text(jobfile, "probe.fio"))
+    names = {j.name for j in result.jobs}
+    return {j.name: job_figures(result.job(j.name), j.direction) for j in jobs if j.name in names}
+
+
+def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
+    """A simulated phase's average watts (``avg_w``), its duration and busy
+    time (``power_s``, ``power_busy_s``) and the NAND's share of its energy
+    (``nand_energy_j``)."""
+    p = data["ssdlab"]["power"]
+    return {"avg_w": float(p["avg_w"]), "power_s": int(data["duration_ns"]) / 1e9,
+            "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
+
+
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL), budget: float = 1.0,
+                        seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None
+                        ) -> ProbeRun:
+    """The probe on a simulated drive (a ssdlab Drive, preset id or file):
+    fio's JSON and logs go to ``out_dir/fio`` (a temporary directory when
+    None). Ctrl-C keeps the finished jobs (``interrupted``)."""
+    import tempfile
+
+    from ...fio.jobfile import parse_jobfile_text
+    from ...fio.simulate import SimulatedRun, simulate, write_outputs
+    from ...sim import Simulator
+
+    t0 = time.perf_counter()
+    sim = Simulator(drive, seed=seed)
+    cap = int(sim.capacity_bytes)
+    idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
+    jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages]
+    text = jobfile_text(jobs, seed=seed)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
+    interrupted = False
+    try:
+        srun = simulate(parse_jobfile_text(text, "probe.fio"), simulator=sim, progress=progress)
+    except KeyboardInterrupt as e:
+        partial: Optional[SimulatedRun] = getattr(e, "run", None)
+        if partial is None:
+            raise
+        srun = partial
+        interrupted = True
+    with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
+        fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
+        fio_dir.mkdir(parents=True, exist_ok=True)
+        write_text(fio_dir / "probe.fio", text)
+        write_outputs(srun, fio_dir / "probe.json", fio_dir)
+        run.figures = _read_run(fio_dir / "probe.json", fio_dir, text, jobs)
+    # the simulator's power model read as a meter would: each measured job's average watts, with what the
+    # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
+    for r in srun.measured:
+        f = run.figures.get(str(r.data.get("jobname")))
+        if f is not None:
+            f.update(phase_power(r.data))
+    run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
+                 "idle_s": IDLE_POWER_S}
+    run.simulated_time_s = sim.now_ns / 1e9
+    run.wall_time_s = time.perf_counter() - t0
+    run.interrupted = interrupted
+    return run
+
+
+def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
+                     budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
+                     stages: Sequence[str] = (CLEAN, FILL)) -> ProbeRun:
+    """The probe through fio on a real block device (``destroy_data`` must
+    name it when it holds a partition table or file system) or on a test file
+    ssdlab creates in a directory (or at a new path) and removes afterwards.
+    One fio run per job, so a failure or Ctrl-C keeps what finished."""
+    from ...backends.fio_target import direct_io_works, open_target, target_drive_info
+    from ...fio.run import FileTarget, run_fio
+
+    t0 = time.perf_counter()
+    opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio)
+    check, exe, version, caps, directory = opened.check, opened.fio, opened.version, opened.caps, opened.directory
+    view = opened.view
+    capacity = opened.capacity_bytes // MiB * MiB
+    info = target_drive_info(check, capacity, version, view, directory)
+    trim = caps.trim is None
+    jobs = [j for j in probe_jobs(capacity, budget, trim=trim) if j.stage in stages]
+    run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
+                    "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
+    if not trim:
+        run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
+    fio_dir = Path(out_dir) / "fio"
+    fio_dir.mkdir(parents=True, exist_ok=True)
+    stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
+    try:
+        with (FileTarget(check.path, capacity) if check.kind != "block" else _same(check.resolved)) as path:
+            direct = True
+            if check.kind != "block" and not direct_io_works(path):
+                direct = False
+                run.notes.append("the file system refuses O_DIRECT: buffered I/O (direct=0); the page cache takes part")
+            full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
+                                direct=direct)
+            write_text(fio_dir / "probe.fio", full)
+            for i, job in enumerate(jobs):
+                if job.direction != "trim" and not run.power:
+                    # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
+                    stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window "
+                                 "of a meter log) ...\n")
+                    stream.flush()
+                    time.sleep(IDLE_SETTLE_S)
+                    w = time.time()
+                    time.sleep(IDLE_POWER_S)
+                    run.power = {"idle_window_s": [w, time.time()]}
+                part = fio_dir / f"{i:02d}-{job.name}"
+                text = jobfile_text([job], seed=seed, filename=path,
+                                    size_bytes=None if check.kind == "block" else capacity, direct=direct)
+                w0 = time.perf_counter()
+                stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
+                stream.flush()
+                wall_start = time.time()
+                frun = run_fio(text, part, fio=exe)
+                wall_end = time.time()
+                if frun.interrupted:
+                    raise KeyboardInterrupt()
+                if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
+                    run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
+                    continue
+                run.figures.update(_read_run(part / "fio-output.json", part, text, [job]))
+                if job.name in run.figures:
+                    run.figures[job.name].update({"wall_start_s": wall_start, "wall_end_s": wall_end})
+                stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
+    except KeyboardInterrupt:
+        run.interrupted = True
+    run.wall_time_s = time.perf_counter() - t0
+    return run
+
+
+class _same:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self) -> str:
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        return None

@@ -1,0 +1,21 @@
+"""The round trip over every preset (ssdlab.twin.roundtrip): its table."""
+
+from __future__ import annotations
+
+from ssdlab import Drive
+
+
+def test_the_round_trip_table_shows_each_twins_garbage_collection_beside_the_originals() -> None:
+    from ssdlab.twin.roundtrip import gc_of, markdown_table
+
+    assert [gc_of(Drive.load(p)) for p in ("dc-s3700-200", "crucial-m4-256", "vertex3-120")] == \
+        ["paced", "lazy", "lazy+recycle"]
+    truth = {"dies": 32, "page_size_bytes": 8192, "write_buffer_bytes": 2**25, "spare_fraction": 0.074,
+             "data_reduction": False, "compressible_stored_fraction": 1.0}
+    internals = [{"name": k, "truth": v, "recovered": v, "verdict": "exact"} for k, v in truth.items()]
+    row = {"preset": "crucial-m4-256", "internals": internals, "review_within_15": 9, "review_figures": 10,
+           "review_share_within_15": 0.9, "review_median_abs_error": 0.01, "worst_test": None, "tests": [],
+           "fit_objective_start": 0.5, "fit_objective": 0.1, "target_met": False,
+           "gc": {"truth": "lazy", "twin": "paced", "verdict": "missed"}}
+    table = markdown_table([row]).splitlines()
+    assert table[0].endswith("| GC |") and table[2].endswith("| paced x |")
