@@ -2,7 +2,7 @@
 runs it (every claim, the cluster runner sharing each drive's states): prints
 the ledger, then the wall and CPU seconds.
 
-    python benchmarks/stories_time.py [--jobs N] [--only S01,S02]
+    python benchmarks/stories_time.py [--jobs N] [--only S01,S02] [--output ledger.json]
 
 Target (issue 43): every claim within 10 minutes of wall time on 2 cores.
 Figures measured are in docs/stories.md.
@@ -11,6 +11,7 @@ Figures measured are in docs/stories.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -23,6 +24,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--jobs", type=int)
     p.add_argument("--only", help="claim ids, comma-separated")
+    p.add_argument("--output", help="also write the ledger as JSON (every check) to this file")
     a = p.parse_args()
     claims = select(CLAIMS, a.only.split(",") if a.only else None)
     t0 = time.perf_counter()
@@ -31,6 +33,9 @@ def main() -> int:
     wall = time.perf_counter() - t0
     cpu1 = os.times()
     print(format_table(judged))
+    if a.output:
+        with open(a.output, "w", encoding="utf-8") as f:
+            json.dump({"claims": [j.as_dict() for j in judged]}, f, indent=1)
     user = cpu1.user - cpu0.user + cpu1.children_user - cpu0.children_user
     print(f"stories wall time: {wall:.1f} s for {len(claims)} claims, {a.jobs or 'default'} jobs, "
           f"{os.cpu_count()} cores on the machine, load average {os.getloadavg()[0]:.2f} "
