@@ -28,29 +28,18 @@ SCENARIOS: Dict[str, SuiteTest] = {
     # (the first half of the LBAs written fast, the rest after a reorganisation) shows to a reviewer.
     "story-half-fill": {
         "id": "story-half-fill",
-        "title": "Sequential fill of every LBA in two halves, 10 minutes idle, then 8GB more (or 30 s of random writes)",
+        "title": "Sequential fill of every LBA in two halves, 10 minutes idle, then 8GB more",
         "group": "stories",
         "about": "HD Tach's write pass (128KB, QD1) over the first half of the LBAs, then the second; ten minutes "
-                 "of idle; then 8GB written again from the start (or, in a second run, 30 s of 4KB random writes).",
+                 "of idle; then 8GB written again from the start.",
         "summary": "throughput",
         "chart": "bar",
-        "runs": [
-            {"state": {"state": "clean"}, "steps": [
-                {**_HD_TACH_WRITE, "offset": "0%", "size": "50%", "measure": "first half"},  # type: ignore[typeddict-item]
-                {**_HD_TACH_WRITE, "offset": "50%", "size": "50%", "measure": "second half"},  # type: ignore[typeddict-item]
-                {"action": "idle", "seconds": IDLE_S},
-                {**_HD_TACH_WRITE, "size": "100%", "io_size": "8g", "measure": "after idle"},  # type: ignore[typeddict-item]
-            ]},
-            # The same fill and idle, then what idle GC left in reserve: a burst of 4KB random writes over 8GB
-            # runs on pre-erased blocks until they are used, then at the pace of garbage collection.
-            {"state": {"state": "clean"}, "steps": [
-                {**_HD_TACH_WRITE, "offset": "0%", "size": "50%"},  # type: ignore[typeddict-item]
-                {**_HD_TACH_WRITE, "offset": "50%", "size": "50%"},  # type: ignore[typeddict-item]
-                {"action": "idle", "seconds": IDLE_S},
-                {"rw": "randwrite", "bs": "4k", "iodepth": 32, "size": "8g", "runtime": "30s",
-                 "data_pattern": "incompressible", "measure": "random writes after idle"},
-            ]},
-        ],
+        "runs": [{"state": {"state": "clean"}, "steps": [
+            {**_HD_TACH_WRITE, "offset": "0%", "size": "50%", "measure": "first half"},  # type: ignore[typeddict-item]
+            {**_HD_TACH_WRITE, "offset": "50%", "size": "50%", "measure": "second half"},  # type: ignore[typeddict-item]
+            {"action": "idle", "seconds": IDLE_S},
+            {**_HD_TACH_WRITE, "size": "100%", "io_size": "8g", "measure": "after idle"},  # type: ignore[typeddict-item]
+        ]}],
     },
     # The SandForce dirty state and the one thing that ends it.
     "story-secure-erase": {
