@@ -399,15 +399,16 @@ impl Simulator {
 
     /// Write, unmeasured and as fast as the drive takes it (1 MiB writes at
     /// QD32, in LBA order), every 4KB unit the trace (as `opts` cuts it) reads
-    /// before it writes or trims it, with the data pattern of the trace's
-    /// first write: the files the recorded desktop read were on its disk.
+    /// before it writes or trims it and the drive does not hold yet, with the
+    /// data pattern of the trace's first write: the files the recorded
+    /// desktop read were on its disk.
     fn lay_down_reads(
         &mut self,
         records: &mut dyn Iterator<Item = std::result::Result<TraceRecord, TraceError>>,
         opts: &ReplayOptions,
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<()> {
-        const UNIT: u64 = 4096;
+        const UNIT: u64 = crate::config::UNIT_BYTES;
         const MAX_UNITS: usize = 256; // 1 MiB per write
         let cap = self.capacity_bytes();
         let units = cap.div_ceil(UNIT) as usize;
@@ -435,7 +436,8 @@ impl Simulator {
                 let (w, bit) = (u / 64, 1u64 << (u % 64));
                 if touched[w] & bit == 0 {
                     touched[w] |= bit;
-                    if r.op == TraceOp::Read {
+                    // What the drive already holds (a filled drive) needs no laying down.
+                    if r.op == TraceOp::Read && self.ftl.unit_stored_bytes(u as u64) == 0 {
                         lay[w] |= bit;
                     }
                 }
