@@ -119,6 +119,17 @@ def test_calibrate_passes_a_figure_within_tolerance_and_fails_one_outside(tmp_pa
     assert "3 of 4 figures within tolerance" in cp.stdout
     assert cp.stdout.count(" ok") == 3 and "MISS" in cp.stdout
 
+    known = _write_table(tmp_path / "known.csv", [_row(str(drive), near),
+                                                  _row(str(drive), measured / 1.5, note="known miss: a rating the other capacities contradict")])
+    cp = run_cli("calibrate", "--table", str(known), "--jobs", "1", "--json")
+    assert cp.returncode == 0, "an accepted known miss alone does not fail: " + cp.stderr
+    out = json.loads(cp.stdout)
+    assert (out["passed"], out["known_misses"], out["failed"]) == (1, 1, 0)
+    assert out["results"][1]["known_miss"] == "a rating the other capacities contradict"
+    cp = run_cli("calibrate", "--table", str(known), "--jobs", "1")
+    assert "1 of 2 figures within tolerance (measured 10%, rated 15%), 1 accepted known miss(es)" in cp.stdout
+    assert "known miss: " in cp.stdout and "a rating the other capacities contradict" in cp.stdout and "MISS" not in cp.stdout
+
     ok_table = _write_table(tmp_path / "ok.csv", [_row(str(drive), near)])
     cp = run_cli("calibrate", "--table", str(ok_table), "--json")
     assert cp.returncode == 0, cp.stderr
@@ -159,7 +170,9 @@ def test_every_figure_of_the_table_lands_within_tolerance() -> None:
     out = json.loads(cp.stdout)
     missed = {(r["drive_id"], r["test"]): (r["simulated"], r["value"], r["error"]) for r in out["results"] if not r["ok"]}
     assert set(missed) == KNOWN_MISSES, "\n".join(f"{k}: {v}" for k, v in missed.items())
-    assert out["figures"] == 84 and cp.returncode == (1 if KNOWN_MISSES else 0)
+    accepted = {(r["drive_id"], r["test"]) for r in out["results"] if r["known_miss"]}
+    assert accepted == KNOWN_MISSES, "each known miss is listed in the table with its reason"
+    assert out["figures"] == 84 and cp.returncode == 0, "accepted known misses alone exit 0"
 
 
 def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:

@@ -193,6 +193,9 @@ def cases(f: Files) -> List[Case]:
     for flag, values in [("--table", infile_values(f)), ("--drive", ["no-such-preset"]), ("--kind", CHOICE), ("--seed", SEED),
                          ("--output", outfile_values(f)), *runner]:
         add(cal, flag, values)
+    stories = ["stories", "--only", "S46", "--jobs", "1"]
+    for flag, values in [("--only", ["S47", "", ",", "S46,nope"]), ("--seed", SEED), ("--output", outfile_values(f)), *runner]:
+        add(stories, flag, values)
     cv = ["calibrate", "--cross-validate", "--profile", "sf-1200", "--trials", "1", "--jobs", "1", "--output", f.out("cv.json")]
     for flag, values in [("--profile", ["no-such-profile"]), ("--trials", POSITIVE_WHOLE), ("--batch", POSITIVE_WHOLE),
                          ("--storage", outfile_values(f)), ("--free", infile_values(f)), ("--start", CHOICE),

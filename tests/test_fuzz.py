@@ -324,7 +324,8 @@ def test_random_jobs_parse_and_run_or_give_a_typed_error(j: Dict[str, Any]) -> N
         assert r.data["read"]["total_ios"] + r.data["write"]["total_ios"] + r.data["trim"]["total_ios"] <= bounded["number_ios"]
 
 
-REPLAY_KEYS = ["mode", "iodepth", "idle_cap", "idle_cap_ns", "log_avg_msec", "number_ios", "runtime", "runtime_ns", "name"]
+REPLAY_KEYS = ["mode", "iodepth", "idle_cap", "idle_cap_ns", "log_avg_msec", "number_ios", "runtime", "runtime_ns", "name",
+               "lay_down_reads"]
 
 
 @FUZZ

@@ -293,3 +293,25 @@ def test_a_report_of_results_from_an_older_ssdlab_still_builds(quick_review: Pat
     assert page.index("id=verdict") < page.index("id=drives") < page.index("id=four-corners")
     assert "The box against the drive" not in page
     assert re.search(r"<p><b>test drive 4x320x256</b>: \w", page)
+
+
+def test_the_report_shows_the_reviews_stories_for_its_drives(tmp_path: Path) -> None:
+    """The seed reviews' claims about the report's drives, judged on its own
+    results; a claim whose test the report lacks is "not run", one about
+    other drives is left out (counted)."""
+    from ssdlab.backends.sim_runner import SuiteRunner
+    from ssdlab.report import build_report
+    from ssdlab.suite.review import run_test_document
+
+    docs = [run_test_document(SuiteRunner(Drive.load(d)), d, "corners-4k-random-write-qd3")
+            for d in ("vertex3-120", "vertex3-240")]
+    page = build_report(docs, str(tmp_path / "r")).read_text()
+    section = page[page.index("<h2 id=stories>"):page.index("id=about-results")]
+    assert 'href="#stories"' in page
+    s05 = re.search(r"<tr><td>S05</td>.*?</tr>", section)
+    assert s05 and "holds</td></tr>" in s05.group(0)
+    s09 = re.search(r"<tr><td>S09</td>.*?</tr>", section)  # needs the random reads too
+    assert s09 is None, "S09 also concerns the Force F120, not in this report"
+    s14 = re.search(r"<tr><td>S14</td>.*?</tr>", section)
+    assert s14 and "not run</td></tr>" in s14.group(0) and "as-ssd" in s14.group(0)
+    assert "other claims concern drives not in this report" in section

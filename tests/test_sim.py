@@ -201,6 +201,23 @@ def test_replay_of_a_generated_trace_reports_data_rates_over_busy_time() -> None
     _same(r, again.replay(generated="typical-2010", idle_cap="25ms"))
 
 
+def test_a_replay_can_lay_down_first_the_data_its_trace_reads() -> None:
+    """The Vertex 4 answers reads of never-written LBAs slowly: with the data
+    the trace reads written first (as the recorded disk held it), its reads
+    are real reads; the trace's own I/Os are the same either way."""
+    def reads_mbps(lay_down: bool) -> "tuple[float, int]":
+        r = Simulator("vertex4-64-fw15").replay(generated="light-2011", idle_cap="25ms", runtime="60s",
+                                                 lay_down_reads=lay_down)
+        return float(r.data["storage_bench"]["read_data_rate_mb_per_s"]), int(r.data["read"]["total_ios"])
+
+    (bare, n_bare), (laid, n_laid) = reads_mbps(False), reads_mbps(True)
+    print(f"vertex4-64-fw15, Light 2011's first minute: reads {bare:.1f} MB/s on an erased drive, {laid:.1f} with the data laid down")
+    assert n_bare == n_laid
+    assert laid > 1.5 * bare
+    with pytest.raises(WorkloadError, match="lay_down_reads"):
+        Simulator("generic-mlc-120").replay(generated="light-2011", lay_down_reads="yes")  # type: ignore[arg-type]
+
+
 def test_replay_of_a_trace_file_as_fast_as_possible(traces_dir, small_drive: dict) -> None:  # type: ignore[no-untyped-def]
     sim = Simulator(small_drive, check=True)
     f = traces_dir / "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"

@@ -259,6 +259,7 @@ class Simulator:
         number_ios: Optional[int] = None,
         runtime: Optional[Duration] = None,
         runtime_ns: Optional[int] = None,
+        lay_down_reads: Optional[bool] = None,
         name: Optional[str] = None,
         progress: Optional[ProgressCallback] = None,
         **trace_options: Any,
@@ -273,7 +274,9 @@ class Simulator:
         (seconds or "25ms"; or ``idle_cap_ns``). ``number_ios`` replays only
         the first that many records, ``runtime`` only the records of the first
         that much trace time (seconds or "10min"; or ``runtime_ns``), as fio's
-        options of those names cut a replayed iolog. ``trace_options`` are
+        options of those names cut a replayed iolog. ``lay_down_reads=True``
+        first writes (unmeasured, 1 MiB at QD32) every LBA the trace reads
+        before it writes it, as the recorded disk held that data. ``trace_options`` are
         those of :func:`ssdlab.traces.trace_stats` (``format``, ``device``,
         ``out_of_range``, ``skip_bad_lines``, ``data_pattern``, ...; the
         capacity defaults to the drive's). The engine parses and checks all of
@@ -295,7 +298,8 @@ class Simulator:
         if name is None:
             name = f"replay {generated}" if generated is not None or trace is None else f"replay {os.path.basename(os.fspath(trace))}"
         given = {"mode": mode, "name": name, "iodepth": iodepth, "idle_cap": idle_cap, "idle_cap_ns": idle_cap_ns,
-                 "log_avg_msec": log_avg_msec, "number_ios": number_ios, "runtime": runtime, "runtime_ns": runtime_ns}
+                 "log_avg_msec": log_avg_msec, "number_ios": number_ios, "runtime": runtime, "runtime_ns": runtime_ns,
+                 "lay_down_reads": lay_down_reads}
         opts = {k: v for k, v in given.items() if v is not None}
         plain(source, "")
         plain(opts, "")

@@ -121,8 +121,9 @@ impl PySimulator {
     /// drive's) or `{"generated": ID, "seed": N}`; `options`: `name`, `mode`
     /// (`as-recorded` | `as-fast-as-possible`), `iodepth` (for records
     /// without one), `idle_cap` or `idle_cap_ns` (longer gaps are shortened
-    /// to it), `log_avg_msec`, `number_ios`, `runtime` or `runtime_ns`; both
-    /// parsed by the engine. Returns the phase with `storage_bench` (data
+    /// to it), `log_avg_msec`, `number_ios`, `runtime` or `runtime_ns`,
+    /// `lay_down_reads` (write first what the trace reads before writing it);
+    /// both parsed by the engine. Returns the phase with `storage_bench` (data
     /// rates over busy time), `source` and, for a file, `import`. Progress and
     /// Ctrl-C as `run`.
     #[pyo3(signature = (source, options = None, progress = None))]

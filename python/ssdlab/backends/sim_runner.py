@@ -229,7 +229,7 @@ class SuiteRunner:
             s = self.seconds(float(step["seconds"]))
             return sim.idle(s), {"action": "idle", "seconds": s}
         if action == "replay":
-            opts: Dict[str, Any] = {k: v for k, v in step.items() if k in ("mode", "idle_cap", "iodepth")}
+            opts: Dict[str, Any] = {k: v for k, v in step.items() if k in ("mode", "idle_cap", "iodepth", "lay_down_reads")}
             r = sim.replay(generated=step["generated"], progress=self._phase_progress(str(label)), **opts)
             return r, {"action": "replay", "generated": step["generated"], **opts}
         raise ValueError(f"unknown step action {action!r}")

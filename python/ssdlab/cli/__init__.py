@@ -14,13 +14,14 @@ Commands:
   ssdlab review --drive A --drive B ... --out DIR [--jobs N] [--tests ...] [--quick]
   ssdlab report RESULTS... --out DIR
   ssdlab calibrate [--drive ID ...] [--kind measured|rated] [--table FILE] [--json]
+  ssdlab stories [--only S14,S15] [--json | --csv]
   ssdlab spec ID_OR_FILE [--json]
   ssdlab fio JOBFILE --drive ID_OR_FILE [--output F] [--log-dir D] [--parse-only]
   ssdlab fio-run JOBFILE --target FILE_OR_DEV [--destroy-data=DEV] | fio-check TARGET | fio-parse OUTPUT.json
   ssdlab review --device FILE_OR_DEV [--destroy-data=DEV] [--size 1g] --out DIR [--tests ...] [--quick]
 
 One module per command group (``run``: run/replay/storage-bench; ``drives``;
-``trace``; ``suite``: tests/test/review/report/calibrate/spec; ``fio``: fio job
+``trace``; ``suite``: tests/test/review/report/calibrate/stories/spec; ``fio``: fio job
 files on simulated drives, fio on real targets, ``review --device``); the flags
 several commands share and their converters are in ``flags``; what the
 commands print is made by :mod:`ssdlab.text`.

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ssdlab {ssdlab_version()} (engine {_core.version()})")
     sub = p.add_subparsers(
         dest="cmd",
-        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,spec,fit,probe,"
+        metavar="{run,replay,storage-bench,drives,drive,trace,tests,test,review,report,table,calibrate,stories,spec,fit,probe,"
         "twin-report,sweep,fio,fio-run,fio-check,fio-parse,fio-import}",
     )
     sub.required = True

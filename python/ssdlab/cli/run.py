@@ -50,7 +50,7 @@ _JOB_FLAGS = ("name", "rw", "bs", "bssplit", "blockalign", "iodepth", "runtime",
 
 #: The Destroyer is not a suite test: a filled drive, gaps cut to 25 ms (as its reviews did).
 _DESTROYER_METHOD: StorageBenchMethod = {"test_id": None, "state": "filled",
-                                         "replay": {"mode": "as-recorded", "idle_cap": "25ms"}}
+                                         "replay": {"mode": "as-recorded", "idle_cap": "25ms", "lay_down_reads": True}}
 
 
 def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
@@ -322,9 +322,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a trace file, not to --generated")
     cap = args.idle_cap if args.idle_cap is not None and args.idle_cap.ns is not None else None
     runtime = args.runtime.text if args.runtime is not None else None
+    # storage-bench: the suite's playback writes first what the trace reads before writing it
+    lay_down = getattr(args, "lay_down_reads", None)
     man = sim.manifest(command=command_line())
     man["replay"] = {"file": args.file, "generated": args.generated, "trace_seed": args.trace_seed, "mode": args.mode,
-                     "idle_cap": None if cap is None else cap.text, "number_ios": args.number_ios, "runtime": runtime}
+                     "idle_cap": None if cap is None else cap.text, "number_ios": args.number_ios, "runtime": runtime,
+                     "lay_down_reads": lay_down}
     if getattr(args, "storage_bench_test", None):
         man["storage_bench_test"] = args.storage_bench_test
     label = args.generated or os.path.basename(args.file)
@@ -333,7 +336,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         args, sim, drive, man, label,
         lambda b: sim.replay(args.file, generated=args.generated, seed=args.trace_seed, mode=args.mode,
                              iodepth=args.iodepth, idle_cap_ns=None if cap is None else cap.ns, log_avg_msec=args.log_avg_msec,
-                             number_ios=args.number_ios, runtime=runtime, progress=b, **kwargs),
+                             number_ios=args.number_ios, runtime=runtime, lay_down_reads=lay_down, progress=b, **kwargs),
     )
 
 
@@ -358,6 +361,7 @@ def cmd_storage_bench(args: argparse.Namespace) -> int:
         args.mode = replay.get("mode", "as-recorded")
     if args.idle_cap is None and "idle_cap" in replay:
         args.idle_cap = idle_cap(replay["idle_cap"])
+    args.lay_down_reads = replay.get("lay_down_reads")
     args.storage_bench_test = method["test_id"] if same_as_test else None
     args.file = None
     args.generated = args.bench

@@ -1,5 +1,5 @@
 """The review suite's commands: ``ssdlab tests``, ``test``, ``review``,
-``report``, ``calibrate`` and ``spec``."""
+``report``, ``calibrate``, ``stories`` and ``spec``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import sys
 from itertools import chain
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, List, Sequence
 
 from ..errors import SsdlabError
 from ..extras import require
@@ -120,7 +120,8 @@ def add_parsers(sub: Any) -> None:
         description="Run each figure of the calibration table (built in: every measured and rated figure of the "
         "presets' published sources, ssdlab/suite/published.csv; or --table FILE with the same columns) through "
         "the suite test that measures it, on its preset, and print simulated against published with the error. "
-        "Measured figures must land within 10%, rated figures within 15%. Exit status 1 when one does not.",
+        "Measured figures must land within 10%, rated figures within 15%. A row whose note starts 'known miss:' is "
+        "an accepted miss, listed with its reason. Exit status 1 when another figure does not land.",
     )
     add_drive(c, "only the figures of this drive (repeatable)", append=True, metavar="ID")
     c.add_argument("--kind", choices=["measured", "rated"], help="only measured or only rated figures")
@@ -144,6 +145,23 @@ def add_parsers(sub: Any) -> None:
     cv.add_argument("--resume", action="store_true", help="continue the folds stored in --storage")
     add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
+
+    st = sub.add_parser(
+        "stories",
+        help="check every claim of the seed reviews on the presets and print the ledger",
+        description="Run the suite tests that the seed reviews' claims read (docs/stories.md: S01..S46, each the "
+        "project's wording of one thing a reviewer measured, with its published figures and a rule), on the cluster "
+        "runner sharing each drive's preconditioned states, and print each claim: published, simulated, verdict "
+        "(holds, partly, wrong). Exit status 1 when a claim does not hold.",
+    )
+    st.add_argument("--only", type=_claim_ids, metavar="IDS", help="only these claims, comma-separated (S14,S15)")
+    sfmt = st.add_mutually_exclusive_group()
+    add_json(st, "print the ledger as JSON (every check, what it wants and what was found)", group=sfmt)
+    sfmt.add_argument("--csv", action="store_true", help="print the ledger as CSV")
+    add_output(st, "also write the JSON ledger to FILE")
+    _add_jobs(st)
+    add_seed(st)
+    st.set_defaults(func=cmd_stories)
 
     sp = sub.add_parser(
         "spec",
@@ -371,7 +389,45 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if any(x.get("interrupted") for x in results):
         print("ssdlab: interrupted; the drives that finished are above", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_OK if doc["passed"] == len(results) else EXIT_FAILURE
+    # accepted known misses (the table's note says why) do not fail the calibration
+    return EXIT_OK if doc["failed"] == 0 else EXIT_FAILURE
+
+
+def _claim_ids(text: str) -> List[str]:
+    """``--only``: claim ids, comma-separated; checked against the ledger."""
+    from ..suite.stories import CLAIMS, StoriesError, select
+
+    ids = [t for t in text.split(",") if t.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError("give claim ids, e.g. S14,S15")
+    try:
+        select(CLAIMS, ids)
+    except StoriesError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("argument --only: ", "")) from None
+    return ids
+
+
+def cmd_stories(args: argparse.Namespace) -> int:
+    from ..suite.stories import CLAIMS, HOLDS, select
+    from ..suite.stories.ledger import document, format_csv, format_table, run_stories
+
+    claims = select(CLAIMS, args.only)
+    judged, interrupted = run_stories(claims, jobs=args.jobs, seed=args.seed, scheduler=args.scheduler,
+                                      progress=args.progress)
+    doc = document(judged, manifest(seed=args.seed, drive_id="(the reviews' stories)", drive_hash="",
+                                    command=command_line()))
+    if args.output:
+        write_output(args.output, doc)
+    if args.json:
+        print_json(doc)
+    elif args.csv:
+        sys.stdout.write(format_csv(judged))
+    else:
+        print(format_table(judged))
+    if interrupted:
+        print("ssdlab: interrupted; the claims whose figures finished are judged above", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if all(j.verdict == HOLDS for j in judged) else EXIT_FAILURE
 
 
 def cmd_spec(args: argparse.Namespace) -> int:

@@ -6,7 +6,8 @@ it from saved results without simulating.
 The page (:mod:`.page`) opens with the verdict (:mod:`.verdict`: headline
 figures, a text per drive, a take per test) and the CrystalDiskMark-style
 grids, then the drives (with launch prices, :mod:`.prices`), the spec sheet
-against the measurements and every test. The charts (:mod:`.charts`) need
+against the measurements and every test, and the seed reviews' claims that
+concern the report's drives (:mod:`.stories`). The charts (:mod:`.charts`) need
 matplotlib, a dependency of the package: :func:`require_matplotlib` says so
 in one line when it is missing, before anything runs."""
 

@@ -19,6 +19,7 @@ from . import verdict as _verdict
 from .checks import Check, find_checks
 from .labels import chart_values, drive_label, names_with_hashes
 from .prices import Price, price_of, usd_per_gb
+from .stories import stories_section
 
 __all__ = ["build_report", "chart_values", "drive_label", "GROUPS"]
 
@@ -618,6 +619,9 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         nav.append(f'<a href="#{_esc(_group_anchor(gid, known))}">{_esc(gtitle)}</a>')
         if gid == "cdm":
             nav.append('<a href="#drives">The drives</a>')
+    stories = stories_section(docs)
+    if stories:
+        nav.append('<a href="#stories">The reviews\' stories</a>')
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width\">"
              f"<title>ssdlab review: {_esc(title)}</title>",
              f"<style>{_CSS}{_nav.NAV_CSS}</style><script>{_JS}{_nav.NAV_JS}</script></head><body class=with-toc>",
@@ -640,6 +644,8 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         side.append(entry)
         if entry[0].startswith("cdm"):
             side.append(("drives", "The drives", []))
+    if stories:
+        side.append(("stories", "The reviews' stories", []))
     side.append(("about-results", "About these results", []))
     parts.append('<div class="layout">' + _nav.sidebar(side) + "<main>")
     parts.append(_verdict_section(by_test, drives, group_takes, found))
@@ -650,6 +656,7 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         parts.append(f"<h2 id={_esc(_group_anchor(gid, known))}>{_esc(gtitle)}</h2>{section_html}")
         if gid == "cdm":
             parts.append(drive_table)
+    parts.append(stories)
     mans = [d["manifest"] for d in docs]
     versions = sorted({f"ssdlab {m.get('ssdlab_version')} (engine {m.get('engine_version')})" for m in mans})
     seeds = sorted({str(m.get("seed")) for m in mans})

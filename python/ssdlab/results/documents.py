@@ -101,6 +101,8 @@ def calibration_document(man: Dict[str, Any], results: Sequence[Dict[str, Any]])
         "schema_version": SCHEMA_VERSION,
         "manifest": man,
         "passed": sum(1 for x in results if x["ok"]),
+        "known_misses": sum(1 for x in results if not x["ok"] and x.get("known_miss")),
+        "failed": sum(1 for x in results if not x["ok"] and not x.get("known_miss")),
         "figures": len(results),
         "results": list(results),
     }

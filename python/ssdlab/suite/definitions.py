@@ -481,8 +481,10 @@ STORAGE_BENCH_WORKLOADS = (
 )
 
 #: Storage Bench playback (docs/methodology.md "Storage Bench"): each I/O at its
-#: recorded time, every idle gap of the trace cut to at most 25 ms.
-STORAGE_BENCH_PLAYBACK: StorageBenchPlayback = {"mode": "as-recorded", "idle_cap": "25ms"}
+#: recorded time, every idle gap of the trace cut to at most 25 ms; what the
+#: trace reads before writing it is written first (the recorded desktop read
+#: files that were on its disk).
+STORAGE_BENCH_PLAYBACK: StorageBenchPlayback = {"mode": "as-recorded", "idle_cap": "25ms", "lay_down_reads": True}
 
 
 def storage_bench_test_id(workload: str, full: bool = False) -> str:
@@ -506,6 +508,8 @@ def storage_bench_method(workload: str, full: bool = False) -> Optional[StorageB
         replay["mode"] = step["mode"]
     if "idle_cap" in step:
         replay["idle_cap"] = step["idle_cap"]
+    if "lay_down_reads" in step:
+        replay["lay_down_reads"] = step["lay_down_reads"]
     return {"test_id": t["id"], "state": run["state"]["state"], "replay": replay}
 
 

@@ -159,13 +159,13 @@ def review(
         stream.write(f"ssdlab review: resuming in {out_dir}: {len(kept)} of {total} results kept from an earlier run of the "
                      f"same review; {total - len(kept)} to run\n")
     todo = [i for i in range(total) if i not in kept]
-    if todo:
-        stream.write(f"ssdlab review: {len(todo)} test(s) on {len(drives)} drive(s), {scale.name} scale; tests that share a "
-                     "preconditioned drive run together, so results arrive in groups\n")
     t_start = time.perf_counter()
     try:
         if todo:
             with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
+                _ = runner.workers  # reach the scheduler first: a bad address is the only line printed
+                stream.write(f"ssdlab review: {len(todo)} test(s) on {len(drives)} drive(s), {scale.name} scale; tests that "
+                             "share a preconditioned drive run together, so results arrive in groups\n")
                 for j, out in runner.run_tests([requests[i] for i in todo]):
                     i = todo[j]
                     di, ti = divmod(i, n)

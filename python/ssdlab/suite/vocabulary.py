@@ -69,6 +69,7 @@ class StorageBenchPlayback(TypedDict, total=False):
 
     mode: str
     idle_cap: str
+    lay_down_reads: bool
 
 
 class Step(Job, StorageBenchPlayback, total=False):

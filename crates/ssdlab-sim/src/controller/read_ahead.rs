@@ -20,6 +20,8 @@ pub(super) struct ReadAhead {
     pub(super) next_off: u64,
     /// Where the next prefetch starts.
     pub(super) pre_end: u64,
+    /// Bytes the host has read in the current stream, this request included.
+    pub(super) stream_bytes: u64,
     /// Prefetched ranges and when their data is in the controller.
     pub(super) chunks: VecDeque<(u64, u64, u64)>,
 }
@@ -75,16 +77,24 @@ impl Controller {
     /// order as the die reads land, so the transfer overlaps the reads still
     /// in flight. With at least `readahead_min_qd` commands outstanding, a
     /// sequential request extends the read-ahead: die reads for the next
-    /// `readahead_bytes` beyond it, issued now, so the drive runs ahead of
-    /// the host by that window and no more. A stream is detected by host
+    /// window beyond it, issued now, so the drive runs ahead of the host by
+    /// that window and no more. The window is what the stream has read so
+    /// far, at most `readahead_bytes`. A stream is detected by host
     /// address, not by 4KB unit, so a stream of transfers smaller than a unit
     /// (ATTO's 0.5-2KB) is read ahead too, and a unit the host has read part
     /// of stays in the buffer for the rest of it. Returns the earliest start
     /// of the request's link transfer that never waits for data.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn read_stream(&mut self, ftl: &mut Ftl, nand: &mut Nand, first: u64, n: u64, off: u64, len: u64, t: u64) -> Result<u64> {
-        let ra_units = self.cfg.readahead_bytes / UNIT_BYTES;
         let sequential = off == self.ra.next_off;
+        // The window grows with the stream, up to `readahead_bytes`: it
+        // prefetches no more than the stream has read so far, so two
+        // adjacent small reads in a desktop's random ones cost two or three
+        // units of die time, not a full window that delays the next random
+        // read, while a long stream is a full window ahead after a few
+        // requests (adaptive read-ahead, as operating systems ramp theirs).
+        self.ra.stream_bytes = if sequential { self.ra.stream_bytes.saturating_add(len) } else { len };
+        let ra_units = self.cfg.readahead_bytes.min(self.ra.stream_bytes).div_ceil(UNIT_BYTES);
         let end = first + n;
         let end_bytes = off + len;
         self.ra.next_off = end_bytes;

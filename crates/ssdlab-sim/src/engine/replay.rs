@@ -39,6 +39,12 @@ pub struct ReplayOptions {
     /// Replay only the records of the first this-much trace time, measured
     /// from the first record before any idle cap (fio's `runtime`).
     pub max_trace_ns: Option<u64>,
+    /// Before the replay, write (unmeasured) every LBA the trace reads
+    /// before it writes it: a recorded desktop read files that were on its
+    /// disk, and a trace replayed on an erased drive would otherwise read
+    /// never-written LBAs, which some controllers answer slowly and others
+    /// at once (docs/methodology.md, "Storage Bench").
+    pub lay_down_reads: bool,
 }
 
 impl Default for ReplayOptions {
@@ -52,21 +58,23 @@ impl Default for ReplayOptions {
             io_log: false,
             max_records: 0,
             max_trace_ns: None,
+            lay_down_reads: false,
         }
     }
 }
 
 /// The keys of [`ReplayOptions::from_json`].
 pub const REPLAY_OPTION_KEYS: &[&str] =
-    &["name", "mode", "iodepth", "idle_cap", "idle_cap_ns", "log_avg_msec", "number_ios", "runtime", "runtime_ns"];
+    &["name", "mode", "iodepth", "idle_cap", "idle_cap_ns", "log_avg_msec", "number_ios", "runtime", "runtime_ns", "lay_down_reads"];
 
 impl ReplayOptions {
     /// Replay options from plain data: `name`, `mode` (`as-recorded` |
     /// `as-fast-as-possible`), `iodepth` (for records that carry none),
     /// `idle_cap` (a duration: longer gaps are shortened to it; or
     /// `idle_cap_ns`), `log_avg_msec`, `number_ios` (replay at most this many
-    /// records) and `runtime` (only the records of the first this-much trace
-    /// time; or `runtime_ns`). An error names the option.
+    /// records), `runtime` (only the records of the first this-much trace
+    /// time; or `runtime_ns`) and `lay_down_reads` (true: first write what the
+    /// trace reads before writing). An error names the option.
     pub fn from_json(v: &Value) -> Result<ReplayOptions> {
         let o = object(v, "(options)")?;
         known_keys(o, REPLAY_OPTION_KEYS, "replay option")?;
@@ -96,6 +104,9 @@ impl ReplayOptions {
                 return Err(werr(if get(o, "runtime").is_some() { "runtime" } else { "runtime_ns" }, "must be longer than 0"));
             }
             opts.max_trace_ns = Some(ns);
+        }
+        if let Some(l) = get(o, "lay_down_reads") {
+            opts.lay_down_reads = l.as_bool().ok_or_else(|| werr("lay_down_reads", format!("{l}: must be true or false")))?;
         }
         if let Some(l) = get(o, "log_avg_msec") {
             opts.interval_ns = l.as_u64().filter(|x| (1..=MAX_LOG_AVG_MSEC).contains(x)).ok_or_else(|| {
@@ -375,10 +386,95 @@ impl Simulator {
         if let TraceSource::File { options, .. } = &mut src {
             options.memory_limit_bytes = self.memory_budget_bytes();
         }
+        if opts.lay_down_reads {
+            let mut scan = src.open()?;
+            self.lay_down_reads(&mut scan, &opts, progress)?;
+        }
         let mut records = src.open()?;
         let mut r = self.replay(&mut records, &opts, progress)?;
         r.source = Some(source.clone());
         r.import = records.import_report().cloned();
         Ok(r)
+    }
+
+    /// Write, unmeasured and as fast as the drive takes it (1 MiB writes at
+    /// QD32, in LBA order), every 4KB unit the trace (as `opts` cuts it) reads
+    /// before it writes or trims it and the drive does not hold yet, with the
+    /// data pattern of the trace's first write: the files the recorded
+    /// desktop read were on its disk.
+    fn lay_down_reads(
+        &mut self,
+        records: &mut dyn Iterator<Item = std::result::Result<TraceRecord, TraceError>>,
+        opts: &ReplayOptions,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<()> {
+        const UNIT: u64 = crate::config::UNIT_BYTES;
+        const MAX_UNITS: usize = 256; // 1 MiB per write
+        let cap = self.capacity_bytes();
+        let units = cap.div_ceil(UNIT) as usize;
+        let mut touched = vec![0u64; units.div_ceil(64)];
+        let mut lay = vec![0u64; units.div_ceil(64)];
+        let mut pattern = None;
+        let mut first_ns = None;
+        for (n, r) in records.enumerate() {
+            let r = r.map_err(SimError::Trace)?;
+            let t0 = *first_ns.get_or_insert(r.time_ns);
+            if (opts.max_records > 0 && n as u64 >= opts.max_records)
+                || opts.max_trace_ns.is_some_and(|m| r.time_ns.saturating_sub(t0) >= m)
+            {
+                break;
+            }
+            // Out-of-range records are the replay's to report.
+            if r.op == TraceOp::Flush || r.length_bytes == 0 || r.offset_bytes + r.length_bytes > cap {
+                continue;
+            }
+            let (a, b) = ((r.offset_bytes / UNIT) as usize, (r.offset_bytes + r.length_bytes).div_ceil(UNIT) as usize);
+            if r.op == TraceOp::Write {
+                pattern.get_or_insert(r.data_pattern);
+            }
+            for u in a..b {
+                let (w, bit) = (u / 64, 1u64 << (u % 64));
+                if touched[w] & bit == 0 {
+                    touched[w] |= bit;
+                    // What the drive already holds (a filled drive) needs no laying down.
+                    if r.op == TraceOp::Read && self.ftl.unit_stored_bytes(u as u64) == 0 {
+                        lay[w] |= bit;
+                    }
+                }
+            }
+        }
+        let data_pattern = pattern.unwrap_or(crate::pattern::DataPattern::Incompressible);
+        let mut extents: Vec<(u64, u64)> = Vec::new();
+        let mut u = 0usize;
+        while u < units {
+            if lay[u / 64] == 0 {
+                u = (u / 64 + 1) * 64;
+                continue;
+            }
+            if lay[u / 64] & (1u64 << (u % 64)) == 0 {
+                u += 1;
+                continue;
+            }
+            let start = u;
+            while u < units && u - start < MAX_UNITS && lay[u / 64] & (1u64 << (u % 64)) != 0 {
+                u += 1;
+            }
+            let off = start as u64 * UNIT;
+            extents.push((off, (u as u64 * UNIT).min(cap) - off));
+        }
+        if extents.is_empty() {
+            return Ok(());
+        }
+        let mut writes = extents.into_iter().map(|(offset_bytes, length_bytes)| {
+            Ok(TraceRecord { time_ns: 0, op: TraceOp::Write, offset_bytes, length_bytes, data_pattern, iodepth: 0, recorded_latency_ns: 0 })
+        });
+        let lay_opts = ReplayOptions {
+            name: format!("{}: lay down the data it reads", opts.name),
+            mode: ReplayMode::AsFastAsPossible,
+            iodepth: 32,
+            ..ReplayOptions::default()
+        };
+        self.replay(&mut writes, &lay_opts, progress)?;
+        Ok(())
     }
 }
