@@ -22,6 +22,21 @@ fn phase_out<'py>(py: Python<'py>, r: &PhaseResult) -> PyResult<PhaseOut<'py>> {
     for (name, col) in r.series() {
         d.set_item(name, PyArray1::<u64>::from_vec(py, col))?;
     }
+    // The latency histograms' non-empty buckets, beside the series (fio's
+    // json+ bins, stddev and latency buckets are drawn from them).
+    let st = &r.stats;
+    d.set_item("lat_mean_ns", PyArray1::<u64>::from_vec(py, st.intervals.iter().map(|x| x.lat_mean_ns).collect()))?;
+    for (dir, h) in [("read", &st.read.lat), ("write", &st.write.lat), ("trim", &st.trim.lat), ("sync", &st.sync.lat)] {
+        let (mut lo, mut width, mut count) = (Vec::new(), Vec::new(), Vec::new());
+        for (l, w, c) in h.buckets() {
+            lo.push(l);
+            width.push(w);
+            count.push(c);
+        }
+        d.set_item(format!("{dir}_hist_lo_ns"), PyArray1::<u64>::from_vec(py, lo))?;
+        d.set_item(format!("{dir}_hist_width_ns"), PyArray1::<u64>::from_vec(py, width))?;
+        d.set_item(format!("{dir}_hist_count"), PyArray1::<u64>::from_vec(py, count))?;
+    }
     Ok((to_py(py, &r.to_json())?, d))
 }
 

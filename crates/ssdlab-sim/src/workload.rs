@@ -4,7 +4,10 @@
 //! file, a Python dict): `rw`, `bs`/`bssplit`, `blockalign`, `offset`, `size`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `iodepth`, `rwmixread`,
 //! `data_pattern` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`,
-//! `fsync` / `fdatasync` (a FLUSH CACHE after every N writes, as fio's).
+//! `fsync` / `fdatasync` (a FLUSH CACHE after every N writes, as fio's),
+//! `bsrange` (`MIN-MAX`: sizes drawn as fio draws them) and fio's `rw`
+//! modifier (`read:-8k`: bytes added to a sequential offset after each I/O;
+//! `randread:8`: I/Os per random offset, the rest sequential after it).
 //! Sizes take fio's suffixes (k, m, g, t: powers of 1024) or a percentage of
 //! the drive (`75%`); times take ns, us, ms, s, m, h (a bare number is seconds,
 //! as in fio).
@@ -27,6 +30,10 @@ pub enum RwMode {
     RandRw,
     Trim,
     RandTrim,
+    /// fio `trimwrite`: each block is trimmed, then written, in order.
+    TrimWrite,
+    /// fio `randtrimwrite`: the same at random offsets.
+    RandTrimWrite,
 }
 
 impl RwMode {
@@ -40,6 +47,8 @@ impl RwMode {
             "randrw" => RwMode::RandRw,
             "trim" => RwMode::Trim,
             "randtrim" => RwMode::RandTrim,
+            "trimwrite" => RwMode::TrimWrite,
+            "randtrimwrite" => RwMode::RandTrimWrite,
             _ => return None,
         })
     }
@@ -53,10 +62,12 @@ impl RwMode {
             RwMode::RandRw => "randrw",
             RwMode::Trim => "trim",
             RwMode::RandTrim => "randtrim",
+            RwMode::TrimWrite => "trimwrite",
+            RwMode::RandTrimWrite => "randtrimwrite",
         }
     }
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim)
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim | RwMode::RandTrimWrite)
     }
 }
 
@@ -90,6 +101,14 @@ pub struct Workload {
     /// every N writes issued the job waits for its outstanding I/Os, issues a
     /// FLUSH CACHE and waits for it before issuing more. 0: never.
     pub fsync_every: u64,
+    /// fio `bsrange=MIN-MAX`: sizes drawn between the two (None: `sizes`).
+    pub bs_range: Option<(u64, u64)>,
+    /// fio's `rw=MODE:N` on a sequential mode: bytes added to the offset
+    /// after each I/O (negative: backwards). 0: none.
+    pub seq_add_bytes: i64,
+    /// fio's `rw=MODE:N` on a random mode: I/Os per random offset (the others
+    /// follow it sequentially). 1: every I/O at a new offset.
+    pub seq_nr: u64,
 }
 
 /// The longest simulated runtime a job may ask for without `force`: 7 days
@@ -138,6 +157,7 @@ pub const KEYS: &[&str] = &[
     "randseed",
     "fsync",
     "fdatasync",
+    "bsrange",
     "force",
 ];
 
@@ -152,11 +172,33 @@ impl Workload {
             .or(get("readwrite"))
             .map(as_text)
             .ok_or_else(|| werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))?;
-        let rw = RwMode::parse(rw_text.trim()).ok_or_else(|| {
-            werr("rw", format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))
+        let (mode_text, modifier) = match rw_text.trim().split_once(':') {
+            Some((m, n)) => (m.trim().to_string(), Some(n.trim().to_string())),
+            None => (rw_text.trim().to_string(), None),
+        };
+        let rw = RwMode::parse(&mode_text).ok_or_else(|| {
+            werr(
+                "rw",
+                format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim, randtrim, trimwrite or randtrimwrite"),
+            )
         })?;
+        let (seq_add_bytes, seq_nr) = parse_rw_modifier(rw, modifier.as_deref(), capacity_bytes)?;
         let mut sizes = Vec::new();
-        if let Some(split) = get("bssplit") {
+        let mut bs_range = None;
+        if let Some(range) = get("bsrange") {
+            let text = as_text(range);
+            let (lo, hi) = text.split_once('-').ok_or_else(|| werr("bsrange", format!("'{text}' is not MIN-MAX, e.g. 4k-64k")))?;
+            let lo = parse_size("bsrange", &Value::String(lo.trim().into()), capacity_bytes)?;
+            let hi = parse_size("bsrange", &Value::String(hi.trim().into()), capacity_bytes)?;
+            if lo == 0 || hi < lo {
+                return Err(werr("bsrange", format!("'{text}': give MIN-MAX with 0 < MIN <= MAX")));
+            }
+            sizes.push((lo, 1));
+            if hi > lo {
+                sizes.push((hi, 1));
+                bs_range = Some((lo, hi));
+            }
+        } else if let Some(split) = get("bssplit") {
             sizes = parse_bssplit(&as_text(split), capacity_bytes)?;
         } else {
             let bs = match get("bs") {
@@ -168,7 +210,13 @@ impl Workload {
         for &(b, _) in &sizes {
             if b == 0 || b % SECTOR_BYTES != 0 || b > (64 << 20) {
                 return Err(werr(
-                    if get("bssplit").is_some() { "bssplit" } else { "bs" },
+                    if get("bsrange").is_some() {
+                        "bsrange"
+                    } else if get("bssplit").is_some() {
+                        "bssplit"
+                    } else {
+                        "bs"
+                    },
                     format!("{b} bytes: block sizes must be multiples of 512 B from 512 B to 64 MiB"),
                 ));
             }
@@ -308,6 +356,9 @@ impl Workload {
             interval_ns,
             randseed,
             fsync_every,
+            bs_range,
+            seq_add_bytes,
+            seq_nr,
         })
     }
 
@@ -329,8 +380,34 @@ impl Workload {
             "interval_ns": self.interval_ns,
             "randseed": self.randseed,
             "fsync": self.fsync_every,
+            "bsrange": self.bs_range.map(|(a, b)| vec![a, b]),
+            "rw_seq_add_bytes": self.seq_add_bytes,
+            "rw_seq_nr": self.seq_nr,
         })
     }
+}
+
+/// fio's `rw` modifier (`MODE:N`): on a sequential mode a size added to the
+/// offset after each I/O (`read:-8k` reads backwards); on a random mode the
+/// number of I/Os per random offset. Returns (bytes added, I/Os per offset).
+fn parse_rw_modifier(rw: RwMode, modifier: Option<&str>, capacity_bytes: u64) -> Result<(i64, u64)> {
+    let Some(m) = modifier else { return Ok((0, 1)) };
+    if rw.is_random() {
+        let n =
+            m.parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                werr("rw", format!("':{m}': on a random mode the modifier is a count of I/Os per random offset (1 or more)"))
+            })?;
+        return Ok((0, n));
+    }
+    let (neg, mag) = match m.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, m),
+    };
+    let b = parse_size("rw", &Value::String(mag.into()), capacity_bytes)?;
+    if b % SECTOR_BYTES != 0 || b > capacity_bytes {
+        return Err(werr("rw", format!("':{m}': the offset step must be a multiple of 512 B within the drive")));
+    }
+    Ok((if neg { -(b as i64) } else { b as i64 }, 1))
 }
 
 /// fio's `bssplit`: `SIZE/PERCENT:SIZE/PERCENT:...`. As in fio the
@@ -445,6 +522,15 @@ pub struct IoGen {
     cursor: u64,
     mix: u32,
     rng: Rng,
+    bs_range: Option<(u64, u64)>,
+    seq_add: i64,
+    seq_nr: u64,
+    /// I/Os still to follow the last random offset sequentially.
+    seq_left: u64,
+    /// End of the last random I/O (where a sequential follower starts).
+    last_end: u64,
+    /// The write that follows a trim of the same block (trimwrite).
+    pending_write: Option<(u64, u64)>,
 }
 
 impl IoGen {
@@ -458,11 +544,23 @@ impl IoGen {
             cursor: 0,
             mix: w.rwmixread_percent,
             rng: Rng::fork(w.randseed.unwrap_or(seed), "host-io"),
+            bs_range: w.bs_range,
+            seq_add: w.seq_add_bytes,
+            seq_nr: w.seq_nr.max(1),
+            seq_left: 0,
+            last_end: 0,
+            pending_write: None,
         }
     }
 
     #[inline]
     fn pick_size(&mut self) -> u64 {
+        if let Some((lo, hi)) = self.bs_range {
+            // fio's draw: MIN + a uniform share of MAX, aligned down to MIN
+            // and capped at MAX (integers here, fio uses a double).
+            let v = lo + self.rng.below(hi);
+            return (v - v % lo).min(hi);
+        }
         if self.sizes.len() == 1 {
             return self.sizes[0].0;
         }
@@ -472,10 +570,13 @@ impl IoGen {
     /// The next I/O: operation, byte offset, length.
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64, u64) {
+        if let Some((off, bs)) = self.pending_write.take() {
+            return (Op::Write, off, bs);
+        }
         let op = match self.rw {
             RwMode::Read | RwMode::RandRead => Op::Read,
             RwMode::Write | RwMode::RandWrite => Op::Write,
-            RwMode::Trim | RwMode::RandTrim => Op::Trim,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
             RwMode::ReadWrite | RwMode::RandRw => {
                 if self.rng.percent(self.mix) {
                     Op::Read
@@ -485,9 +586,21 @@ impl IoGen {
             }
         };
         let bs = self.pick_size();
-        let off = if self.rw.is_random() {
-            let slots = (self.len - bs) / self.align + 1;
-            self.start + self.rng.below(slots) * self.align
+        let (off, bs) = if self.rw.is_random() {
+            if self.seq_nr > 1 && self.seq_left > 0 && self.last_end + bs <= self.start + self.len {
+                self.seq_left -= 1;
+                let off = self.last_end;
+                self.last_end += bs;
+                (off, bs)
+            } else {
+                let slots = (self.len - bs) / self.align + 1;
+                let off = self.start + self.rng.below(slots) * self.align;
+                if self.seq_nr > 1 {
+                    self.seq_left = self.seq_nr - 1;
+                    self.last_end = off + bs;
+                }
+                (off, bs)
+            }
         } else {
             if self.cursor >= self.len {
                 self.cursor = 0;
@@ -497,9 +610,31 @@ impl IoGen {
             let o = self.start + self.cursor;
             let bs = if left < bs { left } else { bs };
             self.cursor += bs;
-            return (op, o, bs);
+            if self.seq_add != 0 {
+                self.cursor = self.step_cursor(o - self.start, bs);
+            }
+            (o, bs)
         };
+        if matches!(self.rw, RwMode::TrimWrite | RwMode::RandTrimWrite) {
+            self.pending_write = Some((off, bs));
+        }
         (op, off, bs)
+    }
+
+    /// fio's holed or backwards sequential I/O: the next offset is the end
+    /// of this I/O plus the step; past either end of the region it wraps (to
+    /// the start going forwards, to the end plus the step going backwards).
+    fn step_cursor(&self, rel: u64, bs: u64) -> u64 {
+        let next = rel as i128 + bs as i128 + self.seq_add as i128;
+        if next < 0 || next >= self.len as i128 {
+            if self.seq_add > 0 {
+                0
+            } else {
+                (self.len as i128 + self.seq_add as i128).max(0) as u64
+            }
+        } else {
+            next as u64
+        }
     }
 }
 
@@ -585,5 +720,50 @@ mod tests {
             let (_, o, l) = g.next_io();
             assert!(o >= 1 << 20 && o + l <= 2 << 20 && o % 4096 == 0);
         }
+    }
+
+    fn ios(job: Value, n: usize) -> Vec<(Op, u64, u64)> {
+        let w = Workload::from_json(&job, CAP).unwrap();
+        let mut g = IoGen::new(&w, 7);
+        (0..n).map(|_| g.next_io()).collect()
+    }
+
+    #[test]
+    fn a_negative_rw_modifier_reads_backwards_as_fio_does() {
+        // fio's backwards-read example: the first block, then from the end down
+        let got: Vec<u64> = ios(json!({"rw":"read:-8k","bs":"4k","size":"128m"}), 4).iter().map(|x| x.1).collect();
+        let end = 128u64 << 20;
+        assert_eq!(got, vec![0, end - 8192, end - 12288, end - 16384]);
+    }
+
+    #[test]
+    fn a_positive_rw_modifier_leaves_holes_and_a_random_one_runs_sequentially() {
+        let got: Vec<u64> = ios(json!({"rw":"write:112k","bs":"16k","size":"1m"}), 3).iter().map(|x| x.1).collect();
+        assert_eq!(got, vec![0, 128 << 10, 256 << 10]);
+        let r = ios(json!({"rw":"randread:4","bs":"4k","size":"1g"}), 8);
+        assert_eq!(r[1].1, r[0].1 + 4096);
+        assert_eq!(r[3].1, r[0].1 + 3 * 4096);
+        assert_eq!(r[5].1, r[4].1 + 4096);
+        let e = Workload::from_json(&json!({"rw":"randread:x"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'rw'") && e.contains("count"), "{e}");
+    }
+
+    #[test]
+    fn trimwrite_trims_each_block_then_writes_it() {
+        let got = ios(json!({"rw":"trimwrite","bs":"64k","size":"1m"}), 4);
+        assert_eq!(got, vec![(Op::Trim, 0, 65536), (Op::Write, 0, 65536), (Op::Trim, 65536, 65536), (Op::Write, 65536, 65536)]);
+    }
+
+    #[test]
+    fn bsrange_draws_multiples_of_the_minimum_up_to_the_maximum() {
+        let got = ios(json!({"rw":"randread","bsrange":"4k-16k","size":"1g"}), 4000);
+        let mut seen = std::collections::BTreeMap::new();
+        for (_, _, b) in got {
+            assert!(b % 4096 == 0 && (4096..=16384).contains(&b), "{b}");
+            *seen.entry(b).or_insert(0u32) += 1;
+        }
+        // fio's draw gives each of the four sizes a quarter
+        assert_eq!(seen.len(), 4);
+        assert!(seen.values().all(|n| (850..1150).contains(n)), "{seen:?}");
     }
 }

@@ -7,16 +7,22 @@ Settings of a ``[global]`` section apply to the job sections after it; a job's
 own settings override them. The job is named after its section unless it sets
 ``name=``.
 
+An unset ``${VAR}`` becomes an empty string, as in fio, with a note naming it.
+An ``ioengine`` that does not do block I/O is refused with its reason before
+any of its own options are read (:mod:`ssdlab.fio.engines`); host-side options
+(CPU placement, priorities, system-call batching) are accepted with one note
+each.
+
 Deliberate differences from fio, each an error rather than a silent guess:
-- an unset ``${VAR}`` is an error naming it (fio substitutes "");
 - ``include`` is an error (the file must be self-contained);
 - a value fio would truncate silently (``1.5g`` -> 1g, ``10sec`` -> 10 us) is an
   error that says how to write it.
 
 Every option is in :data:`OPTIONS` with what the simulator does with it:
 ``engine`` (passed to the engine's job parser), ``ssdlab`` (implemented by
-:mod:`ssdlab.fio.simulate`) or ``recorded`` (accepted and kept in the output's
-"job options", no effect on a simulated drive). Options fio has that ssdlab
+:mod:`ssdlab.fio.simulate`), ``recorded`` (accepted and kept in the output's
+"job options", no effect on a simulated drive) or ``host`` (the same, with a
+note naming it). Options fio has that ssdlab
 cannot simulate are in :data:`REJECTED` with the reason; any other name is an
 unknown option. Both are a :class:`~ssdlab.fio.errors.JobFileError` naming the
 file, line and option.
@@ -29,7 +35,7 @@ target. Times: a bare number is seconds; ``us``/``usec``, ``ms``/``msec``, ``s``
 
 API:
 - :func:`parse_jobfile` (path) and :func:`parse_jobfile_text` (text) -> :class:`JobFile`;
-- :class:`JobFile` (``.jobs``, ``.global_options``), :class:`Job` (``.name``,
+- :class:`JobFile` (``.jobs``, ``.global_options``, ``.notes``), :class:`Job` (``.name``,
   ``.value(name)``, ``.where(name)``, ``.error(name, message)``);
 - :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --parse-only``:
   prints the jobs with their typed values as JSON, or one error line (exit 2).
@@ -46,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..textfile import read_text
+from .engines import ASYNC_ENGINES, BLOCK_ENGINES, ENGINE_OPTIONS, HOST_OPTIONS, SYNC_ENGINES, engine_refusal
 from .errors import JobFileError
 
 __all__ = [
@@ -65,6 +72,7 @@ __all__ = [
     "parse_jobfile_text",
     "parse_size",
     "parse_time_ns",
+    "rw_base",
     "main",
 ]
 
@@ -81,15 +89,15 @@ class Percent:
 
 
 #: A typed option value.
-Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...]]
+Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...], Tuple[float, ...]]
 
-#: fio's synchronous engines: one I/O at a time whatever ``iodepth`` says
-#: (HOWTO ``iodepth``: "increasing iodepth beyond 1 will not affect synchronous ioengines").
-SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-#: Engines that keep ``iodepth`` I/Os in flight.
-ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
+_RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite",
+             "randtrimwrite")
 
-_RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
+
+def rw_base(rw: object) -> str:
+    """The mode of an ``rw`` value without fio's ``:N`` modifier."""
+    return str(rw).split(":", 1)[0].strip()
 
 
 @dataclass(frozen=True)
@@ -120,8 +128,9 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("rw", "choice", "engine", choices=_RW_MODES, help="I/O pattern"),
         _spec("bs", "sizes", "engine", help="block size (one for every direction)"),
         _spec("bssplit", "bssplit", "engine", help="block sizes and weights, SIZE/PERCENT:..."),
+        _spec("bsrange", "range", "engine", help="block sizes drawn between MIN-MAX"),
         _spec("blockalign", "sizes", "engine", help="offset alignment of random I/O"),
-        _spec("offset", "size", "engine", percent_ok=True, help="start of the region"),
+        _spec("offset", "size", "engine", percent_ok=True, help="start of the region (0% allowed)"),
         _spec("size", "size", "engine", percent_ok=True, help="length of the region"),
         _spec("io_size", "size", "engine", help="bytes to transfer (per job)"),
         _spec("number_ios", "uint", "engine", lo=0, help="stop after this many I/Os (within one pass; 0: no limit, as in fio)"),
@@ -152,32 +161,35 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("per_job_logs", "bool", "ssdlab", help="one log per job (default) or one per name"),
         _spec("random_distribution", "choice", "ssdlab", choices=("random",), help="uniform offsets only"),
         _spec("norandommap", "bool", "ssdlab", help="offsets drawn with replacement (the engine always does)"),
-        _spec("ioengine", "choice", "ssdlab", choices=SYNC_ENGINES + ASYNC_ENGINES, help="sync engines run at QD1"),
+        _spec("ioengine", "choice", "ssdlab", choices=BLOCK_ENGINES, help="sync engines run at QD1"),
         _spec("end_fsync", "bool", "ssdlab", help="FLUSH CACHE at the end of the job"),
         _spec("kb_base", "choice", "ssdlab", choices=("1024", "1000"), help="meaning of k/ki in sizes"),
+        _spec("filesize", "size", "ssdlab", help="size of each file: a region of the drive"),
+        _spec("nrfiles", "int", "ssdlab", lo=1, hi=1_000_000, help="files: consecutive regions of filesize"),
+        _spec("file_service_type", "str", "ssdlab", help="how I/O moves between the files"),
+        _spec("offset_increment", "size", "ssdlab", percent_ok=True, help="each clone's offset moves by this"),
+        _spec("fill_device", "bool", "ssdlab", help="write to the end of the drive"),
+        _spec("write_lat_log", "str", "ssdlab", help="write NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log"),
+        _spec("write_clat_log", "str", "ssdlab", help="write NAME_clat.N.log"),
+        _spec("write_slat_log", "str", "ssdlab", help="write NAME_slat.N.log"),
+        _spec("percentile_list", "floats", "ssdlab", help="the percentiles reported"),
+        _spec("lat_percentiles", "bool", "ssdlab", help="report total-latency percentiles"),
+        _spec("slat_percentiles", "bool", "ssdlab", help="report submission-latency percentiles"),
         # -- accepted and recorded: no effect on a simulated drive ----------
         _spec("filename", "str", "recorded", help="the simulated drive is the target"),
         _spec("directory", "str", "recorded"),
         _spec("direct", "bool", "recorded", help="a simulated drive has no page cache"),
         _spec("buffered", "bool", "recorded", help="a simulated drive has no page cache"),
-        _spec("thread", "bool", "recorded"),
         _spec("invalidate", "bool", "recorded"),
         _spec("randrepeat", "bool", "recorded", help="simulated runs repeat for a seed anyway"),
         _spec("random_generator", "choice", "recorded", choices=("tausworthe", "lfsr", "tausworthe64")),
         _spec("overwrite", "bool", "recorded"),
         _spec("unlink", "bool", "recorded"),
-        _spec("gtod_reduce", "bool", "recorded"),
-        _spec("clat_percentiles", "bool", "recorded"),
+        _spec("clat_percentiles", "bool", "ssdlab", help="report completion-latency percentiles (default on)"),
         _spec("unit_base", "choice", "recorded", choices=("0", "1", "8")),
-        _spec("cpus_allowed", "str", "recorded"),
-        _spec("cpumask", "str", "recorded"),
-        _spec("nice", "str", "recorded"),
-        _spec("prio", "str", "recorded"),
-        _spec("hipri", "bool", "recorded"),
-        _spec("fixedbufs", "bool", "recorded"),
-        _spec("registerfiles", "bool", "recorded"),
-        _spec("sqthread_poll", "bool", "recorded"),
     ]
+    + [_spec(k, "any", "host", help=why) for k, why in HOST_OPTIONS.items()]
+    + [_spec(k, "any", "recorded", help="an option of the I/O engine") for k in ENGINE_OPTIONS]
 )
 
 #: fio's other names for options.
@@ -188,6 +200,19 @@ ALIASES: Dict[str, str] = {
     "ba": "blockalign",
     "threads": "thread",
     "rwmixwrite": "rwmixread",  # stored as 100 - value
+    "blocksize": "bs",
+    "fileoffset": "offset",
+    "timeout": "runtime",
+    "blocksize_range": "bsrange",
+    "nr_files": "nrfiles",
+    "fill_fs": "fill_device",
+    "iodepth_batch_submit": "iodepth_batch",
+    "iomem": "mem",
+    "mem_align": "iomem_align",
+    "disable_bw": "disable_bw_measurement",
+    "ratemin": "rate_min",
+    "ratecycle": "rate_cycle",
+    "blocksize_unaligned": "bs_unaligned",
 }
 
 #: fio options ssdlab knows but cannot simulate, with the reason.
@@ -208,46 +233,31 @@ REJECTED: Dict[str, str] = {
     "exec_postrun": "commands are not run on a simulated drive",
     "read_iolog": "iolog replay is not run from a job file yet: use 'ssdlab replay'",
     "write_iolog": "the simulator does not write iologs",
-    "write_lat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
-    "write_clat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
-    "write_slat_log": "the simulated host has no submission latency",
     "write_hist_log": "latency histograms are not logged by the engine",
     "log_offset": "logs are per-interval averages: there is no offset to log",
     "log_max_value": "logs are per-interval averages",
     "log_compression": "logs are written uncompressed",
-    "percentile_list": "the engine reports fio's default percentiles only",
-    "offset_increment": "clones at different offsets are separate streams; the simulator runs one queue",
-    "nrfiles": "one target only",
-    "filesize": "one target only",
-    "file_service_type": "one target only",
-    "bsrange": "block size ranges are not supported: use bssplit",
     "bs_unaligned": "unaligned block sizes are not supported",
     "rw_sequencer": "rw_sequencer is not supported",
-    "zonemode": "zoned modes are not supported",
-    "zonesize": "zoned modes are not supported",
-    "zonerange": "zoned modes are not supported",
-    "zoneskip": "zoned modes are not supported",
+    "zonemode": "zoned modes stay refused until the simulated drives have zones",
+    "zonesize": "zoned modes stay refused until the simulated drives have zones",
+    "zonerange": "zoned modes stay refused until the simulated drives have zones",
+    "zoneskip": "zoned modes stay refused until the simulated drives have zones",
+    "zonecapacity": "zoned modes stay refused until the simulated drives have zones",
+    "steadystate": "steady-state detection in a job file is not simulated yet: ssdlab's suite measures steady state",
+    "steadystate_duration": "steady-state detection in a job file is not simulated yet",
+    "steadystate_ramp_time": "steady-state detection in a job file is not simulated yet",
+    "steadystate_check_interval": "steady-state detection in a job file is not simulated yet",
     "ss": "steady-state detection in a job file is not supported: ssdlab's suite measures steady state",
     "ss_dur": "steady-state detection in a job file is not supported",
     "ss_ramp": "steady-state detection in a job file is not supported",
-    "iodepth_batch": "the simulated host submits one I/O at a time",
     "iodepth_batch_complete": "the simulated host reaps one I/O at a time",
-    "iodepth_low": "the simulated host keeps the queue full",
-    "fill_device": "fill_device is not supported: use size=100%",
-    "continue_on_error": "simulated I/O does not fail",
     "buffer_pattern": "data patterns are set with refill_buffers, scramble_buffers, buffer_compress_percentage, zero_buffers",
     "buffer_compress_chunk": "compressibility is per write in the engine",
     "dedupe_percentage": "dedupe is not simulated",
     "trim_percentage": "trim after write is not simulated: use rw=trim",
     "trim_backlog": "trim after write is not simulated: use rw=trim",
-    "ss_interval": "steady-state detection in a job file is not supported",
 }
-
-_RW_NOTE = {
-    "trimwrite": "the engine has no trim-then-write mode",
-    "randtrimwrite": "the engine has no trim-then-write mode",
-}
-
 
 @dataclass(frozen=True)
 class RawOption:
@@ -328,6 +338,9 @@ class JobFile:
     sections: Tuple[Section, ...]
     jobs: Tuple[Job, ...]
     global_options: Tuple[RawOption, ...] = field(default=())
+    #: What the parser took differently from fio's run or without effect
+    #: (unset variables, host-side options), one line each.
+    notes: Tuple[str, ...] = field(default=())
 
     def global_options_shown(self) -> Dict[str, str]:
         """fio's "global options": every global setting that has a value."""
@@ -423,22 +436,24 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
     text = opt.text
     if spec.kind == "bool":
         return _parse_bool(text)
+    if spec.kind == "any":
+        return True if text is None else text
     if text is None:
-        if spec.name in ("write_iops_log", "write_bw_log"):
+        if spec.name in ("write_iops_log", "write_bw_log", "write_lat_log", "write_clat_log", "write_slat_log"):
             return ""  # fio: the job name is the log's name
         raise ValueError("needs a value (key=value)")
-    if text.strip() == "":
-        raise ValueError("has an empty value")
     if spec.kind == "str":
         return text
+    if text.strip() == "":
+        raise ValueError("has an empty value")
     if spec.kind == "choice":
         t = text.strip()
         if spec.name == "rw":
-            base = t.split(":", 1)[0]
-            if ":" in t:
-                raise ValueError(f"'{t}': the ':N' offset modifier is not supported; use rw={base}")
-            if base in _RW_NOTE:
-                raise ValueError(f"'{t}': {_RW_NOTE[base]}; allowed: {', '.join(spec.choices)}")
+            t = t.replace(" ", "")
+            base = rw_base(t)
+            if base not in spec.choices:
+                raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
+            return t  # the engine checks the ':N' modifier
         if spec.name == "random_distribution" and t not in spec.choices:
             raise ValueError(f"'{t}': the engine draws uniform random offsets only; allowed: random")
         if t not in spec.choices:
@@ -452,7 +467,13 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
             raise ValueError(f"{n}: must be at most {spec.hi}")
         return n
     if spec.kind == "size":
+        if spec.name == "offset" and re.fullmatch(r"\s*0+(\.0*)?\s*%\s*", text):
+            return 0  # fio: offset=0% is the start
         return parse_size(text, kb_base=kb_base, percent_ok=spec.percent_ok)
+    if spec.kind == "range":
+        return _parse_range(text, kb_base)
+    if spec.kind == "floats":
+        return _parse_floats(text)
     if spec.kind == "sizes":
         parts = [p for p in text.split(",")]
         sizes = {_size_int(p, kb_base) for p in parts if p.strip()}
@@ -464,6 +485,38 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
     if spec.kind == "bssplit":
         return _parse_bssplit(text, kb_base)
     raise AssertionError(spec.kind)
+
+
+def _parse_range(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
+    """fio's ``bsrange``: ``MIN-MAX`` (or one per direction, all equal here)."""
+    ranges = set()
+    for part in (p for p in text.split(",") if p.strip()):
+        lo, sep, hi = part.partition("-")
+        if not sep:
+            raise ValueError(f"'{part}' is not MIN-MAX, e.g. 4k-64k")
+        a, b = _size_int(lo, kb_base), _size_int(hi, kb_base)
+        if not 0 < a <= b:
+            raise ValueError(f"'{part}': give MIN-MAX with 0 < MIN <= MAX")
+        ranges.add((a, b))
+    if len(ranges) != 1:
+        raise ValueError(f"'{text}': different ranges per direction are not supported; give one MIN-MAX")
+    return (ranges.pop(),)
+
+
+def _parse_floats(text: str) -> Tuple[float, ...]:
+    """fio's ``percentile_list``: percentiles separated by ``:``, each in 0..100."""
+    out: List[float] = []
+    for part in (p for p in text.split(":") if p.strip()):
+        try:
+            v = float(part)
+        except ValueError:
+            raise ValueError(f"'{part}' is not a percentile: give numbers 0..100 separated by ':', e.g. 50:99:99.9") from None
+        if not 0 <= v <= 100:
+            raise ValueError(f"'{part}': a percentile is within 0..100")
+        out.append(v)
+    if not out or len(out) > 64:
+        raise ValueError(f"'{text}': give 1 to 64 percentiles (fio's limit)")
+    return tuple(out)
 
 
 def _size_int(text: str, kb_base: int) -> int:
@@ -507,14 +560,30 @@ def _parse_bssplit(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
 _VAR_RE = re.compile(r"\$\{([^}]*)\}")
 
 
-def _expand(text: str, env: Mapping[str, str], file: str, line: int, key: str) -> str:
+def _expand(text: str, env: Mapping[str, str], file: str, line: int, key: str, notes: List[str]) -> str:
     def sub(m: "re.Match[str]") -> str:
         var = m.group(1)
-        if var not in env or env[var] == "":
-            raise JobFileError(file, line, key, f"environment variable ${{{var}}} is not set (fio would substitute an empty string)")
+        if env.get(var, "") == "":
+            note = f"{file}:{line}: ${{{var}}} is not set: an empty string, as in fio"
+            if note not in notes:
+                notes.append(note)
+            return ""
         return env[var]
 
     return _VAR_RE.sub(sub, text)
+
+
+def _check_engines(text: str, path: str) -> None:
+    """Refuse an engine that does no block I/O at its line, before its own
+    options (unknown to ssdlab) would be reported instead."""
+    for ln, raw in enumerate(text.splitlines(), start=1):
+        line = _strip_comment(raw)
+        key, sep, val = line.partition("=")
+        if sep and key.strip() == "ioengine":
+            engine = val.strip()
+            why = engine_refusal(engine.split(":", 1)[0])
+            if why is not None:
+                raise JobFileError(path, ln, "ioengine", f"'{engine}' cannot run on a simulated drive: it {why}")
 
 
 def _strip_comment(line: str) -> str:
@@ -526,7 +595,7 @@ def _strip_comment(line: str) -> str:
     return line[:cut].strip()
 
 
-def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ...]:
+def _sections(text: str, path: str, env: Mapping[str, str], notes: List[str]) -> Tuple[Section, ...]:
     sections: List[Section] = []
     cur_name: Optional[str] = None
     cur_line = 0
@@ -544,7 +613,7 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
             if not line.endswith("]") or len(line) < 3:
                 raise JobFileError(path, ln, "", f"'{line}' is not a section header: write [name]")
             close()
-            cur_name = _expand(line[1:-1].strip(), env, path, ln, "")
+            cur_name = _expand(line[1:-1].strip(), env, path, ln, "", notes)
             cur_line = ln
             cur_opts = []
             continue
@@ -555,7 +624,7 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
         if "=" in line:
             key, val = line.split("=", 1)
             key = key.strip()
-            text_v: Optional[str] = _expand(val.strip(), env, path, ln, key)
+            text_v: Optional[str] = _expand(val.strip(), env, path, ln, key, notes)
         else:
             key, text_v = line.strip(), None
         if not key or " " in key:
@@ -565,12 +634,14 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
             raise JobFileError(path, ln, key, f"not supported: {REJECTED[name]}")
         if name not in OPTIONS:
             raise JobFileError(path, ln, key, f"unknown or unsupported fio option; supported: {', '.join(sorted(OPTIONS))}")
+        if OPTIONS[name].effect == "host" and not any(n.startswith(f"option '{key}' ") for n in notes):
+            notes.append(f"option '{key}' ({path}:{ln}) has no effect on a simulated drive: {HOST_OPTIONS[name]}")
         cur_opts.append(RawOption(key, name, text_v, path, ln))
     close()
     return tuple(sections)
 
 
-def _typed(opts: Mapping[str, RawOption]) -> Dict[str, Value]:
+def _typed(opts: Mapping[str, RawOption], notes: Sequence[str] = ()) -> Dict[str, Value]:
     kb_opt = opts.get("kb_base")
     kb_base = 1024
     if kb_opt is not None:
@@ -583,7 +654,9 @@ def _typed(opts: Mapping[str, RawOption]) -> Dict[str, Value]:
         try:
             v = _parse_value(OPTIONS[name], o, kb_base)
         except ValueError as e:
-            raise JobFileError(o.file, o.line, o.key, str(e)) from None
+            unset = [n.split(" is not set")[0].split(": ", 1)[1] for n in notes if n.startswith(f"{o.file}:{o.line}: ")]
+            why = f" ({', '.join(unset)} not set: fio substitutes an empty string)" if unset else ""
+            raise JobFileError(o.file, o.line, o.key, f"{e}{why}") from None
         if o.key == "rwmixwrite":
             assert isinstance(v, int)
             v = 100 - v
@@ -595,7 +668,9 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
     """Parse job file text (``path`` only names it in errors). ``env`` defaults
     to ``os.environ``. Raises JobFileError naming the file, line and option."""
     environ: Mapping[str, str] = os.environ if env is None else env
-    sections = _sections(text, path, environ)
+    _check_engines(text, path)
+    notes: List[str] = []
+    sections = _sections(text, path, environ, notes)
     glob: Dict[str, RawOption] = {}
     all_globals: List[RawOption] = []
     jobs: List[Job] = []
@@ -605,12 +680,12 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
             for o in s.options:
                 glob[o.name] = o
                 all_globals.append(o)
-            _typed(glob)  # report a bad global at its own line even if no job follows
+            _typed(glob, notes)  # report a bad global at its own line even if no job follows
             continue
         eff: Dict[str, RawOption] = dict(glob)
         for o in s.options:
             eff[o.name] = o
-        values = _typed(eff)
+        values = _typed(eff, notes)
         own_name = next((o.text for o in reversed(s.options) if o.name == "name" and o.text), None)
         job = Job(
             name=own_name or s.name,
@@ -628,7 +703,7 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
         number += numjobs
     if not jobs:
         raise JobFileError(path, 0, "", "no job sections: add a [name] section with rw=...")
-    return JobFile(path=path, sections=sections, jobs=tuple(jobs), global_options=tuple(all_globals))
+    return JobFile(path=path, sections=sections, jobs=tuple(jobs), global_options=tuple(all_globals), notes=tuple(notes))
 
 
 def parse_jobfile(path: Union[str, "os.PathLike[str]"], env: Optional[Mapping[str, str]] = None) -> JobFile:
@@ -643,7 +718,7 @@ def _jsonable(v: Value) -> object:
     if isinstance(v, Percent):
         return f"{v.percent:g}%"
     if isinstance(v, tuple):
-        return [list(x) for x in v]
+        return [list(x) if isinstance(x, tuple) else x for x in v]
     return v
 
 

@@ -80,13 +80,13 @@ import numpy as np
 from ..errors import SsdlabError, WorkloadError
 from ..results import PhaseResult, ssdlab_version
 from .errors import JobFileError
-from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile
+from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile, rw_base
 
 __all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "main", "RANDOM_MODES"]
 
-RANDOM_MODES = ("randread", "randwrite", "randrw", "randtrim")
+RANDOM_MODES = ("randread", "randwrite", "randrw", "randtrim", "randtrimwrite")
 _READS = ("read", "randread", "rw", "readwrite", "randrw")
-_WRITES = ("write", "randwrite", "rw", "readwrite", "randrw")
+_WRITES = ("write", "randwrite", "rw", "readwrite", "randrw", "trimwrite", "randtrimwrite")
 _TRIMS = ("trim", "randtrim")
 
 #: Options that may differ between jobs merged into one queue.
@@ -163,7 +163,46 @@ def _bytes(job: Job, name: str, capacity_bytes: int, default: int) -> int:
 
 
 def _is_random(job: Job) -> bool:
-    return str(job.value("rw", "read")) in RANDOM_MODES
+    return rw_base(job.value("rw", "read")) in RANDOM_MODES
+
+
+def _region(job: Job, capacity_bytes: int, notes: List[str]) -> Tuple[int, int, Optional[int]]:
+    """The job's region of the drive (offset, length) and the bytes of one
+    pass when they differ from the length. fio's files are consecutive
+    regions of ``filesize`` from ``offset`` (the simulated drive is one block
+    device); ``fill_device`` writes to the drive's end."""
+    offset = _bytes(job, "offset", capacity_bytes, 0)
+    if job.flag("fill_device"):
+        notes.append("fill_device: the job runs to the end of the drive (a block device's ENOSPC)")
+        return offset, max(capacity_bytes - offset, 0), None
+    nrfiles = job.int_value("nrfiles", 1)
+    if not job.has("filesize"):
+        size = _bytes(job, "size", capacity_bytes, max(capacity_bytes - offset, 0))
+        if nrfiles > 1:
+            _check_files(job, nrfiles)
+            notes.append(f"nrfiles={nrfiles}: the files are {nrfiles} consecutive regions of size/nrfiles of the drive")
+        return offset, size, None
+    filesize = _bytes(job, "filesize", capacity_bytes, 0)
+    if filesize <= 0:
+        raise job.error("filesize", "must be more than 0")
+    span = filesize * nrfiles
+    if offset + span > capacity_bytes:
+        raise job.error("filesize", f"{nrfiles} file(s) of {filesize} B from offset {offset} end past the drive's "
+                        f"{capacity_bytes} B: the files are regions of the drive")
+    _check_files(job, nrfiles)
+    notes.append(f"the job's {nrfiles} file(s) of {filesize} B are consecutive regions of the drive from offset {offset}")
+    total = _bytes(job, "size", capacity_bytes, span) if job.has("size") else span
+    return offset, span, (total if total != span else None)
+
+
+def _check_files(job: Job, nrfiles: int) -> None:
+    """Several files read or written in order are several streams unless they
+    are served one after the other (``file_service_type=sequential``)."""
+    service = str(job.value("file_service_type", "roundrobin")).split(":", 1)[0]
+    if nrfiles > 1 and not _is_random(job) and service != "sequential":
+        raise job.error("nrfiles", f"{nrfiles} files served '{service}' by a sequential job are {nrfiles} interleaved "
+                        "streams; the simulator runs one stream per job: set file_service_type=sequential (one file "
+                        "after the other) or nrfiles=1")
 
 
 def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, Any], List[str], int]:
@@ -171,20 +210,31 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     phase), the notes, and the ramp in ns."""
     notes: List[str] = []
     rw = str(job.value("rw", "read"))
-    random = rw in RANDOM_MODES
+    random = rw_base(rw) in RANDOM_MODES
     e: Dict[str, Any] = {"name": job.name, "rw": rw}
-    if job.has("bssplit"):
+    if job.has("bsrange") and not job.has("bssplit"):
+        rng = job.value("bsrange")
+        assert isinstance(rng, tuple)
+        first = rng[0]
+        assert isinstance(first, tuple)
+        lo, hi = int(first[0]), int(first[1])
+        if lo == hi:
+            e["bs"] = lo
+        else:
+            e["bsrange"] = f"{lo}-{hi}"
+        if job.has("bs"):
+            notes.append("bsrange overrides bs")
+    elif job.has("bssplit"):
         split = job.value("bssplit")
         assert isinstance(split, tuple)
-        e["bssplit"] = ":".join(f"{b}/{w}" for b, w in split)
+        e["bssplit"] = ":".join(f"{b}/{w}" for b, w in split)  # type: ignore[misc]
         if job.has("bs"):
             notes.append("bssplit overrides bs (as in fio)")
     else:
         e["bs"] = job.int_value("bs", 4096)
     if job.has("blockalign"):
         e["blockalign"] = job.int_value("blockalign", 4096)
-    offset = _bytes(job, "offset", capacity_bytes, 0)
-    size = _bytes(job, "size", capacity_bytes, max(capacity_bytes - offset, 0))
+    offset, size, pass_bytes = _region(job, capacity_bytes, notes)
     e["offset"] = offset
     e["size"] = size
     for k in ("rwmixread", "refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage", "randseed"):
@@ -237,7 +287,7 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
             notes.append("loops has no effect with time_based (as in fio)")
     else:
         e["time_based"] = 0
-        per_pass = size if io_size is None else int(io_size)  # type: ignore[arg-type]
+        per_pass = (pass_bytes or size) if io_size is None else int(io_size)  # type: ignore[arg-type]
         if not random and loops > 1 and per_pass % size != 0:
             raise job.error("loops", "a sequential job restarts at offset every loop of io_size bytes; the engine wraps at size: "
                             "make io_size a multiple of size")
@@ -301,6 +351,11 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
     for group in conc:
         first = group[0]
         clones = sum(j.int_value("numjobs", 1) for j in group)
+        if first.has("offset_increment"):
+            if clones > 1:
+                raise first.error("offset_increment", f"{clones} clones at offsets {_bytes(first, 'offset_increment', capacity_bytes, 0)} "
+                                  "B apart run at the same time in fio; the simulator runs one stream per job until "
+                                  "jobs can run side by side. Use numjobs=1")
         if clones > 1:
             others = [j.name for j in group[1:]]
             what = f"jobs '{first.name}', " + ", ".join(f"'{n}'" for n in others) if others else f"the {clones} clones of '{first.name}' (numjobs)"
@@ -329,7 +384,7 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
                          "of the queue's I/Os and its latency distribution (fio's clones would differ by noise)")
         iops_log = first.value("write_iops_log")
         bw_log = first.value("write_bw_log")
-        if bw_log is not None and str(first.value("rw", "read")) in _TRIMS:
+        if bw_log is not None and rw_base(first.value("rw", "read")) in _TRIMS:
             raise first.error("write_bw_log", "the engine's series have no trim bytes per interval; use write_iops_log for trim jobs")
         planned.append(
             PlannedJob(
@@ -619,7 +674,7 @@ def simulate(
         _check_engine(sim, p)
     run = SimulatedRun(document={}, logs={})
     entries: List[Dict[str, Any]] = []
-    notes: List[str] = []
+    notes: List[str] = list(jobfile.notes)
     for p in planned:
         for n in p.notes:
             line = f"job '{p.name}': {n}"

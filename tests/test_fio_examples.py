@@ -1,0 +1,91 @@
+"""fio job files as people write them: the everyday options of fio's own
+examples run on a simulated drive (files as regions of the drive, holed and
+backwards sequential I/O, trim-then-write, block size ranges) or are refused
+for an honest reason."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import pytest
+
+from ssdlab import Simulator
+from ssdlab.fio import simulate
+from ssdlab.fio.errors import JobFileError
+from ssdlab.fio.jobfile import parse_jobfile_text
+
+
+def run(text: str, drive: Dict[str, Any], seed: int = 1) -> simulate.SimulatedRun:
+    return simulate.simulate(parse_jobfile_text(text, "job.fio", env={}), simulator=Simulator(drive, seed=seed))
+
+
+def test_fios_backwards_read_example_reads_every_block_once(small_drive: Dict[str, Any]) -> None:
+    # examples/backwards-read.fio with a size the small drive holds
+    r = run("[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=128m\nsize=8m\n", small_drive)
+    job = r.document["jobs"][0]
+    assert job["read"]["io_bytes"] == 8 << 20 and job["read"]["total_ios"] == 2048
+
+
+def test_trimwrite_trims_and_writes_every_block(small_drive: Dict[str, Any]) -> None:
+    r = run("[tw]\nrw=trimwrite\nbs=64k\nsize=4m\nioengine=libaio\niodepth=4\n", small_drive)
+    job = r.document["jobs"][0]
+    assert job["trim"]["total_ios"] == job["write"]["total_ios"] == 32
+    assert job["trim"]["io_bytes"] == job["write"]["io_bytes"] == 2 << 20
+
+
+def test_files_are_consecutive_regions_of_the_drive(small_drive: Dict[str, Any]) -> None:
+    text = "[f]\nrw=randwrite\nfilesize=1m\nnrfiles=4\noffset=2m\n"
+    (p,) = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
+    assert (p.engine["offset"], p.engine["size"], p.engine["io_size"]) == (2 << 20, 4 << 20, 4 << 20)
+    assert any("consecutive regions" in n for n in p.notes)
+    # a sequential job over files served one after the other is one stream
+    text = "[f]\nrw=write\nfilesize=1m\nnrfiles=4\nfile_service_type=sequential\n"
+    (p,) = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
+    assert p.engine["size"] == 4 << 20
+    r = run(text, small_drive)
+    assert r.document["jobs"][0]["write"]["io_bytes"] == 4 << 20
+
+
+def test_fill_device_writes_to_the_end_of_the_drive() -> None:
+    (p,) = simulate.plan(parse_jobfile_text("[f]\nrw=write\nbs=1m\nsize=1m\noffset=10m\nfill_device=1\n", "j", env={}), 50 << 20)
+    assert (p.engine["offset"], p.engine["size"]) == (10 << 20, 40 << 20)
+
+
+def test_bsrange_runs_with_sizes_between_its_bounds(small_drive: Dict[str, Any]) -> None:
+    r = run("[b]\nrw=randread\nbsrange=4k-16k\nsize=8m\nnumber_ios=500\n", small_drive)
+    read = r.document["jobs"][0]["read"]
+    mean_bs = read["io_bytes"] / read["total_ios"]
+    assert read["total_ios"] == 500 and 8192 < mean_bs < 12288
+
+
+@pytest.mark.parametrize(
+    "text,field,line,needles",
+    [
+        ("[f]\nrw=write\nfilesize=1m\nnrfiles=4\n", "nrfiles", 4, ["interleaved streams", "file_service_type=sequential"]),
+        ("[f]\nrw=randread\noffset_increment=1m\nnumjobs=2\ngroup_reporting\n", "offset_increment", 3, ["numjobs=1"]),
+        ("[f]\nrw=write\nfilesize=40m\nnrfiles=2\n", "filesize", 3, ["past the drive"]),
+        ("[f]\nrw=read:-3\n", "rw", 2, ["512"]),
+    ],
+)
+def test_what_runs_differently_is_refused_with_the_reason(text: str, field: str, line: int, needles: list[str]) -> None:
+    jf = parse_jobfile_text(text, "job.fio", env={})
+    with pytest.raises(JobFileError) as ei:
+        sim = Simulator(_drive(), seed=1)
+        simulate.simulate(jf, simulator=sim)
+    e = ei.value
+    assert (e.field, e.line) == (field, line), str(e)
+    for n in needles:
+        assert n in str(e), (n, str(e))
+
+
+def _drive() -> Dict[str, Any]:
+    from conftest import make_drive
+
+    return make_drive()
+
+
+def test_host_side_options_and_unset_variables_are_notes_in_the_output(small_drive: Dict[str, Any]) -> None:
+    r = run("[j]\nrw=randread\nsize=1m\ncpus_allowed=0\nfilename=${NOPE}\n", small_drive)
+    notes = r.document["ssdlab"]["notes"]
+    assert any("'cpus_allowed'" in n and "no effect" in n for n in notes)
+    assert any("${NOPE}" in n for n in notes)
