@@ -247,7 +247,6 @@ def test_main_writes_json_and_logs_or_one_error_line(small_drive: Dict[str, Any]
     assert simulate.main([str(job), "--drive", str(drive)]) == 2
     e = capsys.readouterr().err
     assert e.count("\n") == 1 and "j.fio:3" in e and "Traceback" not in e
-    assert simulate.main([str(job), "--drive", str(drive), "--output-format", "normal"]) == 2
     assert simulate.main([str(job), "--drive", "no-such-preset"]) == 2
     assert "no-such-preset" in capsys.readouterr().err
     job.write_text("[w]\nrw=randread\nsize=1m\nnumber_ios=10\n")

@@ -45,9 +45,13 @@ The JSON has fio's fields (``fio version`` is ``ssdlab-VERSION``): per job
 ``jobname``, ``groupid``, ``job options``, ``read``/``write``/``trim`` with
 ``io_bytes``, ``io_kbytes``, ``bw_bytes``, ``bw`` (KiB/s), ``iops``, ``runtime``
 (ms), ``total_ios``, ``slat_ns`` (zeros: the simulated host has no submission
-latency), ``clat_ns`` and ``lat_ns`` (min, max, mean, N, percentiles; no
-stddev: the engine does not compute one) and ``iops_*``/``bw_*`` statistics
-over the log intervals; plus an ``ssdlab`` object per job (WAF, GC, SMART,
+latency), ``clat_ns`` and ``lat_ns`` (min, max, mean, stddev from the engine's
+histogram, N, percentiles: fio's list or ``percentile_list``; json+ adds the
+histogram's ``bins``) and ``iops_*``/``bw_*`` statistics over the log
+intervals (a job shorter than one interval is one sample); per job fio's
+``latency_ns/us/ms`` shares, ``iodepth_level`` (the closed loop's fill, then
+full), ``iodepth_submit``/``complete`` (one I/O per call), the latency-target
+fields (fio's defaults) and CPU keys of 0 (a simulation has no host CPU); plus an ``ssdlab`` object per job (WAF, GC, SMART,
 notes) and at the top (manifest, notes). Logs have fio's line format
 ``msec, value, ddir, bs, offset`` and, as fio, no line for an interval without
 I/O of that direction. Merged clones each get a log with 1/N of the group's
@@ -57,7 +61,8 @@ API:
 - :func:`plan` ``(jobfile, capacity_bytes) -> tuple[PlannedJob, ...]`` checks
   everything without running;
 - :func:`simulate` ``(jobfile, drive=..., seed=1, simulator=None, progress=None) -> SimulatedRun``;
-- :func:`write_outputs` ``(run, output, log_dir) -> list[Path]``;
+- :func:`write_outputs` ``(run, output, log_dir, output_format) -> list[Path]``
+  (``normal``: fio's text report, :mod:`ssdlab.fio.normal`; ``json``; ``json+``);
 - :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --drive X
   [--seed N] [--output-format json] [--output F] [--log-dir D] [--parse-only]``.
 """
@@ -79,10 +84,12 @@ import numpy as np
 
 from ..errors import SsdlabError, WorkloadError
 from ..results import PhaseResult, ssdlab_version
+from . import fiojson
 from .errors import JobFileError
 from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile, rw_base
 
-__all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "main", "RANDOM_MODES"]
+__all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "output_format_for", "OUTPUT_FORMATS", "main",
+           "RANDOM_MODES"]
 
 RANDOM_MODES = ("randread", "randwrite", "randrw", "randtrim", "randtrimwrite")
 _READS = ("read", "randread", "rw", "readwrite", "randrw")
@@ -116,6 +123,16 @@ class PlannedJob:
     notes: Tuple[str, ...] = ()
     #: Reported clone by clone (no ``group_reporting``): one JSON entry per clone.
     per_clone: bool = False
+    #: fio's ``percentile_list`` (None: the default list), ``clat_percentiles``, ``lat_percentiles``.
+    percentile_list: Optional[Tuple[float, ...]] = None
+    clat_percentiles: bool = True
+    lat_percentiles: bool = False
+    #: fio's latency logs: name prefixes (None: not asked for).
+    lat_log: Optional[str] = None
+    clat_log: Optional[str] = None
+    slat_log: Optional[str] = None
+    #: I/Os in flight per clone (fio's ``iodepth`` after the engine's rule).
+    depth: int = 1
 
     @property
     def name(self) -> str:
@@ -143,8 +160,29 @@ class SimulatedRun:
     measured: List[PhaseResult] = field(default_factory=list)
     interrupted: bool = False
 
-    def to_json(self) -> str:
-        return json.dumps(self.document, indent=2) + "\n"
+    def to_json(self, output_format: str = "json") -> str:
+        """fio's ``json`` (the histogram ``bins`` left out) or ``json+``."""
+        doc = self.document if output_format == "json+" else _without_bins(self.document)
+        return json.dumps(doc, indent=2) + "\n"
+
+    def render(self, output_format: str = "json") -> str:
+        """The run as fio's ``--output-format`` (normal, json, json+) prints it."""
+        if output_format == "normal":
+            from .normal import render
+
+            return render(_without_bins(self.document))
+        return self.to_json(output_format)
+
+
+def _without_bins(doc: Dict[str, Any]) -> Dict[str, Any]:
+    jobs = []
+    for j in doc.get("jobs", []):
+        j = dict(j)
+        for d in ("read", "write", "trim"):
+            if d in j and "bins" in j[d].get("clat_ns", {}):
+                j[d] = dict(j[d], clat_ns={k: v for k, v in j[d]["clat_ns"].items() if k != "bins"})
+        jobs.append(j)
+    return dict(doc, jobs=jobs)
 
 
 # ---------------------------------------------------------------------------
@@ -297,7 +335,7 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         e["number_ios"] = number_ios * clones
     if job.has("log_avg_msec"):
         e["log_avg_msec"] = job.int_value("log_avg_msec", 1000)
-    elif job.has("write_iops_log") or job.has("write_bw_log"):
+    elif any(job.has(k) for k in ("write_iops_log", "write_bw_log", "write_lat_log", "write_clat_log", "write_slat_log")):
         e["log_avg_msec"] = 1000
         notes.append("log_avg_msec unset: fio would log every I/O; the simulator logs 1000 ms averages")
 
@@ -317,6 +355,16 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     if job.has("direct") and not job.flag("direct") or job.flag("buffered"):
         notes.append("a simulated drive has no page cache: buffered I/O (direct=0) is simulated as direct I/O")
     return e, notes, ramp
+
+
+def _floats(v: Any) -> Optional[Tuple[float, ...]]:
+    return tuple(float(x) for x in v) if isinstance(v, tuple) else None
+
+
+def _log_name(job: Job, option: str) -> Optional[str]:
+    """A log's name prefix (fio: the job name when the option has no value)."""
+    v = job.value(option)
+    return None if v is None else (str(v) or job.name)
 
 
 def _mergeable(a: Job, b: Job) -> Optional[str]:
@@ -401,6 +449,13 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
                 interval_ms=int(engine.get("log_avg_msec", 1000)),
                 notes=tuple(notes),
                 per_clone=per_clone,
+                percentile_list=_floats(first.value("percentile_list")),
+                clat_percentiles=first.flag("clat_percentiles", True),
+                lat_percentiles=first.flag("lat_percentiles"),
+                lat_log=_log_name(first, "write_lat_log"),
+                clat_log=_log_name(first, "write_clat_log") or _log_name(first, "write_lat_log"),
+                slat_log=_log_name(first, "write_slat_log") or _log_name(first, "write_lat_log"),
+                depth=int(engine["iodepth"]) // clones,
             )
         )
     return tuple(planned)
@@ -428,15 +483,25 @@ def _complete(r: PhaseResult) -> np.ndarray:
     return np.asarray(t <= int(r.data["duration_ns"]), dtype=bool)
 
 
-def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
+def _direction(r: PhaseResult, d: str, p: Optional["PlannedJob"] = None) -> Dict[str, Any]:
     x = r.data[d]
     n = int(x["total_ios"])
     dur_ms = int(round(int(r.data["duration_ns"]) / 1e6))
     clat = x["clat_ns"]
+    hist = r.latency_hist.get(d)
     if n:
-        c: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n,
-                             "percentile": dict(clat["percentile"])}
-        lat: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "N": n}
+        sd = fiojson.stddev_ns(hist)
+        c: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "stddev": sd,
+                             "N": n, "percentile": dict(clat["percentile"])}
+        lat: Dict[str, Any] = {"min": int(clat["min"]), "max": int(clat["max"]), "mean": float(clat["mean"]), "stddev": sd,
+                               "N": n}
+        if p is not None and p.percentile_list is not None:
+            c["percentile"] = fiojson.percentiles(hist, p.percentile_list, c["min"], c["max"])
+        if p is not None and p.lat_percentiles:
+            lat["percentile"] = dict(c["percentile"])
+        if p is not None and not p.clat_percentiles:
+            del c["percentile"]
+        c["bins"] = fiojson.jsonplus_bins(hist)
     else:
         c = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
         lat = dict(c)
@@ -456,7 +521,12 @@ def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
     }
     mask = _complete(r)
     s = r.series
-    if n and d in ("read", "write") and len(mask) and mask.any():
+    if n and len(mask) and not mask.any():
+        # A job shorter than one interval: its whole run is the one sample.
+        secs = int(r.data["duration_ns"]) / 1e9
+        iops = np.array([n / secs]) if secs > 0 else np.zeros(0)
+        bw_kib = np.array([int(x["io_bytes"]) / secs / 1024.0]) if secs > 0 and d != "trim" else np.zeros(0)
+    elif n and d in ("read", "write") and len(mask) and mask.any():
         dt = s["interval_s"][mask]
         iops = s[f"{d}_ios"][mask].astype(np.float64) / dt
         bw_kib = s[f"{d}_bytes"][mask].astype(np.float64) / dt / 1024.0
@@ -471,6 +541,33 @@ def _direction(r: PhaseResult, d: str) -> Dict[str, Any]:
     imin, imax, imean, idev, inn = _interval_stats(iops)
     out.update({"iops_min": int(imin), "iops_max": int(imax), "iops_mean": imean, "iops_stddev": idev, "iops_samples": inn})
     return out
+
+
+def _host_keys(p: PlannedJob, r: PhaseResult) -> Dict[str, Any]:
+    """fio's job keys beside the directions: CPU (0: a simulation has no host
+    CPU), the queue depths the closed loop ran at, the latency shares and
+    fio's latency-target fields (no target: fio's defaults)."""
+    total = sum(int(r.data[d]["total_ios"]) for d in ("read", "write", "trim"))
+    per_clone = -(-total // p.clones) if p.clones else total
+    lns, lus, lms = fiojson.latency_buckets([r.latency_hist.get(d) for d in ("read", "write", "trim")])
+    one_batch = {k: (100.0 if k == "4" and total else 0.0) for k in fiojson.BATCH_KEYS}
+    return {
+        "usr_cpu": 0.0,
+        "sys_cpu": 0.0,
+        "ctx": 0,
+        "majf": 0,
+        "minf": 0,
+        "iodepth_level": fiojson.iodepth_levels(per_clone, p.depth),
+        "iodepth_submit": dict(one_batch),
+        "iodepth_complete": dict(one_batch),
+        "latency_ns": lns,
+        "latency_us": lus,
+        "latency_ms": lms,
+        "latency_depth": p.depth,
+        "latency_target": 0,
+        "latency_percentile": 100.0,
+        "latency_window": 0,
+    }
 
 
 def _sync(r: PhaseResult) -> Dict[str, Any]:
@@ -501,9 +598,10 @@ def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay
     if desc:
         entry["desc"] = str(desc)
     for d in ("read", "write", "trim"):
-        entry[d] = _direction(r, d)
+        entry[d] = _direction(r, d, p)
     entry["sync"] = _sync(r)
     entry["job_runtime"] = int(round(int(r.data["duration_ns"]) / 1e6))
+    entry.update(_host_keys(p, r))
     extra = {k: v for k, v in r.data.items() if k not in ("read", "write", "trim", "sync", "jobname")}
     extra.update(
         {
@@ -513,6 +611,7 @@ def _job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay
             "ramp_ns": int(ramp.data["duration_ns"]) if ramp else 0,
             "startdelay_ns": delay_ns,
             "notes": list(p.notes),
+            "ioengine": str(first.value("ioengine", "psync")),
         }
     )
     entry["ssdlab"] = extra
@@ -577,6 +676,8 @@ def _log_text(p: PlannedJob, r: PhaseResult, kind: str, clone: int) -> str:
     starts = np.concatenate(([0], s["time_ns"][:-1]))[mask]
     span_ms = ((s["time_ns"][mask] - starts) // 1_000_000).astype(np.int64)
     cols: List[Tuple[int, np.ndarray]] = []
+    if kind in ("lat", "clat", "slat"):
+        return _lat_log_text(r, mask, t_ms, kind)
     if kind == "iops":
         for ddir, key in ((0, "read_ios"), (1, "write_ios"), (2, "trim_ios")):
             cols.append((ddir, s[key][mask].astype(np.int64)))
@@ -598,9 +699,29 @@ def _log_text(p: PlannedJob, r: PhaseResult, kind: str, clone: int) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def _lat_log_text(r: PhaseResult, mask: np.ndarray, t_ms: np.ndarray, kind: str) -> str:
+    """fio's averaged latency log lines (ns): each interval's mean completion
+    latency on a line per direction that had I/O in it (the engine keeps one
+    mean over the directions); ``slat`` is 0 (no host submission time) and
+    ``lat`` equals ``clat``."""
+    s = r.series
+    means = r.interval_lat_mean_ns
+    if means is None:
+        return ""
+    means = means[: len(mask)][mask]
+    lines: List[str] = []
+    for i in range(len(t_ms)):
+        for ddir, key in ((0, "read_ios"), (1, "write_ios"), (2, "trim_ios")):
+            if int(s[key][mask][i]) == 0:
+                continue
+            value = 0 if kind == "slat" else int(means[i])
+            lines.append(f"{int(t_ms[i])}, {value}, {ddir}, 0, 0")
+    return "".join(line + "\n" for line in lines)
+
+
 def _logs(p: PlannedJob, r: PhaseResult) -> Dict[str, str]:
     out: Dict[str, str] = {}
-    for kind, prefix in (("iops", p.iops_log), ("bw", p.bw_log)):
+    for kind, prefix in (("iops", p.iops_log), ("bw", p.bw_log), ("lat", p.lat_log), ("clat", p.clat_log), ("slat", p.slat_log)):
         if prefix is None:
             continue
         for clone, number in enumerate(p.numbers):
@@ -716,15 +837,30 @@ def simulate(
     return run
 
 
-def write_outputs(run: SimulatedRun, output: Optional[Union[str, "os.PathLike[str]"]], log_dir: Union[str, "os.PathLike[str]"] = ".") -> List[Path]:
-    """Write the JSON (to ``output``; stdout when None) and the logs (under
-    ``log_dir``, names as fio makes them). Returns the files written."""
+#: fio's ``--output-format`` values ssdlab writes.
+OUTPUT_FORMATS = ("normal", "json", "json+")
+
+
+def output_format_for(given: Optional[str], output: Optional[Union[str, "os.PathLike[str]"]]) -> str:
+    """fio's default is ``normal``; an ``--output`` named ``*.json`` without a
+    format given gets JSON (what such a name promises)."""
+    if given:
+        return given
+    return "json" if output is not None and os.fspath(output).endswith(".json") else "normal"
+
+
+def write_outputs(run: SimulatedRun, output: Optional[Union[str, "os.PathLike[str]"]], log_dir: Union[str, "os.PathLike[str]"] = ".",
+                  output_format: str = "json") -> List[Path]:
+    """Write the report (``output_format``: normal, json, json+; to ``output``,
+    stdout when None) and the logs (under ``log_dir``, names as fio makes
+    them). Returns the files written."""
     written: List[Path] = []
+    text = run.render(output_format)
     if output is None:
-        sys.stdout.write(run.to_json())
+        sys.stdout.write(text)
     else:
         p = Path(output)
-        p.write_text(run.to_json())
+        p.write_text(text)
         written.append(p)
     base = Path(log_dir)
     for name, text in run.logs.items():
@@ -745,14 +881,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("jobfile")
     ap.add_argument("--drive", default="generic-mlc-120", help="preset id or drive file (default generic-mlc-120)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--output-format", default="json", help="json only (fio's --output-format=json)")
+    ap.add_argument("--output-format", choices=OUTPUT_FORMATS, help="normal (fio's default; json for an --output named *.json), json, json+")
     ap.add_argument("--output", help="write the JSON here (default stdout)")
     ap.add_argument("--log-dir", default=".", help="where the logs go (fio writes them to the working directory)")
     ap.add_argument("--parse-only", action="store_true", help="check the job file against the drive without running it")
     args = ap.parse_args(argv)
-    if args.output_format != "json":
-        sys.stderr.write(f"ssdlab: error: --output-format {args.output_format}: only json (fio's --output-format=json) is written\n")
-        return 2
+    fmt = output_format_for(args.output_format, args.output)
     try:
         jf = parse_jobfile(args.jobfile)
         if args.parse_only:
@@ -768,7 +902,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as e:
         partial = getattr(e, "run", None)
         if isinstance(partial, SimulatedRun):
-            write_outputs(partial, args.output, args.log_dir)
+            write_outputs(partial, args.output, args.log_dir, fmt)
         sys.stderr.write("ssdlab: interrupted: the finished jobs were written\n")
         return 130
     except SsdlabError as e:
@@ -777,7 +911,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for n in run.document["ssdlab"]["notes"]:
         sys.stderr.write(f"ssdlab: note: {n}\n")
     try:
-        write_outputs(run, args.output, args.log_dir)
+        write_outputs(run, args.output, args.log_dir, fmt)
     except OSError as e:
         sys.stderr.write(f"ssdlab: error: cannot write the results: {e}\n")
         return 2
