@@ -62,7 +62,7 @@ def test_bsrange_runs_with_sizes_between_its_bounds(small_drive: Dict[str, Any])
     "text,field,line,needles",
     [
         ("[f]\nrw=write\nfilesize=1m\nnrfiles=4\n", "nrfiles", 4, ["interleaved streams", "file_service_type=sequential"]),
-        ("[f]\nrw=randread\noffset_increment=1m\nnumjobs=2\ngroup_reporting\n", "offset_increment", 3, ["numjobs=1"]),
+        ("[f]\nrw=read\nsize=40m\noffset_increment=20m\nnumjobs=2\n", "offset_increment", 4, ["ends past the drive"]),
         ("[f]\nrw=write\nfilesize=40m\nnrfiles=2\n", "filesize", 3, ["past the drive"]),
         ("[f]\nrw=read:-3\n", "rw", 2, ["512"]),
     ],
@@ -89,3 +89,40 @@ def test_host_side_options_and_unset_variables_are_notes_in_the_output(small_dri
     notes = r.document["ssdlab"]["notes"]
     assert any("'cpus_allowed'" in n and "no effect" in n for n in notes)
     assert any("${NOPE}" in n for n in notes)
+
+
+def test_clones_with_offset_increment_run_side_by_side_at_their_offsets(small_drive: Dict[str, Any]) -> None:
+    text = "[f]\nrw=write\nbs=64k\nsize=8m\noffset_increment=16m\nnumjobs=3\nioengine=libaio\niodepth=2\n"
+    planned = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
+    assert [p.engine["offset"] for p in planned] == [0, 16 << 20, 32 << 20]
+    assert {p.concurrent for p in planned} == {0} and [p.numbers for p in planned] == [(1,), (2,), (3,)]
+    r = run(text, small_drive)
+    assert [j["write"]["io_bytes"] for j in r.document["jobs"]] == [8 << 20] * 3
+
+
+def test_jobs_without_stonewall_run_side_by_side_and_group_reporting_merges_them(small_drive: Dict[str, Any]) -> None:
+    text = ("[global]\nioengine=libaio\nsize=8m\nruntime=300ms\ntime_based\n[a]\nrw=randread\niodepth=4\n"
+            "[b]\nrw=write\nbs=128k\niodepth=2\n")
+    r = run(text, small_drive)
+    a, b = r.document["jobs"]
+    assert (a["jobname"], b["jobname"]) == ("a", "b") and a["groupid"] == b["groupid"] == 0
+    assert a["read"]["total_ios"] > 0 and b["write"]["total_ios"] > 0 and a["latency_depth"] == 4
+    # the same jobs alone: the reader is faster without the writer beside it
+    alone = run("[a]\nioengine=libaio\nsize=8m\nruntime=300ms\ntime_based\nrw=randread\niodepth=4\n", small_drive)
+    assert alone.document["jobs"][0]["read"]["iops"] > a["read"]["iops"]
+    merged = run("[global]\ngroup_reporting\n" + text.split("\n", 1)[1], small_drive).document["jobs"]
+    assert len(merged) == 1 and merged[0]["read"]["total_ios"] == a["read"]["total_ios"]
+    assert merged[0]["write"]["total_ios"] == b["write"]["total_ios"]
+    assert merged[0]["ssdlab"]["merged_jobs"] == ["a", "b"]
+
+
+def test_rate_iops_and_thinktime_pace_a_job_as_fio(small_drive: Dict[str, Any]) -> None:
+    r = run("[r]\nrw=randread\nsize=8m\nruntime=1\ntime_based\nrate_iops=500\n", small_drive)
+    assert abs(r.document["jobs"][0]["read"]["total_ios"] - 500) <= 2
+    # thinktime's bare number is microseconds, as in fio
+    r = run("[r]\nrw=randread\nsize=8m\nruntime=1\ntime_based\nthinktime=10000\nthinktime_blocks=5\n", small_drive)
+    assert 450 <= r.document["jobs"][0]["read"]["total_ios"] <= 500
+    (p,) = simulate.plan(parse_jobfile_text("[w]\nrw=write\nrate=,1m\n", "j", env={}), 50 << 20)
+    assert p.engine["rate"] == 1 << 20
+    (p,) = simulate.plan(parse_jobfile_text("[w]\nrw=read\nrate=,1m\n", "j", env={}), 50 << 20)
+    assert "rate" not in p.engine

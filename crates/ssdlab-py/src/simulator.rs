@@ -131,6 +131,32 @@ impl PySimulator {
         finish(py, &res.map_err(sim_err)?, pending)
     }
 
+    /// Run closed-loop workloads at the same time, one submitter each,
+    /// sharing the drive (its NCQ tags first come first served): one result
+    /// per workload, in order. Interruption stops all of them; a partial
+    /// result is not attached (the phase is cut as a whole).
+    #[pyo3(signature = (workloads, progress = None))]
+    fn run_jobs<'py>(
+        &mut self,
+        py: Python<'py>,
+        workloads: Vec<PyRef<'py, PyWorkload>>,
+        progress: Option<PyObject>,
+    ) -> PyResult<Vec<PhaseOut<'py>>> {
+        let ws: Vec<ssdlab_sim::Workload> = workloads.iter().map(|w| w.inner.clone()).collect();
+        let inner = &mut self.inner;
+        let (res, pending) = py.allow_threads(move || {
+            let mut pending: Option<PyErr> = None;
+            let mut cb = |p: Progress| progress_callback(&progress, &mut pending, p);
+            let res = inner.run_jobs(&ws, &mut cb);
+            (res, pending)
+        });
+        let results = res.map_err(sim_err)?;
+        if let Some(e) = pending {
+            return Err(e);
+        }
+        results.iter().map(|r| phase_out(py, r)).collect()
+    }
+
     /// Replay a trace against the drive (Storage Bench playback). `source`:
     /// `{"file": PATH, ...import options}` (the capacity defaults to the
     /// drive's) or `{"generated": ID, "seed": N}`; `options`: `name`, `mode`

@@ -109,6 +109,24 @@ pub struct Workload {
     /// fio's `rw=MODE:N` on a random mode: I/Os per random offset (the others
     /// follow it sequentially). 1: every I/O at a new offset.
     pub seq_nr: u64,
+    /// fio `rate` (bytes per second over the job's I/O; 0: no limit) and
+    /// `rate_iops`: the job issues no faster (fio's linear rate process).
+    pub rate_bytes_per_s: u64,
+    pub rate_iops: u64,
+    /// fio `thinktime` (0: none): after every `thinktime_blocks` I/Os issued
+    /// the job issues nothing for this long (its I/O in flight goes on).
+    pub thinktime_ns: u64,
+    pub thinktime_blocks: u64,
+    /// fio `startdelay`: the job starts this long after the others of its group.
+    pub startdelay_ns: u64,
+}
+
+impl Workload {
+    /// Whether the job paces itself (rate, think time, a start delay): it
+    /// runs as a submitter of [`crate::Simulator::run_jobs`].
+    pub fn paced(&self) -> bool {
+        self.rate_bytes_per_s > 0 || self.rate_iops > 0 || self.thinktime_ns > 0 || self.startdelay_ns > 0
+    }
 }
 
 /// The longest simulated runtime a job may ask for without `force`: 7 days
@@ -158,6 +176,11 @@ pub const KEYS: &[&str] = &[
     "fsync",
     "fdatasync",
     "bsrange",
+    "rate",
+    "rate_iops",
+    "thinktime",
+    "thinktime_blocks",
+    "startdelay",
     "force",
 ];
 
@@ -340,6 +363,14 @@ impl Workload {
         }
         let fsync_every = fsync.max(fdatasync);
         let name = get("name").map(as_text).unwrap_or_else(|| rw.name().to_string());
+        let rate_bytes_per_s = get("rate").map(|v| parse_size("rate", v, capacity_bytes)).transpose()?.unwrap_or(0);
+        let rate_iops = get("rate_iops").map(|v| parse_u64("rate_iops", v)).transpose()?.unwrap_or(0);
+        let thinktime_ns = get("thinktime").map(|v| parse_time_ns("thinktime", v)).transpose()?.unwrap_or(0);
+        let thinktime_blocks = get("thinktime_blocks").map(|v| parse_u64("thinktime_blocks", v)).transpose()?.unwrap_or(1);
+        if thinktime_blocks == 0 {
+            return Err(werr("thinktime_blocks", "must be 1 or more"));
+        }
+        let startdelay_ns = get("startdelay").map(|v| parse_time_ns("startdelay", v)).transpose()?.unwrap_or(0);
         Ok(Workload {
             name,
             rw,
@@ -359,12 +390,17 @@ impl Workload {
             bs_range,
             seq_add_bytes,
             seq_nr,
+            rate_bytes_per_s,
+            rate_iops,
+            thinktime_ns,
+            thinktime_blocks,
+            startdelay_ns,
         })
     }
 
     /// The normalised job: every size in bytes, every time in ns.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut j = json!({
             "name": self.name,
             "rw": self.rw.name(),
             "sizes": self.sizes.iter().map(|(b, wt)| json!({"bytes": b, "weight": wt})).collect::<Vec<_>>(),
@@ -380,10 +416,25 @@ impl Workload {
             "interval_ns": self.interval_ns,
             "randseed": self.randseed,
             "fsync": self.fsync_every,
-            "bsrange": self.bs_range.map(|(a, b)| vec![a, b]),
-            "rw_seq_add_bytes": self.seq_add_bytes,
-            "rw_seq_nr": self.seq_nr,
-        })
+        });
+        // fio's later options appear only when a job sets them, so that the
+        // normalised form of every other job stays as it was.
+        let extra = [
+            ("bsrange", self.bs_range.map(|(a, b)| json!([a, b]))),
+            ("rw_seq_add_bytes", (self.seq_add_bytes != 0).then(|| json!(self.seq_add_bytes))),
+            ("rw_seq_nr", (self.seq_nr > 1).then(|| json!(self.seq_nr))),
+            ("rate_bytes_per_s", (self.rate_bytes_per_s > 0).then(|| json!(self.rate_bytes_per_s))),
+            ("rate_iops", (self.rate_iops > 0).then(|| json!(self.rate_iops))),
+            ("thinktime_ns", (self.thinktime_ns > 0).then(|| json!(self.thinktime_ns))),
+            ("thinktime_blocks", (self.thinktime_ns > 0).then(|| json!(self.thinktime_blocks))),
+            ("startdelay_ns", (self.startdelay_ns > 0).then(|| json!(self.startdelay_ns))),
+        ];
+        for (k, v) in extra {
+            if let Some(v) = v {
+                j[k] = v;
+            }
+        }
+        j
     }
 }
 

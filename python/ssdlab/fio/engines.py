@@ -137,6 +137,8 @@ HOST_OPTIONS: Dict[str, str] = {
     "uid": _CPU,
     "gid": _CPU,
     "stats": "the simulator keeps its statistics anyway",
+    "log_prio": "the simulated drive serves commands in arrival order; there are no priorities to log",
+    "nonvectored": _BATCH,
 }
 
 

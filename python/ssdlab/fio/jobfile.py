@@ -154,6 +154,7 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("startdelay", "time", "ssdlab", help="idle before the job starts"),
         _spec("loops", "int", "ssdlab", lo=1, help="repeat the job's I/O this many times"),
         _spec("stonewall", "bool", "ssdlab", help="wait for the jobs before (a new group)"),
+        _spec("wait_for", "str", "ssdlab", help="start after the named job (as a stonewall)"),
         _spec("new_group", "bool", "ssdlab", help="start a new reporting group"),
         _spec("group_reporting", "bool", "ssdlab", help="report a group as one job"),
         _spec("write_iops_log", "str", "ssdlab", help="write NAME_iops.N.log"),
@@ -164,6 +165,17 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("ioengine", "choice", "ssdlab", choices=BLOCK_ENGINES, help="sync engines run at QD1"),
         _spec("end_fsync", "bool", "ssdlab", help="FLUSH CACHE at the end of the job"),
         _spec("kb_base", "choice", "ssdlab", choices=("1024", "1000"), help="meaning of k/ki in sizes"),
+        _spec("rate", "rates", "engine", help="bytes per second the job issues at most (READ,WRITE,TRIM)"),
+        _spec("rate_iops", "ints", "engine", help="I/Os per second the job issues at most (READ,WRITE,TRIM)"),
+        _spec("rate_process", "choice", "engine", choices=("linear", "poisson"), help="how I/Os are spread (linear)"),
+        _spec("rate_min", "rates", "recorded", help="fio fails a job below it; the simulator records it"),
+        _spec("rate_iops_min", "ints", "recorded", help="fio fails a job below it; the simulator records it"),
+        _spec("rate_cycle", "int", "recorded", help="the window of rate_min"),
+        _spec("thinktime", "time_us", "engine", help="pause after thinktime_blocks I/Os (a bare number is us)"),
+        _spec("thinktime_blocks", "int", "engine", lo=1, help="I/Os between pauses"),
+        _spec("thinktime_spin", "time_us", "recorded", help="the part of thinktime spent spinning (the pause is the same)"),
+        _spec("thinktime_blocks_type", "choice", "recorded", choices=("complete", "issue"),
+              help="the simulator counts I/Os issued"),
         _spec("filesize", "size", "ssdlab", help="size of each file: a region of the drive"),
         _spec("nrfiles", "int", "ssdlab", lo=1, hi=1_000_000, help="files: consecutive regions of filesize"),
         _spec("file_service_type", "str", "ssdlab", help="how I/O moves between the files"),
@@ -218,14 +230,6 @@ ALIASES: Dict[str, str] = {
 #: fio options ssdlab knows but cannot simulate, with the reason.
 REJECTED: Dict[str, str] = {
     "include": "include is not supported: put every option in the one job file",
-    "rate": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_iops": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_iops_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_process": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "thinktime": "the simulator runs closed-loop jobs without think time",
-    "thinktime_blocks": "the simulator runs closed-loop jobs without think time",
-    "thinktime_spin": "the simulator runs closed-loop jobs without think time",
     "sync": "synchronous writes (O_SYNC) are not simulated",
     "verify": "verification is not simulated (the engine's check mode verifies the FTL instead)",
     "do_verify": "verification is not simulated",
@@ -255,6 +259,16 @@ REJECTED: Dict[str, str] = {
     "buffer_pattern": "data patterns are set with refill_buffers, scramble_buffers, buffer_compress_percentage, zero_buffers",
     "buffer_compress_chunk": "compressibility is per write in the engine",
     "dedupe_percentage": "dedupe is not simulated",
+    "dedupe_mode": "dedupe is not simulated",
+    "dedupe_working_set_percentage": "dedupe is not simulated",
+    "flow": "flow balances jobs' I/O by tokens; not simulated yet (jobs run side by side at their own pace)",
+    "flow_id": "flow balances jobs' I/O by tokens; not simulated yet",
+    "flow_sleep": "flow balances jobs' I/O by tokens; not simulated yet",
+    "flow_watermark": "flow balances jobs' I/O by tokens; not simulated yet",
+    "latency_target": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_window": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_percentile": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_run": "fio's latency-target mode searches for a queue depth; not simulated yet",
     "trim_percentage": "trim after write is not simulated: use rw=trim",
     "trim_backlog": "trim after write is not simulated: use rw=trim",
 }
@@ -482,6 +496,17 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
         return sizes.pop()
     if spec.kind == "time":
         return parse_time_ns(text)
+    if spec.kind == "time_us":
+        t = text.strip().lower()
+        return parse_time_ns(t + "us" if t.isdigit() else t)  # fio: a bare number is microseconds here
+    if spec.kind in ("rates", "ints"):
+        parts = text.split(",")
+        if len(parts) > 3:
+            raise ValueError(f"'{text}': at most three values (READ,WRITE,TRIM)")
+        vals = [(_size_int(x, kb_base) if spec.kind == "rates" else _parse_int(x)) if x.strip() else 0 for x in parts]
+        if any(v < 0 for v in vals):
+            raise ValueError(f"'{text}': rates are 0 or more")
+        return tuple(vals)
     if spec.kind == "bssplit":
         return _parse_bssplit(text, kb_base)
     raise AssertionError(spec.kind)

@@ -78,7 +78,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -133,6 +133,11 @@ class PlannedJob:
     slat_log: Optional[str] = None
     #: I/Os in flight per clone (fio's ``iodepth`` after the engine's rule).
     depth: int = 1
+    #: Index of the concurrency group whose jobs run side by side (one
+    #: submitter each); None when the job runs alone (or as one queue).
+    concurrent: Optional[int] = None
+    #: fio's job number of this planned job when it is one clone of a job.
+    first_number: Optional[int] = None
 
     @property
     def name(self) -> str:
@@ -141,6 +146,8 @@ class PlannedJob:
     @property
     def numbers(self) -> Tuple[int, ...]:
         """fio's job numbers of every clone (log file indices)."""
+        if self.first_number is not None:
+            return (self.first_number,)
         out: List[int] = []
         for j in self.jobs:
             out += [j.number + i for i in range(j.int_value("numjobs", 1))]
@@ -283,6 +290,7 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         n = job.int_value(k, 0)
         if n > 0:  # fio: 0 (its default) never syncs
             e[k] = n
+    e.update(_pacing(job, rw))
 
     # Queue depth: sync engines (fio's default psync) keep one I/O in flight.
     engine = str(job.value("ioengine", "psync"))
@@ -357,6 +365,32 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     return e, notes, ramp
 
 
+def _pacing(job: Job, rw: str) -> Dict[str, Any]:
+    """fio's rate limits and think time as engine keys. A rate given per
+    direction (``rate=R,W,T``) applies to the job's direction; different
+    rates for the directions of a mixed job are not simulated."""
+    out: Dict[str, Any] = {}
+    base = rw_base(rw)
+    dirs = [i for i, modes in enumerate((_READS, _WRITES, _TRIMS)) if base in modes]
+    for opt, key in (("rate", "rate"), ("rate_iops", "rate_iops")):
+        v = job.value(opt)
+        if v is None:
+            continue
+        assert isinstance(v, tuple)
+        vals = [int(x) for x in v if isinstance(x, (int, float))]
+        picked = {vals[i] for i in dirs if i < len(vals) and vals[i] > 0} if len(vals) > 1 else set(vals[:1])
+        if len(picked) > 1:
+            raise job.error(opt, f"different {opt} per direction on a mixed job: the simulator paces a job as a whole")
+        if picked and picked != {0}:
+            out[key] = picked.pop()
+    if job.has("rate_process") and str(job.value("rate_process")) != "linear":
+        raise job.error("rate_process", "rate_process=poisson is not simulated yet (the engine paces linearly)")
+    if job.has("thinktime") and job.int_value("thinktime", 0) > 0:
+        out["thinktime"] = f"{job.int_value('thinktime', 0)}ns"
+        out["thinktime_blocks"] = job.int_value("thinktime_blocks", 1)
+    return out
+
+
 def _floats(v: Any) -> Optional[Tuple[float, ...]]:
     return tuple(float(x) for x in v) if isinstance(v, tuple) else None
 
@@ -384,81 +418,132 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
     groupids: Dict[int, int] = {}
     groupid = 0
     prev_group_jobs = 0
+    waits: Dict[int, str] = {}
     for job in jobfile.jobs:
+        target = job.value("wait_for")
+        if target is not None:
+            if not any(j.name == str(target) for j in jobfile.jobs[: jobfile.jobs.index(job)]):
+                raise job.error("wait_for", f"no job named '{target}' before this one")
+            if conc and any(j.name != str(target) for j in conc[-1]):
+                waits[id(job)] = str(target)
         if (job.flag("stonewall") or job.flag("new_group")) and prev_group_jobs:
             groupid += 1
             prev_group_jobs = 0
         groupids[id(job)] = groupid
         prev_group_jobs += job.int_value("numjobs", 1)
-        if not conc or job.flag("stonewall"):
+        if not conc or job.flag("stonewall") or target is not None:
             conc.append([job])
         else:
             conc[-1].append(job)
 
     planned: List[PlannedJob] = []
-    for group in conc:
+    for index, group in enumerate(conc):
         first = group[0]
+        wait_note = ([f"wait_for={waits[id(first)]}: the job starts when every job before it has finished (not only "
+                      f"'{waits[id(first)]}')"] if id(first) in waits else [])
         clones = sum(j.int_value("numjobs", 1) for j in group)
-        if first.has("offset_increment"):
-            if clones > 1:
-                raise first.error("offset_increment", f"{clones} clones at offsets {_bytes(first, 'offset_increment', capacity_bytes, 0)} "
-                                  "B apart run at the same time in fio; the simulator runs one stream per job until "
-                                  "jobs can run side by side. Use numjobs=1")
-        if clones > 1:
-            others = [j.name for j in group[1:]]
-            what = f"jobs '{first.name}', " + ", ".join(f"'{n}'" for n in others) if others else f"the {clones} clones of '{first.name}' (numjobs)"
-            for j in group[1:]:
-                why = _mergeable(first, j)
-                if why is not None:
-                    raise j.error("stonewall", f"runs at the same time as '{first.name}' in fio (no stonewall between them) and the "
-                                  "simulator runs one job at a time; only identical random jobs can share one queue, and "
-                                  f"{why}. Add stonewall to run them one after the other")
-                if groupids[id(j)] != groupids[id(first)]:
-                    raise j.error("new_group", "identical concurrent jobs reported in separate groups (new_group) cannot share one "
-                                  "queue; add stonewall or drop new_group")
-            for k in ("fsync", "fdatasync"):
-                if first.int_value(k, 0) > 0:
-                    raise first.error(k, f"{what} would each send their own FLUSH CACHE after every {first.int_value(k, 0)} "
-                                      "of their writes in fio; the simulator runs them as one queue and cannot: use numjobs=1 "
-                                      "(or stonewall between jobs) with fsync")
-            if not _is_random(first):
-                raise first.error("numjobs" if len(group) == 1 else "rw",
-                                  f"{what} are {clones} sequential streams running at once in fio; the simulator runs one queue "
-                                  "and cannot merge sequential streams. Add stonewall between jobs, or use numjobs=1")
-        engine, notes, ramp = _engine_job(first, clones, capacity_bytes)
-        per_clone = clones > 1 and not first.flag("group_reporting")
-        if per_clone:
-            notes.append(f"{what} run as one queue and are reported one by one (no group_reporting), each with 1/{clones} "
-                         "of the queue's I/Os and its latency distribution (fio's clones would differ by noise)")
-        iops_log = first.value("write_iops_log")
-        bw_log = first.value("write_bw_log")
-        if bw_log is not None and rw_base(first.value("rw", "read")) in _TRIMS:
-            raise first.error("write_bw_log", "the engine's series have no trim bytes per interval; use write_iops_log for trim jobs")
-        planned.append(
-            PlannedJob(
-                jobs=tuple(group),
-                clones=clones,
-                groupid=groupids[id(first)],
-                engine=engine,
-                ramp_ns=ramp,
-                startdelay_ns=first.int_value("startdelay", 0) if first.has("startdelay") else 0,
-                end_fsync=first.flag("end_fsync"),
-                iops_log=(str(iops_log) or first.name) if iops_log is not None else None,
-                bw_log=(str(bw_log) or first.name) if bw_log is not None else None,
-                per_job_logs=first.flag("per_job_logs", True),
-                interval_ms=int(engine.get("log_avg_msec", 1000)),
-                notes=tuple(notes),
-                per_clone=per_clone,
-                percentile_list=_floats(first.value("percentile_list")),
-                clat_percentiles=first.flag("clat_percentiles", True),
-                lat_percentiles=first.flag("lat_percentiles"),
-                lat_log=_log_name(first, "write_lat_log"),
-                clat_log=_log_name(first, "write_clat_log") or _log_name(first, "write_lat_log"),
-                slat_log=_log_name(first, "write_slat_log") or _log_name(first, "write_lat_log"),
-                depth=int(engine["iodepth"]) // clones,
-            )
-        )
+        if clones == 1 or _one_queue(group, groupids) is None:
+            what = (f"jobs '{first.name}', " + ", ".join(f"'{j.name}'" for j in group[1:]) if len(group) > 1
+                    else f"the {clones} clones of '{first.name}' (numjobs)")
+            notes: List[str] = []
+            if clones > 1 and not first.flag("group_reporting"):
+                notes.append(f"{what} run as one queue and are reported one by one (no group_reporting), each with 1/{clones} "
+                             "of the queue's I/Os and its latency distribution (fio's clones would differ by noise)")
+            planned.append(_planned(group, clones, groupids[id(first)], capacity_bytes, notes + wait_note, {}, None))
+            continue
+        # Jobs that run side by side: a submitter each (a job's identical
+        # random clones still share one queue).
+        for job in group:
+            n = job.int_value("numjobs", 1)
+            gid = groupids[id(job)]
+            if n > 1 and _one_queue([job], groupids) is None:
+                notes = [f"the {n} clones of '{job.name}' run as one queue beside the group's other jobs"]
+                if not job.flag("group_reporting"):
+                    notes.append(f"the {n} clones of '{job.name}' are reported one by one, each with 1/{n} of the queue's I/Os")
+                planned.append(_planned([job], n, gid, capacity_bytes, notes, _side_by_side(job, 0, capacity_bytes), index))
+                continue
+            for k in range(n):
+                planned.append(_planned([job], 1, gid, capacity_bytes, [], _side_by_side(job, k, capacity_bytes), index,
+                                        number=job.number + k))
     return tuple(planned)
+
+
+def _one_queue(group: Sequence[Job], groupids: Mapping[int, int]) -> Optional[str]:
+    """Why the jobs of a concurrency group cannot be one queue (None when
+    they can: identical random jobs of one reporting group, without their
+    own flushes, offsets or pacing)."""
+    first = group[0]
+    for j in group[1:]:
+        why = _mergeable(first, j)
+        if why is not None:
+            return why
+        if groupids[id(j)] != groupids[id(first)]:
+            return "they are reported in separate groups"
+    for k in ("fsync", "fdatasync"):
+        if first.int_value(k, 0) > 0:
+            return "each would send its own FLUSH CACHE"
+    if not _is_random(first):
+        return "sequential streams are separate"
+    for k in ("offset_increment", "rate", "rate_iops", "thinktime", "startdelay"):
+        if first.has(k):
+            return f"each clone has its own {k}"
+    return None
+
+
+def _side_by_side(job: Job, clone: int, capacity_bytes: int) -> Dict[str, Any]:
+    """Engine keys of one submitter beside others: fio's clone offset
+    (``offset_increment``), its own random seed, its start delay."""
+    extra: Dict[str, Any] = {}
+    if job.has("offset_increment") and clone:
+        base = _bytes(job, "offset", capacity_bytes, 0)
+        extra["offset"] = base + clone * _bytes(job, "offset_increment", capacity_bytes, 0)
+    if job.has("randseed") and clone:
+        extra["randseed"] = job.int_value("randseed", 0) + clone
+    if job.has("startdelay"):
+        extra["startdelay"] = f"{job.int_value('startdelay', 0)}ns"
+    return extra
+
+
+def _planned(group: Sequence[Job], clones: int, groupid: int, capacity_bytes: int, notes: List[str],
+             overrides: Mapping[str, Any], concurrent: Optional[int], number: Optional[int] = None) -> PlannedJob:
+    first = group[0]
+    engine, more, ramp = _engine_job(first, clones, capacity_bytes)
+    engine.update(overrides)
+    if "offset" in overrides and not first.has("size") and not first.has("filesize"):
+        engine["size"] = capacity_bytes - int(engine["offset"])  # fio: the rest of the device from the clone's offset
+    if concurrent is not None and ramp:
+        raise first.error("ramp_time", "ramp_time on a job that runs beside others is not simulated yet: add stonewall")
+    if "offset" in overrides and int(engine["offset"]) + int(engine["size"]) > capacity_bytes:
+        raise first.error("offset_increment", f"clone at offset {engine['offset']} with size {engine['size']} ends past the drive's "
+                          f"{capacity_bytes} B")
+    iops_log = first.value("write_iops_log")
+    bw_log = first.value("write_bw_log")
+    if bw_log is not None and rw_base(first.value("rw", "read")) in _TRIMS:
+        raise first.error("write_bw_log", "the engine's series have no trim bytes per interval; use write_iops_log for trim jobs")
+    return PlannedJob(
+        jobs=tuple(group),
+        clones=clones,
+        groupid=groupid,
+        engine=engine,
+        ramp_ns=ramp,
+        startdelay_ns=(first.int_value("startdelay", 0) if first.has("startdelay") and concurrent is None else 0),
+        end_fsync=first.flag("end_fsync"),
+        iops_log=(str(iops_log) or first.name) if iops_log is not None else None,
+        bw_log=(str(bw_log) or first.name) if bw_log is not None else None,
+        per_job_logs=first.flag("per_job_logs", True),
+        interval_ms=int(engine.get("log_avg_msec", 1000)),
+        notes=tuple(more + notes),
+        per_clone=clones > 1 and not first.flag("group_reporting"),
+        percentile_list=_floats(first.value("percentile_list")),
+        clat_percentiles=first.flag("clat_percentiles", True),
+        lat_percentiles=first.flag("lat_percentiles"),
+        lat_log=_log_name(first, "write_lat_log"),
+        clat_log=_log_name(first, "write_clat_log") or _log_name(first, "write_lat_log"),
+        slat_log=_log_name(first, "write_slat_log") or _log_name(first, "write_lat_log"),
+        depth=int(engine["iodepth"]) // clones,
+        concurrent=concurrent,
+        first_number=number,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -759,6 +844,82 @@ def _document(jobfile: JobFile, entries: List[Dict[str, Any]], sim: Any, notes: 
 # ---------------------------------------------------------------------------
 
 
+def _batches(planned: Sequence[PlannedJob]) -> List[List[PlannedJob]]:
+    """Planned jobs in the order they run: alone, or side by side (the same
+    concurrency group)."""
+    out: List[List[PlannedJob]] = []
+    for p in planned:
+        if out and p.concurrent is not None and out[-1][0].concurrent == p.concurrent:
+            out[-1].append(p)
+        else:
+            out.append([p])
+    return out
+
+
+def _group_entries(batch: Sequence[PlannedJob], rs: Sequence[PhaseResult]) -> List[Dict[str, Any]]:
+    """The JSON entries of jobs that ran side by side: each job's own, or,
+    with ``group_reporting``, one per reporting group (fio's merge)."""
+    out: List[Dict[str, Any]] = []
+    i = 0
+    while i < len(batch):
+        p = batch[i]
+        same = [k for k in range(i, len(batch)) if batch[k].groupid == p.groupid]
+        if p.jobs[0].flag("group_reporting") and len(same) > 1 and same == list(range(i, same[-1] + 1)):
+            out.append(_merged_entry([batch[k] for k in same], [rs[k] for k in same]))
+            i = same[-1] + 1
+            continue
+        out.extend(_job_entries(p, rs[i], None, 0))
+        i += 1
+    return out
+
+
+def _merged_entry(ps: Sequence[PlannedJob], rs: Sequence[PhaseResult]) -> Dict[str, Any]:
+    """fio's ``group_reporting`` of different jobs: I/O and bytes summed over
+    the group's longest runtime, latency from the merged histograms."""
+    entry = _job_entry(ps[0], rs[0], None, 0)
+    dur_ns = max(int(r.data["duration_ns"]) for r in rs)
+    for d in ("read", "write", "trim"):
+        xs = [_direction(r, d, p) for p, r in zip(ps, rs)]
+        n = sum(int(x["total_ios"]) for x in xs)
+        if not n:
+            continue
+        nbytes = sum(int(x["io_bytes"]) for x in xs)
+        hist = _merge_hist([r.latency_hist.get(d) for r in rs])
+        lo = min(int(x["clat_ns"]["min"]) for x in xs if x["total_ios"])
+        hi = max(int(x["clat_ns"]["max"]) for x in xs)
+        mean = sum(float(x["clat_ns"]["mean"]) * int(x["total_ios"]) for x in xs) / n
+        pts = ps[0].percentile_list or tuple(float(k) for k in xs[0]["clat_ns"].get("percentile", {})) or ()
+        c: Dict[str, Any] = {"min": lo, "max": hi, "mean": mean, "stddev": fiojson.stddev_ns(hist), "N": n}
+        if ps[0].clat_percentiles:
+            c["percentile"] = fiojson.percentiles(hist, pts, lo, hi)
+        c["bins"] = fiojson.jsonplus_bins(hist)
+        x = dict(xs[0])
+        secs = dur_ns / 1e9
+        x.update({"io_bytes": nbytes, "io_kbytes": nbytes // 1024, "total_ios": n, "bw_bytes": int(round(nbytes / secs)),
+                  "bw": int(nbytes / secs // 1024), "iops": n / secs, "runtime": int(round(dur_ns / 1e6)),
+                  "clat_ns": c, "lat_ns": {k: v for k, v in c.items() if k not in ("bins", "percentile")},
+                  "slat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": n}})
+        for k in ("bw_min", "bw_max", "bw_mean", "iops_min", "iops_max", "iops_mean"):
+            x[k] = sum(y[k] for y in xs)
+        entry[d] = x
+    entry["ssdlab"] = dict(entry["ssdlab"], clones=sum(p.clones for p in ps), merged_jobs=[j.name for p in ps for j in p.jobs])
+    return entry
+
+
+def _merge_hist(hs: Sequence[Optional[fiojson.Hist]]) -> Optional[fiojson.Hist]:
+    counts: Dict[Tuple[int, int], int] = {}
+    for h in hs:
+        if h is None:
+            continue
+        for lo, w, c in zip(h[0], h[1], h[2]):
+            counts[(int(lo), int(w))] = counts.get((int(lo), int(w)), 0) + int(c)
+    if not counts:
+        return None
+    keys = sorted(counts)
+    return (np.array([k[0] for k in keys], dtype=np.uint64), np.array([k[1] for k in keys], dtype=np.uint64),
+            np.array([counts[k] for k in keys], dtype=np.uint64))
+
+
 def _check_engine(sim: Any, p: PlannedJob) -> None:
     """Let the engine validate the job now, mapping its field to our line."""
     try:
@@ -803,7 +964,19 @@ def simulate(
                 notes.append(line)
     done = 0  # planned jobs finished
     try:
-        for p in planned:
+        for batch in _batches(planned):
+            if len(batch) > 1 or batch[0].concurrent is not None:
+                rs = sim.run_jobs([dict(p.engine) for p in batch], progress=progress)
+                run.phases.extend(rs)
+                run.measured.extend(rs)
+                entries.extend(_group_entries(batch, rs))
+                for p, r in zip(batch, rs):
+                    run.logs.update(_logs(p, r))
+                if any(p.end_fsync for p in batch):
+                    sim.flush()
+                done += len(batch)
+                continue
+            p = batch[0]
             if p.startdelay_ns:
                 run.phases.append(sim.idle(duration_ns=p.startdelay_ns))
             ramp: Optional[PhaseResult] = None
