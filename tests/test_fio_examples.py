@@ -126,3 +126,18 @@ def test_rate_iops_and_thinktime_pace_a_job_as_fio(small_drive: Dict[str, Any]) 
     assert p.engine["rate"] == 1 << 20
     (p,) = simulate.plan(parse_jobfile_text("[w]\nrw=read\nrate=,1m\n", "j", env={}), 50 << 20)
     assert "rate" not in p.engine
+
+
+def test_verify_runs_in_checking_mode_and_reads_the_region_back_as_fio(small_drive: Dict[str, Any]) -> None:
+    # examples/basic-verify.fio on a region the small drive holds
+    text = "[write-and-verify]\nrw=randwrite\nbs=4k\nsize=8m\nioengine=libaio\niodepth=16\nverify=crc32c\nverify_fatal=1\n"
+    r = simulate.simulate(parse_jobfile_text(text, "v.fio", env={}), small_drive, seed=1)
+    job = r.document["jobs"][0]
+    assert job["write"]["io_bytes"] == 8 << 20 and job["read"]["io_bytes"] == 8 << 20
+    assert job["ssdlab"]["verify"] == {"read_bytes": 8 << 20, "checking_mode": True, "errors": 0}
+    assert r.document["ssdlab"]["manifest"]["checking_mode"] is True
+    assert any(n.startswith("verify: the simulator runs in checking mode") for n in r.document["ssdlab"]["notes"])
+    # verify=null and do_verify=0 verify nothing
+    for off in ("verify=null\n", "verify=md5\ndo_verify=0\n"):
+        r = simulate.simulate(parse_jobfile_text("[w]\nrw=write\nsize=1m\n" + off, "v.fio", env={}), small_drive, seed=1)
+        assert r.document["jobs"][0]["read"]["total_ios"] == 0 and "verify" not in r.document["jobs"][0]["ssdlab"]

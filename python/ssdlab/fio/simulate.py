@@ -138,6 +138,9 @@ class PlannedJob:
     concurrent: Optional[int] = None
     #: fio's job number of this planned job when it is one clone of a job.
     first_number: Optional[int] = None
+    #: fio's ``verify``: the engine's checking mode, and the job's region
+    #: read back after it (``do_verify``) as fio's verify phase.
+    verify: bool = False
 
     @property
     def name(self) -> str:
@@ -255,6 +258,8 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     phase), the notes, and the ramp in ns."""
     notes: List[str] = []
     rw = str(job.value("rw", "read"))
+    if job.flag("verify_only"):
+        notes.append("verify_only: the job writes nothing and its read-back checks what the drive holds")
     random = rw_base(rw) in RANDOM_MODES
     e: Dict[str, Any] = {"name": job.name, "rw": rw}
     if job.has("bsrange") and not job.has("bssplit"):
@@ -543,7 +548,18 @@ def _planned(group: Sequence[Job], clones: int, groupid: int, capacity_bytes: in
         depth=int(engine["iodepth"]) // clones,
         concurrent=concurrent,
         first_number=number,
+        verify=_verifies(first),
     )
+
+
+def _verifies(job: Job) -> bool:
+    """fio reads back and checks a writing job's data when ``verify`` names
+    a method (``null``: none) and ``do_verify`` is on; ``verify_only`` only
+    reads back."""
+    v = job.value("verify")
+    if v is None or str(v) in ("", "0", "null"):
+        return False
+    return job.flag("do_verify", True) or job.flag("verify_only")
 
 
 # ---------------------------------------------------------------------------
@@ -844,6 +860,24 @@ def _document(jobfile: JobFile, entries: List[Dict[str, Any]], sim: Any, notes: 
 # ---------------------------------------------------------------------------
 
 
+def _verify_phase(sim: Any, p: PlannedJob, written: Optional[PhaseResult], progress: Optional[ProgressCallback]) -> PhaseResult:
+    """fio's verify phase: the job's region read back in order, in the job's
+    block size, as much as it wrote (all of it for verify_only). In checking
+    mode the engine compares every read with what was written last; a
+    mismatch is an IntegrityError naming the LBA."""
+    e = p.engine
+    bs = int(e.get("bs", 0)) or 4096
+    if "bssplit" in e or "bsrange" in e:
+        bs = 4096
+    size = int(e["size"])
+    nbytes = size if written is None else min(size, int(written.data["write"]["io_bytes"]) or size)
+    nbytes = max(nbytes // bs * bs, bs)
+    job = {"name": f"{p.name} (verify)", "rw": "read", "bs": bs, "offset": int(e["offset"]), "size": size,
+           "io_size": nbytes, "iodepth": int(e["iodepth"]), "time_based": 0}
+    r: PhaseResult = sim.run(job, progress=progress)
+    return r
+
+
 def _batches(planned: Sequence[PlannedJob]) -> List[List[PlannedJob]]:
     """Planned jobs in the order they run: alone, or side by side (the same
     concurrency group)."""
@@ -950,13 +984,19 @@ def simulate(
     finished jobs and the interrupted one (marked in ``ssdlab.interrupted``)."""
     from ..sim import Simulator
 
-    sim = simulator if simulator is not None else Simulator(drive, seed=seed)
+    verifying = any(_verifies(j) for j in jobfile.jobs)
+    sim = simulator if simulator is not None else Simulator(drive, seed=seed, check=verifying)
     planned = plan(jobfile, int(sim.capacity_bytes))
     for p in planned:
         _check_engine(sim, p)
     run = SimulatedRun(document={}, logs={})
     entries: List[Dict[str, Any]] = []
     notes: List[str] = list(jobfile.notes)
+    if verifying:
+        notes.append("verify: the simulator runs in checking mode (every read and, after every phase, the whole FTL compared "
+                      "with a trivial model of what was written); a verifying job then reads its region back, reported as "
+                      "its reads, as fio's verify phase" + ("" if sim.check_mode else "; the simulator passed in is not in "
+                                                             "checking mode, so only the read-back runs"))
     for p in planned:
         for n in p.notes:
             line = f"job '{p.name}': {n}"
@@ -986,12 +1026,23 @@ def simulate(
                     rj["randseed"] = int(rj["randseed"]) ^ 0x5EED
                 ramp = sim.run(rj, progress=progress)
                 run.phases.append(ramp)
-            r = sim.run(dict(p.engine), progress=progress)
+            if p.verify and p.jobs[0].flag("verify_only"):
+                r = _verify_phase(sim, p, None, progress)
+            else:
+                r = sim.run(dict(p.engine), progress=progress)
             run.phases.append(r)
             run.measured.append(r)
             if p.end_fsync:
                 sim.flush()
-            entries.extend(_job_entries(p, r, ramp, p.startdelay_ns))
+            got = _job_entries(p, r, ramp, p.startdelay_ns)
+            if p.verify and not p.jobs[0].flag("verify_only"):
+                v = _verify_phase(sim, p, r, progress)
+                run.phases.append(v)
+                for e in got:
+                    e["read"] = _direction(v, "read", p)
+                    e["ssdlab"]["verify"] = {"read_bytes": int(v.data["read"]["io_bytes"]), "checking_mode": bool(sim.check_mode),
+                                             "errors": 0}
+            entries.extend(got)
             run.logs.update(_logs(p, r))
             done += 1
     except KeyboardInterrupt as e:
