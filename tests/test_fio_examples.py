@@ -65,6 +65,7 @@ def test_bsrange_runs_with_sizes_between_its_bounds(small_drive: Dict[str, Any])
         ("[f]\nrw=read\nsize=40m\noffset_increment=20m\nnumjobs=2\n", "offset_increment", 4, ["ends past the drive"]),
         ("[f]\nrw=write\nfilesize=40m\nnrfiles=2\n", "filesize", 3, ["past the drive"]),
         ("[f]\nrw=read:-3\n", "rw", 2, ["512"]),
+        ("[f]\nrw=randread\nrandom_distribution=zipf:1.2\n", "random_distribution", 3, ["zipf", "not simulated yet"]),
     ],
 )
 def test_what_runs_differently_is_refused_with_the_reason(text: str, field: str, line: int, needles: list[str]) -> None:
@@ -141,3 +142,9 @@ def test_verify_runs_in_checking_mode_and_reads_the_region_back_as_fio(small_dri
     for off in ("verify=null\n", "verify=md5\ndo_verify=0\n"):
         r = simulate.simulate(parse_jobfile_text("[w]\nrw=write\nsize=1m\n" + off, "v.fio", env={}), small_drive, seed=1)
         assert r.document["jobs"][0]["read"]["total_ios"] == 0 and "verify" not in r.document["jobs"][0]["ssdlab"]
+
+
+def test_fios_zoned_distribution_example_runs(small_drive: Dict[str, Any]) -> None:
+    # examples/rand-zones.fio: half the accesses to the first 5% of the region
+    r = run("[r]\nrw=randread\nsize=32m\nnumber_ios=1000\nrandom_distribution=zoned:50/5:30/15:20/\n", small_drive)
+    assert r.document["jobs"][0]["read"]["total_ios"] == 1000

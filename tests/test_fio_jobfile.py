@@ -130,7 +130,6 @@ def test_times_are_seconds_unless_suffixed(text: str, ns: int) -> None:
         ("[j]\nrw=write\ninclude other.fio\n", 3, "include", ["include"]),
         ("[j]\nrw=write\nfrobnicate=3\n", 3, "frobnicate", ["unknown", "supported:", "iodepth"]),
         ("[j]\nrw=write\nrate_iops=5,x\n", 3, "rate_iops", ["whole number"]),
-        ("[j]\nrw=randread\nrandom_distribution=zipf:1.2\n", 3, "random_distribution", ["uniform", "allowed: random"]),
         ("[j]\nrw=readx:8\n", 2, "rw", ["allowed:", "trimwrite"]),
         ("[j]\nrw=write\nsize=1.5g\n", 3, "size", ["whole"]),
         ("[j]\nrw=write\nruntime=10sec\n", 3, "runtime", ["microseconds", "ms, s"]),

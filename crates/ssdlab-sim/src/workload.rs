@@ -119,6 +119,10 @@ pub struct Workload {
     pub thinktime_blocks: u64,
     /// fio `startdelay`: the job starts this long after the others of its group.
     pub startdelay_ns: u64,
+    /// fio `random_distribution=zoned` / `zoned_abs`: (share of accesses in
+    /// percent, zone start and length in bytes within the region), in order.
+    /// Empty: uniform.
+    pub zones: Vec<(u32, u64, u64)>,
 }
 
 impl Workload {
@@ -181,6 +185,7 @@ pub const KEYS: &[&str] = &[
     "thinktime",
     "thinktime_blocks",
     "startdelay",
+    "random_distribution",
     "force",
 ];
 
@@ -371,6 +376,10 @@ impl Workload {
             return Err(werr("thinktime_blocks", "must be 1 or more"));
         }
         let startdelay_ns = get("startdelay").map(|v| parse_time_ns("startdelay", v)).transpose()?.unwrap_or(0);
+        let zones = match get("random_distribution") {
+            Some(v) => parse_zones(&as_text(v), size_bytes, max_bs, blockalign_bytes, capacity_bytes)?,
+            None => Vec::new(),
+        };
         Ok(Workload {
             name,
             rw,
@@ -395,6 +404,7 @@ impl Workload {
             thinktime_ns,
             thinktime_blocks,
             startdelay_ns,
+            zones,
         })
     }
 
@@ -428,6 +438,7 @@ impl Workload {
             ("thinktime_ns", (self.thinktime_ns > 0).then(|| json!(self.thinktime_ns))),
             ("thinktime_blocks", (self.thinktime_ns > 0).then(|| json!(self.thinktime_blocks))),
             ("startdelay_ns", (self.startdelay_ns > 0).then(|| json!(self.startdelay_ns))),
+            ("zones", (!self.zones.is_empty()).then(|| json!(self.zones))),
         ];
         for (k, v) in extra {
             if let Some(v) = v {
@@ -436,6 +447,55 @@ impl Workload {
         }
         j
     }
+}
+
+/// fio's `random_distribution`: `random` (uniform), `zoned:A/R:...` (A% of
+/// the accesses to the next R% of the region; both add up to 100) or
+/// `zoned_abs:A/SIZE:...` (zones of absolute sizes from the region's start);
+/// a last zone without a range (`20/`) takes the rest of the region.
+fn parse_zones(text: &str, size_bytes: u64, max_bs: u64, align: u64, capacity_bytes: u64) -> Result<Vec<(u32, u64, u64)>> {
+    let t = text.trim();
+    if t == "random" {
+        return Ok(Vec::new());
+    }
+    let (kind, list) = t.split_once(':').unwrap_or((t, ""));
+    if kind != "zoned" && kind != "zoned_abs" {
+        return Err(werr(
+            "random_distribution",
+            format!("'{t}': the engine draws random (uniform), zoned or zoned_abs offsets; zipf, pareto and normal are not simulated yet"),
+        ));
+    }
+    let mut zones = Vec::new();
+    let (mut access, mut at) = (0u32, 0u64);
+    for part in list.split(':').filter(|p| !p.trim().is_empty()) {
+        let (a, r) = part.split_once('/').ok_or_else(|| werr("random_distribution", format!("'{part}' is not ACCESS/RANGE")))?;
+        let a: u32 =
+            a.trim().parse().ok().filter(|a| *a <= 100).ok_or_else(|| werr("random_distribution", format!("'{a}': a share 0..100")))?;
+        let len = if r.trim().is_empty() {
+            size_bytes.saturating_sub(at) // fio: a zone without a range takes the rest
+        } else if kind == "zoned" {
+            let pct: u64 =
+                r.trim().parse().ok().filter(|p| *p <= 100).ok_or_else(|| werr("random_distribution", format!("'{r}': a share 0..100")))?;
+            (size_bytes as u128 * pct as u128 / 100) as u64
+        } else {
+            parse_size("random_distribution", &Value::String(r.trim().into()), capacity_bytes)?
+        };
+        // zones start on the job's alignment, as its random offsets do
+        let len = len / align * align;
+        zones.push((a, at, len));
+        access += a;
+        at += len;
+    }
+    if access != 100 {
+        return Err(werr("random_distribution", format!("'{t}': the access shares add up to {access}, not 100 (as fio requires)")));
+    }
+    if at > size_bytes {
+        return Err(werr("random_distribution", format!("'{t}': the zones span {at} B, more than the region's {size_bytes} B")));
+    }
+    if let Some(z) = zones.iter().find(|z| z.0 > 0 && z.2 < max_bs) {
+        return Err(werr("random_distribution", format!("a zone of {} B is smaller than the largest block size {max_bs} B", z.2)));
+    }
+    Ok(zones)
 }
 
 /// fio's `rw` modifier (`MODE:N`): on a sequential mode a size added to the
@@ -582,6 +642,10 @@ pub struct IoGen {
     last_end: u64,
     /// The write that follows a trim of the same block (trimwrite).
     pending_write: Option<(u64, u64)>,
+    /// Zones of a zoned distribution: (index, share) for the draw, and each
+    /// zone's (start, length) within the region.
+    zone_weights: Vec<(usize, u32)>,
+    zones: Vec<(u64, u64)>,
 }
 
 impl IoGen {
@@ -601,6 +665,8 @@ impl IoGen {
             seq_left: 0,
             last_end: 0,
             pending_write: None,
+            zone_weights: w.zones.iter().enumerate().map(|(i, z)| (i, z.0)).collect(),
+            zones: w.zones.iter().map(|z| (z.1, z.2)).collect(),
         }
     }
 
@@ -644,8 +710,13 @@ impl IoGen {
                 self.last_end += bs;
                 (off, bs)
             } else {
-                let slots = (self.len - bs) / self.align + 1;
-                let off = self.start + self.rng.below(slots) * self.align;
+                let (zstart, zlen) = if self.zones.is_empty() {
+                    (0, self.len)
+                } else {
+                    self.zones[self.zone_weights[self.rng.weighted(&self.zone_weights)].0]
+                };
+                let slots = (zlen - bs) / self.align + 1;
+                let off = self.start + zstart + self.rng.below(slots) * self.align;
                 if self.seq_nr > 1 {
                     self.seq_left = self.seq_nr - 1;
                     self.last_end = off + bs;
@@ -816,5 +887,21 @@ mod tests {
         // fio's draw gives each of the four sizes a quarter
         assert_eq!(seen.len(), 4);
         assert!(seen.values().all(|n| (850..1150).contains(n)), "{seen:?}");
+    }
+
+    #[test]
+    fn zoned_distributions_put_their_share_of_accesses_in_each_zone() {
+        let got = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned:60/10:30/20:10/70"}), 10000);
+        let gib = 1u64 << 30;
+        let first = got.iter().filter(|x| x.1 < gib / 10 / 4096 * 4096).count();
+        let second = got.iter().filter(|x| x.1 >= gib / 10 / 4096 * 4096 && x.1 < (gib / 10 + gib / 5) / 4096 * 4096).count();
+        assert!((5800..6200).contains(&first) && (2800..3200).contains(&second), "{first} {second}");
+        let abs = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned_abs:50/1m:50/10m"}), 2000);
+        assert!(abs.iter().all(|x| x.1 + 4096 <= 11 << 20));
+        assert!(abs.iter().filter(|x| x.1 < 1 << 20).count() > 900);
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zipf:1.2"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("random_distribution") && e.contains("zipf"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zoned:50/50:40/50"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("not 100"), "{e}");
     }
 }

@@ -160,7 +160,7 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("write_iops_log", "str", "ssdlab", help="write NAME_iops.N.log"),
         _spec("write_bw_log", "str", "ssdlab", help="write NAME_bw.N.log"),
         _spec("per_job_logs", "bool", "ssdlab", help="one log per job (default) or one per name"),
-        _spec("random_distribution", "choice", "ssdlab", choices=("random",), help="uniform offsets only"),
+        _spec("random_distribution", "str", "engine", help="random, zoned:A/R:..., zoned_abs:A/SIZE:... (zipf, pareto, normal: not yet)"),
         _spec("norandommap", "bool", "ssdlab", help="offsets drawn with replacement (the engine always does)"),
         _spec("ioengine", "choice", "ssdlab", choices=BLOCK_ENGINES, help="sync engines run at QD1"),
         _spec("end_fsync", "bool", "ssdlab", help="FLUSH CACHE at the end of the job"),
@@ -481,8 +481,6 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
             if base not in spec.choices:
                 raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
             return t  # the engine checks the ':N' modifier
-        if spec.name == "random_distribution" and t not in spec.choices:
-            raise ValueError(f"'{t}': the engine draws uniform random offsets only; allowed: random")
         if t not in spec.choices:
             raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
         return t

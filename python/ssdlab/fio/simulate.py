@@ -296,6 +296,9 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         if n > 0:  # fio: 0 (its default) never syncs
             e[k] = n
     e.update(_pacing(job, rw))
+    dist = str(job.value("random_distribution", "random")).strip()
+    if dist != "random" and random:
+        e["random_distribution"] = dist
 
     # Queue depth: sync engines (fio's default psync) keep one I/O in flight.
     engine = str(job.value("ioengine", "psync"))
