@@ -148,3 +148,16 @@ def test_fios_zoned_distribution_example_runs(small_drive: Dict[str, Any]) -> No
     # examples/rand-zones.fio: half the accesses to the first 5% of the region
     r = run("[r]\nrw=randread\nsize=32m\nnumber_ios=1000\nrandom_distribution=zoned:50/5:30/15:20/\n", small_drive)
     assert r.document["jobs"][0]["read"]["total_ios"] == 1000
+
+
+def test_steady_state_stops_the_job_where_fio_would_and_reports_fios_section(small_drive: Dict[str, Any]) -> None:
+    # examples/steadystate.fio's reader on the small drive, with a runtime fio would cut short
+    text = "[ss-read]\nrw=randread\nbs=4k\nsize=8m\nruntime=60\ntime_based\nss=iops_slope:1%\nss_dur=5s\nss_ramp=2s\n"
+    r = run(text, small_drive)
+    job = r.document["jobs"][0]
+    ss = job["steadystate"]
+    assert ss["attained"] == 1 and ss["duration"] == 5 and ss["ss"] == "iops_slope:1.000000%"
+    assert job["job_runtime"] == 7000 and len(ss["data"]["iops"]) == 5 and ss["data"]["iops_mean"] > 0
+    # never attained: the job runs its runtime and says so
+    r = run(text.replace("iops_slope:1%", "iops:0"), small_drive)
+    assert r.document["jobs"][0]["steadystate"]["attained"] == 0 and r.document["jobs"][0]["job_runtime"] == 60000

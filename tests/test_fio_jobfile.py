@@ -218,3 +218,9 @@ def test_an_engine_without_block_io_is_refused_before_its_own_options() -> None:
     # netio's options (port, hostname) come first; the engine is the reason
     e = err("[j]\nport=8888\nhostname=localhost\nioengine=net\n")
     assert (e.line, e.field) == (4, "ioengine") and "network" in str(e)
+
+
+def test_every_alias_names_a_known_option_and_no_alias_is_refused_itself() -> None:
+    for alias, name in jobfile.ALIASES.items():
+        assert name in jobfile.OPTIONS or name in jobfile.REJECTED, (alias, name)
+        assert alias not in jobfile.REJECTED and alias not in jobfile.OPTIONS, alias

@@ -70,6 +70,7 @@ API:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -84,7 +85,7 @@ import numpy as np
 
 from ..errors import SsdlabError, WorkloadError
 from ..results import PhaseResult, ssdlab_version
-from . import fiojson
+from . import fiojson, steadystate
 from .errors import JobFileError
 from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile, rw_base
 
@@ -141,6 +142,8 @@ class PlannedJob:
     #: fio's ``verify``: the engine's checking mode, and the job's region
     #: read back after it (``do_verify``) as fio's verify phase.
     verify: bool = False
+    #: fio's ``ss``: the criterion, the window and the ramp in seconds.
+    steady: Optional[Tuple[steadystate.Criterion, int, int]] = None
 
     @property
     def name(self) -> str:
@@ -552,7 +555,31 @@ def _planned(group: Sequence[Job], clones: int, groupid: int, capacity_bytes: in
         concurrent=concurrent,
         first_number=number,
         verify=_verifies(first),
+        steady=_steady(first),
     )
+
+
+def _steady(job: Job) -> Optional[Tuple[steadystate.Criterion, int, int]]:
+    """fio's ``ss``/``ss_dur``/``ss_ramp``, checked: per-second samples need
+    the engine's 1 s intervals."""
+    v = job.value("steadystate")
+    if v is None:
+        return None
+    try:
+        c = steadystate.parse(str(v))
+    except ValueError as e:
+        raise job.error("steadystate", str(e)) from None
+    if not job.has("steadystate_duration"):
+        raise job.error("steadystate", "give ss_dur (the window steady state is judged over), as fio requires")
+    dur_ns = job.int_value("steadystate_duration", 0)
+    ramp_ns = job.int_value("steadystate_ramp_time", 0) if job.has("steadystate_ramp_time") else 0
+    if dur_ns < 2 * 10**9 or dur_ns % 10**9 or ramp_ns % 10**9:
+        raise job.error("steadystate_duration", "ss_dur (at least 2 s) and ss_ramp are whole seconds: fio samples once a second")
+    if job.has("steadystate_check_interval") and job.int_value("steadystate_check_interval", 0) != 10**9:
+        raise job.error("steadystate_check_interval", "only fio's default of 1 s is simulated")
+    if job.has("log_avg_msec") and job.int_value("log_avg_msec", 1000) != 1000:
+        raise job.error("log_avg_msec", "with ss the simulator samples every second: log_avg_msec=1000 or unset")
+    return c, dur_ns // 10**9, ramp_ns // 10**9
 
 
 def _verifies(job: Job) -> bool:
@@ -881,6 +908,64 @@ def _verify_phase(sim: Any, p: PlannedJob, written: Optional[PhaseResult], progr
     return r
 
 
+def _per_second(r: PhaseResult) -> Tuple[List[int], List[int]]:
+    """A job's I/Os and bytes in each whole second (its 1 s intervals)."""
+    s = r.series
+    mask = _complete(r)
+    if not len(mask):
+        return [], []
+    ios = (s["read_ios"] + s["write_ios"] + s["trim_ios"])[mask]
+    nbytes = (s["read_bytes"] + s["write_bytes"])[mask]
+    return [int(x) for x in ios], [int(x) for x in nbytes]
+
+
+def _summed(rs: Sequence[PhaseResult]) -> PhaseResult:
+    """The first result with the group's per-second I/Os and bytes summed
+    (fio judges a reporting group's steady state on its sum)."""
+    if len(rs) == 1:
+        return rs[0]
+    first = rs[0]
+    series = dict(first.series)
+    n = min(len(r.series["time_ns"]) for r in rs)
+    for k in ("read_ios", "write_ios", "trim_ios", "read_bytes", "write_bytes"):
+        series[k] = np.sum([r.series[k][:n] for r in rs], axis=0)
+    series["time_ns"] = first.series["time_ns"][:n]
+    return PhaseResult(dict(first.data), series)
+
+
+BatchRunner = Callable[[Any, Sequence[PlannedJob]], List[PhaseResult]]
+
+
+def _run_steady(sim: Any, batch: Sequence[PlannedJob], run_batch: BatchRunner) -> Tuple[Any, List[PhaseResult]]:
+    """Run a batch; with fio's ``ss``, run it from a copy of the drive and,
+    once the window meets the criterion at second T, run it again from the
+    same state for exactly T seconds (the simulation repeats itself), so the
+    job stops where fio's would. Returns the simulator to go on with."""
+    steady = batch[0].steady
+    if steady is None:
+        return sim, run_batch(sim, batch)
+    base = sim.clone()
+    rs = run_batch(sim, batch)
+    c, dur_s, ramp_s = steady
+    iops, bw = _per_second(_summed(rs))
+    d = steadystate.detect(c, iops, bw, dur_s, ramp_s)
+    if d.attained_s is None or d.attained_s * 10**9 >= min(int(r.data["duration_ns"]) for r in rs):
+        return sim, rs
+    cut = [dataclasses.replace(p, engine=dict(p.engine, runtime=f"{d.attained_s}s")) for p in batch]
+    return base, run_batch(base, cut)
+
+
+def _add_steady(p: PlannedJob, r: PhaseResult, entries: List[Dict[str, Any]]) -> None:
+    if p.steady is None:
+        return
+    c, dur_s, ramp_s = p.steady
+    iops, bw = _per_second(r)
+    d = steadystate.detect(c, iops, bw, dur_s, ramp_s)
+    section = steadystate.json_section(c, d, dur_s)
+    for e in entries:
+        e["steadystate"] = section
+
+
 def _batches(planned: Sequence[PlannedJob]) -> List[List[PlannedJob]]:
     """Planned jobs in the order they run: alone, or side by side (the same
     concurrency group)."""
@@ -1009,10 +1094,13 @@ def simulate(
     try:
         for batch in _batches(planned):
             if len(batch) > 1 or batch[0].concurrent is not None:
-                rs = sim.run_jobs([dict(p.engine) for p in batch], progress=progress)
+                sim, rs = _run_steady(sim, batch, lambda s, b: s.run_jobs([dict(p.engine) for p in b], progress=progress))
                 run.phases.extend(rs)
                 run.measured.extend(rs)
-                entries.extend(_group_entries(batch, rs))
+                got = _group_entries(batch, rs)
+                if batch[0].steady is not None:
+                    _add_steady(batch[0], _summed(rs), got)
+                entries.extend(got)
                 for p, r in zip(batch, rs):
                     run.logs.update(_logs(p, r))
                 if any(p.end_fsync for p in batch):
@@ -1032,12 +1120,13 @@ def simulate(
             if p.verify and p.jobs[0].flag("verify_only"):
                 r = _verify_phase(sim, p, None, progress)
             else:
-                r = sim.run(dict(p.engine), progress=progress)
+                sim, (r,) = _run_steady(sim, batch, lambda s, b: [s.run(dict(b[0].engine), progress=progress)])
             run.phases.append(r)
             run.measured.append(r)
             if p.end_fsync:
                 sim.flush()
             got = _job_entries(p, r, ramp, p.startdelay_ns)
+            _add_steady(p, r, got)
             if p.verify and not p.jobs[0].flag("verify_only"):
                 v = _verify_phase(sim, p, r, progress)
                 run.phases.append(v)
