@@ -646,6 +646,8 @@ pub struct IoGen {
     /// zone's (start, length) within the region.
     zone_weights: Vec<(usize, u32)>,
     zones: Vec<(u64, u64)>,
+    /// Any of the above in use: the I/Os come from `next_io_extended`.
+    extended: bool,
 }
 
 impl IoGen {
@@ -667,19 +669,24 @@ impl IoGen {
             pending_write: None,
             zone_weights: w.zones.iter().enumerate().map(|(i, z)| (i, z.0)).collect(),
             zones: w.zones.iter().map(|z| (z.1, z.2)).collect(),
+            extended: w.bs_range.is_some()
+                || w.seq_add_bytes != 0
+                || w.seq_nr > 1
+                || !w.zones.is_empty()
+                || matches!(w.rw, RwMode::TrimWrite | RwMode::RandTrimWrite),
         }
     }
 
     #[inline]
     fn pick_size(&mut self) -> u64 {
+        if self.sizes.len() == 1 {
+            return self.sizes[0].0;
+        }
         if let Some((lo, hi)) = self.bs_range {
             // fio's draw: MIN + a uniform share of MAX, aligned down to MIN
             // and capped at MAX (integers here, fio uses a double).
             let v = lo + self.rng.below(hi);
             return (v - v % lo).min(hi);
-        }
-        if self.sizes.len() == 1 {
-            return self.sizes[0].0;
         }
         self.sizes[self.rng.weighted(&self.sizes)].0
     }
@@ -687,6 +694,44 @@ impl IoGen {
     /// The next I/O: operation, byte offset, length.
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64, u64) {
+        if self.extended {
+            return self.next_io_extended();
+        }
+        // The plain job (no fio modifier, range, zones or trimwrite): the
+        // engine's hot path, kept as short as it always was.
+        let op = match self.rw {
+            RwMode::Read | RwMode::RandRead => Op::Read,
+            RwMode::Write | RwMode::RandWrite => Op::Write,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
+            RwMode::ReadWrite | RwMode::RandRw => {
+                if self.rng.percent(self.mix) {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        };
+        let bs = self.pick_size();
+        let off = if self.rw.is_random() {
+            let slots = (self.len - bs) / self.align + 1;
+            self.start + self.rng.below(slots) * self.align
+        } else {
+            if self.cursor >= self.len {
+                self.cursor = 0;
+            }
+            // The last I/O of a pass covers what is left of the region.
+            let left = self.len - self.cursor;
+            let o = self.start + self.cursor;
+            let bs = if left < bs { left } else { bs };
+            self.cursor += bs;
+            return (op, o, bs);
+        };
+        (op, off, bs)
+    }
+
+    /// [`IoGen::next_io`] with fio's later options: `rw` modifiers, `bsrange`,
+    /// zoned distributions, trimwrite.
+    fn next_io_extended(&mut self) -> (Op, u64, u64) {
         if let Some((off, bs)) = self.pending_write.take() {
             return (Op::Write, off, bs);
         }
@@ -727,7 +772,6 @@ impl IoGen {
             if self.cursor >= self.len {
                 self.cursor = 0;
             }
-            // The last I/O of a pass covers what is left of the region.
             let left = self.len - self.cursor;
             let o = self.start + self.cursor;
             let bs = if left < bs { left } else { bs };
