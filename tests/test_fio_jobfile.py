@@ -133,7 +133,7 @@ def test_times_are_seconds_unless_suffixed(text: str, ns: int) -> None:
         ("[j]\nrw=readx:8\n", 2, "rw", ["allowed:", "trimwrite"]),
         ("[j]\nrw=write\nsize=1.5g\n", 3, "size", ["whole"]),
         ("[j]\nrw=write\nruntime=10sec\n", 3, "runtime", ["microseconds", "ms, s"]),
-        ("[j]\nrw=write\nbs=4k,8k\n", 3, "bs", ["per direction"]),
+        ("[j]\nrw=randrw\nbs=4k,8k\n", 3, "bs", ["mixed job", "one value"]),
         ("[j]\nrw=randrw\nbssplit=4k/50:64k/40\n", 3, "bssplit", ["90", "not 100"]),
         ("[j]\nrw=write\niodepth=0\n", 3, "iodepth", ["at least 1"]),
         ("[j]\nrw=write\ntime_based=yes\n", 3, "time_based", ["1 or 0"]),
@@ -224,3 +224,12 @@ def test_every_alias_names_a_known_option_and_no_alias_is_refused_itself() -> No
     for alias, name in jobfile.ALIASES.items():
         assert name in jobfile.OPTIONS or name in jobfile.REJECTED, (alias, name)
         assert alias not in jobfile.REJECTED and alias not in jobfile.OPTIONS, alias
+
+
+def test_per_direction_values_give_a_single_direction_job_its_own() -> None:
+    jf = parse_jobfile_text("[w]\nrw=write\nbs=256k,32k\nbssplit=,4k/50:8k/50\n[r]\nrw=randread\nbs=,8k\n[t]\nrw=trim\nbs=16k,64k\n",
+                            "d.fio", env={})
+    w, r, t = jf.jobs
+    assert w.value("bs") == 32768 and w.value("bssplit") == ((4096, 50), (8192, 50))
+    assert r.value("bs") == 4096  # reads not given: fio's default
+    assert t.value("bs") == 65536  # the last value applies to the directions after it

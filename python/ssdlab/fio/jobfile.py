@@ -126,7 +126,7 @@ OPTIONS: Dict[str, OptionSpec] = dict(
     [
         # -- passed to the engine's job parser ------------------------------
         _spec("rw", "choice", "engine", choices=_RW_MODES, help="I/O pattern"),
-        _spec("bs", "sizes", "engine", help="block size (one for every direction)"),
+        _spec("bs", "sizes", "engine", help="block size (READ,WRITE,TRIM: the job's direction's)"),
         _spec("bssplit", "bssplit", "engine", help="block sizes and weights, SIZE/PERCENT:..."),
         _spec("bsrange", "range", "engine", help="block sizes drawn between MIN-MAX"),
         _spec("blockalign", "sizes", "engine", help="offset alignment of random I/O"),
@@ -459,7 +459,34 @@ def _parse_bool(text: Optional[str]) -> bool:
     raise ValueError(f"'{text}' is not a boolean: give 1 or 0 (or the bare option name for 1)")
 
 
-def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
+_READ_MODES = ("read", "randread")
+_WRITE_MODES = ("write", "randwrite")
+_TRIM_MODES = ("trim", "randtrim")
+
+
+def _for_direction(text: str, rw: str) -> str:
+    """fio's ``READ,WRITE,TRIM`` values: the one of the job's direction (a
+    value not followed by a comma applies to the directions after it; an
+    empty one is fio's default, returned as ""). A mixed job whose
+    directions differ is refused."""
+    parts = text.split(",")
+
+    def part(i: int) -> str:
+        if i < len(parts):
+            return parts[i].strip()
+        return "" if text.rstrip().endswith(",") else parts[-1].strip()
+
+    base = rw_base(rw)
+    dirs = [0] if base in _READ_MODES else [1] if base in _WRITE_MODES else [2] if base in _TRIM_MODES else \
+        [2, 1] if base in ("trimwrite", "randtrimwrite") else [0, 1]
+    vals = {part(i) for i in dirs}
+    if len(vals) > 1:
+        raise ValueError(f"'{text}': different values for the directions of a mixed job (rw={base}) are not simulated yet; "
+                         "give one value")
+    return vals.pop()
+
+
+def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int, rw: str = "read") -> Value:
     text = opt.text
     if spec.kind == "bool":
         return _parse_bool(text)
@@ -500,11 +527,8 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
     if spec.kind == "floats":
         return _parse_floats(text)
     if spec.kind == "sizes":
-        parts = [p for p in text.split(",")]
-        sizes = {_size_int(p, kb_base) for p in parts if p.strip()}
-        if len(sizes) != 1:
-            raise ValueError(f"'{text}': different sizes per direction are not supported; give one size")
-        return sizes.pop()
+        one = _for_direction(text, rw) if "," in text else text
+        return _size_int(one, kb_base) if one else 4096  # fio's default block size
     if spec.kind == "time":
         return parse_time_ns(text)
     if spec.kind == "time_us":
@@ -519,7 +543,8 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
             raise ValueError(f"'{text}': rates are 0 or more")
         return tuple(vals)
     if spec.kind == "bssplit":
-        return _parse_bssplit(text, kb_base)
+        one = _for_direction(text, rw) if "," in text else text
+        return _parse_bssplit(one, kb_base) if one else ((4096, 100),)
     raise AssertionError(spec.kind)
 
 
@@ -686,9 +711,11 @@ def _typed(opts: Mapping[str, RawOption], notes: Sequence[str] = ()) -> Dict[str
         except ValueError as e:
             raise JobFileError(kb_opt.file, kb_opt.line, kb_opt.key, str(e)) from None
     values: Dict[str, Value] = {}
+    rw_opt = opts.get("rw")
+    rw = (rw_opt.text or "read") if rw_opt is not None else "read"
     for name, o in opts.items():
         try:
-            v = _parse_value(OPTIONS[name], o, kb_base)
+            v = _parse_value(OPTIONS[name], o, kb_base, rw)
         except ValueError as e:
             unset = [n.split(" is not set")[0].split(": ", 1)[1] for n in notes if n.startswith(f"{o.file}:{o.line}: ")]
             why = f" ({', '.join(unset)} not set: fio substitutes an empty string)" if unset else ""
