@@ -199,3 +199,12 @@ def test_a_qd1_reader_beside_a_sequential_writer_sees_the_writers_gc_in_its_late
     quiet, busy = run_mixed(False), run_mixed(True)
     assert quiet["gc"] == 0 and busy["gc"] > 0
     assert busy["p99"] > quiet["p99"] and busy["max"] > quiet["max"], (quiet, busy)
+
+
+def test_a_reading_job_with_verify_is_checked_as_it_reads_without_a_second_pass(small_drive: Dict[str, Any]) -> None:
+    # examples/surface-scan.fio's verify phase
+    text = "[w]\nrw=write\nbs=64k\nsize=4m\ndo_verify=0\nverify=meta\n[v]\nstonewall\nrw=read\nbs=64k\nsize=4m\nverify=meta\n"
+    r = simulate.simulate(parse_jobfile_text(text, "s.fio", env={}), small_drive, seed=1)
+    w, v = r.document["jobs"]
+    assert w["read"]["total_ios"] == 0 and v["read"]["io_bytes"] == 4 << 20
+    assert r.document["ssdlab"]["manifest"]["checking_mode"] is True

@@ -554,7 +554,8 @@ def _planned(group: Sequence[Job], clones: int, groupid: int, capacity_bytes: in
         depth=int(engine["iodepth"]) // clones,
         concurrent=concurrent,
         first_number=number,
-        verify=_verifies(first),
+        # a reading job's reads are checked as they happen; a writing one reads back
+        verify=_verifies(first) and (rw_base(first.value("rw", "read")) in _WRITES or first.flag("verify_only")),
         steady=_steady(first),
     )
 
