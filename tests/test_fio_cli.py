@@ -123,8 +123,8 @@ def test_fios_random_write_example_runs_on_a_preset_clone_by_clone(tmp_path: Pat
 
 def test_fio_command_errors_are_one_line(tmp_path: Path) -> None:
     job = tmp_path / "bad.fio"
-    job.write_text("[a]\nrw=randwrite\nbuffer_pattern=0xdeadbeef\n")
-    line = assert_one_line_error(run_cli("fio", str(job)), "bad.fio:3", "buffer_pattern")
+    job.write_text("[a]\nrw=randwrite\nwrite_hist_log=h\n")
+    line = assert_one_line_error(run_cli("fio", str(job)), "bad.fio:3", "write_hist_log")
     assert "Traceback" not in line
     job.write_text("[a]\nrw=randwrite\nsize=${NOT_SET_ANYWHERE}\n")
     assert_one_line_error(run_cli("fio", str(job)), "NOT_SET_ANYWHERE")

@@ -208,3 +208,9 @@ def test_a_reading_job_with_verify_is_checked_as_it_reads_without_a_second_pass(
     w, v = r.document["jobs"]
     assert w["read"]["total_ios"] == 0 and v["read"]["io_bytes"] == 4 << 20
     assert r.document["ssdlab"]["manifest"]["checking_mode"] is True
+
+
+def test_buffer_pattern_writes_the_engines_most_compressible_data() -> None:
+    (p,) = simulate.plan(parse_jobfile_text("[w]\nrw=write\nbuffer_pattern=0xdeadbeef\nrefill_buffers\n", "j", env={}), 50 << 20)
+    assert p.engine["data_pattern"] == "zeros" and "refill_buffers" not in p.engine
+    assert any("buffer_pattern" in n for n in p.notes)

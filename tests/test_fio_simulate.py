@@ -239,7 +239,7 @@ def test_main_writes_json_and_logs_or_one_error_line(small_drive: Dict[str, Any]
     assert parse.load_fio_json(out).jobs[0].write.total_ios > 0
     assert (tmp_path / "logs" / "w_iops.1.log").read_text().count("\n") == 2
     assert "norandommap" in capsys.readouterr().err
-    job.write_text("[a]\nrw=randread\n[b]\nrw=randwrite\nbuffer_pattern=0xdeadbeef\n")
+    job.write_text("[a]\nrw=randread\n[b]\nrw=randwrite\nwrite_hist_log=h\n")
     assert simulate.main([str(job), "--drive", str(drive)]) == 2
     e = capsys.readouterr().err
     assert e.count("\n") == 1 and "j.fio:5" in e and "Traceback" not in e

@@ -294,6 +294,12 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         v = job.value(k)
         if v is not None:
             e[k] = int(v) if isinstance(v, (bool, int)) else v
+    if job.has("buffer_pattern") and str(job.value("buffer_pattern")).strip():
+        for k in ("refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage"):
+            e.pop(k, None)
+        e["data_pattern"] = "zeros"
+        notes.append(f"buffer_pattern={job.value('buffer_pattern')}: a short pattern repeated compresses as zeros do; the "
+                     "simulator writes its zeros pattern")
     for k in ("fsync", "fdatasync"):
         n = job.int_value(k, 0)
         if n > 0:  # fio: 0 (its default) never syncs
