@@ -214,3 +214,9 @@ def test_buffer_pattern_writes_the_engines_most_compressible_data() -> None:
     (p,) = simulate.plan(parse_jobfile_text("[w]\nrw=write\nbuffer_pattern=0xdeadbeef\nrefill_buffers\n", "j", env={}), 50 << 20)
     assert p.engine["data_pattern"] == "zeros" and "refill_buffers" not in p.engine
     assert any("buffer_pattern" in n for n in p.notes)
+
+
+def test_clones_too_deep_for_one_queue_run_as_submitters_of_their_own() -> None:
+    text = "[a]\nioengine=libaio\nrw=randread\niodepth=128\nnumjobs=4\ngroup_reporting\nruntime=1\ntime_based\n"
+    planned = simulate.plan(parse_jobfile_text(text, "j", env={}), 50 << 20)
+    assert [p.engine["iodepth"] for p in planned] == [128] * 4 and {p.concurrent for p in planned} == {0}

@@ -170,7 +170,6 @@ def test_iops_log_has_fios_format_and_no_line_without_io(small_drive: Dict[str, 
 @pytest.mark.parametrize(
     "text,field,line,needles",
     [
-        ("[a]\nioengine=libaio\nrw=randread\niodepth=128\nnumjobs=4\ngroup_reporting\n", "numjobs", 5, ["512", "256"]),
         ("[a]\nrw=write\nramp_time=5\nruntime=10\ntime_based\n", "ramp_time", 3, ["random jobs only"]),
         ("[a]\nrw=randwrite\nramp_time=5\nsize=1m\n", "ramp_time", 3, ["time_based"]),
         ("[a]\nrw=write\ntime_based\n", "time_based", 3, ["needs a runtime"]),

@@ -501,6 +501,9 @@ def _one_queue(group: Sequence[Job], groupids: Mapping[int, int]) -> Optional[st
             return "each would send its own FLUSH CACHE"
     if not _is_random(first):
         return "sequential streams are separate"
+    clones = sum(j.int_value("numjobs", 1) for j in group)
+    if first.int_value("iodepth", 1) * clones > 256:
+        return "one queue would hold more than the engine's 256 I/Os"
     for k in ("offset_increment", "rate", "rate_iops", "thinktime", "startdelay"):
         if first.has(k):
             return f"each clone has its own {k}"
