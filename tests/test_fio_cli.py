@@ -92,8 +92,11 @@ def test_fios_steady_state_example_runs_on_a_preset_and_parses_as_real_fio_outpu
     assert sorted(p.name for p in logs.iterdir()) == [f"fioa-steady-state_bw.{n}.log" for n in (2, 3, 4, 5)]
     assert steady.bw_series is not None and len(steady.bw_series.write) == 2
     assert sum(steady.bw_series.write) / 2 == pytest.approx(steady.write.mbps, rel=0.05)
-    # fio-parse prints the same reading as JSON.
+    # fio-parse prints a summary per job, and with --json the same reading as JSON.
     cp = run_cli("fio-parse", str(out), "--log-dir", str(logs), "--jobfile", str(job), env=QUICK_ENV)
+    assert cp.returncode == 0, cp.stderr
+    assert "(simulated), 2 job(s)" in cp.stdout.splitlines()[0] and "  random-write-steady (group 1): randwrite" in cp.stdout
+    cp = run_cli("fio-parse", str(out), "--log-dir", str(logs), "--jobfile", str(job), "--json", env=QUICK_ENV)
     assert cp.returncode == 0, cp.stderr
     doc = json.loads(cp.stdout)
     assert [j["name"] for j in doc["jobs"]] == ["sequential-fill", "random-write-steady"]
@@ -102,7 +105,7 @@ def test_fios_steady_state_example_runs_on_a_preset_and_parses_as_real_fio_outpu
 def test_fios_random_write_example_runs_on_a_preset_clone_by_clone(tmp_path: Path) -> None:
     job = tmp_path / "fio-rand-write.fio"
     job.write_text(RAND_WRITE)
-    cp = run_cli("fio", str(job), "--drive", "generic-mlc-120", "--seed", "7", env=QUICK_ENV)
+    cp = run_cli("fio", str(job), "--drive", "generic-mlc-120", "--seed", "7", "--output-format", "json", env=QUICK_ENV)
     assert cp.returncode == 0, cp.stderr
     res = parse.parse_fio_json_text(cp.stdout, "stdout")
     # fio prints one entry per clone without group_reporting.
@@ -120,13 +123,13 @@ def test_fios_random_write_example_runs_on_a_preset_clone_by_clone(tmp_path: Pat
 
 def test_fio_command_errors_are_one_line(tmp_path: Path) -> None:
     job = tmp_path / "bad.fio"
-    job.write_text("[a]\nrw=randwrite\nverify=md5\n")
-    line = assert_one_line_error(run_cli("fio", str(job)), "bad.fio:3", "verify")
+    job.write_text("[a]\nrw=randwrite\nwrite_hist_log=h\n")
+    line = assert_one_line_error(run_cli("fio", str(job)), "bad.fio:3", "write_hist_log")
     assert "Traceback" not in line
     job.write_text("[a]\nrw=randwrite\nsize=${NOT_SET_ANYWHERE}\n")
     assert_one_line_error(run_cli("fio", str(job)), "NOT_SET_ANYWHERE")
     assert_one_line_error(run_cli("fio", str(tmp_path / "missing.fio")), "missing.fio")
-    assert_one_line_error(run_cli("fio", str(job), "--output-format", "normal"), "--output-format")
+    assert_one_line_error(run_cli("fio", str(job), "--output-format", "xml"), "--output-format")
     assert_one_line_error(run_cli("fio-parse", str(tmp_path / "bad.fio")), "bad.fio")
 
 

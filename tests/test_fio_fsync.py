@@ -102,11 +102,10 @@ def test_bad_fsync_values_are_rejected_naming_the_option(value: str, needle: str
         assert f"'{opt}'" in msg and needle in msg and "\n" not in msg, msg
 
 
-def test_fsync_with_concurrent_clones_or_two_periods_is_refused(small_drive: Dict[str, Any]) -> None:
+def test_fsync_clones_run_side_by_side_each_flushing_and_two_periods_are_refused(small_drive: Dict[str, Any]) -> None:
     jf = parse_jobfile_text(JOB.format(extra="fsync=1\nnumjobs=2"), "job.fio", env={})
-    with pytest.raises(JobFileError) as ei:
-        simulate.plan(jf, 50 << 20)
-    assert "'fsync'" in str(ei.value) and "numjobs=1" in str(ei.value)
+    planned = simulate.plan(jf, 50 << 20)
+    assert len(planned) == 2 and all(p.engine["fsync"] == 1 and p.concurrent == 0 for p in planned)
     with pytest.raises(JobFileError) as ei2:
         _run("fsync=2\nfdatasync=3", small_drive)
     assert "'fdatasync'" in str(ei2.value) and "one of them" in str(ei2.value)

@@ -92,12 +92,14 @@ wait_for_previous
     assert two.where("rwmixread") == ("t.fio", 11)
 
 
-def test_environment_variables_expand_and_an_unset_one_is_named() -> None:
+def test_environment_variables_expand_and_an_unset_one_is_empty_as_in_fio_with_a_note() -> None:
     jf = parse_jobfile_text("[j]\nrw=write\nsize=${SIZE}\nbs=${BS}k\n", "e.fio", env={"SIZE": "64m", "BS": "16"})
     assert jf.jobs[0].value("size") == 64 << 20 and jf.jobs[0].value("bs") == 16384
+    jf = parse_jobfile_text("[j]\nrw=write\nfilename=${NOPE}\n", "e.fio", env={})
+    assert jf.jobs[0].value("filename") == ""
+    assert jf.notes == ("e.fio:3: ${NOPE} is not set: an empty string, as in fio",)
     e = err("[j]\nrw=write\nsize=${NOPE}\n")
-    assert (e.file, e.line, e.field) == ("job.fio", 3, "size")
-    assert "${NOPE}" in str(e) and "not set" in str(e)
+    assert (e.file, e.line, e.field) == ("job.fio", 3, "size") and "empty value" in str(e) and "${NOPE} not set" in str(e)
 
 
 @pytest.mark.parametrize(
@@ -127,19 +129,21 @@ def test_times_are_seconds_unless_suffixed(text: str, ns: int) -> None:
     [
         ("[j]\nrw=write\ninclude other.fio\n", 3, "include", ["include"]),
         ("[j]\nrw=write\nfrobnicate=3\n", 3, "frobnicate", ["unknown", "supported:", "iodepth"]),
-        ("[j]\nrw=write\nrate_iops=500\n", 3, "rate_iops", ["closed-loop"]),
-        ("[j]\nrw=randread\nrandom_distribution=zipf:1.2\n", 3, "random_distribution", ["uniform", "allowed: random"]),
-        ("[j]\nrw=randread:8\n", 2, "rw", ["':N'", "rw=randread"]),
-        ("[j]\nrw=trimwrite\n", 2, "rw", ["trim-then-write", "allowed:"]),
+        ("[j]\nrw=write\nrate_iops=5,x\n", 3, "rate_iops", ["whole number"]),
+        ("[j]\nrw=readx:8\n", 2, "rw", ["allowed:", "trimwrite"]),
         ("[j]\nrw=write\nsize=1.5g\n", 3, "size", ["whole"]),
         ("[j]\nrw=write\nruntime=10sec\n", 3, "runtime", ["microseconds", "ms, s"]),
-        ("[j]\nrw=write\nbs=4k,8k\n", 3, "bs", ["per direction"]),
+        ("[j]\nrw=randrw\nbs=4k,8k\n", 3, "bs", ["mixed job", "one value"]),
         ("[j]\nrw=randrw\nbssplit=4k/50:64k/40\n", 3, "bssplit", ["90", "not 100"]),
         ("[j]\nrw=write\niodepth=0\n", 3, "iodepth", ["at least 1"]),
         ("[j]\nrw=write\ntime_based=yes\n", 3, "time_based", ["1 or 0"]),
         ("[j]\nrw=write\nioengine=spdk\n", 3, "ioengine", ["libaio", "psync"]),
+        ("[j]\nioengine=http\nhttp_verbose=1\n", 2, "ioengine", ["cannot run on a simulated drive", "HTTP"]),
+        ("[j]\nrw=read\nioengine=filecreate\n", 3, "ioengine", ["file-system operations"]),
+        ("[j]\nrw=read\nzonemode=zbd\n", 3, "zonemode", ["until the simulated drives have zones"]),
+        ("[j]\nrw=read\nbsrange=8k-4k\n", 3, "bsrange", ["MIN <= MAX"]),
+        ("[j]\nrw=read\npercentile_list=50:101\n", 3, "percentile_list", ["0..100"]),
         ("[j]\nrw=write\nexec_prerun=hdparm --security-erase p /dev/sdx\n", 3, "exec_prerun", ["not run"]),
-        ("[j]\nrw=write\nwrite_lat_log=lat\n", 3, "write_lat_log", ["p50"]),
         ("rw=write\n[j]\n", 1, "rw", ["before any [section]"]),
         ("[global]\nrw=write\n", 0, "", ["no job sections"]),
         ("[j\nrw=write\n", 1, "", ["section header"]),
@@ -157,7 +161,7 @@ def test_what_ssdlab_cannot_honour_is_one_error_naming_file_line_option(text: st
 
 
 def test_every_accepted_option_says_what_the_simulator_does_with_it() -> None:
-    assert {s.effect for s in jobfile.OPTIONS.values()} == {"engine", "ssdlab", "recorded"}
+    assert {s.effect for s in jobfile.OPTIONS.values()} == {"engine", "ssdlab", "recorded", "host"}
     for key in ("rw", "bs", "bssplit", "iodepth", "numjobs", "size", "offset", "io_size", "runtime", "time_based", "ramp_time", "rwmixread",
                 "random_distribution", "randseed", "buffer_compress_percentage", "refill_buffers", "zero_buffers", "scramble_buffers", "stonewall",
                 "write_iops_log", "log_avg_msec", "name", "filename", "ioengine", "direct", "group_reporting", "thread", "blockalign", "number_ios",
@@ -189,3 +193,43 @@ def test_main_prints_typed_values_or_one_error_line(tmp_path: Path, capsys: pyte
     assert jobfile.main([str(p)]) == 2
     errtxt = capsys.readouterr().err
     assert errtxt.count("\n") == 1 and "a.fio:3" in errtxt and "bogus" in errtxt and "Traceback" not in errtxt
+
+
+def test_fios_aliases_and_everyday_options_are_read_as_fio_reads_them() -> None:
+    jf = parse_jobfile_text("[j]\nreadwrite=read:-8k\nblocksize=8k\nfileoffset=0%\ntimeout=5\nblocksize_range=4k-16k\n"
+                            "nr_files=2\nfilesize=1m\nfill_fs=0\npercentile_list=50:99.5\nwrite_lat_log\n", "a.fio", env={})
+    v = jf.jobs[0].values
+    assert v["rw"] == "read:-8k" and jobfile.rw_base(v["rw"]) == "read"
+    assert v["bs"] == 8192 and v["offset"] == 0 and v["runtime"] == 5 * 10**9
+    assert v["bsrange"] == ((4096, 16384),) and v["nrfiles"] == 2 and v["filesize"] == 1 << 20
+    assert v["percentile_list"] == (50.0, 99.5) and v["write_lat_log"] == ""
+
+
+def test_host_side_options_are_accepted_with_one_note_naming_each() -> None:
+    text = "[global]\ncpus_allowed=0-3\niodepth_batch=8\n[a]\nrw=read\ncpus_allowed=1\n[b]\nrw=read\nio_submit_mode=offload\n"
+    jf = parse_jobfile_text(text, "h.fio", env={})
+    assert len(jf.jobs) == 2
+    names = sorted(n.split("'")[1] for n in jf.notes)
+    assert names == ["cpus_allowed", "io_submit_mode", "iodepth_batch"], jf.notes
+    assert all("no effect on a simulated drive" in n for n in jf.notes)
+
+
+def test_an_engine_without_block_io_is_refused_before_its_own_options() -> None:
+    # netio's options (port, hostname) come first; the engine is the reason
+    e = err("[j]\nport=8888\nhostname=localhost\nioengine=net\n")
+    assert (e.line, e.field) == (4, "ioengine") and "network" in str(e)
+
+
+def test_every_alias_names_a_known_option_and_no_alias_is_refused_itself() -> None:
+    for alias, name in jobfile.ALIASES.items():
+        assert name in jobfile.OPTIONS or name in jobfile.REJECTED, (alias, name)
+        assert alias not in jobfile.REJECTED and alias not in jobfile.OPTIONS, alias
+
+
+def test_per_direction_values_give_a_single_direction_job_its_own() -> None:
+    jf = parse_jobfile_text("[w]\nrw=write\nbs=256k,32k\nbssplit=,4k/50:8k/50\n[r]\nrw=randread\nbs=,8k\n[t]\nrw=trim\nbs=16k,64k\n",
+                            "d.fio", env={})
+    w, r, t = jf.jobs
+    assert w.value("bs") == 32768 and w.value("bssplit") == ((4096, 50), (8192, 50))
+    assert r.value("bs") == 4096  # reads not given: fio's default
+    assert t.value("bs") == 65536  # the last value applies to the directions after it

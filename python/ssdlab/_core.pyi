@@ -3,7 +3,7 @@
 Plain data in (dicts, integers in ns and bytes; the engine parses them once),
 dicts and numpy arrays out, typed exceptions with the field named."""
 
-from typing import Any, Callable, Final, Mapping, Optional, final
+from typing import Any, Callable, Final, List, Mapping, Optional, final
 
 import numpy as np
 import numpy.typing as npt
@@ -102,6 +102,7 @@ class Simulator:
         memory_limit_bytes: Optional[int] = None,
     ) -> Simulator: ...
     def run(self, workload: Workload, progress: Optional[_Progress] = None) -> _PhaseOut: ...
+    def run_jobs(self, workloads: List[Workload], progress: Optional[_Progress] = None) -> List[_PhaseOut]: ...
     def replay(
         self,
         source: Mapping[str, Any],

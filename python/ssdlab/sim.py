@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -229,6 +229,20 @@ class Simulator:
         else:
             w = self.parse_job(job, **keys)
         return self._phase(lambda: self._core.run(w.core, progress), w.given)
+
+    def run_jobs(self, jobs: Sequence[Union[Job, Mapping[str, Any]]], *, progress: Optional[ProgressCallback] = None) -> List[PhaseResult]:
+        """Run workloads at the same time on this drive, one submitter each
+        (fio's jobs without ``stonewall``): each keeps its own ``iodepth``,
+        bounds, ``rate``/``rate_iops``, ``thinktime`` (``thinktime_blocks``)
+        and ``startdelay``; all share the drive and its NCQ tags (first come
+        first served). One result per job, in order: its own I/O figures and
+        series, and the group's FTL, NAND and SMART figures."""
+        _progress(progress)
+        ws = [j if isinstance(j, Job) else self.parse_job(j) for j in jobs]
+        t0 = time.perf_counter()
+        outs = self._core.run_jobs([w.core for w in ws], progress)
+        wall = time.perf_counter() - t0
+        return [self._result(o, wall, w.given) for o, w in zip(outs, ws)]
 
     def _phase(self, call: Callable[[], Tuple[Dict[str, Any], Dict[str, np.ndarray]]], job: Optional[Dict[str, Any]]) -> PhaseResult:
         """Run one engine call; a KeyboardInterrupt (or an exception of the

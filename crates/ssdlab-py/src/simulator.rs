@@ -22,6 +22,21 @@ fn phase_out<'py>(py: Python<'py>, r: &PhaseResult) -> PyResult<PhaseOut<'py>> {
     for (name, col) in r.series() {
         d.set_item(name, PyArray1::<u64>::from_vec(py, col))?;
     }
+    // The latency histograms' non-empty buckets, beside the series (fio's
+    // json+ bins, stddev and latency buckets are drawn from them).
+    let st = &r.stats;
+    d.set_item("lat_mean_ns", PyArray1::<u64>::from_vec(py, st.intervals.iter().map(|x| x.lat_mean_ns).collect()))?;
+    for (dir, h) in [("read", &st.read.lat), ("write", &st.write.lat), ("trim", &st.trim.lat), ("sync", &st.sync.lat)] {
+        let (mut lo, mut width, mut count) = (Vec::new(), Vec::new(), Vec::new());
+        for (l, w, c) in h.buckets() {
+            lo.push(l);
+            width.push(w);
+            count.push(c);
+        }
+        d.set_item(format!("{dir}_hist_lo_ns"), PyArray1::<u64>::from_vec(py, lo))?;
+        d.set_item(format!("{dir}_hist_width_ns"), PyArray1::<u64>::from_vec(py, width))?;
+        d.set_item(format!("{dir}_hist_count"), PyArray1::<u64>::from_vec(py, count))?;
+    }
     Ok((to_py(py, &r.to_json())?, d))
 }
 
@@ -114,6 +129,32 @@ impl PySimulator {
             (res, pending)
         });
         finish(py, &res.map_err(sim_err)?, pending)
+    }
+
+    /// Run closed-loop workloads at the same time, one submitter each,
+    /// sharing the drive (its NCQ tags first come first served): one result
+    /// per workload, in order. Interruption stops all of them; a partial
+    /// result is not attached (the phase is cut as a whole).
+    #[pyo3(signature = (workloads, progress = None))]
+    fn run_jobs<'py>(
+        &mut self,
+        py: Python<'py>,
+        workloads: Vec<PyRef<'py, PyWorkload>>,
+        progress: Option<PyObject>,
+    ) -> PyResult<Vec<PhaseOut<'py>>> {
+        let ws: Vec<ssdlab_sim::Workload> = workloads.iter().map(|w| w.inner.clone()).collect();
+        let inner = &mut self.inner;
+        let (res, pending) = py.allow_threads(move || {
+            let mut pending: Option<PyErr> = None;
+            let mut cb = |p: Progress| progress_callback(&progress, &mut pending, p);
+            let res = inner.run_jobs(&ws, &mut cb);
+            (res, pending)
+        });
+        let results = res.map_err(sim_err)?;
+        if let Some(e) = pending {
+            return Err(e);
+        }
+        results.iter().map(|r| phase_out(py, r)).collect()
     }
 
     /// Replay a trace against the drive (Storage Bench playback). `source`:

@@ -97,6 +97,14 @@ impl Histogram {
         self.max_ns
     }
 
+    /// The non-empty buckets in order: (lowest value, width, count).
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| {
+            let (lo, w) = bucket_range(i);
+            (lo, w, *c)
+        })
+    }
+
     pub fn mean_ns(&self) -> f64 {
         if self.n == 0 {
             0.0
@@ -128,6 +136,9 @@ pub struct IntervalStats {
     pub lat_p99_ns: u64,
     pub lat_p999_ns: u64,
     pub lat_max_ns: u64,
+    /// Mean completion latency of the interval (0 without I/O): fio's
+    /// averaged latency logs.
+    pub lat_mean_ns: u64,
 }
 
 /// Bytes one interval of a per-interval series costs from the engine to the
@@ -234,6 +245,7 @@ impl PhaseStats {
         iv.lat_p99_ns = h.percentile(99.0);
         iv.lat_p999_ns = h.percentile(99.9);
         iv.lat_max_ns = h.max_ns;
+        iv.lat_mean_ns = h.mean_ns().round() as u64;
         self.cur_hist.clear();
         self.cur_index += 1;
     }

@@ -4,7 +4,10 @@
 //! file, a Python dict): `rw`, `bs`/`bssplit`, `blockalign`, `offset`, `size`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `iodepth`, `rwmixread`,
 //! `data_pattern` (or fio's buffer options), `log_avg_msec`, `randseed`, `name`,
-//! `fsync` / `fdatasync` (a FLUSH CACHE after every N writes, as fio's).
+//! `fsync` / `fdatasync` (a FLUSH CACHE after every N writes, as fio's),
+//! `bsrange` (`MIN-MAX`: sizes drawn as fio draws them) and fio's `rw`
+//! modifier (`read:-8k`: bytes added to a sequential offset after each I/O;
+//! `randread:8`: I/Os per random offset, the rest sequential after it).
 //! Sizes take fio's suffixes (k, m, g, t: powers of 1024) or a percentage of
 //! the drive (`75%`); times take ns, us, ms, s, m, h (a bare number is seconds,
 //! as in fio).
@@ -27,6 +30,10 @@ pub enum RwMode {
     RandRw,
     Trim,
     RandTrim,
+    /// fio `trimwrite`: each block is trimmed, then written, in order.
+    TrimWrite,
+    /// fio `randtrimwrite`: the same at random offsets.
+    RandTrimWrite,
 }
 
 impl RwMode {
@@ -40,6 +47,8 @@ impl RwMode {
             "randrw" => RwMode::RandRw,
             "trim" => RwMode::Trim,
             "randtrim" => RwMode::RandTrim,
+            "trimwrite" => RwMode::TrimWrite,
+            "randtrimwrite" => RwMode::RandTrimWrite,
             _ => return None,
         })
     }
@@ -53,10 +62,12 @@ impl RwMode {
             RwMode::RandRw => "randrw",
             RwMode::Trim => "trim",
             RwMode::RandTrim => "randtrim",
+            RwMode::TrimWrite => "trimwrite",
+            RwMode::RandTrimWrite => "randtrimwrite",
         }
     }
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim)
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::RandTrim | RwMode::RandTrimWrite)
     }
 }
 
@@ -90,6 +101,36 @@ pub struct Workload {
     /// every N writes issued the job waits for its outstanding I/Os, issues a
     /// FLUSH CACHE and waits for it before issuing more. 0: never.
     pub fsync_every: u64,
+    /// fio `bsrange=MIN-MAX`: sizes drawn between the two (None: `sizes`).
+    pub bs_range: Option<(u64, u64)>,
+    /// fio's `rw=MODE:N` on a sequential mode: bytes added to the offset
+    /// after each I/O (negative: backwards). 0: none.
+    pub seq_add_bytes: i64,
+    /// fio's `rw=MODE:N` on a random mode: I/Os per random offset (the others
+    /// follow it sequentially). 1: every I/O at a new offset.
+    pub seq_nr: u64,
+    /// fio `rate` (bytes per second over the job's I/O; 0: no limit) and
+    /// `rate_iops`: the job issues no faster (fio's linear rate process).
+    pub rate_bytes_per_s: u64,
+    pub rate_iops: u64,
+    /// fio `thinktime` (0: none): after every `thinktime_blocks` I/Os issued
+    /// the job issues nothing for this long (its I/O in flight goes on).
+    pub thinktime_ns: u64,
+    pub thinktime_blocks: u64,
+    /// fio `startdelay`: the job starts this long after the others of its group.
+    pub startdelay_ns: u64,
+    /// fio `random_distribution=zoned` / `zoned_abs`: (share of accesses in
+    /// percent, zone start and length in bytes within the region), in order.
+    /// Empty: uniform.
+    pub zones: Vec<(u32, u64, u64)>,
+}
+
+impl Workload {
+    /// Whether the job paces itself (rate, think time, a start delay): it
+    /// runs as a submitter of [`crate::Simulator::run_jobs`].
+    pub fn paced(&self) -> bool {
+        self.rate_bytes_per_s > 0 || self.rate_iops > 0 || self.thinktime_ns > 0 || self.startdelay_ns > 0
+    }
 }
 
 /// The longest simulated runtime a job may ask for without `force`: 7 days
@@ -138,6 +179,13 @@ pub const KEYS: &[&str] = &[
     "randseed",
     "fsync",
     "fdatasync",
+    "bsrange",
+    "rate",
+    "rate_iops",
+    "thinktime",
+    "thinktime_blocks",
+    "startdelay",
+    "random_distribution",
     "force",
 ];
 
@@ -152,11 +200,33 @@ impl Workload {
             .or(get("readwrite"))
             .map(as_text)
             .ok_or_else(|| werr("rw", "missing: give rw = read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))?;
-        let rw = RwMode::parse(rw_text.trim()).ok_or_else(|| {
-            werr("rw", format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim or randtrim"))
+        let (mode_text, modifier) = match rw_text.trim().split_once(':') {
+            Some((m, n)) => (m.trim().to_string(), Some(n.trim().to_string())),
+            None => (rw_text.trim().to_string(), None),
+        };
+        let rw = RwMode::parse(&mode_text).ok_or_else(|| {
+            werr(
+                "rw",
+                format!("'{rw_text}' is not allowed; use read, write, randread, randwrite, readwrite, randrw, trim, randtrim, trimwrite or randtrimwrite"),
+            )
         })?;
+        let (seq_add_bytes, seq_nr) = parse_rw_modifier(rw, modifier.as_deref(), capacity_bytes)?;
         let mut sizes = Vec::new();
-        if let Some(split) = get("bssplit") {
+        let mut bs_range = None;
+        if let Some(range) = get("bsrange") {
+            let text = as_text(range);
+            let (lo, hi) = text.split_once('-').ok_or_else(|| werr("bsrange", format!("'{text}' is not MIN-MAX, e.g. 4k-64k")))?;
+            let lo = parse_size("bsrange", &Value::String(lo.trim().into()), capacity_bytes)?;
+            let hi = parse_size("bsrange", &Value::String(hi.trim().into()), capacity_bytes)?;
+            if lo == 0 || hi < lo {
+                return Err(werr("bsrange", format!("'{text}': give MIN-MAX with 0 < MIN <= MAX")));
+            }
+            sizes.push((lo, 1));
+            if hi > lo {
+                sizes.push((hi, 1));
+                bs_range = Some((lo, hi));
+            }
+        } else if let Some(split) = get("bssplit") {
             sizes = parse_bssplit(&as_text(split), capacity_bytes)?;
         } else {
             let bs = match get("bs") {
@@ -168,7 +238,13 @@ impl Workload {
         for &(b, _) in &sizes {
             if b == 0 || b % SECTOR_BYTES != 0 || b > (64 << 20) {
                 return Err(werr(
-                    if get("bssplit").is_some() { "bssplit" } else { "bs" },
+                    if get("bsrange").is_some() {
+                        "bsrange"
+                    } else if get("bssplit").is_some() {
+                        "bssplit"
+                    } else {
+                        "bs"
+                    },
                     format!("{b} bytes: block sizes must be multiples of 512 B from 512 B to 64 MiB"),
                 ));
             }
@@ -292,6 +368,18 @@ impl Workload {
         }
         let fsync_every = fsync.max(fdatasync);
         let name = get("name").map(as_text).unwrap_or_else(|| rw.name().to_string());
+        let rate_bytes_per_s = get("rate").map(|v| parse_size("rate", v, capacity_bytes)).transpose()?.unwrap_or(0);
+        let rate_iops = get("rate_iops").map(|v| parse_u64("rate_iops", v)).transpose()?.unwrap_or(0);
+        let thinktime_ns = get("thinktime").map(|v| parse_time_ns("thinktime", v)).transpose()?.unwrap_or(0);
+        let thinktime_blocks = get("thinktime_blocks").map(|v| parse_u64("thinktime_blocks", v)).transpose()?.unwrap_or(1);
+        if thinktime_blocks == 0 {
+            return Err(werr("thinktime_blocks", "must be 1 or more"));
+        }
+        let startdelay_ns = get("startdelay").map(|v| parse_time_ns("startdelay", v)).transpose()?.unwrap_or(0);
+        let zones = match get("random_distribution") {
+            Some(v) => parse_zones(&as_text(v), size_bytes, max_bs, blockalign_bytes, capacity_bytes)?,
+            None => Vec::new(),
+        };
         Ok(Workload {
             name,
             rw,
@@ -308,12 +396,21 @@ impl Workload {
             interval_ns,
             randseed,
             fsync_every,
+            bs_range,
+            seq_add_bytes,
+            seq_nr,
+            rate_bytes_per_s,
+            rate_iops,
+            thinktime_ns,
+            thinktime_blocks,
+            startdelay_ns,
+            zones,
         })
     }
 
     /// The normalised job: every size in bytes, every time in ns.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut j = json!({
             "name": self.name,
             "rw": self.rw.name(),
             "sizes": self.sizes.iter().map(|(b, wt)| json!({"bytes": b, "weight": wt})).collect::<Vec<_>>(),
@@ -329,8 +426,99 @@ impl Workload {
             "interval_ns": self.interval_ns,
             "randseed": self.randseed,
             "fsync": self.fsync_every,
-        })
+        });
+        // fio's later options appear only when a job sets them, so that the
+        // normalised form of every other job stays as it was.
+        let extra = [
+            ("bsrange", self.bs_range.map(|(a, b)| json!([a, b]))),
+            ("rw_seq_add_bytes", (self.seq_add_bytes != 0).then(|| json!(self.seq_add_bytes))),
+            ("rw_seq_nr", (self.seq_nr > 1).then(|| json!(self.seq_nr))),
+            ("rate_bytes_per_s", (self.rate_bytes_per_s > 0).then(|| json!(self.rate_bytes_per_s))),
+            ("rate_iops", (self.rate_iops > 0).then(|| json!(self.rate_iops))),
+            ("thinktime_ns", (self.thinktime_ns > 0).then(|| json!(self.thinktime_ns))),
+            ("thinktime_blocks", (self.thinktime_ns > 0).then(|| json!(self.thinktime_blocks))),
+            ("startdelay_ns", (self.startdelay_ns > 0).then(|| json!(self.startdelay_ns))),
+            ("zones", (!self.zones.is_empty()).then(|| json!(self.zones))),
+        ];
+        for (k, v) in extra {
+            if let Some(v) = v {
+                j[k] = v;
+            }
+        }
+        j
     }
+}
+
+/// fio's `random_distribution`: `random` (uniform), `zoned:A/R:...` (A% of
+/// the accesses to the next R% of the region; both add up to 100) or
+/// `zoned_abs:A/SIZE:...` (zones of absolute sizes from the region's start);
+/// a last zone without a range (`20/`) takes the rest of the region.
+fn parse_zones(text: &str, size_bytes: u64, max_bs: u64, align: u64, capacity_bytes: u64) -> Result<Vec<(u32, u64, u64)>> {
+    let t = text.trim();
+    if t == "random" {
+        return Ok(Vec::new());
+    }
+    let (kind, list) = t.split_once(':').unwrap_or((t, ""));
+    if kind != "zoned" && kind != "zoned_abs" {
+        return Err(werr(
+            "random_distribution",
+            format!("'{t}': the engine draws random (uniform), zoned or zoned_abs offsets; zipf, pareto and normal are not simulated yet"),
+        ));
+    }
+    let mut zones = Vec::new();
+    let (mut access, mut at) = (0u32, 0u64);
+    for part in list.split(':').filter(|p| !p.trim().is_empty()) {
+        let (a, r) = part.split_once('/').ok_or_else(|| werr("random_distribution", format!("'{part}' is not ACCESS/RANGE")))?;
+        let a: u32 =
+            a.trim().parse().ok().filter(|a| *a <= 100).ok_or_else(|| werr("random_distribution", format!("'{a}': a share 0..100")))?;
+        let len = if r.trim().is_empty() {
+            size_bytes.saturating_sub(at) // fio: a zone without a range takes the rest
+        } else if kind == "zoned" {
+            let pct: u64 =
+                r.trim().parse().ok().filter(|p| *p <= 100).ok_or_else(|| werr("random_distribution", format!("'{r}': a share 0..100")))?;
+            (size_bytes as u128 * pct as u128 / 100) as u64
+        } else {
+            parse_size("random_distribution", &Value::String(r.trim().into()), capacity_bytes)?
+        };
+        // zones start on the job's alignment, as its random offsets do
+        let len = len / align * align;
+        zones.push((a, at, len));
+        access += a;
+        at += len;
+    }
+    if access != 100 {
+        return Err(werr("random_distribution", format!("'{t}': the access shares add up to {access}, not 100 (as fio requires)")));
+    }
+    if at > size_bytes {
+        return Err(werr("random_distribution", format!("'{t}': the zones span {at} B, more than the region's {size_bytes} B")));
+    }
+    if let Some(z) = zones.iter().find(|z| z.0 > 0 && z.2 < max_bs) {
+        return Err(werr("random_distribution", format!("a zone of {} B is smaller than the largest block size {max_bs} B", z.2)));
+    }
+    Ok(zones)
+}
+
+/// fio's `rw` modifier (`MODE:N`): on a sequential mode a size added to the
+/// offset after each I/O (`read:-8k` reads backwards); on a random mode the
+/// number of I/Os per random offset. Returns (bytes added, I/Os per offset).
+fn parse_rw_modifier(rw: RwMode, modifier: Option<&str>, capacity_bytes: u64) -> Result<(i64, u64)> {
+    let Some(m) = modifier else { return Ok((0, 1)) };
+    if rw.is_random() {
+        let n =
+            m.parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                werr("rw", format!("':{m}': on a random mode the modifier is a count of I/Os per random offset (1 or more)"))
+            })?;
+        return Ok((0, n));
+    }
+    let (neg, mag) = match m.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, m),
+    };
+    let b = parse_size("rw", &Value::String(mag.into()), capacity_bytes)?;
+    if b % SECTOR_BYTES != 0 || b > capacity_bytes {
+        return Err(werr("rw", format!("':{m}': the offset step must be a multiple of 512 B within the drive")));
+    }
+    Ok((if neg { -(b as i64) } else { b as i64 }, 1))
 }
 
 /// fio's `bssplit`: `SIZE/PERCENT:SIZE/PERCENT:...`. As in fio the
@@ -445,6 +633,21 @@ pub struct IoGen {
     cursor: u64,
     mix: u32,
     rng: Rng,
+    bs_range: Option<(u64, u64)>,
+    seq_add: i64,
+    seq_nr: u64,
+    /// I/Os still to follow the last random offset sequentially.
+    seq_left: u64,
+    /// End of the last random I/O (where a sequential follower starts).
+    last_end: u64,
+    /// The write that follows a trim of the same block (trimwrite).
+    pending_write: Option<(u64, u64)>,
+    /// Zones of a zoned distribution: (index, share) for the draw, and each
+    /// zone's (start, length) within the region.
+    zone_weights: Vec<(usize, u32)>,
+    zones: Vec<(u64, u64)>,
+    /// Any of the above in use: the I/Os come from `next_io_extended`.
+    extended: bool,
 }
 
 impl IoGen {
@@ -458,6 +661,19 @@ impl IoGen {
             cursor: 0,
             mix: w.rwmixread_percent,
             rng: Rng::fork(w.randseed.unwrap_or(seed), "host-io"),
+            bs_range: w.bs_range,
+            seq_add: w.seq_add_bytes,
+            seq_nr: w.seq_nr.max(1),
+            seq_left: 0,
+            last_end: 0,
+            pending_write: None,
+            zone_weights: w.zones.iter().enumerate().map(|(i, z)| (i, z.0)).collect(),
+            zones: w.zones.iter().map(|z| (z.1, z.2)).collect(),
+            extended: w.bs_range.is_some()
+                || w.seq_add_bytes != 0
+                || w.seq_nr > 1
+                || !w.zones.is_empty()
+                || matches!(w.rw, RwMode::TrimWrite | RwMode::RandTrimWrite),
         }
     }
 
@@ -466,16 +682,27 @@ impl IoGen {
         if self.sizes.len() == 1 {
             return self.sizes[0].0;
         }
+        if let Some((lo, hi)) = self.bs_range {
+            // fio's draw: MIN + a uniform share of MAX, aligned down to MIN
+            // and capped at MAX (integers here, fio uses a double).
+            let v = lo + self.rng.below(hi);
+            return (v - v % lo).min(hi);
+        }
         self.sizes[self.rng.weighted(&self.sizes)].0
     }
 
     /// The next I/O: operation, byte offset, length.
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64, u64) {
+        if self.extended {
+            return self.next_io_extended();
+        }
+        // The plain job (no fio modifier, range, zones or trimwrite): the
+        // engine's hot path, kept as short as it always was.
         let op = match self.rw {
             RwMode::Read | RwMode::RandRead => Op::Read,
             RwMode::Write | RwMode::RandWrite => Op::Write,
-            RwMode::Trim | RwMode::RandTrim => Op::Trim,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
             RwMode::ReadWrite | RwMode::RandRw => {
                 if self.rng.percent(self.mix) {
                     Op::Read
@@ -500,6 +727,80 @@ impl IoGen {
             return (op, o, bs);
         };
         (op, off, bs)
+    }
+
+    /// [`IoGen::next_io`] with fio's later options: `rw` modifiers, `bsrange`,
+    /// zoned distributions, trimwrite.
+    fn next_io_extended(&mut self) -> (Op, u64, u64) {
+        if let Some((off, bs)) = self.pending_write.take() {
+            return (Op::Write, off, bs);
+        }
+        let op = match self.rw {
+            RwMode::Read | RwMode::RandRead => Op::Read,
+            RwMode::Write | RwMode::RandWrite => Op::Write,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
+            RwMode::ReadWrite | RwMode::RandRw => {
+                if self.rng.percent(self.mix) {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        };
+        let bs = self.pick_size();
+        let (off, bs) = if self.rw.is_random() {
+            if self.seq_nr > 1 && self.seq_left > 0 && self.last_end + bs <= self.start + self.len {
+                self.seq_left -= 1;
+                let off = self.last_end;
+                self.last_end += bs;
+                (off, bs)
+            } else {
+                let (zstart, zlen) = if self.zones.is_empty() {
+                    (0, self.len)
+                } else {
+                    self.zones[self.zone_weights[self.rng.weighted(&self.zone_weights)].0]
+                };
+                let slots = (zlen - bs) / self.align + 1;
+                let off = self.start + zstart + self.rng.below(slots) * self.align;
+                if self.seq_nr > 1 {
+                    self.seq_left = self.seq_nr - 1;
+                    self.last_end = off + bs;
+                }
+                (off, bs)
+            }
+        } else {
+            if self.cursor >= self.len {
+                self.cursor = 0;
+            }
+            let left = self.len - self.cursor;
+            let o = self.start + self.cursor;
+            let bs = if left < bs { left } else { bs };
+            self.cursor += bs;
+            if self.seq_add != 0 {
+                self.cursor = self.step_cursor(o - self.start, bs);
+            }
+            (o, bs)
+        };
+        if matches!(self.rw, RwMode::TrimWrite | RwMode::RandTrimWrite) {
+            self.pending_write = Some((off, bs));
+        }
+        (op, off, bs)
+    }
+
+    /// fio's holed or backwards sequential I/O: the next offset is the end
+    /// of this I/O plus the step; past either end of the region it wraps (to
+    /// the start going forwards, to the end plus the step going backwards).
+    fn step_cursor(&self, rel: u64, bs: u64) -> u64 {
+        let next = rel as i128 + bs as i128 + self.seq_add as i128;
+        if next < 0 || next >= self.len as i128 {
+            if self.seq_add > 0 {
+                0
+            } else {
+                (self.len as i128 + self.seq_add as i128).max(0) as u64
+            }
+        } else {
+            next as u64
+        }
     }
 }
 
@@ -585,5 +886,66 @@ mod tests {
             let (_, o, l) = g.next_io();
             assert!(o >= 1 << 20 && o + l <= 2 << 20 && o % 4096 == 0);
         }
+    }
+
+    fn ios(job: Value, n: usize) -> Vec<(Op, u64, u64)> {
+        let w = Workload::from_json(&job, CAP).unwrap();
+        let mut g = IoGen::new(&w, 7);
+        (0..n).map(|_| g.next_io()).collect()
+    }
+
+    #[test]
+    fn a_negative_rw_modifier_reads_backwards_as_fio_does() {
+        // fio's backwards-read example: the first block, then from the end down
+        let got: Vec<u64> = ios(json!({"rw":"read:-8k","bs":"4k","size":"128m"}), 4).iter().map(|x| x.1).collect();
+        let end = 128u64 << 20;
+        assert_eq!(got, vec![0, end - 8192, end - 12288, end - 16384]);
+    }
+
+    #[test]
+    fn a_positive_rw_modifier_leaves_holes_and_a_random_one_runs_sequentially() {
+        let got: Vec<u64> = ios(json!({"rw":"write:112k","bs":"16k","size":"1m"}), 3).iter().map(|x| x.1).collect();
+        assert_eq!(got, vec![0, 128 << 10, 256 << 10]);
+        let r = ios(json!({"rw":"randread:4","bs":"4k","size":"1g"}), 8);
+        assert_eq!(r[1].1, r[0].1 + 4096);
+        assert_eq!(r[3].1, r[0].1 + 3 * 4096);
+        assert_eq!(r[5].1, r[4].1 + 4096);
+        let e = Workload::from_json(&json!({"rw":"randread:x"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("'rw'") && e.contains("count"), "{e}");
+    }
+
+    #[test]
+    fn trimwrite_trims_each_block_then_writes_it() {
+        let got = ios(json!({"rw":"trimwrite","bs":"64k","size":"1m"}), 4);
+        assert_eq!(got, vec![(Op::Trim, 0, 65536), (Op::Write, 0, 65536), (Op::Trim, 65536, 65536), (Op::Write, 65536, 65536)]);
+    }
+
+    #[test]
+    fn bsrange_draws_multiples_of_the_minimum_up_to_the_maximum() {
+        let got = ios(json!({"rw":"randread","bsrange":"4k-16k","size":"1g"}), 4000);
+        let mut seen = std::collections::BTreeMap::new();
+        for (_, _, b) in got {
+            assert!(b % 4096 == 0 && (4096..=16384).contains(&b), "{b}");
+            *seen.entry(b).or_insert(0u32) += 1;
+        }
+        // fio's draw gives each of the four sizes a quarter
+        assert_eq!(seen.len(), 4);
+        assert!(seen.values().all(|n| (850..1150).contains(n)), "{seen:?}");
+    }
+
+    #[test]
+    fn zoned_distributions_put_their_share_of_accesses_in_each_zone() {
+        let got = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned:60/10:30/20:10/70"}), 10000);
+        let gib = 1u64 << 30;
+        let first = got.iter().filter(|x| x.1 < gib / 10 / 4096 * 4096).count();
+        let second = got.iter().filter(|x| x.1 >= gib / 10 / 4096 * 4096 && x.1 < (gib / 10 + gib / 5) / 4096 * 4096).count();
+        assert!((5800..6200).contains(&first) && (2800..3200).contains(&second), "{first} {second}");
+        let abs = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned_abs:50/1m:50/10m"}), 2000);
+        assert!(abs.iter().all(|x| x.1 + 4096 <= 11 << 20));
+        assert!(abs.iter().filter(|x| x.1 < 1 << 20).count() > 900);
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zipf:1.2"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("random_distribution") && e.contains("zipf"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zoned:50/50:40/50"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("not 100"), "{e}");
     }
 }

@@ -65,7 +65,7 @@ def add_parsers(sub: Any) -> None:
         "fio",
         help="run an fio job file on a simulated drive; write fio's JSON and logs",
         description="Run an fio job file unchanged on a simulated drive and write what fio would: "
-        "--output-format=json (to --output or stdout) and the logs its write_iops_log/write_bw_log options ask "
+        "its normal report, --output-format=json or json+ (to --output or stdout) and the logs its write_iops_log/write_bw_log options ask "
         "for (in --log-dir). Options the simulator cannot honour are an error naming the file, line and option. "
         "${VAR} in the job file is taken from the environment.",
     )
@@ -73,9 +73,10 @@ def add_parsers(sub: Any) -> None:
     add_drive(f)
     add_settings(f, "change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
     add_seed(f)
-    f.add_argument("--output-format", dest="output_format", default="json", choices=["json"],
-                   help="json (fio's --output-format=json; the only one written)")
-    add_output(f, "write the JSON to FILE (default stdout)")
+    f.add_argument("--output-format", dest="output_format", choices=["normal", "json", "json+"],
+                   help="as fio: normal (the default; json when --output is named *.json), json, or json+ (json with "
+                        "the completion-latency histogram bins)")
+    add_output(f, "write the report to FILE (default stdout)")
     f.add_argument("--log-dir", dest="log_dir", type=output_dir, metavar="DIR",
                    help="where the logs go (default: the current directory, as fio)")
     f.add_argument("--parse-only", dest="parse_only", action="store_true",
@@ -115,11 +116,12 @@ def add_parsers(sub: Any) -> None:
         "fio-parse",
         help="read fio's JSON output and logs (real or simulated) as ssdlab does",
         description="Read fio's --output-format=json (from fio or from 'ssdlab fio') and, with --log-dir, its "
-        "per-interval logs; print what ssdlab reads as JSON (MB/s = 1e6 B/s, latencies in ns).",
+        "per-interval logs; print a summary per job (--json: everything read, as JSON).",
     )
     p.add_argument("output", type=input_file, help="fio's JSON output")
     p.add_argument("--log-dir", dest="log_dir", type=input_dir, metavar="DIR", help="where the run's logs are")
     p.add_argument("--jobfile", type=input_file, metavar="FILE", help="the job file (matches logs to jobs exactly; with --log-dir)")
+    p.add_argument("--json", action="store_true", help="print everything read as JSON (MB/s = 1e6 B/s, latencies in ns)")
     p.set_defaults(func=cmd_fio_parse)
 
     i = sub.add_parser(
@@ -144,9 +146,10 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_fio(args: argparse.Namespace) -> int:
     from ..fio.jobfile import parse_jobfile
-    from ..fio.simulate import SimulatedRun, plan, simulate, write_outputs
+    from ..fio.simulate import SimulatedRun, output_format_for, plan, simulate, write_outputs
 
     jf = parse_jobfile(args.jobfile)
+    args.output_format = output_format_for(args.output_format, args.output)
     drive = load_drive(args.drive or DEFAULT_DRIVE, args.set)
     if args.parse_only:
         for pj in plan(jf, int(drive.capacity_bytes)):
@@ -173,7 +176,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
 
 def _write_sim(run: Any, args: argparse.Namespace, write_outputs: Any) -> None:
     try:
-        write_outputs(run, args.output, args.log_dir or ".")
+        write_outputs(run, args.output, args.log_dir or ".", args.output_format)
     except OSError as e:
         raise UsageError(f"cannot write the results: {e.strerror or e} ({e.filename or args.output})") from None
 
@@ -242,7 +245,10 @@ def cmd_fio_parse(args: argparse.Namespace) -> int:
     if args.jobfile and not args.log_dir:
         raise UsageError("argument --jobfile: matches logs to jobs; give it with --log-dir")
     r = read_fio_output(args.output, args.log_dir, args.jobfile)
-    print(json.dumps(r.to_dict(), indent=2))
+    if args.json:
+        print(json.dumps(r.to_dict(), indent=2))
+    else:
+        print("\n".join(r.summary_lines()))
     return EXIT_OK
 
 

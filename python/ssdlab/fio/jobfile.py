@@ -7,16 +7,22 @@ Settings of a ``[global]`` section apply to the job sections after it; a job's
 own settings override them. The job is named after its section unless it sets
 ``name=``.
 
+An unset ``${VAR}`` becomes an empty string, as in fio, with a note naming it.
+An ``ioengine`` that does not do block I/O is refused with its reason before
+any of its own options are read (:mod:`ssdlab.fio.engines`); host-side options
+(CPU placement, priorities, system-call batching) are accepted with one note
+each.
+
 Deliberate differences from fio, each an error rather than a silent guess:
-- an unset ``${VAR}`` is an error naming it (fio substitutes "");
 - ``include`` is an error (the file must be self-contained);
 - a value fio would truncate silently (``1.5g`` -> 1g, ``10sec`` -> 10 us) is an
   error that says how to write it.
 
 Every option is in :data:`OPTIONS` with what the simulator does with it:
 ``engine`` (passed to the engine's job parser), ``ssdlab`` (implemented by
-:mod:`ssdlab.fio.simulate`) or ``recorded`` (accepted and kept in the output's
-"job options", no effect on a simulated drive). Options fio has that ssdlab
+:mod:`ssdlab.fio.simulate`), ``recorded`` (accepted and kept in the output's
+"job options", no effect on a simulated drive) or ``host`` (the same, with a
+note naming it). Options fio has that ssdlab
 cannot simulate are in :data:`REJECTED` with the reason; any other name is an
 unknown option. Both are a :class:`~ssdlab.fio.errors.JobFileError` naming the
 file, line and option.
@@ -29,7 +35,7 @@ target. Times: a bare number is seconds; ``us``/``usec``, ``ms``/``msec``, ``s``
 
 API:
 - :func:`parse_jobfile` (path) and :func:`parse_jobfile_text` (text) -> :class:`JobFile`;
-- :class:`JobFile` (``.jobs``, ``.global_options``), :class:`Job` (``.name``,
+- :class:`JobFile` (``.jobs``, ``.global_options``, ``.notes``), :class:`Job` (``.name``,
   ``.value(name)``, ``.where(name)``, ``.error(name, message)``);
 - :func:`main` ``(argv) -> int``: a standalone form of ``ssdlab fio JOBFILE --parse-only``:
   prints the jobs with their typed values as JSON, or one error line (exit 2).
@@ -46,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..textfile import read_text
+from .engines import ASYNC_ENGINES, BLOCK_ENGINES, ENGINE_OPTIONS, HOST_OPTIONS, SYNC_ENGINES, engine_refusal
 from .errors import JobFileError
 
 __all__ = [
@@ -65,6 +72,7 @@ __all__ = [
     "parse_jobfile_text",
     "parse_size",
     "parse_time_ns",
+    "rw_base",
     "main",
 ]
 
@@ -81,15 +89,15 @@ class Percent:
 
 
 #: A typed option value.
-Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...]]
+Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...], Tuple[float, ...]]
 
-#: fio's synchronous engines: one I/O at a time whatever ``iodepth`` says
-#: (HOWTO ``iodepth``: "increasing iodepth beyond 1 will not affect synchronous ioengines").
-SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-#: Engines that keep ``iodepth`` I/Os in flight.
-ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
+_RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite",
+             "randtrimwrite")
 
-_RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
+
+def rw_base(rw: object) -> str:
+    """The mode of an ``rw`` value without fio's ``:N`` modifier."""
+    return str(rw).split(":", 1)[0].strip()
 
 
 @dataclass(frozen=True)
@@ -118,10 +126,11 @@ OPTIONS: Dict[str, OptionSpec] = dict(
     [
         # -- passed to the engine's job parser ------------------------------
         _spec("rw", "choice", "engine", choices=_RW_MODES, help="I/O pattern"),
-        _spec("bs", "sizes", "engine", help="block size (one for every direction)"),
+        _spec("bs", "sizes", "engine", help="block size (READ,WRITE,TRIM: the job's direction's)"),
         _spec("bssplit", "bssplit", "engine", help="block sizes and weights, SIZE/PERCENT:..."),
+        _spec("bsrange", "range", "engine", help="block sizes drawn between MIN-MAX"),
         _spec("blockalign", "sizes", "engine", help="offset alignment of random I/O"),
-        _spec("offset", "size", "engine", percent_ok=True, help="start of the region"),
+        _spec("offset", "size", "engine", percent_ok=True, help="start of the region (0% allowed)"),
         _spec("size", "size", "engine", percent_ok=True, help="length of the region"),
         _spec("io_size", "size", "engine", help="bytes to transfer (per job)"),
         _spec("number_ios", "uint", "engine", lo=0, help="stop after this many I/Os (within one pass; 0: no limit, as in fio)"),
@@ -145,39 +154,74 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("startdelay", "time", "ssdlab", help="idle before the job starts"),
         _spec("loops", "int", "ssdlab", lo=1, help="repeat the job's I/O this many times"),
         _spec("stonewall", "bool", "ssdlab", help="wait for the jobs before (a new group)"),
+        _spec("wait_for", "str", "ssdlab", help="start after the named job (as a stonewall)"),
         _spec("new_group", "bool", "ssdlab", help="start a new reporting group"),
         _spec("group_reporting", "bool", "ssdlab", help="report a group as one job"),
         _spec("write_iops_log", "str", "ssdlab", help="write NAME_iops.N.log"),
         _spec("write_bw_log", "str", "ssdlab", help="write NAME_bw.N.log"),
         _spec("per_job_logs", "bool", "ssdlab", help="one log per job (default) or one per name"),
-        _spec("random_distribution", "choice", "ssdlab", choices=("random",), help="uniform offsets only"),
+        _spec("random_distribution", "str", "engine", help="random, zoned:A/R:..., zoned_abs:A/SIZE:... (zipf, pareto, normal: not yet)"),
         _spec("norandommap", "bool", "ssdlab", help="offsets drawn with replacement (the engine always does)"),
-        _spec("ioengine", "choice", "ssdlab", choices=SYNC_ENGINES + ASYNC_ENGINES, help="sync engines run at QD1"),
+        _spec("ioengine", "choice", "ssdlab", choices=BLOCK_ENGINES, help="sync engines run at QD1"),
         _spec("end_fsync", "bool", "ssdlab", help="FLUSH CACHE at the end of the job"),
         _spec("kb_base", "choice", "ssdlab", choices=("1024", "1000"), help="meaning of k/ki in sizes"),
+        _spec("rate", "rates", "engine", help="bytes per second the job issues at most (READ,WRITE,TRIM)"),
+        _spec("rate_iops", "ints", "engine", help="I/Os per second the job issues at most (READ,WRITE,TRIM)"),
+        _spec("rate_process", "choice", "engine", choices=("linear", "poisson"), help="how I/Os are spread (linear)"),
+        _spec("rate_min", "rates", "recorded", help="fio fails a job below it; the simulator records it"),
+        _spec("rate_iops_min", "ints", "recorded", help="fio fails a job below it; the simulator records it"),
+        _spec("rate_cycle", "int", "recorded", help="the window of rate_min"),
+        _spec("thinktime", "time_us", "engine", help="pause after thinktime_blocks I/Os (a bare number is us)"),
+        _spec("thinktime_blocks", "int", "engine", lo=1, help="I/Os between pauses"),
+        _spec("thinktime_spin", "time_us", "recorded", help="the part of thinktime spent spinning (the pause is the same)"),
+        _spec("thinktime_blocks_type", "choice", "recorded", choices=("complete", "issue"),
+              help="the simulator counts I/Os issued"),
+        _spec("verify", "str", "ssdlab", help="check what the job wrote: the engine's checking mode, then a read-back"),
+        _spec("do_verify", "bool", "ssdlab", help="read back after writing (default 1 with verify)"),
+        _spec("verify_fatal", "bool", "recorded", help="the first mismatch stops the run anyway"),
+        _spec("verify_backlog", "int", "recorded", help="the checking mode checks every I/O as it completes"),
+        _spec("verify_backlog_batch", "int", "recorded"),
+        _spec("verify_dump", "bool", "recorded"),
+        _spec("verify_async", "int", "recorded"),
+        _spec("verify_interval", "size", "recorded"),
+        _spec("verify_offset", "size", "recorded"),
+        _spec("verify_pattern", "str", "recorded", help="the engine checks data versions, not byte patterns"),
+        _spec("verify_state_save", "bool", "recorded"),
+        _spec("verify_state_load", "bool", "recorded"),
+        _spec("verify_only", "bool", "ssdlab", help="only read back and check (nothing is written)"),
+        _spec("verify_header_seed", "bool", "recorded"),
+        _spec("experimental_verify", "bool", "recorded"),
+        _spec("steadystate", "str", "ssdlab", help="stop at steady state: iops|iops_slope|bw|bw_slope:LIMIT[%]"),
+        _spec("steadystate_duration", "time", "ssdlab", help="the window steady state is judged over"),
+        _spec("steadystate_ramp_time", "time", "ssdlab", help="time before the window may start"),
+        _spec("steadystate_check_interval", "time", "ssdlab", help="1 s (fio's default) only"),
+        _spec("buffer_pattern", "str", "ssdlab", help="a repeated pattern: written as the engine's zeros (as compressible)"),
+        _spec("filesize", "size", "ssdlab", help="size of each file: a region of the drive"),
+        _spec("nrfiles", "int", "ssdlab", lo=1, hi=1_000_000, help="files: consecutive regions of filesize"),
+        _spec("file_service_type", "str", "ssdlab", help="how I/O moves between the files"),
+        _spec("offset_increment", "size", "ssdlab", percent_ok=True, help="each clone's offset moves by this"),
+        _spec("fill_device", "bool", "ssdlab", help="write to the end of the drive"),
+        _spec("write_lat_log", "str", "ssdlab", help="write NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log"),
+        _spec("write_clat_log", "str", "ssdlab", help="write NAME_clat.N.log"),
+        _spec("write_slat_log", "str", "ssdlab", help="write NAME_slat.N.log"),
+        _spec("percentile_list", "floats", "ssdlab", help="the percentiles reported"),
+        _spec("lat_percentiles", "bool", "ssdlab", help="report total-latency percentiles"),
+        _spec("slat_percentiles", "bool", "ssdlab", help="report submission-latency percentiles"),
         # -- accepted and recorded: no effect on a simulated drive ----------
         _spec("filename", "str", "recorded", help="the simulated drive is the target"),
         _spec("directory", "str", "recorded"),
         _spec("direct", "bool", "recorded", help="a simulated drive has no page cache"),
         _spec("buffered", "bool", "recorded", help="a simulated drive has no page cache"),
-        _spec("thread", "bool", "recorded"),
         _spec("invalidate", "bool", "recorded"),
         _spec("randrepeat", "bool", "recorded", help="simulated runs repeat for a seed anyway"),
         _spec("random_generator", "choice", "recorded", choices=("tausworthe", "lfsr", "tausworthe64")),
         _spec("overwrite", "bool", "recorded"),
         _spec("unlink", "bool", "recorded"),
-        _spec("gtod_reduce", "bool", "recorded"),
-        _spec("clat_percentiles", "bool", "recorded"),
+        _spec("clat_percentiles", "bool", "ssdlab", help="report completion-latency percentiles (default on)"),
         _spec("unit_base", "choice", "recorded", choices=("0", "1", "8")),
-        _spec("cpus_allowed", "str", "recorded"),
-        _spec("cpumask", "str", "recorded"),
-        _spec("nice", "str", "recorded"),
-        _spec("prio", "str", "recorded"),
-        _spec("hipri", "bool", "recorded"),
-        _spec("fixedbufs", "bool", "recorded"),
-        _spec("registerfiles", "bool", "recorded"),
-        _spec("sqthread_poll", "bool", "recorded"),
     ]
+    + [_spec(k, "any", "host", help=why) for k, why in HOST_OPTIONS.items()]
+    + [_spec(k, "any", "recorded", help="an option of the I/O engine") for k in ENGINE_OPTIONS]
 )
 
 #: fio's other names for options.
@@ -188,66 +232,59 @@ ALIASES: Dict[str, str] = {
     "ba": "blockalign",
     "threads": "thread",
     "rwmixwrite": "rwmixread",  # stored as 100 - value
+    "blocksize": "bs",
+    "fileoffset": "offset",
+    "timeout": "runtime",
+    "blocksize_range": "bsrange",
+    "nr_files": "nrfiles",
+    "fill_fs": "fill_device",
+    "iodepth_batch_submit": "iodepth_batch",
+    "iomem": "mem",
+    "mem_align": "iomem_align",
+    "disable_bw": "disable_bw_measurement",
+    "ratemin": "rate_min",
+    "ratecycle": "rate_cycle",
+    "blocksize_unaligned": "bs_unaligned",
+    "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "ss": "steadystate",
+    "ss_dur": "steadystate_duration",
+    "ss_ramp": "steadystate_ramp_time",
 }
 
 #: fio options ssdlab knows but cannot simulate, with the reason.
 REJECTED: Dict[str, str] = {
     "include": "include is not supported: put every option in the one job file",
-    "rate": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_iops": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_iops_min": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "rate_process": "the simulator runs closed-loop jobs; rate limits make an open loop",
-    "thinktime": "the simulator runs closed-loop jobs without think time",
-    "thinktime_blocks": "the simulator runs closed-loop jobs without think time",
-    "thinktime_spin": "the simulator runs closed-loop jobs without think time",
     "sync": "synchronous writes (O_SYNC) are not simulated",
-    "verify": "verification is not simulated (the engine's check mode verifies the FTL instead)",
-    "do_verify": "verification is not simulated",
     "exec_prerun": "commands are not run on a simulated drive",
     "exec_postrun": "commands are not run on a simulated drive",
     "read_iolog": "iolog replay is not run from a job file yet: use 'ssdlab replay'",
     "write_iolog": "the simulator does not write iologs",
-    "write_lat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
-    "write_clat_log": "per-interval mean latency is not recorded by the engine (it has p50/p99/p99.9/max)",
-    "write_slat_log": "the simulated host has no submission latency",
     "write_hist_log": "latency histograms are not logged by the engine",
     "log_offset": "logs are per-interval averages: there is no offset to log",
     "log_max_value": "logs are per-interval averages",
     "log_compression": "logs are written uncompressed",
-    "percentile_list": "the engine reports fio's default percentiles only",
-    "offset_increment": "clones at different offsets are separate streams; the simulator runs one queue",
-    "nrfiles": "one target only",
-    "filesize": "one target only",
-    "file_service_type": "one target only",
-    "bsrange": "block size ranges are not supported: use bssplit",
     "bs_unaligned": "unaligned block sizes are not supported",
     "rw_sequencer": "rw_sequencer is not supported",
-    "zonemode": "zoned modes are not supported",
-    "zonesize": "zoned modes are not supported",
-    "zonerange": "zoned modes are not supported",
-    "zoneskip": "zoned modes are not supported",
-    "ss": "steady-state detection in a job file is not supported: ssdlab's suite measures steady state",
-    "ss_dur": "steady-state detection in a job file is not supported",
-    "ss_ramp": "steady-state detection in a job file is not supported",
-    "iodepth_batch": "the simulated host submits one I/O at a time",
-    "iodepth_batch_complete": "the simulated host reaps one I/O at a time",
-    "iodepth_low": "the simulated host keeps the queue full",
-    "fill_device": "fill_device is not supported: use size=100%",
-    "continue_on_error": "simulated I/O does not fail",
-    "buffer_pattern": "data patterns are set with refill_buffers, scramble_buffers, buffer_compress_percentage, zero_buffers",
+    "zonemode": "zoned modes stay refused until the simulated drives have zones",
+    "zonesize": "zoned modes stay refused until the simulated drives have zones",
+    "zonerange": "zoned modes stay refused until the simulated drives have zones",
+    "zoneskip": "zoned modes stay refused until the simulated drives have zones",
+    "zonecapacity": "zoned modes stay refused until the simulated drives have zones",
     "buffer_compress_chunk": "compressibility is per write in the engine",
     "dedupe_percentage": "dedupe is not simulated",
+    "dedupe_mode": "dedupe is not simulated",
+    "dedupe_working_set_percentage": "dedupe is not simulated",
+    "flow": "flow balances jobs' I/O by tokens; not simulated yet (jobs run side by side at their own pace)",
+    "flow_id": "flow balances jobs' I/O by tokens; not simulated yet",
+    "flow_sleep": "flow balances jobs' I/O by tokens; not simulated yet",
+    "flow_watermark": "flow balances jobs' I/O by tokens; not simulated yet",
+    "latency_target": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_window": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_percentile": "fio's latency-target mode searches for a queue depth; not simulated yet",
+    "latency_run": "fio's latency-target mode searches for a queue depth; not simulated yet",
     "trim_percentage": "trim after write is not simulated: use rw=trim",
     "trim_backlog": "trim after write is not simulated: use rw=trim",
-    "ss_interval": "steady-state detection in a job file is not supported",
 }
-
-_RW_NOTE = {
-    "trimwrite": "the engine has no trim-then-write mode",
-    "randtrimwrite": "the engine has no trim-then-write mode",
-}
-
 
 @dataclass(frozen=True)
 class RawOption:
@@ -328,6 +365,9 @@ class JobFile:
     sections: Tuple[Section, ...]
     jobs: Tuple[Job, ...]
     global_options: Tuple[RawOption, ...] = field(default=())
+    #: What the parser took differently from fio's run or without effect
+    #: (unset variables, host-side options), one line each.
+    notes: Tuple[str, ...] = field(default=())
 
     def global_options_shown(self) -> Dict[str, str]:
         """fio's "global options": every global setting that has a value."""
@@ -419,28 +459,55 @@ def _parse_bool(text: Optional[str]) -> bool:
     raise ValueError(f"'{text}' is not a boolean: give 1 or 0 (or the bare option name for 1)")
 
 
-def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
+_READ_MODES = ("read", "randread")
+_WRITE_MODES = ("write", "randwrite")
+_TRIM_MODES = ("trim", "randtrim")
+
+
+def _for_direction(text: str, rw: str) -> str:
+    """fio's ``READ,WRITE,TRIM`` values: the one of the job's direction (a
+    value not followed by a comma applies to the directions after it; an
+    empty one is fio's default, returned as ""). A mixed job whose
+    directions differ is refused."""
+    parts = text.split(",")
+
+    def part(i: int) -> str:
+        if i < len(parts):
+            return parts[i].strip()
+        return "" if text.rstrip().endswith(",") else parts[-1].strip()
+
+    base = rw_base(rw)
+    dirs = [0] if base in _READ_MODES else [1] if base in _WRITE_MODES else [2] if base in _TRIM_MODES else \
+        [2, 1] if base in ("trimwrite", "randtrimwrite") else [0, 1]
+    vals = {part(i) for i in dirs}
+    if len(vals) > 1:
+        raise ValueError(f"'{text}': different values for the directions of a mixed job (rw={base}) are not simulated yet; "
+                         "give one value")
+    return vals.pop()
+
+
+def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int, rw: str = "read") -> Value:
     text = opt.text
     if spec.kind == "bool":
         return _parse_bool(text)
+    if spec.kind == "any":
+        return True if text is None else text
     if text is None:
-        if spec.name in ("write_iops_log", "write_bw_log"):
+        if spec.name in ("write_iops_log", "write_bw_log", "write_lat_log", "write_clat_log", "write_slat_log"):
             return ""  # fio: the job name is the log's name
         raise ValueError("needs a value (key=value)")
-    if text.strip() == "":
-        raise ValueError("has an empty value")
     if spec.kind == "str":
         return text
+    if text.strip() == "":
+        raise ValueError("has an empty value")
     if spec.kind == "choice":
         t = text.strip()
         if spec.name == "rw":
-            base = t.split(":", 1)[0]
-            if ":" in t:
-                raise ValueError(f"'{t}': the ':N' offset modifier is not supported; use rw={base}")
-            if base in _RW_NOTE:
-                raise ValueError(f"'{t}': {_RW_NOTE[base]}; allowed: {', '.join(spec.choices)}")
-        if spec.name == "random_distribution" and t not in spec.choices:
-            raise ValueError(f"'{t}': the engine draws uniform random offsets only; allowed: random")
+            t = t.replace(" ", "")
+            base = rw_base(t)
+            if base not in spec.choices:
+                raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
+            return t  # the engine checks the ':N' modifier
         if t not in spec.choices:
             raise ValueError(f"'{t}' is not allowed; allowed: {', '.join(spec.choices)}")
         return t
@@ -452,18 +519,65 @@ def _parse_value(spec: OptionSpec, opt: RawOption, kb_base: int) -> Value:
             raise ValueError(f"{n}: must be at most {spec.hi}")
         return n
     if spec.kind == "size":
+        if spec.name == "offset" and re.fullmatch(r"\s*0+(\.0*)?\s*%\s*", text):
+            return 0  # fio: offset=0% is the start
         return parse_size(text, kb_base=kb_base, percent_ok=spec.percent_ok)
+    if spec.kind == "range":
+        return _parse_range(text, kb_base)
+    if spec.kind == "floats":
+        return _parse_floats(text)
     if spec.kind == "sizes":
-        parts = [p for p in text.split(",")]
-        sizes = {_size_int(p, kb_base) for p in parts if p.strip()}
-        if len(sizes) != 1:
-            raise ValueError(f"'{text}': different sizes per direction are not supported; give one size")
-        return sizes.pop()
+        one = _for_direction(text, rw) if "," in text else text
+        return _size_int(one, kb_base) if one else 4096  # fio's default block size
     if spec.kind == "time":
         return parse_time_ns(text)
+    if spec.kind == "time_us":
+        t = text.strip().lower()
+        return parse_time_ns(t + "us" if t.isdigit() else t)  # fio: a bare number is microseconds here
+    if spec.kind in ("rates", "ints"):
+        parts = text.split(",")
+        if len(parts) > 3:
+            raise ValueError(f"'{text}': at most three values (READ,WRITE,TRIM)")
+        vals = [(_size_int(x, kb_base) if spec.kind == "rates" else _parse_int(x)) if x.strip() else 0 for x in parts]
+        if any(v < 0 for v in vals):
+            raise ValueError(f"'{text}': rates are 0 or more")
+        return tuple(vals)
     if spec.kind == "bssplit":
-        return _parse_bssplit(text, kb_base)
+        one = _for_direction(text, rw) if "," in text else text
+        return _parse_bssplit(one, kb_base) if one else ((4096, 100),)
     raise AssertionError(spec.kind)
+
+
+def _parse_range(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
+    """fio's ``bsrange``: ``MIN-MAX`` (or one per direction, all equal here)."""
+    ranges = set()
+    for part in (p for p in text.split(",") if p.strip()):
+        lo, sep, hi = part.partition("-")
+        if not sep:
+            raise ValueError(f"'{part}' is not MIN-MAX, e.g. 4k-64k")
+        a, b = _size_int(lo, kb_base), _size_int(hi, kb_base)
+        if not 0 < a <= b:
+            raise ValueError(f"'{part}': give MIN-MAX with 0 < MIN <= MAX")
+        ranges.add((a, b))
+    if len(ranges) != 1:
+        raise ValueError(f"'{text}': different ranges per direction are not supported; give one MIN-MAX")
+    return (ranges.pop(),)
+
+
+def _parse_floats(text: str) -> Tuple[float, ...]:
+    """fio's ``percentile_list``: percentiles separated by ``:``, each in 0..100."""
+    out: List[float] = []
+    for part in (p for p in text.split(":") if p.strip()):
+        try:
+            v = float(part)
+        except ValueError:
+            raise ValueError(f"'{part}' is not a percentile: give numbers 0..100 separated by ':', e.g. 50:99:99.9") from None
+        if not 0 <= v <= 100:
+            raise ValueError(f"'{part}': a percentile is within 0..100")
+        out.append(v)
+    if not out or len(out) > 64:
+        raise ValueError(f"'{text}': give 1 to 64 percentiles (fio's limit)")
+    return tuple(out)
 
 
 def _size_int(text: str, kb_base: int) -> int:
@@ -507,14 +621,30 @@ def _parse_bssplit(text: str, kb_base: int) -> Tuple[Tuple[int, int], ...]:
 _VAR_RE = re.compile(r"\$\{([^}]*)\}")
 
 
-def _expand(text: str, env: Mapping[str, str], file: str, line: int, key: str) -> str:
+def _expand(text: str, env: Mapping[str, str], file: str, line: int, key: str, notes: List[str]) -> str:
     def sub(m: "re.Match[str]") -> str:
         var = m.group(1)
-        if var not in env or env[var] == "":
-            raise JobFileError(file, line, key, f"environment variable ${{{var}}} is not set (fio would substitute an empty string)")
+        if env.get(var, "") == "":
+            note = f"{file}:{line}: ${{{var}}} is not set: an empty string, as in fio"
+            if note not in notes:
+                notes.append(note)
+            return ""
         return env[var]
 
     return _VAR_RE.sub(sub, text)
+
+
+def _check_engines(text: str, path: str) -> None:
+    """Refuse an engine that does no block I/O at its line, before its own
+    options (unknown to ssdlab) would be reported instead."""
+    for ln, raw in enumerate(text.splitlines(), start=1):
+        line = _strip_comment(raw)
+        key, sep, val = line.partition("=")
+        if sep and key.strip() == "ioengine":
+            engine = val.strip()
+            why = engine_refusal(engine.split(":", 1)[0])
+            if why is not None:
+                raise JobFileError(path, ln, "ioengine", f"'{engine}' cannot run on a simulated drive: it {why}")
 
 
 def _strip_comment(line: str) -> str:
@@ -526,7 +656,7 @@ def _strip_comment(line: str) -> str:
     return line[:cut].strip()
 
 
-def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ...]:
+def _sections(text: str, path: str, env: Mapping[str, str], notes: List[str]) -> Tuple[Section, ...]:
     sections: List[Section] = []
     cur_name: Optional[str] = None
     cur_line = 0
@@ -544,7 +674,7 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
             if not line.endswith("]") or len(line) < 3:
                 raise JobFileError(path, ln, "", f"'{line}' is not a section header: write [name]")
             close()
-            cur_name = _expand(line[1:-1].strip(), env, path, ln, "")
+            cur_name = _expand(line[1:-1].strip(), env, path, ln, "", notes)
             cur_line = ln
             cur_opts = []
             continue
@@ -555,7 +685,7 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
         if "=" in line:
             key, val = line.split("=", 1)
             key = key.strip()
-            text_v: Optional[str] = _expand(val.strip(), env, path, ln, key)
+            text_v: Optional[str] = _expand(val.strip(), env, path, ln, key, notes)
         else:
             key, text_v = line.strip(), None
         if not key or " " in key:
@@ -565,12 +695,14 @@ def _sections(text: str, path: str, env: Mapping[str, str]) -> Tuple[Section, ..
             raise JobFileError(path, ln, key, f"not supported: {REJECTED[name]}")
         if name not in OPTIONS:
             raise JobFileError(path, ln, key, f"unknown or unsupported fio option; supported: {', '.join(sorted(OPTIONS))}")
+        if OPTIONS[name].effect == "host" and not any(n.startswith(f"option '{key}' ") for n in notes):
+            notes.append(f"option '{key}' ({path}:{ln}) has no effect on a simulated drive: {HOST_OPTIONS[name]}")
         cur_opts.append(RawOption(key, name, text_v, path, ln))
     close()
     return tuple(sections)
 
 
-def _typed(opts: Mapping[str, RawOption]) -> Dict[str, Value]:
+def _typed(opts: Mapping[str, RawOption], notes: Sequence[str] = ()) -> Dict[str, Value]:
     kb_opt = opts.get("kb_base")
     kb_base = 1024
     if kb_opt is not None:
@@ -579,11 +711,15 @@ def _typed(opts: Mapping[str, RawOption]) -> Dict[str, Value]:
         except ValueError as e:
             raise JobFileError(kb_opt.file, kb_opt.line, kb_opt.key, str(e)) from None
     values: Dict[str, Value] = {}
+    rw_opt = opts.get("rw")
+    rw = (rw_opt.text or "read") if rw_opt is not None else "read"
     for name, o in opts.items():
         try:
-            v = _parse_value(OPTIONS[name], o, kb_base)
+            v = _parse_value(OPTIONS[name], o, kb_base, rw)
         except ValueError as e:
-            raise JobFileError(o.file, o.line, o.key, str(e)) from None
+            unset = [n.split(" is not set")[0].split(": ", 1)[1] for n in notes if n.startswith(f"{o.file}:{o.line}: ")]
+            why = f" ({', '.join(unset)} not set: fio substitutes an empty string)" if unset else ""
+            raise JobFileError(o.file, o.line, o.key, f"{e}{why}") from None
         if o.key == "rwmixwrite":
             assert isinstance(v, int)
             v = 100 - v
@@ -595,7 +731,9 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
     """Parse job file text (``path`` only names it in errors). ``env`` defaults
     to ``os.environ``. Raises JobFileError naming the file, line and option."""
     environ: Mapping[str, str] = os.environ if env is None else env
-    sections = _sections(text, path, environ)
+    _check_engines(text, path)
+    notes: List[str] = []
+    sections = _sections(text, path, environ, notes)
     glob: Dict[str, RawOption] = {}
     all_globals: List[RawOption] = []
     jobs: List[Job] = []
@@ -605,12 +743,12 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
             for o in s.options:
                 glob[o.name] = o
                 all_globals.append(o)
-            _typed(glob)  # report a bad global at its own line even if no job follows
+            _typed(glob, notes)  # report a bad global at its own line even if no job follows
             continue
         eff: Dict[str, RawOption] = dict(glob)
         for o in s.options:
             eff[o.name] = o
-        values = _typed(eff)
+        values = _typed(eff, notes)
         own_name = next((o.text for o in reversed(s.options) if o.name == "name" and o.text), None)
         job = Job(
             name=own_name or s.name,
@@ -628,7 +766,7 @@ def parse_jobfile_text(text: str, path: str = "<jobfile>", env: Optional[Mapping
         number += numjobs
     if not jobs:
         raise JobFileError(path, 0, "", "no job sections: add a [name] section with rw=...")
-    return JobFile(path=path, sections=sections, jobs=tuple(jobs), global_options=tuple(all_globals))
+    return JobFile(path=path, sections=sections, jobs=tuple(jobs), global_options=tuple(all_globals), notes=tuple(notes))
 
 
 def parse_jobfile(path: Union[str, "os.PathLike[str]"], env: Optional[Mapping[str, str]] = None) -> JobFile:
@@ -643,7 +781,7 @@ def _jsonable(v: Value) -> object:
     if isinstance(v, Percent):
         return f"{v.percent:g}%"
     if isinstance(v, tuple):
-        return [list(x) for x in v]
+        return [list(x) if isinstance(x, tuple) else x for x in v]
     return v
 
 

@@ -166,6 +166,30 @@ class FioResult:
                 return j
         raise KeyError(f"no job '{name}' in {self.path}; jobs: {', '.join(j.name for j in self.jobs)}")
 
+    def summary_lines(self) -> List[str]:
+        """A few lines per job: what ran, IOPS and MB/s (1e6 B/s), and each
+        direction's completion latency (mean, p99, max in us)."""
+        head = f"{self.path}: {self.version} ({'simulated' if self.source == 'ssdlab' else 'real'}), {len(self.jobs)} job(s)"
+        out = [head + (", interrupted" if self.interrupted else "")]
+        for j in self.jobs:
+            out.append(f"  {j.name} (group {j.groupid}): {j.rw} {j.bs} iodepth {j.iodepth} {j.ioengine}"
+                       f"{f' x{j.numjobs}' if j.numjobs > 1 else ''}: {j.iops:,.0f} IOPS, {j.mbps:,.1f} MB/s, "
+                       f"{j.runtime_ms:,} ms")
+            for d in DIRECTIONS:
+                x: DirectionResult = getattr(j, d)
+                if not x.total_ios:
+                    continue
+                p99 = x.clat.percentile_us(99.0)
+                p99_text = f", p99 {p99:,.0f} us" if p99 is not None else ""
+                out.append(f"    {d}: {x.total_ios:,} I/Os, {x.iops:,.0f} IOPS, {x.mbps:,.1f} MB/s; clat mean "
+                           f"{x.clat.mean_ns / 1e3:,.0f} us{p99_text}, max {x.clat.max_ns / 1e3:,.0f} us")
+            if j.sync is not None:
+                out.append(f"    sync: {j.sync.count:,} flushes, mean {j.sync.mean_ns / 1e3:,.0f} us")
+            for name, series in (("iops", j.iops_series), ("bw", j.bw_series)):
+                if series is not None:
+                    out.append(f"    {name} log: {len(series.time_ms)} intervals of {series.interval_ms} ms")
+        return out
+
     def to_dict(self) -> Dict[str, Any]:
         """Plain data (JSON-ready): every job's figures and series."""
 

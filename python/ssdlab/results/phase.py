@@ -7,7 +7,7 @@ transfer sizes (fio's convention); latencies in ns in data, us in summaries.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,14 @@ class PhaseResult:
         job: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.data: Dict[str, Any] = data
-        self.series: Dict[str, Series] = dict(series)
+        # Side arrays of the engine kept out of the series (and so out of saved
+        # documents): the latency histograms and the intervals' mean latency.
+        self.series: Dict[str, Series] = {k: v for k, v in series.items() if "_hist_" not in k and k != "lat_mean_ns"}
+        self.interval_lat_mean_ns: Optional[Series] = series.get("lat_mean_ns")
+        self.latency_hist: Dict[str, Tuple[Series, Series, Series]] = {}
+        for d in ("read", "write", "trim", "sync"):
+            if f"{d}_hist_count" in series:
+                self.latency_hist[d] = (series[f"{d}_hist_lo_ns"], series[f"{d}_hist_width_ns"], series[f"{d}_hist_count"])
         self.wall_time_s = wall_time_s
         self.manifest: Dict[str, Any] = dict(manifest or {})
         #: The fio-style keys the phase was run with (None for idle/trim/erase).

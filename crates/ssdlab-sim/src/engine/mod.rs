@@ -2,8 +2,11 @@
 //! FTL, NAND), which runs a whole phase per call (`phases`: a closed-loop
 //! workload, idle time, a TRIM, a secure erase; `replay`: a trace) and keeps
 //! its state between phases. Clone it to measure many times from one
-//! preconditioned state. Each phase hands back a [`PhaseResult`] (`result`).
+//! preconditioned state. Each phase hands back a [`PhaseResult`] (`result`);
+//! `jobs` runs several workloads at once, one submitter each, sharing the
+//! drive's NCQ tags.
 
+mod jobs;
 mod phases;
 mod replay;
 mod result;

@@ -168,6 +168,10 @@ impl Simulator {
     /// interval of simulated time; returning false stops the phase early (the
     /// result is then marked interrupted and holds what finished).
     pub fn run(&mut self, w: &Workload, progress: &mut dyn FnMut(Progress) -> bool) -> Result<PhaseResult> {
+        if w.paced() {
+            // A job that paces itself is a submitter of its own.
+            return Ok(self.run_jobs(std::slice::from_ref(w), progress)?.remove(0));
+        }
         if w.offset_bytes + w.size_bytes > self.capacity_bytes() {
             return Err(SimError::workload("size", "region beyond the drive's capacity"));
         }
