@@ -71,3 +71,19 @@ def test_jobs_help_says_the_default_and_the_most_apart() -> None:
     cp = cli_in_process("calibrate", "--help")
     text = " ".join(cp.stdout.split())
     assert "default one per core; the most allowed is 4 x the cores" in text
+
+
+def test_a_share_never_rounds_a_miss_up_to_all() -> None:
+    from ssdlab.text import share_percent
+
+    assert share_percent(247 / 248) == "99.5%" and share_percent(1.0) == "100%" and share_percent(1 / 1000) == "0.1%"
+
+
+def test_calibrate_prints_every_label_whole() -> None:
+    from ssdlab.text import format_calibration
+
+    long = "AS-SSD sequential write, QD1, dirty then full TRIM, incompressible, after the second pass"
+    row = {"drive_id": "my-drive.toml", "describe": long, "kind": "measured", "value": 71.0, "simulated": 71.0, "unit": "MB/s",
+           "error": 0.0, "tolerance": 0.1, "ok": True}
+    text = format_calibration({"results": [row], "passed": 1, "figures": 1, "manifest": {"seed": 1}})
+    assert f"{long} [measured]" in text

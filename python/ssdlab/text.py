@@ -10,6 +10,7 @@ convention), as every result states.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -363,6 +364,17 @@ def _fmt_figure(v: Optional[float], unit: str, with_unit: bool) -> str:
     return f"{text} {unit}" if with_unit else text
 
 
+def share_percent(share: float) -> str:
+    """A share as a percentage that never rounds a miss up to 100% (247 of
+    248 is 99.5%, not 100%) nor a hit down to 0%."""
+    p = 100.0 * float(share)
+    if 99.5 <= p < 100.0:
+        return f"{math.floor(p * 10) / 10:.1f}%"
+    if 0.0 < p < 0.5:
+        return f"{math.ceil(p * 10) / 10:.1f}%"
+    return f"{p:.0f}%"
+
+
 def _error(r: Mapping[str, Any]) -> str:
     return "-" if r["error"] is None else f"{100 * r['error']:+.1f}%"
 
@@ -370,13 +382,16 @@ def _error(r: Mapping[str, Any]) -> str:
 def format_calibration(doc: Mapping[str, Any]) -> str:
     """``ssdlab calibrate``: published against simulated, one row per figure."""
     results: Sequence[Mapping[str, Any]] = doc["results"]
-    lines = [f"{'drive':<20} {'figure (as published)':<76} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
+    # the columns as wide as their longest entry: a label is never cut
+    dw = max([20, *(len(str(r["drive_id"])) for r in results)])
+    fw = max([21, *(len(f"{r['describe']} [{r['kind']}]") for r in results)])
+    lines = [f"{'drive':<{dw}} {'figure (as published)':<{fw}} {'published':>12} {'simulated':>12} {'error':>8} {'tol':>5}  "]
     for r in results:
         pub, sim = (_fmt_figure(v, r["unit"], with_unit=False) for v in (r["value"], r["simulated"]))
         verdict = "interrupted" if r.get("interrupted") else ("ok" if r["ok"] else
                                                              "known miss" if r.get("known_miss") else "MISS")
         fig = f"{r['describe']} [{r['kind']}]"
-        lines.append(f"{r['drive_id']:<20} {fig[:76]:<76} {pub:>12} {sim:>12} {_error(r):>8} "
+        lines.append(f"{r['drive_id']:<{dw}} {fig:<{fw}} {pub:>12} {sim:>12} {_error(r):>8} "
                      f"{100 * r['tolerance']:>4.0f}%  {verdict}")
     known = [r for r in results if not r["ok"] and r.get("known_miss")]
     accepted = f", {len(known)} accepted known miss(es)" if known else ""

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..extras import require
 from ..results import command_line
+from ..text import share_percent
 from .flags import EXIT_INTERRUPTED, EXIT_OK, add_runner, add_seed, input_dir, test_id_list
 
 __all__ = ["add_parsers"]
@@ -55,7 +56,7 @@ def cmd_twin_report(args: argparse.Namespace) -> int:
               "(complete drives are not run again)", file=sys.stderr)
         return EXIT_INTERRUPTED
     ov = rep.summary["overall"]
-    share = "" if ov["share_within"] is None else f" ({100 * ov['share_within']:.0f}%)"
+    share = "" if ov["share_within"] is None else f" ({share_percent(ov['share_within'])})"
     med = "" if ov["median_abs_error"] is None else f", median |error| {100 * ov['median_abs_error']:.1f}%"
     scored = [r for r in rep.internals if r["truth"] is not None]
     good = sum(1 for r in rep.internals if r["verdict"] in ("exact", "within 10%"))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 from ...outputs import atomic_open, write_text
+from ...text import share_percent
 from .compare import TOLERANCE
 
 
@@ -152,7 +153,7 @@ def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[st
     share = ov.get("share_within")
     parts.append(
         f"<p class=big><b>{ov['within']}</b> of <b>{ov['figures']}</b> figures of the twin within {tol:g}% of the original's"
-        + (f" ({100 * share:.0f}%)" if share is not None else "")
+        + (f" ({share_percent(share)})" if share is not None else "")
         + (f"; median |error| {100 * ov['median_abs_error']:.1f}%" if ov.get("median_abs_error") is not None else "")
         + (f"; worst: {_esc(worst['test_id'])}, {_esc(worst['figure'])} {_pct(worst['error'])}" if worst else "")
         + ".</p>")
@@ -307,7 +308,7 @@ def _link_index(index: Path, summ: Mapping[str, Any]) -> None:
     ov = summ["overall"]
     share = ov.get("share_within")
     line = (f"<p class=take>The twin: {ov['within']} of {ov['figures']} figures within {100 * float(summ['tolerance']):g}% of "
-            f"the original's" + (f" ({100 * share:.0f}%)" if share is not None else "")
+            f"the original's" + (f" ({share_percent(share)})" if share is not None else "")
             + " &mdash; <a href=\"twin.html\">the twin report</a> (figure by figure, internals, provenance).</p>")
     nav = "<nav><b>Contents:</b> "
     if nav in text:
