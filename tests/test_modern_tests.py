@@ -42,6 +42,7 @@ def test_the_modern_tests_are_on_request_and_named_by_their_method() -> None:
     assert "AnandTech" in get_test("whole-drive-fill")["about"] and "TechPowerUp" in get_test("whole-drive-fill-1m-qd1")["about"]
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_each_modern_test_runs_on_a_simulated_drive(tmp_path: Path) -> None:
     cp = cli_in_process("review", "--drive", "vertex3-120", "--quick", "--jobs", "1", "--tests", *MODERN, "--out", str(tmp_path),
                         timeout=600)

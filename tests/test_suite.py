@@ -206,6 +206,7 @@ def test_quick_review_writes_results_json_csv_with_manifest(quick_review: Path) 
         assert f"id={t}>" in html or f'id="{t}"' in html
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_report_rebuilds_identical_figures_and_merges_runs(quick_review: Path, tmp_path: Path) -> None:
     out = tmp_path / "rebuilt"
     cp = run_cli("report", str(quick_review / "results"), "--out", str(out))
@@ -500,6 +501,7 @@ def test_storage_bench_runs_on_a_secure_erased_drive_and_the_full_variant_on_a_f
         assert full[k] <= clean[k], (k, full[k], clean[k])
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_the_report_flags_results_made_by_another_description_of_the_test(quick_review: Path, tmp_path: Path) -> None:
     """Results saved before Storage Bench moved to a secure-erased drive keep
     their id; the report says they do not compare instead of mixing them in."""

@@ -150,7 +150,7 @@ def _waf_line(s: Mapping[str, Any]) -> str:
         if abs(reduction - 1.0) > 1e-9:
             line += f"; data reduction {reduction:.3f}"
     if coalesced:
-        size = gb(coalesced) if coalesced >= 10e6 else f"{coalesced / 1e6:,.2f} MB"
+        size = gb(coalesced) if coalesced >= 10e6 else f"{coalesced / 1e6:,.2f} MB" if coalesced >= 1e5 else f"{coalesced:,} B"
         line += f"; {size} overwritten in the write buffer before being programmed"
     return line
 

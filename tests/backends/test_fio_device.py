@@ -126,6 +126,7 @@ def test_a_storage_bench_iolog_has_its_idle_gaps_cut(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 @needs_fio
 def test_a_quick_device_review_on_a_file_makes_a_report_beside_a_simulated_drive(tmp_path: Path) -> None:
     x = tmp_path / "x"

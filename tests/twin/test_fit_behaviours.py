@@ -41,6 +41,7 @@ def _gc_mode_of_a_twin_exact_but_paced(preset: str) -> Dict[str, Any]:
     return {**prov, "recycle_bytes_per_s": twin["ftl"].get("recycle_bytes_per_s", 0)}
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hid() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit.base import ASSUMED_BUFFER_BYTES
@@ -67,6 +68,7 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
     assert twin["controller"]["write_buffer_bytes"] == prov["value"] and "tortured-flush" in figs
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_a_twin_takes_lazy_garbage_collection_where_the_drive_cleans_whole_blocks_when_it_needs_one() -> None:
     # the m4 cleans a whole victim when a die needs a block: the flush after the torture waits for it (6 s on the
     # probe) and the torture's seconds vary more than a paced twin's

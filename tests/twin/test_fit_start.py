@@ -217,6 +217,7 @@ def test_a_twin_of_a_drive_that_maps_8kb_units_maps_8kb_units_and_one_of_a_4kb_m
         assert (prov.get("ftl.max_map_entries") or {}).get("source") == ("measured" if unit > 4096 else None)
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_best() -> None:
     from ssdlab.cluster import Runner
     from ssdlab.twin.fit.candidates import scan_starts

@@ -77,6 +77,7 @@ def test_probe_sees_data_reduction_and_read_ahead_where_the_drives_have_them() -
     assert f4["readahead"]["value"] is True and f4["data_reduction"]["value"] is False
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the default run stays under 8 minutes
 def test_probe_cli_on_a_preset_then_fit_writes_a_twin_with_provenance(tmp_path: Path) -> None:
     out = tmp_path / "probe"
     cp = run_cli("probe", "--drive", "generic-mlc-120", "--out", str(out), "--budget", "quick", timeout=300)

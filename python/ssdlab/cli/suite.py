@@ -276,7 +276,7 @@ def _report_stage(saved: Sequence[str], out: str, cmd: str, interrupted: bool) -
               f"('ssdlab report {results} --out {out}' draws it)", file=sys.stderr)
         return EXIT_INTERRUPTED
     if interrupted:
-        print(f"ssdlab: interrupted; the report of the {len(saved)} finished tests is {page} (results in {results})",
+        print(f"ssdlab: interrupted; the report of the finished tests is {page} ({len(saved)} results in {results})",
               file=sys.stderr)
         return EXIT_INTERRUPTED
     print(f"ssdlab review: {len(saved)} results files in {results}; report {page}")
