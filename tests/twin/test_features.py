@@ -3,47 +3,34 @@ drives' own values."""
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import pytest
+from twin_helpers import fill, preset_truth
 
 from ssdlab import Drive
 from ssdlab.twin.features import extract
 from ssdlab.twin.probe import CLEAN, run_probe_simulated
 
 
-def _truth(drive_id: str) -> Dict[str, Any]:
-    c = Drive.load(drive_id).config
-    n = c["nand"]
-    dies = n["channels"] * n["packages_per_channel"] * n["dies_per_package"]
-    raw = dies * n["planes_per_die"] * n["blocks_per_plane"] * n["pages_per_block"] * n["page_size_bytes"]
-    cap = c["drive"]["user_capacity_bytes"]
-    return {"dies": dies, "write_buffer_bytes": c["controller"]["write_buffer_bytes"], "spare_fraction": raw / cap - 1,
-            "data_reduction": bool(c.get("data_reduction", {}).get("enabled"))}
-
-
-def _fill(rates_mbps: list) -> Dict[str, Any]:
-    return {"fill": {"iops_series": [r * 1e6 / (128 * 1024) for r in rates_mbps], "interval_ms": 1000}}
-
-
 def test_a_faster_mode_that_ends_half_way_through_the_fill_is_seen_and_a_gc_fall_is_not() -> None:
     cap = 100_000_000_000
     # 100 s at 500 MB/s = 50 GB (50%), a 60 s reorganisation at 100 MB/s, then 380 MB/s
-    f = extract(_fill([500] * 100 + [100] * 60 + [380] * 120), cap)
+    f = extract(fill([500] * 100 + [100] * 60 + [380] * 120), cap)
     print({k: f[k]["value"] for k in ("perf_mode", "perf_mode_fill_percent", "standard_write_bytes_per_s")})
     assert f["perf_mode"]["value"] is True and f["perf_mode_fill_percent"]["value"] == 50
     assert abs(f["standard_write_bytes_per_s"]["value"] / 380e6 - 1) < 0.01
     # a drive whose standard mode still outruns the link ends at its first rate: the mode shows in the fall
     # alone (Vertex 4 512GB: 504 MB/s, 219 during the reorganisation, 504 again)
-    f = extract(_fill([500] * 100 + [200] * 60 + [500] * 120), cap)
+    f = extract(fill([500] * 100 + [200] * 60 + [500] * 120), cap)
     assert f["perf_mode"]["value"] is True and f["perf_mode_fill_percent"]["value"] == 50
     assert f["standard_write_bytes_per_s"]["value"] is None and "link" in f["standard_write_bytes_per_s"]["how"]
     assert abs(f["perf_mode_dip_bytes_per_s"]["value"] / 200e6 - 1) < 0.01
     # a fall that never recovers (garbage collection late in the fill) and a flat fill: no mode
-    assert extract(_fill([500] * 150 + [100] * 100), cap)["perf_mode"]["value"] is False
-    assert extract(_fill([400] * 250), cap)["perf_mode"]["value"] is False
+    assert extract(fill([500] * 150 + [100] * 100), cap)["perf_mode"]["value"] is False
+    assert extract(fill([400] * 250), cap)["perf_mode"]["value"] is False
     # a fall after 5% of the drive is not a mode's end
-    assert extract(_fill([500] * 10 + [100] * 60 + [380] * 200), cap)["perf_mode"]["value"] is False
+    assert extract(fill([500] * 10 + [100] * 60 + [380] * 200), cap)["perf_mode"]["value"] is False
 
 
 @pytest.mark.parametrize("preset", ["neutron-240", "samsung840pro-256"])
@@ -52,7 +39,7 @@ def test_bursts_measure_a_large_buffer_in_front_of_a_nand_almost_as_fast_as_the_
     # must come from the bursts themselves
     run = run_probe_simulated(preset, None, stages=(CLEAN,), budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])["write_buffer_bytes"]
-    truth = _truth(preset)["write_buffer_bytes"]
+    truth = preset_truth(preset)["write_buffer_bytes"]
     print(f"{preset}: buffer {f['value']:,} B (truth {truth:,}): {f['how']}")
     assert abs(f["value"] / truth - 1) < 0.10
 
@@ -62,7 +49,7 @@ def test_bursts_measure_the_buffer_behind_a_write_path_slower_than_the_link() ->
     # buffer fills at the write rate (taken at the link's it came out at 32 MiB for 64)
     run = run_probe_simulated("vertex4-64-fw15", None, stages=(CLEAN,), budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
-    got, truth = f["write_buffer_bytes"], _truth("vertex4-64-fw15")["write_buffer_bytes"]
+    got, truth = f["write_buffer_bytes"], preset_truth("vertex4-64-fw15")["write_buffer_bytes"]
     print(f"vertex4-64-fw15: link {f['link_bytes_per_s']['value']:,} B/s, buffer {got['value']:,} B (truth {truth:,}): "
           f"{got['how']}")
     assert f["link_bytes_per_s"]["value"] > 1.04 * f["fastest_write_bytes_per_s"]["value"]

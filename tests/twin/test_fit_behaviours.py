@@ -7,20 +7,11 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 import pytest
+from twin_helpers import preset_truth
 
 from ssdlab import Drive
 from ssdlab.twin.features import extract
 from ssdlab.twin.probe import run_probe_simulated
-
-
-def _truth(drive_id: str) -> Dict[str, Any]:
-    c = Drive.load(drive_id).config
-    n = c["nand"]
-    dies = n["channels"] * n["packages_per_channel"] * n["dies_per_package"]
-    raw = dies * n["planes_per_die"] * n["blocks_per_plane"] * n["pages_per_block"] * n["page_size_bytes"]
-    cap = c["drive"]["user_capacity_bytes"]
-    return {"dies": dies, "write_buffer_bytes": c["controller"]["write_buffer_bytes"], "spare_fraction": raw / cap - 1,
-            "data_reduction": bool(c.get("data_reduction", {}).get("enabled"))}
 
 
 def _gc_mode_of_a_twin_exact_but_paced(preset: str) -> Dict[str, Any]:
@@ -52,7 +43,7 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
     # buffer; the torture leaves it full, and the flush right after waits for all of it
     run = run_probe_simulated("vector-256", None, budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
-    truth = _truth("vector-256")["write_buffer_bytes"]
+    truth = preset_truth("vector-256")["write_buffer_bytes"]
     assert f["write_buffer_bytes"]["value"] is None
     print(f"flush after the torture {f['dirty_flush_s']['value']:.3f} s: {f['dirty_buffer_bytes']['how']}")
     assert f["dirty_flush_s"]["value"] > 0.1

@@ -8,20 +8,11 @@ import json
 from typing import Any, Dict
 
 import pytest
+from twin_helpers import fill, preset_truth
 
 from ssdlab import Drive
 from ssdlab.twin.features import extract
 from ssdlab.twin.probe import CLEAN, run_probe_simulated
-
-
-def _truth(drive_id: str) -> Dict[str, Any]:
-    c = Drive.load(drive_id).config
-    n = c["nand"]
-    dies = n["channels"] * n["packages_per_channel"] * n["dies_per_package"]
-    raw = dies * n["planes_per_die"] * n["blocks_per_plane"] * n["pages_per_block"] * n["page_size_bytes"]
-    cap = c["drive"]["user_capacity_bytes"]
-    return {"dies": dies, "write_buffer_bytes": c["controller"]["write_buffer_bytes"], "spare_fraction": raw / cap - 1,
-            "data_reduction": bool(c.get("data_reduction", {}).get("enabled"))}
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +20,6 @@ def generic_probe() -> Dict[str, Any]:
     run = run_probe_simulated("generic-mlc-120", None, budget=0.25)
     return {"run": run, "features": extract(run.figures, run.target["capacity_bytes"])}
 
-
-def _fill(rates_mbps: list) -> Dict[str, Any]:
-    return {"fill": {"iops_series": [r * 1e6 / (128 * 1024) for r in rates_mbps], "interval_ms": 1000}}
 
 
 def test_a_torture_with_no_gc_onset_gives_the_twin_at_least_the_spare_it_wrote_through(
@@ -99,7 +87,7 @@ def test_a_twin_of_a_drive_with_a_faster_mode_gets_both_program_times(generic_pr
 
     features = dict(generic_probe["features"])
     assert features["perf_mode"]["value"] is False  # the generic drive has none
-    features.update(extract(_fill([500] * 100 + [100] * 60 + [380] * 120), 100_000_000_000))
+    features.update(extract(fill([500] * 100 + [100] * 60 + [380] * 120), 100_000_000_000))
     values: Dict[str, Any] = {"nand.packages_per_channel": 4, "nand.page_size_log2": 13, "nand.channel_bytes_per_s": 200_000_000}
     if features["tprog_ns"]["value"] is None:  # not measured at this budget: fitted
         values["nand.tprog_ns"] = 550_000
@@ -114,7 +102,7 @@ def test_a_twin_of_a_drive_with_a_faster_mode_gets_both_program_times(generic_pr
     # the fill ended at the link's rate: the standard program time comes from the fall, where each die programs
     # a host unit and two reorganised ones and reads those two: 32 x 16 KiB / 110 MB/s = 4766 us per host unit
     # = 3 x (82 us + tPROG) + 2 x (tR + 82 us)
-    features.update(extract(_fill([500] * 100 + [110] * 60 + [500] * 120), 100_000_000_000))
+    features.update(extract(fill([500] * 100 + [110] * 60 + [500] * 120), 100_000_000_000))
     doc, prov = build_doc(features, values, "t")
     std, tr = doc["nand"]["tprog_ns"], doc["nand"].get("tr_ns", 50_000)  # not fitted here: the base part's
     print(f"standard {std} ns from the fall: {prov['nand.tprog_ns']['why']}")
@@ -231,7 +219,7 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
            "features": extract(run.figures, run.target["capacity_bytes"])}
     cands = start_candidates(doc["features"])
     assert {c["nand.page_size_log2"] for c in cands} == {12, 13, 14} and len(cands) == len({str(c) for c in cands})
-    truth = _truth("vertex3-240")["dies"]
+    truth = preset_truth("vertex3-240")["dies"]
     with Runner(jobs=1) as runner:
         target = twin_target(doc, "t")
         best, scored = scan_starts(target, doc["features"], runner)
@@ -340,8 +328,8 @@ def test_the_scan_over_the_counts_the_raw_nand_allows_finds_the_dies_the_rates_l
         best, scored = scan_starts(twin_target(doc, "t"), doc["features"], runner, 1, choices)
     dies = 8 * best["nand.packages_per_channel"]
     print(f"{len(scored)} starts over {choices} dies: best {min(o for _, o in scored):.3f} at {dies} dies, "
-          f"{1 << best['nand.page_size_log2']} B pages (truth {_truth('crucial-m4-256')['dies']})")
-    assert dies == _truth("crucial-m4-256")["dies"] == 32 and best["nand.page_size_log2"] == 13
+          f"{1 << best['nand.page_size_log2']} B pages (truth {preset_truth('crucial-m4-256')['dies']})")
+    assert dies == preset_truth("crucial-m4-256")["dies"] == 32 and best["nand.page_size_log2"] == 13
 
 
 @pytest.mark.slow  # 2 minutes on 2 cores: the default run stays under 10 (10:34 with it)
@@ -367,7 +355,7 @@ def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_
                                                       "nand.channel_bytes_per_s")})
     s830 = found["samsung830-256"]
     c830 = Drive.load("samsung830-256").config
-    assert 8 * s830["nand.packages_per_channel"] == _truth("samsung830-256")["dies"] == 64
+    assert 8 * s830["nand.packages_per_channel"] == preset_truth("samsung830-256")["dies"] == 64
     assert s830[ACTIVE_DIES_KEY] == c830["controller"]["max_active_dies"] == 32
     assert abs(s830["nand.channel_bytes_per_s"] / c830["nand"]["channel_bytes_per_s"] - 1) < 0.05
     assert abs(s830["nand.tr_ns"] / c830["nand"]["tr_ns"] - 1) < 0.05
@@ -409,7 +397,7 @@ def test_a_buffer_the_bursts_measured_near_a_power_of_two_is_taken_as_that_power
 
     run = run_probe_simulated("dc-s3700-200", None, stages=(CLEAN,), budget=0.25)
     f = extract(run.figures, run.target["capacity_bytes"])
-    truth = _truth("dc-s3700-200")["write_buffer_bytes"]
+    truth = preset_truth("dc-s3700-200")["write_buffer_bytes"]
     assert f["write_buffer_bytes"]["value"] != truth and abs(f["write_buffer_bytes"]["value"] / truth - 1) < 0.10
     doc, prov = build_doc(f, {}, "twin")
     assert doc["controller"]["write_buffer_bytes"] == truth == prov["controller.write_buffer_bytes"]["value"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from twin_helpers import preset_truth
 
 from conftest import assert_one_line_error, run_cli
 from ssdlab import Drive
@@ -17,15 +18,6 @@ from ssdlab.twin.probe import CLEAN, FILL, jobfile_text, probe_jobs, run_probe_s
 
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
-
-def _truth(drive_id: str) -> Dict[str, Any]:
-    c = Drive.load(drive_id).config
-    n = c["nand"]
-    dies = n["channels"] * n["packages_per_channel"] * n["dies_per_package"]
-    raw = dies * n["planes_per_die"] * n["blocks_per_plane"] * n["pages_per_block"] * n["page_size_bytes"]
-    cap = c["drive"]["user_capacity_bytes"]
-    return {"dies": dies, "write_buffer_bytes": c["controller"]["write_buffer_bytes"], "spare_fraction": raw / cap - 1,
-            "data_reduction": bool(c.get("data_reduction", {}).get("enabled"))}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +46,7 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
 
 def test_probe_of_a_simulated_drive_recovers_its_buffer_spare_area_and_dies(generic_probe: Dict[str, Any]) -> None:
     f = generic_probe["features"]
-    truth = _truth("generic-mlc-120")
+    truth = preset_truth("generic-mlc-120")
     buf = f["write_buffer_bytes"]["value"]
     spare = f["spare_fraction"]["value"]
     print(f"buffer {buf:,} (truth {truth['write_buffer_bytes']:,}); spare {spare:.4f} (truth {truth['spare_fraction']:.4f}); "
@@ -71,7 +63,7 @@ def test_probe_of_a_simulated_drive_recovers_its_buffer_spare_area_and_dies(gene
 def test_probe_sees_data_reduction_and_read_ahead_where_the_drives_have_them() -> None:
     sf = run_probe_simulated("vertex3-120", None, stages=(CLEAN,), budget=0.25)
     fs = extract(sf.figures, sf.target["capacity_bytes"])
-    assert fs["data_reduction"]["value"] is True and _truth("vertex3-120")["data_reduction"]
+    assert fs["data_reduction"]["value"] is True and preset_truth("vertex3-120")["data_reduction"]
     v4 = run_probe_simulated("vertex4-128-fw15", None, stages=(CLEAN,), budget=0.25)
     f4 = extract(v4.figures, v4.target["capacity_bytes"])
     assert f4["readahead"]["value"] is True and f4["data_reduction"]["value"] is False

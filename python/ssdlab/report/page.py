@@ -4,8 +4,6 @@ latency, the reproduce commands). Drives are named by product name."""
 
 from __future__ import annotations
 
-import html
-import math
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
@@ -19,7 +17,7 @@ from . import verdict as _verdict
 from .checks import find_checks
 from .labels import chart_values, drive_label, names_with_hashes
 from .stories import stories_section
-from .tables import _drive_table, _reproduce, _scroll, _spec_table, _verdict_section
+from .tables import _drive_table, _esc, _fmt, _reproduce, _scroll, _spec_table, _verdict_section
 
 __all__ = ["build_report", "chart_values", "drive_label", "GROUPS"]
 
@@ -83,18 +81,6 @@ function ssdlabSpare(variant){
 }
 document.addEventListener('DOMContentLoaded', function(){ ssdlabSpare('v0'); });
 """
-
-
-def _esc(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _fmt(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}"
-    return str(v)
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ found (``judge``). Nothing here runs a simulation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, Mapping, Optional, Sequence, Tuple, Union
+from typing import ClassVar, Dict, Iterator, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Fig", "Ratio", "Diff", "Lowest", "Quantity", "Check", "Near", "NearRatio", "Above", "Below", "Between",
@@ -155,43 +155,47 @@ class NearRatio:
 
 
 @dataclass(frozen=True)
-class Above:
-    """``a`` above ``factor`` times ``b``."""
+class _Compare:
+    """``a`` on one side of ``factor`` times ``b`` (Above, Below)."""
 
     a: Quantity
     b: Operand
     factor: float = 1.0
+    word: ClassVar[str] = ""
 
     def refs(self) -> Iterator[Fig]:
         return _refs(self.a, self.b)
 
     def want(self) -> str:
         times = "" if self.factor == 1.0 else f"{self.factor:g} x "
-        return f"above {times}{self.b if isinstance(self.b, (int, float)) else 'the other'}"
+        return f"{self.word} {times}{self.b if isinstance(self.b, (int, float)) else 'the other'}"
+
+    def holds(self, a: float, b: float) -> bool:
+        raise NotImplementedError
 
     def judge(self, v: Values) -> Tuple[bool, str]:
         a, b = _val(self.a, v), _val(self.b, v)
-        return a > self.factor * b, f"{_show(self.a, v)} vs {_show(self.b, v)}"
+        return self.holds(a, self.factor * b), f"{_show(self.a, v)} vs {_show(self.b, v)}"
 
 
 @dataclass(frozen=True)
-class Below:
+class Above(_Compare):
+    """``a`` above ``factor`` times ``b``."""
+
+    word: ClassVar[str] = "above"
+
+    def holds(self, a: float, b: float) -> bool:
+        return a > b
+
+
+@dataclass(frozen=True)
+class Below(_Compare):
     """``a`` below ``factor`` times ``b``."""
 
-    a: Quantity
-    b: Operand
-    factor: float = 1.0
+    word: ClassVar[str] = "below"
 
-    def refs(self) -> Iterator[Fig]:
-        return _refs(self.a, self.b)
-
-    def want(self) -> str:
-        times = "" if self.factor == 1.0 else f"{self.factor:g} x "
-        return f"below {times}{self.b if isinstance(self.b, (int, float)) else 'the other'}"
-
-    def judge(self, v: Values) -> Tuple[bool, str]:
-        a, b = _val(self.a, v), _val(self.b, v)
-        return a < self.factor * b, f"{_show(self.a, v)} vs {_show(self.b, v)}"
+    def holds(self, a: float, b: float) -> bool:
+        return a < b
 
 
 @dataclass(frozen=True)
