@@ -196,6 +196,7 @@ def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:
     assert "box: peak" in text.stdout and "worst second" in text.stdout
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_spec_of_a_preset_shows_its_published_rating() -> None:
     from ssdlab.suite.spec import spec_sheet
 

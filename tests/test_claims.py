@@ -4,6 +4,7 @@ Python API (each runs the engine for minutes of simulated time in seconds)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ssdlab import Simulator
 
@@ -22,6 +23,7 @@ def test_random_writes_on_a_filled_drive_fall_to_a_steady_state_once_the_spare_a
     assert r.smart["erase_count_max"] >= 1
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_25_percent_spare_area_raises_the_minimum_iops() -> None:
     def steady_min_iops(span_percent: int) -> float:
         sim = Simulator("generic-mlc-120")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import TRACES_DIR, assert_one_line_error, cli_in_process
 from ssdlab.sweep import figure_column
 
@@ -20,6 +22,7 @@ def test_set_names_every_section_a_drive_has() -> None:
                           "'nand' has fields, not sections")
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_the_consistency_minimum_names_its_window_and_a_quick_run_says_it_is_not_the_full_test() -> None:
     cp = cli_in_process("test", "consistency", "--quick", timeout=120)
     assert cp.returncode == 0, cp.stderr

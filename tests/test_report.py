@@ -279,6 +279,7 @@ def test_the_page_opens_with_the_verdict_and_the_grid_and_names_products(quick_r
     assert "with 0 IOPS (red markers on the bottom edge), whole run:" in page and 'class=on onclick="ssdlabSpare(\'v0\')"' in page
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_a_report_of_results_from_an_older_ssdlab_still_builds(quick_review: Path, tmp_path: Path) -> None:
     """Results without the new tests (no grid, no rated run) give a page with
     the drive table after the verdict and no spec table."""
@@ -295,6 +296,7 @@ def test_a_report_of_results_from_an_older_ssdlab_still_builds(quick_review: Pat
     assert re.search(r"<p><b>test drive 4x320x256</b>: \w", page)
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_the_report_shows_the_reviews_stories_for_its_drives(tmp_path: Path) -> None:
     """The seed reviews' claims about the report's drives, judged on its own
     results; a claim whose test the report lacks is "not run", one about

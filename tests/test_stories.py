@@ -53,6 +53,7 @@ def test_qd32_random_writes_run_above_qd3_on_drives_with_enough_dies(drive: str)
     assert qd32 > 1.05 * qd3
 
 
+@pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
 def test_the_240gb_vertex3_is_ahead_of_the_120gb_in_heavy_2011() -> None:
     small, large = _storage_bench_mbps("vertex3-120", "heavy-2011"), _storage_bench_mbps("vertex3-240", "heavy-2011")
     print(f"Storage Bench 2011 Heavy: Vertex 3 120GB {small:.1f} MB/s, 240GB {large:.1f} MB/s")
