@@ -155,7 +155,7 @@ def test_ctrl_c_keeps_the_rows_that_finished(tmp_path: Path, monkeypatch: pytest
             raise KeyboardInterrupt
         return real(task, progress)
 
-    monkeypatch.setattr(cl, "execute_task", interrupted_second)
+    monkeypatch.setattr(cl.runner, "execute_task", interrupted_second)
     res = calibrate(rows, jobs=1, stream=None)
     assert [r.get("interrupted", False) for r in res].count(True) == 1
     done = next(r for r in res if not r.get("interrupted"))

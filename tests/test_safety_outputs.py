@@ -283,13 +283,13 @@ def _server(banner: bytes) -> Iterator[str]:
 def test_a_scheduler_address_that_is_not_dask_is_one_clear_error(monkeypatch: pytest.MonkeyPatch, banner: bytes, needle: str) -> None:
     import dask.distributed as dd
 
-    from ssdlab import cluster
+    from ssdlab.cluster import workers
     from ssdlab.errors import SsdlabError
 
-    monkeypatch.setattr(cluster, "_CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(workers, "_CONNECT_TIMEOUT_S", 1)
     with _server(banner) as addr:
         with pytest.raises(SsdlabError) as e:
-            cluster._connect(dd, addr)
+            workers._connect(dd, addr)
     assert f"scheduler {addr}: not a Dask scheduler" in str(e.value) and needle in str(e.value)
 
 

@@ -1,4 +1,4 @@
-//! A small random-input loop on the engine's parsers (issue 19): mutated
+//! A small random-input loop on the engine's parsers: mutated
 //! drive files (TOML and JSON, presets and a small drive), jobs, replay
 //! options and trace lines of every format. Whatever comes in, the answer is
 //! a value or an error naming a field on one line, never a panic; what

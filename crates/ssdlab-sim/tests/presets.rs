@@ -9,7 +9,7 @@ use ssdlab_sim::{DriveConfig, SimOptions, Simulator, Workload};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The reviewed drives (issue 4), by stable id.
+/// The reviewed drives, by stable id.
 const REVIEWED: &[&str] = &[
     "force-f120",
     "vertex2-25nm-120",
@@ -189,8 +189,8 @@ fn vertex3_240_beats_the_120_on_incompressible_writes_but_not_by_the_die_ratio()
     let (a, b) = (inc_write_mbps("vertex3-120", span), inc_write_mbps("vertex3-240", span));
     println!("Vertex 3 incompressible: 120GB {a:.0} MB/s, 240GB {b:.0} MB/s");
     // The 120GB (15 data dies) is die-bound; the 240GB (31) has dies to
-    // spare and stops at the SF-2000's encoder (issue 15: a model where both
-    // are die-bound gives exactly the die ratio, 31/15 = 2.07).
+    // spare and stops at the SF-2000's encoder (a model where both are
+    // die-bound gives exactly the die ratio, 31/15 = 2.07).
     assert!(b > 1.2 * a, "twice the dies must still be clearly faster: {a} vs {b}");
     assert!(b < 1.8 * a, "the controller must bind the larger drive before its dies: {a} vs {b}");
 }

@@ -1,4 +1,4 @@
-//! Read behaviour on the shipped presets (issue 15): a read-ahead is die
+//! Read behaviour on the shipped presets: a read-ahead is die
 //! reads issued ahead of the host, so at QD1 a drive runs ahead by its
 //! window and no more; a large request is split into die reads that run
 //! together, its data streaming to the host as they land; the QD threshold

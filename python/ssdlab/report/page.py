@@ -344,7 +344,7 @@ def _test_section(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], ou
 def _test_body(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: Path,
                checks: Sequence[str]) -> Tuple[str, str]:
     parts = [f"<p class=about>{_esc(t['about'])}</p>"]
-    # results saved under this id by a different description (e.g. Storage Bench on a filled drive before issue 15)
+    # results saved under this id by a different description (e.g. an older version of Storage Bench)
     current = next((c for c in TESTS if c["id"] == t["id"]), None)
     for k, d in per.items():
         if current is not None and d["test"].get("runs") != current["runs"]:
