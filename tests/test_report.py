@@ -317,3 +317,24 @@ def test_the_report_shows_the_reviews_stories_for_its_drives(tmp_path: Path) -> 
     s14 = re.search(r"<tr><td>S14</td>.*?</tr>", section)
     assert s14 and "not run</td></tr>" in s14.group(0) and "as-ssd" in s14.group(0)
     assert "other claims concern drives not in this report" in section
+
+
+def test_a_figure_is_charted_once_its_iops_join_the_mbps_table(tmp_path: Path) -> None:
+    """A throughput test's IOPS chart repeats its 4KB bars in another unit:
+    the page draws the MB/s chart and puts the IOPS in its table; IOPS of
+    measures the MB/s chart does not have keep their own chart."""
+    from ssdlab.report import build_report
+
+    def doc(drive_id: str, name: str, h: str, test_id: str, iops_label: str) -> Dict[str, Any]:
+        d = _doc(drive_id, name, {f"{test_id}.mbps": {**_bar(80.0, "4KB random"), "data": {"4KB random": 80.0, "seq": 500.0}},
+                                  f"{test_id}.iops": _bar(19531.0, iops_label, unit="IOPS")}, test_id=test_id, h=h)
+        d["test"].update(title=f"test {test_id}", about="a test", group="other")
+        return d
+
+    docs = [doc("a", "A", "1", "same", "4KB random"), doc("b", "B", "2", "same", "4KB random"),
+            doc("a", "A", "1", "other", "4KB rated"), doc("b", "B", "2", "other", "4KB rated")]
+    page = build_report(docs, str(tmp_path / "r")).read_text()
+    charts = {p.name for p in (tmp_path / "r" / "charts").glob("*.png")}
+    assert "same.mbps.png" in charts and "same.iops.png" not in charts
+    assert "<td>A, IOPS</td>" in page and "19,531" in page
+    assert {"other.mbps.png", "other.iops.png"} <= charts

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..outputs import write_text
 from ..results import write_figures_csv
@@ -95,7 +95,11 @@ def _figure(src: str, alt: str, caption: str, attrs: str = "", cls: str = "") ->
             f'<figcaption>{caption} (<a href="{_esc(svg)}">SVG</a>)</figcaption></figure>')
 
 
-def _bar_section(chart_id: str, per_drive: Mapping[str, Any], out: Path) -> str:
+def _bar_section(chart_id: str, per_drive: Mapping[str, Any], out: Path,
+                 same_in_iops: Optional[Mapping[str, Any]] = None) -> str:
+    """A bar chart and its table. ``same_in_iops``: the IOPS of some of the
+    same measures (4KB phases), shown as table rows rather than a second
+    chart of the same figures."""
     first = next(iter(per_drive.values()))
     values = {drive: c["data"] for drive, c in per_drive.items()}
     fig, order = _charts.bar_chart(first["title"], values, first.get("higher_is_better", True))
@@ -103,12 +107,18 @@ def _bar_section(chart_id: str, per_drive: Mapping[str, Any], out: Path) -> str:
     labels: List[str] = []
     for v in values.values():
         labels += [lab for lab in v if lab not in labels]
+    iops = {drive: c["data"] for drive, c in (same_in_iops or {}).items()}
+    unit = f", {_esc(first['unit'])}" if iops and first.get("unit") else ""
     table = "<table><tr><th>drive</th>" + "".join(f"<th>{_esc(lab)}</th>" for lab in labels) + "</tr>"
     for d in order:
-        table += f"<tr><td>{_esc(d)}</td>" + "".join(f"<td>{_fmt(values[d].get(lab))}</td>" for lab in labels) + "</tr>"
+        table += f"<tr><td>{_esc(d)}{unit}</td>" + "".join(f"<td>{_fmt(values[d].get(lab))}</td>" for lab in labels) + "</tr>"
+        if d in iops:
+            table += f"<tr><td>{_esc(d)}, IOPS</td>" + "".join(f"<td>{_fmt(iops[d].get(lab))}</td>" for lab in labels) + "</tr>"
     table += "</table>"
     better = "higher is better" if first.get("higher_is_better", True) else "lower is better"
-    return _figure(f"charts/{chart_id}.png", first["title"], f"{_esc(first['title'])}; {better}; best drive at the top.") + _scroll(table)
+    also = " The 4KB phases' IOPS are in the table (the same measures as the bars)." if iops else ""
+    return _figure(f"charts/{chart_id}.png", first["title"],
+                   f"{_esc(first['title'])}; {better}; best drive at the top.{also}") + _scroll(table)
 
 
 def _line_section(chart_id: str, per_drive: Mapping[str, Any], out: Path) -> str:
@@ -365,11 +375,18 @@ def _test_body(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: 
     chart_ids: List[str] = []
     for d in ran.values():
         chart_ids += [c for c in d.get("charts", {}) if c not in chart_ids]
+    # one chart per figure: a throughput test's IOPS chart repeats its 4KB
+    # bars in another unit, so those numbers join the MB/s chart's table
+    folded = {cid[:-len(".iops")] + ".mbps": cid for cid in chart_ids
+              if cid.endswith(".iops") and _same_measures(list(ran.values()), cid[:-len(".iops")] + ".mbps", cid)}
     for cid in chart_ids:
+        if cid in folded.values():
+            continue
         pd = chart_values(list(ran.values()), cid)
         kind = next(iter(pd.values()))["type"]
         if kind == "bar":
-            parts.append(_bar_section(cid, pd, out))
+            same = chart_values(list(ran.values()), folded[cid]) if cid in folded else None
+            parts.append(_bar_section(cid, pd, out, same))
         elif kind == "line":
             parts.append(_line_section(cid, pd, out))
         elif kind == "curve":
@@ -386,6 +403,14 @@ def _test_body(t: Mapping[str, Any], per: Mapping[str, Mapping[str, Any]], out: 
         parts.append(_latency_section(str(t["id"]), str(t["title"]), ran, out))
     parts.append(_reproduce(ran))
     return "".join(parts), take
+
+
+def _same_measures(docs: Sequence[Mapping[str, Any]], mbps_id: str, iops_id: str) -> bool:
+    """Whether every bar of the IOPS chart is also a bar of the MB/s chart
+    (the same measure in another unit), for every drive."""
+    mbps, iops = chart_values(docs, mbps_id), chart_values(docs, iops_id)
+    return bool(mbps) and all(c["type"] == "bar" for c in (*mbps.values(), *iops.values())) and all(
+        d in mbps and set(c["data"]) <= set(mbps[d]["data"]) for d, c in iops.items())
 
 
 def _group_anchor(gid: str, tests: Sequence[Mapping[str, Any]]) -> str:
