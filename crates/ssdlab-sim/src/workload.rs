@@ -699,18 +699,7 @@ impl IoGen {
         }
         // The plain job (no fio modifier, range, zones or trimwrite): the
         // engine's hot path, kept as short as it always was.
-        let op = match self.rw {
-            RwMode::Read | RwMode::RandRead => Op::Read,
-            RwMode::Write | RwMode::RandWrite => Op::Write,
-            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
-            RwMode::ReadWrite | RwMode::RandRw => {
-                if self.rng.percent(self.mix) {
-                    Op::Read
-                } else {
-                    Op::Write
-                }
-            }
-        };
+        let op = self.pick_op();
         let bs = self.pick_size();
         let off = if self.rw.is_random() {
             let slots = (self.len - bs) / self.align + 1;
@@ -729,13 +718,10 @@ impl IoGen {
         (op, off, bs)
     }
 
-    /// [`IoGen::next_io`] with fio's later options: `rw` modifiers, `bsrange`,
-    /// zoned distributions, trimwrite.
-    fn next_io_extended(&mut self) -> (Op, u64, u64) {
-        if let Some((off, bs)) = self.pending_write.take() {
-            return (Op::Write, off, bs);
-        }
-        let op = match self.rw {
+    /// The direction of the next I/O (a mixed job draws it by `rwmixread`).
+    #[inline(always)]
+    fn pick_op(&mut self) -> Op {
+        match self.rw {
             RwMode::Read | RwMode::RandRead => Op::Read,
             RwMode::Write | RwMode::RandWrite => Op::Write,
             RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite => Op::Trim,
@@ -746,7 +732,16 @@ impl IoGen {
                     Op::Write
                 }
             }
-        };
+        }
+    }
+
+    /// [`IoGen::next_io`] with fio's later options: `rw` modifiers, `bsrange`,
+    /// zoned distributions, trimwrite.
+    fn next_io_extended(&mut self) -> (Op, u64, u64) {
+        if let Some((off, bs)) = self.pending_write.take() {
+            return (Op::Write, off, bs);
+        }
+        let op = self.pick_op();
         let bs = self.pick_size();
         let (off, bs) = if self.rw.is_random() {
             if self.seq_nr > 1 && self.seq_left > 0 && self.last_end + bs <= self.start + self.len {
