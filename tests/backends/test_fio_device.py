@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO, assert_one_line_error, attached_loop_device, make_drive, run_cli, ssdlab_command
+from fake_system import FakeSystem
 from ssdlab.backends import fio_results, fio_runner, fio_target
 from ssdlab.backends.sim_runner import SuiteRunner
 from ssdlab.fio import run as fio_run
@@ -32,7 +33,6 @@ from ssdlab.results import PhaseResult
 from ssdlab.suite.definitions import get_test
 from ssdlab.suite.fio import ScaleSizes, fio_sections
 from ssdlab.suite.scale import FULL, QUICK
-from test_fio_safety import FakeSystem
 
 if fio_run.shutil.which("fio") is None and os.environ.get("CI"):
     pytest.fail("fio is not installed (.ci/run installs Debian's fio)", pytrace=False)

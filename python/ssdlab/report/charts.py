@@ -8,7 +8,7 @@ that coincide are told apart (line width, markers) and named by the caller;
 titles wrap and files are cropped to their content, so nothing is clipped.
 
 In the SVG files, bar value labels have the id ``barlabel_N`` and legends
-``legend_N``, so their geometry can be checked (tests/test_report_browser.py).
+``legend_N``, so their geometry can be checked (tests/report/test_report_browser.py).
 """
 
 from __future__ import annotations

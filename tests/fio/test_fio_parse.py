@@ -16,7 +16,7 @@ from ssdlab.fio.errors import FioOutputError
 from ssdlab.fio.jobfile import parse_jobfile, parse_jobfile_text
 from ssdlab.fio.run import classify
 
-DATA = Path(__file__).parent / "data" / "fio"
+DATA = Path(__file__).parent.parent / "data" / "fio"
 
 
 def jobfile(name: str) -> Any:

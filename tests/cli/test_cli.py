@@ -126,7 +126,7 @@ def test_an_unknown_preset_lists_the_presets() -> None:
 def test_a_bad_drive_file_names_the_file_and_field(tmp_path: Path) -> None:
     f = tmp_path / "bad.toml"
     f.write_text(
-        (Path(__file__).resolve().parent.parent / "python/ssdlab/drives/generic-mlc-120.toml")
+        (Path(__file__).resolve().parents[2] / "python/ssdlab/drives/generic-mlc-120.toml")
         .read_text()
         .replace("dies_per_package = 1", "dies_per_package = 1\ntr_us = 50")
     )
