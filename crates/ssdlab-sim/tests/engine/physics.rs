@@ -3,8 +3,7 @@
 //! writes and FIFO (LRW) cleaning, WA = a / (a + W0(-a e^-a)), a = physical /
 //! user pages.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 /// Principal branch of Lambert W on [-1/e, 0), by Halley iteration.

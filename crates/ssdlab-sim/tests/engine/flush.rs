@@ -2,8 +2,7 @@
 //! issued once the job's I/O in flight completed, which waits until the data
 //! written before it is programmed (a partial program unit padded).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 const TPROG_NS: u64 = 1_300_000;

@@ -1,6 +1,6 @@
 //! Issue 15 stories on spare area, performance mode, TRIM and idle GC
 //! (Barefoot 3, Everest 2 and SandForce presets), one claim per test with
-//! its figures printed (`cargo test --release --test stories_trim --
+//! its figures printed (`cargo test --release --test engine stories_trim --
 //! --nocapture`).
 //!
 //! The Barefoot 3 / Everest 2 drives are the shipped presets (their
@@ -11,9 +11,8 @@
 //! state. The full-size figures come from `ssdlab test consistency` and
 //! `ssdlab test trim-validation` (see the commit message).
 
-mod common;
-use common::preset_config as load;
-use common::*;
+use crate::common::preset_config as load;
+use crate::common::*;
 use serde_json::json;
 use ssdlab_sim::{PhaseResult, Simulator};
 

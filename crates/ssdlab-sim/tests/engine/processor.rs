@@ -2,8 +2,7 @@
 //! reads and writes, and per-command latency that holds no slot (docs/model.md
 //! "Host interface"). One claim per test.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use ssdlab_sim::Simulator;
 

@@ -5,8 +5,7 @@
 //! parses runs a few I/Os on a simulator built within a small memory limit.
 //! Deterministic: the engine's splitmix64 generator with fixed seeds.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Map, Value};
 use ssdlab_sim::rng::Rng;
 use ssdlab_sim::trace::import::{open, ImportOptions, TraceFormat};

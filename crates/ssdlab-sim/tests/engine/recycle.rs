@@ -1,8 +1,7 @@
 //! The SandForce block recycling path (docs/model.md, "Block recycling path";
 //! `ftl.recycle_bytes_per_s`), one claim per test.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use ssdlab_sim::{PhaseResult, Simulator};
 

@@ -1,8 +1,7 @@
 //! Several submitters on one drive (fio's jobs that run at the same time),
 //! one claim per test.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use ssdlab_sim::{PhaseResult, Simulator};
 

@@ -1,7 +1,6 @@
 //! Controller and firmware behaviours, one claim per test (docs/model.md).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, Simulator};
 

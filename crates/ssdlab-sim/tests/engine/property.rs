@@ -4,8 +4,7 @@
 //! compared on every read and after every phase; nothing may ever be lost,
 //! stale or mixed up. A failure prints the seed and the op list to reproduce.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -4,9 +4,7 @@
 //! together, its data streaming to the host as they land; the QD threshold
 //! of NCQ streaming stays a firmware parameter. Each test prints its figures.
 
-mod common;
-
-use common::{preset_config as load, run};
+use crate::common::{preset_config as load, run};
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, PhaseResult, SimOptions, Simulator};
 

@@ -3,8 +3,7 @@
 //! follows its definition (time with at least one I/O outstanding), checked
 //! against the union of the I/O intervals computed here from the per-I/O log.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use ssdlab_sim::trace::import::{open, ImportOptions};
 use ssdlab_sim::trace::TraceOp;

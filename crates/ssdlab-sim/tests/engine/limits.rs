@@ -4,8 +4,7 @@
 //! settings that change it), and a job's runtime, io_size and number_ios by
 //! documented maxima (unless `force`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use ssdlab_sim::config::memory_estimate_bytes;
 use ssdlab_sim::pattern::DataPattern;
