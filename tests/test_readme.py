@@ -98,3 +98,78 @@ def test_every_readme_command_parses_and_reads_only_files_that_exist(tmp_path: P
         for k, w in enumerate(argv[:-1]):
             if w in _writes(argv):
                 written.add(argv[k + 1].rstrip("/"))
+
+
+#: README commands this test runs as printed (seconds each on a busy 2-core
+#: machine: under a minute).
+_RUN = (
+    "run --drive generic-mlc-120 --precondition filled --rw randwrite --bs 4k --iodepth 32 --runtime 300s",
+    "tests",
+    "review --drive my-drive.toml --drive vertex3-120 --out quick/ --quick --tests as-ssd atto",
+    "fio ssd-steadystate.fio --drive vertex3-120 --output out.json --log-dir logs/",
+    "fio-parse out.json --log-dir logs/",
+    "calibrate --drive force-f120 --kind measured --json",
+    "calibrate --table my-measurements.csv",
+    "drives",
+    "drive show generic-mlc-120",
+    "drive show my-drive.toml --set nand.tprog_ns=1800000",
+    "run --drive generic-mlc-120 --precondition filled --size 8g --rw randwrite --bs 4k --iodepth 3 --runtime 180s --data-pattern repeated",
+    "run --drive generic-mlc-120 --rw randrw --rwmixread 70 --bssplit 4k/50:64k/50 --iodepth 32 --runtime 60s --log-avg-msec 100"
+    " --idle-after 5s --json --output r.json",
+    "run --drive generic-mlc-120 --set nand.tprog_ns=1800000 --rw write --bs 128k --iodepth 32 --size 4g",
+    "run --drive generic-mlc-120 --check --precondition filled --size 4g --rw randrw --bs 4k --iodepth 32 --runtime 10s",
+    "storage-bench --drive generic-mlc-120 --bench heavy-2011",
+    "storage-bench --drive generic-mlc-120 --bench heavy-2011 --idle-cap none",
+    "replay --generated heavy-2011 --precondition filled --idle-cap 25ms",
+    "replay hm_0-sample.csv.gz --device hm_0 --mode as-fast-as-possible --iodepth 8 --json",
+    "replay hm_0-sample.csv.gz --runtime 1min",
+    "trace stats hm_0-sample.csv.gz",
+    "trace stats tencent-sample.bz2 --device 1063 --capacity 64g --reject --skip-bad-lines --json",
+    "trace stats --generated heavy-2011",
+    "trace workloads",
+    "trace generate heavy-2011 --out heavy.iolog",
+    "trace generate typical-2010 --out typical.csv",
+)
+
+#: README commands that need a real drive, a test file or a meter, or the
+#: results of one: the fio tests (tests/fio/, tests/backends/) run them on
+#: test files and loop devices.
+_DEVICE = ("/dev/sd", "/tmp/x/", "sdb/results", "sdb.csv", "meter.csv", "probe-mine", "fio-import out.json")
+
+#: README commands of several minutes, each covered by a slow test of its
+#: own (the whole table, the ledger, fits, probes, sweeps, full reviews).
+_LONG = ("test consistency", "review --drive generic-mlc-120 --drive my-drive.toml", "report review/results", "calibrate",
+         "spec ", "stories", "fit ", "sweep ", "probe ", "twin-report ", "storage-bench --drive generic-mlc-120 --bench heavy-2011 --full")
+
+
+def _kind(cmd: str) -> str:
+    if cmd in _RUN:
+        return "run"
+    if any(d in cmd for d in _DEVICE):
+        return "device"
+    if any(cmd.startswith(p) for p in _LONG):
+        return "long"
+    return "unclassified"
+
+
+@pytest.mark.slow  # 80 s of CPU; 8 minutes of wall on a machine at load 14
+def test_the_readme_commands_run_as_printed_from_examples(tmp_path: Path) -> None:
+    """Every README command is run here as printed (in README order, in a
+    copy of examples/), or named as one that needs a device or as a long
+    one with a slow test of its own; a new README command must be sorted."""
+    from conftest import run_cli
+
+    work = tmp_path / "examples"
+    shutil.copytree(REPO / "examples", work)
+    cmds = [(ln, " ".join(argv), argv) for ln, argv in readme_commands()]
+    loose = [f"README.md:{ln}: {c}" for ln, c, _ in cmds if _kind(c) == "unclassified"]
+    assert not loose, "README commands neither run here nor named as device or long ones:\n" + "\n".join(loose)
+    ran = 0
+    for ln, cmd, argv in cmds:
+        if _kind(cmd) != "run":
+            continue
+        cp = run_cli(*argv, cwd=work, timeout=600)
+        assert cp.returncode == 0, f"README.md:{ln}: 'ssdlab {cmd}' exited {cp.returncode}: {cp.stderr.strip()[-500:]}"
+        assert "Traceback" not in cp.stderr
+        ran += 1
+    assert ran == len(_RUN), f"{len(_RUN) - ran} commands of _RUN are no longer in the README"
