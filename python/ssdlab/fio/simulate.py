@@ -88,6 +88,7 @@ from .document import ENGINE_FIELD_TO_OPTION, completion_times, direction_entry,
 from .errors import JobFileError
 from .jobfile import JobFile, parse_jobfile
 from .plan import (
+    MAX_IODEPTH,
     RANDOM_MODES,
     PlannedJob,
     ProgressCallback,
@@ -96,7 +97,7 @@ from .plan import (
 )
 
 __all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "output_format_for", "OUTPUT_FORMATS", "main",
-           "RANDOM_MODES"]
+           "RANDOM_MODES", "MAX_IODEPTH"]
 
 
 @dataclass
@@ -321,7 +322,7 @@ def simulate(
 
     verifying = any(verifies(j) for j in jobfile.jobs)
     sim = simulator if simulator is not None else Simulator(drive, seed=seed, check=verifying)
-    planned = plan(jobfile, int(sim.capacity_bytes))
+    planned = plan(jobfile, int(sim.capacity_bytes), queue_per_job=sim.drive.is_nvme)
     for p in planned:
         _check_engine(sim, p)
     run = SimulatedRun(document={}, logs={})
@@ -455,7 +456,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from ..drive import Drive
 
             d = Drive.load(args.drive)
-            for p in plan(jf, int(d.capacity_bytes)):
+            for p in plan(jf, int(d.capacity_bytes), queue_per_job=d.is_nvme):
                 sys.stdout.write(f"{p.name}: group {p.groupid}, engine job {json.dumps(p.engine)}\n")
                 for n in p.notes:
                     sys.stdout.write(f"  note: {n}\n")

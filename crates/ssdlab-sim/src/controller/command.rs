@@ -118,7 +118,7 @@ impl Controller {
                 let end = off + len;
                 let mut t_data = t2;
                 // The command's own link time goes with its first data.
-                let mut oh = self.host.command_overhead_ns;
+                let mut oh = self.command_link_ns(len);
                 for lba in span_lo..span_hi {
                     if lba < first || lba >= first + n {
                         if merge >> beside(lba) & 1 != 0 {
@@ -163,6 +163,9 @@ impl Controller {
             }
             Op::Read => {
                 let x = self.link_ns(len);
+                // A drive without DRAM for its map may have to read the
+                // request's translation pages first.
+                let t2 = ftl.map_access(first, n, t2, false, nand);
                 let start = if self.cfg.readahead_bytes == 0 {
                     // Store and forward: the data crosses the link once all
                     // of it is in the controller.
@@ -171,7 +174,12 @@ impl Controller {
                     self.read_stream(ftl, nand, first, n, off, len, t2)?
                 };
                 // The command's own link time goes with its data.
-                let oh = self.host.command_overhead_ns;
+                let oh = self.command_link_ns(len);
+                if self.duplex {
+                    // Read data flows device to host, beside the writes.
+                    let xs = self.link_up.reserve(start, oh + x);
+                    return Ok(xs + oh + x);
+                }
                 let xs = self.link.reserve(start, oh + x);
                 self.device_bursts.reserve(xs + oh, x);
                 Ok(xs + oh + x)
@@ -181,6 +189,7 @@ impl Controller {
                 let a = off.div_ceil(UNIT_BYTES);
                 let b = (off + len) / UNIT_BYTES;
                 if b > a {
+                    ftl.map_access(a, b - a, t2, true, nand);
                     ftl.trim_units(a, b - a, t2);
                 }
                 Ok(t2)

@@ -8,6 +8,8 @@ mod flush;
 mod fuzz_parsers;
 mod jobs;
 mod limits;
+mod map_cache;
+mod nvme;
 mod physics;
 mod presets;
 mod processor;
