@@ -327,6 +327,13 @@ impl Nand {
     /// work are not revised (their buffer space is freed a read's time early).
     #[inline]
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
+        self.read_t(die, earliest_ns, bytes, self.tr_ns)
+    }
+
+    /// [`Nand::read`] of a page whose read time is `tr_ns` (its page type's,
+    /// or SLC mode's).
+    #[inline]
+    pub fn read_t(&mut self, die: u32, earliest_ns: u64, bytes: u64, tr_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let busy = self.busy_until_ns[die as usize];
@@ -334,13 +341,13 @@ impl Nand {
         // Passing queued work, the read takes the die's slot (the queued
         // work holds one); otherwise it needs a slot of its own.
         let (tok, start) = if at < busy { (usize::MAX, at) } else { self.acquire(at) };
-        let ready = start + self.tr_ns;
+        let ready = start + tr_ns;
         let ch = self.channel_of_die[die as usize] as usize;
         let xs = self.channels[ch].reserve(ready, x);
         let end = xs + x + dec;
         self.release(tok, end);
         let d = &mut self.dies[die as usize];
-        d.read_busy_ns += self.tr_ns;
+        d.read_busy_ns += tr_ns;
         d.read_until_ns = end;
         self.busy_until_ns[die as usize] = if start < busy { busy + (end - start) } else { end };
         self.counters.page_reads += 1;
@@ -381,17 +388,24 @@ impl Nand {
     /// program. Returns when the data left the controller.
     #[inline]
     pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64, tprog_ns: u64) -> u64 {
+        self.copy_through_controller_ns(die, earliest_ns, reads, reads * self.tr_ns, bytes, tprog_ns)
+    }
+
+    /// [`Nand::copy_through_controller`] whose `reads` page reads take
+    /// `read_ns` in all (pages of several types, or SLC-mode pages).
+    #[inline]
+    pub fn copy_through_controller_ns(&mut self, die: u32, earliest_ns: u64, reads: u64, read_ns: u64, bytes: u64, tprog_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(self.busy_until_ns[die as usize]));
-        let s0 = s0 + reads * self.tr_ns;
+        let s0 = s0 + read_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x + dec;
         let done = xe + tprog_ns;
         self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
-        d.read_busy_ns += reads * self.tr_ns;
+        d.read_busy_ns += read_ns;
         d.prog_busy_ns += tprog_ns;
         self.busy_until_ns[die as usize] = done;
         let c = &mut self.counters;
@@ -420,12 +434,18 @@ impl Nand {
 
     #[inline]
     pub fn erase(&mut self, die: u32, earliest_ns: u64) -> u64 {
+        self.erase_t(die, earliest_ns, self.tbers_ns)
+    }
+
+    /// Erase a block whose erase time is `tbers_ns` (SLC mode's).
+    #[inline]
+    pub fn erase_t(&mut self, die: u32, earliest_ns: u64, tbers_ns: u64) -> u64 {
         let (tok, s) = self.acquire(earliest_ns.max(self.busy_until_ns[die as usize]));
-        self.release(tok, s + self.tbers_ns);
-        self.busy_until_ns[die as usize] = s + self.tbers_ns;
-        self.dies[die as usize].erase_busy_ns += self.tbers_ns;
+        self.release(tok, s + tbers_ns);
+        self.busy_until_ns[die as usize] = s + tbers_ns;
+        self.dies[die as usize].erase_busy_ns += tbers_ns;
         self.counters.block_erases += 1;
-        s + self.tbers_ns
+        s + tbers_ns
     }
 
     pub fn die_busy_until(&self, die: u32) -> u64 {
