@@ -250,6 +250,11 @@ class Drive:
         return int(self._config["drive"]["user_capacity_bytes"])
 
     @property
+    def is_nvme(self) -> bool:
+        """An NVMe drive: every job gets its own queue pair."""
+        return bool(self._config["host"].get("interface") == "nvme")
+
+    @property
     def config(self) -> Dict[str, Any]:
         """The full description as a dict (a copy; units last in every key)."""
         return copy.deepcopy(self._config)

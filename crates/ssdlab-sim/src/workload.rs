@@ -78,6 +78,10 @@ pub enum Op {
     Trim,
 }
 
+/// Most I/Os one job keeps in flight: as many as the largest NVMe queue
+/// holds (65536 entries).
+pub const MAX_IODEPTH: u32 = 65_536;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
     pub name: String,
@@ -323,10 +327,12 @@ impl Workload {
             Some(v) => parse_u64("iodepth", v)?,
             None => 1,
         };
-        if iodepth == 0 || iodepth > 256 {
+        if iodepth == 0 || iodepth > MAX_IODEPTH as u64 {
             return Err(werr(
                 "iodepth",
-                format!("{iodepth}: must be 1..=256 (the drive's NCQ takes up to 32 at once; more wait in the host queue)"),
+                format!(
+                    "{iodepth}: must be 1..={MAX_IODEPTH} (a SATA drive's NCQ takes up to 32 at once, an NVMe queue queue_depth - 1; more wait in the host queue)"
+                ),
             ));
         }
         let rwmixread_percent = match (get("rwmixread"), get("rwmixwrite")) {

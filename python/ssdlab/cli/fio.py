@@ -152,7 +152,7 @@ def cmd_fio(args: argparse.Namespace) -> int:
     args.output_format = output_format_for(args.output_format, args.output)
     drive = load_drive(args.drive or DEFAULT_DRIVE, args.set)
     if args.parse_only:
-        for pj in plan(jf, int(drive.capacity_bytes)):
+        for pj in plan(jf, int(drive.capacity_bytes), queue_per_job=drive.is_nvme):
             print(f"{pj.name}: group {pj.groupid}, engine job {json.dumps(pj.engine)}")
             for n in pj.notes:
                 print(f"  note: {n}")

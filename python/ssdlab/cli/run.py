@@ -101,7 +101,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--bs", help="block size (default 4k)")
     p.add_argument("--bssplit", help="block size mix, e.g. 4k/50:64k/50 (percentages add up to 100, as in fio)")
     p.add_argument("--blockalign", help="offset alignment (default: the smallest block size)")
-    p.add_argument("--iodepth", help="queue depth (default 1; the drive's NCQ takes up to 32)")
+    p.add_argument("--iodepth", help="queue depth (default 1; a SATA drive's NCQ takes up to 32 at once, an NVMe queue queue_depth - 1)")
     p.add_argument("--runtime", help="simulated run time, e.g. 60s, 5m (a bare number is seconds; at most 7 days without --force)")
     p.add_argument("--size", help="region length (default: the whole drive from --offset); also 75%%")
     p.add_argument("--offset", help="region start (default 0)")

@@ -90,6 +90,10 @@ from . import fiojson, steadystate
 from .errors import JobFileError
 from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, parse_jobfile, rw_base
 
+#: Most I/Os one job keeps in flight (the engine's ``MAX_IODEPTH``: an NVMe
+#: queue's 65536 entries).
+MAX_IODEPTH = 65536
+
 __all__ = ["PlannedJob", "SimulatedRun", "plan", "simulate", "write_outputs", "output_format_for", "OUTPUT_FORMATS", "main",
            "RANDOM_MODES"]
 
@@ -319,9 +323,9 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
                          "set ioengine=libaio or io_uring")
         qd = 1
     total_qd = qd * clones
-    if total_qd > 256:
+    if total_qd > MAX_IODEPTH:
         raise job.error("numjobs" if clones > 1 else "iodepth",
-                        f"{clones} clone(s) x iodepth {qd} = {total_qd} I/Os in flight; the engine takes at most 256")
+                        f"{clones} clone(s) x iodepth {qd} = {total_qd} I/Os in flight; the engine takes at most {MAX_IODEPTH}")
     e["iodepth"] = total_qd
     if clones > 1:
         notes.append(f"{clones} identical random jobs run as one queue of {clones} x {qd} = {total_qd} I/Os in flight")
@@ -428,9 +432,12 @@ def _mergeable(a: Job, b: Job) -> Optional[str]:
     return None
 
 
-def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
+def plan(jobfile: JobFile, capacity_bytes: int, *, queue_per_job: bool = False) -> Tuple[PlannedJob, ...]:
     """Check a job file against fio's semantics and the engine's abilities
-    without running it. Raises JobFileError naming the file, line and option."""
+    without running it. Raises JobFileError naming the file, line and option.
+
+    ``queue_per_job``: the drive gives every job its own queue (NVMe), so
+    identical clones run side by side instead of as one merged queue."""
     # Concurrency groups (split by stonewall) and fio's reporting groups.
     conc: List[List[Job]] = []
     groupids: Dict[int, int] = {}
@@ -460,7 +467,7 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
         wait_note = ([f"wait_for={waits[id(first)]}: the job starts when every job before it has finished (not only "
                       f"'{waits[id(first)]}')"] if id(first) in waits else [])
         clones = sum(j.int_value("numjobs", 1) for j in group)
-        if clones == 1 or _one_queue(group, groupids) is None:
+        if clones == 1 or (not queue_per_job and _one_queue(group, groupids) is None):
             what = (f"jobs '{first.name}', " + ", ".join(f"'{j.name}'" for j in group[1:]) if len(group) > 1
                     else f"the {clones} clones of '{first.name}' (numjobs)")
             notes: List[str] = []
@@ -474,7 +481,7 @@ def plan(jobfile: JobFile, capacity_bytes: int) -> Tuple[PlannedJob, ...]:
         for job in group:
             n = job.int_value("numjobs", 1)
             gid = groupids[id(job)]
-            if n > 1 and _one_queue([job], groupids) is None:
+            if n > 1 and not queue_per_job and _one_queue([job], groupids) is None:
                 notes = [f"the {n} clones of '{job.name}' run as one queue beside the group's other jobs"]
                 if not job.flag("group_reporting"):
                     notes.append(f"the {n} clones of '{job.name}' are reported one by one, each with 1/{n} of the queue's I/Os")
@@ -503,8 +510,8 @@ def _one_queue(group: Sequence[Job], groupids: Mapping[int, int]) -> Optional[st
     if not _is_random(first):
         return "sequential streams are separate"
     clones = sum(j.int_value("numjobs", 1) for j in group)
-    if first.int_value("iodepth", 1) * clones > 256:
-        return "one queue would hold more than the engine's 256 I/Os"
+    if first.int_value("iodepth", 1) * clones > MAX_IODEPTH:
+        return f"one queue would hold more than the engine's {MAX_IODEPTH} I/Os"
     for k in ("offset_increment", "rate", "rate_iops", "thinktime", "startdelay"):
         if first.has(k):
             return f"each clone has its own {k}"
@@ -1085,7 +1092,7 @@ def simulate(
 
     verifying = any(_verifies(j) for j in jobfile.jobs)
     sim = simulator if simulator is not None else Simulator(drive, seed=seed, check=verifying)
-    planned = plan(jobfile, int(sim.capacity_bytes))
+    planned = plan(jobfile, int(sim.capacity_bytes), queue_per_job=sim.drive.is_nvme)
     for p in planned:
         _check_engine(sim, p)
     run = SimulatedRun(document={}, logs={})
@@ -1219,7 +1226,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from ..drive import Drive
 
             d = Drive.load(args.drive)
-            for p in plan(jf, int(d.capacity_bytes)):
+            for p in plan(jf, int(d.capacity_bytes), queue_per_job=d.is_nvme):
                 sys.stdout.write(f"{p.name}: group {p.groupid}, engine job {json.dumps(p.engine)}\n")
                 for n in p.notes:
                     sys.stdout.write(f"  note: {n}\n")

@@ -98,23 +98,46 @@ impl DriveConfig {
         Ok(cfg)
     }
 
-    /// Fill fields that follow from a preset (`host.interface`).
+    /// Fill fields that follow from a preset (`host.interface`, and on NVMe
+    /// `host.pcie_gen` and `host.pcie_lanes`).
     pub fn normalize(&mut self) -> Result<()> {
         let h = &mut self.host;
         match h.interface {
-            Some(i) => {
+            Some(Interface::Nvme) => {
+                let gens = PCIE_GENS.iter().map(|g| g.0.to_string()).collect::<Vec<_>>().join(", ");
+                let lanes = PCIE_LANES.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ");
+                let Some(gen) = h.pcie_gen else {
+                    return Err(SimError::config("host.pcie_gen", format!("missing: an NVMe drive needs its PCIe generation ({gens})")));
+                };
+                if !PCIE_GENS.iter().any(|g| g.0 == gen) {
+                    return Err(SimError::config("host.pcie_gen", format!("{gen} is not a PCIe generation the link knows: {gens}")));
+                }
+                let Some(n) = h.pcie_lanes else {
+                    return Err(SimError::config("host.pcie_lanes", format!("missing: an NVMe drive needs its PCIe lane count ({lanes})")));
+                };
+                let (Some(rate), Some(oh)) = (pcie_link_bytes_per_s(gen, n), pcie_command_overhead_ns(gen, n)) else {
+                    return Err(SimError::config("host.pcie_lanes", format!("{n} lanes: a PCIe link has {lanes}")));
+                };
                 if h.link_bytes_per_s == 0 {
-                    h.link_bytes_per_s = i.link_bytes_per_s();
+                    h.link_bytes_per_s = rate;
                 }
                 if h.command_overhead_ns == 0 {
-                    h.command_overhead_ns = i.command_overhead_ns();
+                    h.command_overhead_ns = oh;
+                }
+            }
+            Some(i) => {
+                if h.link_bytes_per_s == 0 {
+                    h.link_bytes_per_s = i.link_bytes_per_s().unwrap_or(0);
+                }
+                if h.command_overhead_ns == 0 {
+                    h.command_overhead_ns = i.command_overhead_ns().unwrap_or(0);
                 }
             }
             None => {
                 if h.link_bytes_per_s == 0 {
                     return Err(SimError::config(
                         "host.link_bytes_per_s",
-                        "is 0 or missing: the link speed in bytes/s is needed (1e6..1e11; SATA 6Gbps is about 550000000); give it and command_overhead_ns, or host.interface = \"sata-3g\" or \"sata-6g\"",
+                        "is 0 or missing: the link speed in bytes/s is needed (1e6..1e11; SATA 6Gbps is about 550000000); give it and command_overhead_ns, or host.interface = \"sata-3g\", \"sata-6g\" or \"nvme\"",
                     ));
                 }
             }
@@ -122,11 +145,14 @@ impl DriveConfig {
         Ok(())
     }
 
-    /// Switch the host link (the same drive on SATA 3Gbps and 6Gbps).
+    /// Switch the host link to a SATA preset (the same drive on SATA 3Gbps
+    /// and 6Gbps); an NVMe link is set by `host.pcie_gen` and `host.pcie_lanes`.
     pub fn set_interface(&mut self, i: Interface) {
-        self.host.interface = Some(i);
-        self.host.link_bytes_per_s = i.link_bytes_per_s();
-        self.host.command_overhead_ns = i.command_overhead_ns();
+        if let (Some(rate), Some(oh)) = (i.link_bytes_per_s(), i.command_overhead_ns()) {
+            self.host.interface = Some(i);
+            self.host.link_bytes_per_s = rate;
+            self.host.command_overhead_ns = oh;
+        }
     }
 
     pub fn from_json_str(text: &str) -> Result<DriveConfig> {
@@ -202,7 +228,11 @@ impl DriveConfig {
                 let from = match c.provenance.get(&key) {
                     Some(f) => f.clone(),
                     None if section == "host" && (k == "link_bytes_per_s" || k == "command_overhead_ns") => {
-                        "derived: host.interface".into()
+                        if cfg.host.is_nvme() {
+                            "derived: host.pcie_gen, host.pcie_lanes".into()
+                        } else {
+                            "derived: host.interface".into()
+                        }
                     }
                     None => "default".into(),
                 };

@@ -36,8 +36,44 @@ impl DriveConfig {
         if h.command_overhead_ns > 10_000_000 {
             return err("host.command_overhead_ns", format!("{} ns is more than 10 ms per command", h.command_overhead_ns));
         }
-        if h.ncq_depth == 0 || h.ncq_depth > 256 {
-            return err("host.ncq_depth", format!("{} must be 1..=32 for SATA (at most 256)", h.ncq_depth));
+        if h.is_nvme() {
+            if h.ncq_depth != 0 {
+                return err(
+                    "host.ncq_depth",
+                    format!("{}: NCQ is SATA's; an NVMe drive has queue_count and queue_depth instead: leave ncq_depth out", h.ncq_depth),
+                );
+            }
+            match h.queue_count {
+                None => return err("host.queue_count", "missing: an NVMe drive needs its I/O queue pairs (1..=65535)".into()),
+                Some(q) if !(1..=65_535).contains(&q) => {
+                    return err("host.queue_count", format!("{q} must be 1..=65535 (I/O submission/completion queue pairs)"))
+                }
+                _ => {}
+            }
+            match h.queue_depth {
+                None => return err("host.queue_depth", "missing: an NVMe drive needs its entries per queue (2..=65536)".into()),
+                Some(d) if !(2..=65_536).contains(&d) => {
+                    return err("host.queue_depth", format!("{d} must be 2..=65536 (entries per queue; a queue holds one fewer commands)"))
+                }
+                _ => {}
+            }
+        } else {
+            for (f, given) in [
+                ("host.pcie_gen", h.pcie_gen.is_some()),
+                ("host.pcie_lanes", h.pcie_lanes.is_some()),
+                ("host.queue_count", h.queue_count.is_some()),
+                ("host.queue_depth", h.queue_depth.is_some()),
+            ] {
+                if given {
+                    return err(f, "is an NVMe field: give host.interface = \"nvme\", or leave it out (SATA has ncq_depth)".into());
+                }
+            }
+            if h.ncq_depth == 0 {
+                return err("host.ncq_depth", "missing or 0: a SATA drive needs its NCQ depth, 1..=32".into());
+            }
+            if h.ncq_depth > 256 {
+                return err("host.ncq_depth", format!("{} must be 1..=32 for SATA (at most 256)", h.ncq_depth));
+            }
         }
         let c = &self.controller;
         if c.command_cost_ns > 10_000_000 {

@@ -118,7 +118,7 @@ impl Controller {
                 let end = off + len;
                 let mut t_data = t2;
                 // The command's own link time goes with its first data.
-                let mut oh = self.host.command_overhead_ns;
+                let mut oh = self.command_link_ns(len);
                 for lba in span_lo..span_hi {
                     if lba < first || lba >= first + n {
                         if merge >> beside(lba) & 1 != 0 {
@@ -171,7 +171,12 @@ impl Controller {
                     self.read_stream(ftl, nand, first, n, off, len, t2)?
                 };
                 // The command's own link time goes with its data.
-                let oh = self.host.command_overhead_ns;
+                let oh = self.command_link_ns(len);
+                if self.duplex {
+                    // Read data flows device to host, beside the writes.
+                    let xs = self.link_up.reserve(start, oh + x);
+                    return Ok(xs + oh + x);
+                }
                 let xs = self.link.reserve(start, oh + x);
                 self.device_bursts.reserve(xs + oh, x);
                 Ok(xs + oh + x)

@@ -1,7 +1,9 @@
-//! The host link and the NCQ: every command crosses the link (SATA, half
-//! duplex: command FISes and data share it), then waits for one of the
-//! controller's command slots; the drive takes at most `host.ncq_depth`
-//! commands at once, the rest wait in the host's queue.
+//! The host link and the device queues: every command crosses the link
+//! (SATA, half duplex: command FISes and data share it; NVMe over PCIe,
+//! full duplex: host-to-device and device-to-host traffic each have the
+//! whole rate), then waits for one of the controller's command slots. A
+//! SATA drive takes at most `host.ncq_depth` commands at once; an NVMe
+//! queue at most `host.queue_depth - 1`; the rest wait in the host.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,6 +14,26 @@ impl Controller {
     #[inline]
     pub(super) fn link_ns(&self, bytes: u64) -> u64 {
         (bytes * 1_000_000_000).div_ceil(self.host.link_bytes_per_s)
+    }
+
+    /// Link time of a command's own traffic for `len` bytes of data: SATA's
+    /// FISes, or NVMe's doorbell/SQE/CQE/interrupt TLPs and, past two
+    /// pages, its PRP list (at the raw rate: those bytes include their TLP
+    /// overhead).
+    #[inline]
+    pub(super) fn command_link_ns(&self, len: u64) -> u64 {
+        let oh = self.host.command_overhead_ns;
+        if !self.duplex {
+            return oh;
+        }
+        let prp = crate::config::pcie_prp_list_bytes(len);
+        if prp == 0 {
+            return oh;
+        }
+        let raw = self.host.link_bytes_per_s as u128
+            * (crate::config::PCIE_MAX_PAYLOAD_BYTES + crate::config::PCIE_TLP_OVERHEAD_BYTES) as u128
+            / crate::config::PCIE_MAX_PAYLOAD_BYTES as u128;
+        oh + (prp as u128 * 1_000_000_000).div_ceil(raw.max(1)) as u64
     }
 
     /// Command phase common to every I/O: after the command latency (no
@@ -31,7 +53,8 @@ impl Controller {
     /// IOPS as a 0.2% change of tPROG set the pattern at the phase start).
     #[inline]
     pub fn command(&mut self, t: u64, cost_ns: u64, link_now: bool) -> u64 {
-        let t0 = self.device_bursts.free_from(t + self.cfg.command_latency_ns);
+        // PCIe is full duplex: no yielding to the device's bursts.
+        let t0 = if self.duplex { t + self.cfg.command_latency_ns } else { self.device_bursts.free_from(t + self.cfg.command_latency_ns) };
         let t1 = if link_now {
             let oh = self.host.command_overhead_ns;
             self.link.reserve(t0, oh) + oh

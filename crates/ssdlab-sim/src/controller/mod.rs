@@ -3,7 +3,8 @@
 //! (`command`), the write buffer (`write_buffer`) and reads with read-ahead
 //! (`read_ahead`).
 //!
-//! Command path: host queue (NCQ) -> link (command + data, half duplex) ->
+//! Command path: host queue (SATA's NCQ, or an NVMe submission queue) ->
+//! link (command + data; SATA half duplex, PCIe full duplex) ->
 //! controller (per-command cost on one of its command slots) -> write buffer /
 //! FTL -> NAND dies and channels. The controller owns the resources booked in
 //! time on that path (the link, the write data path, the ECC encoder, the
@@ -32,6 +33,12 @@ pub struct Controller {
     map_unit: u64,
     dies: u32,
     link: Calendar,
+    /// NVMe's PCIe link is full duplex: `link` carries host to device
+    /// (commands, write data), this device to host (read data,
+    /// completions). Unused on SATA, whose one link carries both.
+    link_up: Calendar,
+    /// Full-duplex PCIe (NVMe) rather than half-duplex SATA.
+    duplex: bool,
     /// The device's data bursts on the link (read data), which a command
     /// waits for (`command`).
     device_bursts: Calendar,
@@ -57,6 +64,8 @@ impl Controller {
             map_unit: g.map_unit_units as u64,
             dies: g.dies,
             link: Calendar::default(),
+            link_up: Calendar::default(),
+            duplex: cfg.host.is_nvme(),
             device_bursts: Calendar::default(),
             write_path: Calendar::default(),
             encode_path: Calendar::default(),
@@ -96,6 +105,7 @@ impl Controller {
     #[inline]
     pub fn advance(&mut self, t: u64) {
         self.link.advance(t);
+        self.link_up.advance(t);
         self.device_bursts.advance(t);
         self.write_path.advance(t);
         self.encode_path.advance(t);
@@ -109,6 +119,7 @@ impl Controller {
     /// No two reservations overlap on the link, the write path or the encoder.
     pub fn is_consistent(&self) -> bool {
         self.link.is_consistent()
+            && self.link_up.is_consistent()
             && self.device_bursts.is_consistent()
             && self.write_path.is_consistent()
             && self.encode_path.is_consistent()

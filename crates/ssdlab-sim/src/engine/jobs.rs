@@ -8,9 +8,16 @@
 //! was issued. The drive's NCQ tags are one pool shared by all submitters:
 //! a command the host issues while every tag is taken waits for the first tag
 //! to free, first come first served across submitters (no submitter has a
-//! reserved share), which is what a SATA host port does with its 32 tags. An
-//! NVMe drive's several queues would give each submitter its own tag pool
-//! ([`NcqSlots`] per queue) with the same loop.
+//! reserved share), which is what a SATA host port does with its 32 tags.
+//! On NVMe each submitter has its own submission/completion queue pair
+//! (fio's jobs and `numjobs` clones each open their own, as Linux gives each
+//! CPU one), holding at most `queue_depth - 1` commands; submitters beyond
+//! `queue_count` share the queues in turn (job i on queue i mod
+//! queue_count). The controller takes commands from the queues with NVMe's
+//! default arbitration, round robin with a burst of one: commands are taken
+//! in the order they arrive, and those arriving at the same instant (jobs
+//! filling their queues at the start, or after a flush) one queue at a time
+//! in turn.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -103,9 +110,20 @@ impl Simulator {
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
         let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let ncq = self.cfg.host.ncq_depth;
+        // SATA: one NCQ for every submitter. NVMe: a queue pair per
+        // submitter, submitters beyond `queue_count` sharing them in turn.
+        let host = &self.cfg.host;
+        let nq = (host.queues() as usize).min(ws.len());
+        let per_queue = host.queue_slots();
+        let max_outstanding = (nq as u64 * per_queue as u64).min(u32::MAX as u64) as u32;
+        let round_robin = host.is_nvme();
         let total_depth: u32 = ws.iter().map(|w| w.iodepth).sum();
-        let mut ncq_slots = NcqSlots::new(total_depth, ncq, start);
+        let mut queues: Vec<NcqSlots> = (0..nq)
+            .map(|q| {
+                let depth: u32 = ws.iter().enumerate().filter(|(i, _)| i % nq == q).map(|(_, w)| w.iodepth).sum();
+                NcqSlots::new(depth, per_queue, start)
+            })
+            .collect();
         let mut subs: Vec<Submitter<'_>> = ws
             .iter()
             .enumerate()
@@ -150,33 +168,146 @@ impl Simulator {
         // background, as in `run`.
         let mut late: Vec<Event> = Vec::new();
 
+        // One event's bookkeeping: the submitter woke, or one of its I/Os
+        // completed. Returns false for a completion past its runtime (left
+        // to finish in the background).
+        macro_rules! take {
+            ($ev:expr) => {{
+                let ev: Event = $ev;
+                let t = ev.time_ns;
+                let j = ev.job as usize;
+                if ev.kind == WAKE {
+                    subs[j].wake_pending = false;
+                    true
+                } else {
+                    in_flight_total -= 1;
+                    let s = &mut subs[j];
+                    s.in_flight -= 1;
+                    if s.end_ns.is_some_and(|e| t > e) {
+                        s.timed_out = true;
+                        late.push(ev);
+                        false
+                    } else {
+                        s.last_complete_ns = t;
+                        s.busy.end(ev.kind as usize, t);
+                        if ev.kind == SYNC {
+                            s.sync_in_flight = false;
+                            s.stats.record_sync(t - ev.submit_ns);
+                        } else {
+                            let dir = match ev.kind {
+                                1 => Dir::Read,
+                                2 => Dir::Write,
+                                _ => Dir::Trim,
+                            };
+                            s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
+                        }
+                        true
+                    }
+                }
+            }};
+        }
+        // Submitter `j` issues one command at `t` if its depth, limits and
+        // pacing allow; false when it cannot (it has booked its wake-up).
+        macro_rules! issue_one {
+            ($j:expr, $t:expr) => {{
+                let j: usize = $j;
+                let t: u64 = $t;
+                let s = &mut subs[j];
+                if s.in_flight >= s.w.iodepth || s.done_issuing() || s.sync_in_flight {
+                    false
+                } else if s.end_ns.is_some_and(|e| t >= e) {
+                    s.timed_out = true;
+                    false
+                } else if s.sync_due {
+                    if s.in_flight == 0 {
+                        let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
+                        s.busy.start(0, t);
+                        s.sync_due = false;
+                        s.sync_in_flight = true;
+                        s.in_flight += 1;
+                        in_flight_total += 1;
+                        self.seq += 1;
+                        heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind: SYNC, submit_ns: t, bytes: 0 }));
+                        max_complete = max_complete.max(c);
+                    }
+                    false
+                } else {
+                    let allowed = s.allowed_ns();
+                    if allowed > t {
+                        if !s.wake_pending {
+                            s.wake_pending = true;
+                            self.seq += 1;
+                            heap.push(Reverse(Event {
+                                time_ns: allowed,
+                                seq: self.seq,
+                                job: j as u32,
+                                kind: WAKE,
+                                submit_ns: allowed,
+                                bytes: 0,
+                            }));
+                        }
+                        false
+                    } else {
+                        let (op, off, len) = s.gen.next_io();
+                        let q = &mut queues[j % nq];
+                        let t_dev = q.admit(t);
+                        self.ctl.outstanding = (in_flight_total + 1).min(max_outstanding);
+                        let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, s.w.data_pattern)?;
+                        q.release(c);
+                        let kind = match op {
+                            Op::Read => 1u8,
+                            Op::Write => 2u8,
+                            Op::Trim => 0u8,
+                        };
+                        s.busy.start(kind as usize, t);
+                        s.in_flight += 1;
+                        in_flight_total += 1;
+                        s.issued_bytes += len;
+                        s.issued_ios += 1;
+                        self.seq += 1;
+                        heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind, submit_ns: t, bytes: len }));
+                        max_complete = max_complete.max(c);
+                        if s.w.fsync_every > 0 && op == Op::Write {
+                            s.writes_since_sync += 1;
+                            if s.writes_since_sync == s.w.fsync_every {
+                                s.writes_since_sync = 0;
+                                s.sync_due = !s.done_issuing();
+                            }
+                        }
+                        if s.w.thinktime_ns > 0 {
+                            s.since_think += 1;
+                            if s.since_think >= s.w.thinktime_blocks {
+                                s.since_think = 0;
+                                s.think_until_ns = t + s.w.thinktime_ns;
+                            }
+                        }
+                        true
+                    }
+                }
+            }};
+        }
+
+        let mut ready: Vec<usize> = Vec::with_capacity(ws.len());
         while let Some(Reverse(ev)) = heap.pop() {
             let t = ev.time_ns;
             let j = ev.job as usize;
-            if ev.kind == WAKE {
-                subs[j].wake_pending = false;
-            } else {
-                in_flight_total -= 1;
-                let s = &mut subs[j];
-                s.in_flight -= 1;
-                if s.end_ns.is_some_and(|e| t > e) {
-                    s.timed_out = true;
-                    late.push(ev);
-                    continue;
+            ready.clear();
+            if take!(ev) {
+                ready.push(j);
+            }
+            if round_robin {
+                // Every queue with a command at this instant is served in
+                // turn, one command each (NVMe round-robin arbitration,
+                // burst 1).
+                while heap.peek().is_some_and(|e| e.0.time_ns == t) {
+                    let Some(Reverse(e)) = heap.pop() else { break };
+                    if take!(e) && !ready.contains(&(e.job as usize)) {
+                        ready.push(e.job as usize);
+                    }
                 }
-                s.last_complete_ns = t;
-                s.busy.end(ev.kind as usize, t);
-                if ev.kind == SYNC {
-                    s.sync_in_flight = false;
-                    s.stats.record_sync(t - ev.submit_ns);
-                } else {
-                    let dir = match ev.kind {
-                        1 => Dir::Read,
-                        2 => Dir::Write,
-                        _ => Dir::Trim,
-                    };
-                    s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
-                }
+            }
+            if ready.is_empty() {
+                continue;
             }
             if t >= next_progress {
                 if subs.iter().any(|s| s.stats.overflowed()) {
@@ -189,78 +320,18 @@ impl Simulator {
                     break;
                 }
             }
-            // The submitter issues what its depth, limits and pacing allow.
-            loop {
-                let s = &mut subs[j];
-                if s.in_flight >= s.w.iodepth || s.done_issuing() || s.sync_in_flight {
-                    break;
-                }
-                if s.end_ns.is_some_and(|e| t >= e) {
-                    s.timed_out = true;
-                    break;
-                }
-                if s.sync_due {
-                    if s.in_flight == 0 {
-                        let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                        s.busy.start(0, t);
-                        s.sync_due = false;
-                        s.sync_in_flight = true;
-                        s.in_flight += 1;
-                        in_flight_total += 1;
-                        self.seq += 1;
-                        heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind: SYNC, submit_ns: t, bytes: 0 }));
-                        max_complete = max_complete.max(c);
+            if round_robin {
+                loop {
+                    let mut any = false;
+                    for &k in &ready {
+                        any |= issue_one!(k, t);
                     }
-                    break;
-                }
-                let allowed = s.allowed_ns();
-                if allowed > t {
-                    if !s.wake_pending {
-                        s.wake_pending = true;
-                        self.seq += 1;
-                        heap.push(Reverse(Event {
-                            time_ns: allowed,
-                            seq: self.seq,
-                            job: j as u32,
-                            kind: WAKE,
-                            submit_ns: allowed,
-                            bytes: 0,
-                        }));
-                    }
-                    break;
-                }
-                let (op, off, len) = s.gen.next_io();
-                let t_dev = ncq_slots.admit(t);
-                self.ctl.outstanding = (in_flight_total + 1).min(ncq);
-                let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, s.w.data_pattern)?;
-                ncq_slots.release(c);
-                let kind = match op {
-                    Op::Read => 1u8,
-                    Op::Write => 2u8,
-                    Op::Trim => 0u8,
-                };
-                s.busy.start(kind as usize, t);
-                s.in_flight += 1;
-                in_flight_total += 1;
-                s.issued_bytes += len;
-                s.issued_ios += 1;
-                self.seq += 1;
-                heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind, submit_ns: t, bytes: len }));
-                max_complete = max_complete.max(c);
-                if s.w.fsync_every > 0 && op == Op::Write {
-                    s.writes_since_sync += 1;
-                    if s.writes_since_sync == s.w.fsync_every {
-                        s.writes_since_sync = 0;
-                        s.sync_due = !s.done_issuing();
+                    if !any {
+                        break;
                     }
                 }
-                if s.w.thinktime_ns > 0 {
-                    s.since_think += 1;
-                    if s.since_think >= s.w.thinktime_blocks {
-                        s.since_think = 0;
-                        s.think_until_ns = t + s.w.thinktime_ns;
-                    }
-                }
+            } else {
+                while issue_one!(j, t) {}
             }
             if (ev.seq & 15) == 0 {
                 self.nand.advance(t);

@@ -194,7 +194,7 @@ impl Simulator {
         let end = w.runtime_ns.map(|r| start.saturating_add(r));
         let limit_bytes = w.io_limit_bytes.unwrap_or(u64::MAX);
         let limit_ios = w.number_ios.unwrap_or(u64::MAX);
-        let ncq = self.cfg.host.ncq_depth;
+        let ncq = self.cfg.host.queue_slots();
         // Device-side NCQ slots when the host queues more than the drive takes.
         let mut ncq_slots = NcqSlots::new(w.iodepth, ncq, start);
         let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(w.iodepth as usize + 1);

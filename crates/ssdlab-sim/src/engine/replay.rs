@@ -149,7 +149,7 @@ impl Simulator {
         // An I/O log entry costs its own size; together with the series it
         // must fit in what the limit leaves beside the drive's tables.
         let max_log_entries = self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64;
-        let ncq = self.cfg.host.ncq_depth;
+        let ncq = self.cfg.host.queue_slots();
         let cap = self.capacity_bytes();
         let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
         let mut busy = Busy::default();
