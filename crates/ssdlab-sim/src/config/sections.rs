@@ -416,6 +416,13 @@ pub struct NandSection {
     /// a page on every plane (2D MLC).
     #[serde(default, skip_serializing_if = "is_false")]
     pub one_shot_program: bool,
+    /// Cache programming (ONFI PROGRAM PAGE CACHE, Toggle's equivalent):
+    /// the next program's data crosses the channel into the die's cache
+    /// register while the die still programs, so back-to-back host programs
+    /// cost the program time, not transfer plus program. false: transfer,
+    /// then program.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cache_program: bool,
     /// Read time of each page type of a wordline, lower page first (LSB,
     /// CSB, MSB, TSB): `bits_per_cell` values. Empty: `tr_ns` for every page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
