@@ -27,7 +27,7 @@ def slc_drive(blocks: int = 96, pages: int = 48, page_size_bytes: int = 4096) ->
 
 def test_the_modern_presets_are_tlc_and_qlc_parts_behind_an_slc_cache_from_their_profiles() -> None:
     for pid, bits, dies, profile in (("samsung980pro-1000", 3, 16, "samsung-elpis"), ("samsung980-1000", 3, 16, "samsung-pablo"),
-                                     ("crucial-p1-1000", 4, 8, "sm2263")):
+                                     ("crucial-p1-1000", 4, 8, "sm2263"), ("intel660p-1000", 4, 8, "sm2263")):
         d = Drive.load(pid)
         assert d.config["nand"]["bits_per_cell"] == bits and d.config["nand"]["one_shot_program"], pid
         assert d.geometry["dies"] == dies, pid
