@@ -246,3 +246,20 @@ def test_a_replay_can_be_cut_by_record_count_or_trace_time(traces_dir, small_dri
     for bad in ({"number_ios": -1}, {"runtime": "0s"}, {"runtime": "soon"}, {"idle_cap_ns": -1}):
         with pytest.raises(WorkloadError, match=next(iter(bad))):
             Simulator(small_drive).replay(f, **bad)
+
+
+def test_a_small_map_cache_slows_qd1_random_reads_over_a_span_it_does_not_cover(small_drive: dict) -> None:
+    # 4KB pages: one translation page maps 4 MiB; a one-page cache covers
+    # the 2 MiB span and not the 40 MiB one.
+    dramless = copy.deepcopy(small_drive)
+    dramless["controller"]["map_cache_bytes"] = 4096
+    rates = {}
+    for name, d in (("dram", small_drive), ("dramless", dramless)):
+        sim = Simulator(d, seed=1)
+        sim.run(rw="write", bs="128k", iodepth=32, size="40m")
+        sim.idle("1s")
+        near = sim.clone().run(rw="randread", bs="4k", iodepth=1, size="2m", number_ios=2000)
+        far = sim.clone().run(rw="randread", bs="4k", iodepth=1, size="40m", number_ios=2000)
+        rates[name] = (near.iops, far.iops, far.data["ssdlab"].get("map_page_reads", 0))
+    assert rates["dramless"][0] == pytest.approx(rates["dram"][0], rel=0.02)
+    assert rates["dramless"][1] < 0.8 * rates["dram"][1] and rates["dramless"][2] > 1000, rates

@@ -228,3 +228,31 @@ proptest! {
         prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    /// A map cache of one or two translation pages (4KB pages of 1024
+    /// entries: the drive's map is two pages), so lookups, updates, GC moves
+    /// and TRIMs load and evict pages all the time; with a coarse map too.
+    #[test]
+    fn a_map_cache_never_loses_or_mixes_up_data(
+        seed in any::<u64>(),
+        pages in 1u64..3,
+        policy in prop_oneof![Just("greedy"), Just("fifo")],
+        coarse in any::<bool>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        let user_units = (3.0f64 * 48.0 * 16.0 / 1.2).floor() as u64;
+        let mut extra = json!({"controller": {"map_cache_bytes": pages * 4096}});
+        if coarse {
+            merge(&mut extra, &json!({"ftl": {"max_map_entries": user_units.div_ceil(2)}}));
+        }
+        let mut sim = sim(drive_with(3, 48, 16, 1.2, policy, extra), seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
+}

@@ -33,6 +33,13 @@ def _scroll(table: str) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
+def _queues(host: Mapping[str, Any]) -> str:
+    """SATA's NCQ depth, or an NVMe drive's queue pairs x entries and its PCIe link."""
+    if host.get("interface") == "nvme":
+        return f"NVMe, {host['queue_count']} queues x {host['queue_depth']} (PCIe {host['pcie_gen']}.0 x{host['pcie_lanes']})"
+    return str(host.get("ncq_depth", "-"))
+
+
 def _price(d: Mapping[str, Any]) -> Optional[Price]:
     """A drive's launch price, by the preset id its file names."""
     return price_of(str(d.get("preset_id", d.get("id", ""))))
@@ -73,7 +80,7 @@ def _drive_table(drives: Mapping[str, Dict[str, Any]]) -> str:
         ("tR / tPROG / tBERS (us)",
          lambda d: "{:g} / {:g} / {:g}".format(*(d["config"]["nand"][k] / 1000 for k in ("tr_ns", "tprog_ns", "tbers_ns")))),
         ("NAND channel (MB/s)", lambda d: f"{d['config']['nand']['channel_bytes_per_s'] / 1e6:,.0f}"),
-        ("host link (MB/s), NCQ", lambda d: f"{d['config']['host']['link_bytes_per_s'] / 1e6:,.0f}, {d['config']['host'].get('ncq_depth', '-')}"),
+        ("host link (MB/s), NCQ", lambda d: f"{d['config']['host']['link_bytes_per_s'] / 1e6:,.0f}, {_queues(d['config']['host'])}"),
         ("GC policy", lambda d: d["config"].get("ftl", {}).get("gc_policy", "-")),
         ("price source", source),
         ("drive hash", lambda d: d["hash"]),

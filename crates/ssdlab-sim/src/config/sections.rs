@@ -254,6 +254,14 @@ pub struct ControllerSection {
     /// acknowledged once their data is in it (write-back): bursts up to its
     /// size are absorbed; steady state is bounded by the NAND.
     pub write_buffer_bytes: u64,
+    /// Map cache of a drive without DRAM for its whole map: SRAM or the
+    /// host memory buffer holding this many bytes of translation pages (the
+    /// map's NAND pages, 4 B per 4KB entry), least recently used evicted
+    /// first. A lookup or update whose page is not cached reads it from its
+    /// die; evicting a changed page programs it back. 0 (absent): the whole
+    /// map in DRAM, at no cost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub map_cache_bytes: u64,
     /// How many dies the controller can keep busy at once (0, or at least
     /// the drive's dies: no limit).
     #[serde(default)]

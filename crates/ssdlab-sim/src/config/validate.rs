@@ -379,6 +379,15 @@ impl DriveConfig {
                 ),
             );
         }
+        if c.map_cache_bytes != 0 && !(n.page_size_bytes..=1 << 32).contains(&c.map_cache_bytes) {
+            return err(
+                "controller.map_cache_bytes",
+                format!(
+                    "{} must hold at least one translation page ({} B, a NAND page) and at most 4 GiB, or be 0 (the whole map in DRAM)",
+                    c.map_cache_bytes, n.page_size_bytes
+                ),
+            );
+        }
         if c.write_buffer_bytes < 2 * g.unit_slots as u64 * UNIT_BYTES {
             return err(
                 "controller.write_buffer_bytes",
@@ -430,6 +439,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "recycle_bytes_per_s",
     "readahead_bytes",
     "unmapped_read_ns",
+    "map_cache_bytes",
     "metadata_bytes_per_unit",
     "idle_mw",
     "active_mw",

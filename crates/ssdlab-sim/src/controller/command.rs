@@ -163,6 +163,9 @@ impl Controller {
             }
             Op::Read => {
                 let x = self.link_ns(len);
+                // A drive without DRAM for its map may have to read the
+                // request's translation pages first.
+                let t2 = ftl.map_access(first, n, t2, false, nand);
                 let start = if self.cfg.readahead_bytes == 0 {
                     // Store and forward: the data crosses the link once all
                     // of it is in the controller.
@@ -186,6 +189,7 @@ impl Controller {
                 let a = off.div_ceil(UNIT_BYTES);
                 let b = (off + len) / UNIT_BYTES;
                 if b > a {
+                    ftl.map_access(a, b - a, t2, true, nand);
                     ftl.trim_units(a, b - a, t2);
                 }
                 Ok(t2)

@@ -163,6 +163,12 @@ impl PhaseResult {
                 "smart": self.smart,
             }
         });
+        if self.ftl.map_page_reads + self.ftl.map_page_writes > 0 {
+            // Only a drive with a map cache has these: every other result
+            // stays exactly as it was.
+            v["ssdlab"]["map_page_reads"] = json!(self.ftl.map_page_reads);
+            v["ssdlab"]["map_page_writes"] = json!(self.ftl.map_page_writes);
+        }
         if self.stats.sync.ios > 0 {
             // Only a job that flushed has the section: every other result
             // stays exactly as it was.

@@ -279,6 +279,9 @@ impl Ftl {
             self.rev.push(nb, e);
             self.rev.set_live(new);
             self.l2p.set(lba as usize, self.enc(new, n));
+            if self.map_cache.is_some() {
+                self.map_access(lba as u64, 1, now_ns, true, nand);
+            }
             self.blocks[nb as usize].valid += n;
             if let Some(s) = self.shadow.as_mut() {
                 s.moved(head, new);

@@ -11,6 +11,9 @@ impl Ftl {
     /// Verify the structural invariants and (in checking mode) every LBA against
     /// the shadow model.
     pub fn check_all(&self) -> Result<()> {
+        if let Some(c) = self.map_cache.as_ref() {
+            c.check()?;
+        }
         let spb = self.spb as usize;
         // Walk every block's log: each entry whose head granule is live must be
         // the unit its LBA maps to; valid counts are the live units' granules.

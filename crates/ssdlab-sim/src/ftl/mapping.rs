@@ -125,6 +125,9 @@ impl Ftl {
     /// Returns when the last die finishes.
     pub fn secure_erase(&mut self, now_ns: u64, nand: &mut Nand) -> u64 {
         let mut done = now_ns;
+        if let Some(c) = self.map_cache.as_mut() {
+            c.reset();
+        }
         for b in 0..self.blocks.len() as u32 {
             let blk = &mut self.blocks[b as usize];
             if blk.state != BlockState::Free {

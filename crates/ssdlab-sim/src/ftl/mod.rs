@@ -2,6 +2,7 @@
 //! dispatched across dies (to the die that frees up first), per-die
 //! free-block pools, garbage collection (greedy, cost-benefit, FIFO), TRIM
 //! and secure erase. One [`Ftl`] value; its methods are split by concern:
+//! - `map_cache`: the translation pages a drive without DRAM for its map caches;
 //! - `mapping`: map entries, stored size per data pattern, invalidation, TRIM, secure erase;
 //! - `blocks`: block states, free pools, GC buckets and FIFO order, sealing, opening, wear;
 //! - `write`: write points, die dispatch, allocation, programming, coalescing, flush;
@@ -29,6 +30,7 @@
 mod blocks;
 mod gc;
 mod invariants;
+mod map_cache;
 mod mapping;
 mod perf_mode;
 mod raise;
@@ -37,6 +39,7 @@ mod slc;
 mod write;
 
 pub use blocks::{Block, BlockState};
+pub use map_cache::{MapCache, MAP_ENTRY_BYTES};
 
 use std::collections::VecDeque;
 
@@ -132,6 +135,10 @@ pub struct FtlCounters {
     pub fg_gc_victims: u64,
     pub bg_gc_victims: u64,
     pub erases: u64,
+    /// Translation pages read from and programmed to the NAND by the map
+    /// cache (`controller.map_cache_bytes`).
+    pub map_page_reads: u64,
+    pub map_page_writes: u64,
 }
 
 impl FtlCounters {
@@ -153,6 +160,8 @@ impl FtlCounters {
             fg_gc_victims: self.fg_gc_victims - b.fg_gc_victims,
             bg_gc_victims: self.bg_gc_victims - b.bg_gc_victims,
             erases: self.erases - b.erases,
+            map_page_reads: self.map_page_reads - b.map_page_reads,
+            map_page_writes: self.map_page_writes - b.map_page_writes,
         }
     }
 }
@@ -246,6 +255,9 @@ pub struct Ftl {
     tr_types: Vec<u64>,
     slc_tr_ns: u64,
     slc_tbers_ns: u64,
+    /// The cached part of the map when it is not all in DRAM
+    /// (`controller.map_cache_bytes`); None: the whole map in DRAM.
+    pub map_cache: Option<MapCache>,
 }
 
 impl Ftl {
@@ -349,6 +361,9 @@ impl Ftl {
             tr_types: cfg.nand.tr_page_types_ns.clone(),
             slc_tr_ns: if cfg.slc_cache.is_some() { cfg.nand.slc_tr_ns } else { 0 },
             slc_tbers_ns: if cfg.slc_cache.is_some() { cfg.nand.slc_tbers_ns } else { 0 },
+            map_cache: (cfg.controller.map_cache_bytes > 0).then(|| {
+                MapCache::new(cfg.controller.map_cache_bytes, g.user_units, g.map_unit_units as u64, cfg.nand.page_size_bytes, g.dies)
+            }),
             g,
         }
     }
@@ -368,7 +383,8 @@ impl Ftl {
     pub fn memory_in_use_bytes(&self) -> u64 {
         let dies: usize =
             self.dies.iter().map(|d| (d.heads.len() + d.tails.len()) * 4 + d.free.capacity() * 4 + d.fifo.capacity() * 4).sum();
-        (self.l2p.len() * 4 + self.blocks.len() * size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use()
+        let map_cache = self.map_cache.as_ref().map_or(0, |c| c.bytes());
+        (self.l2p.len() * 4 + self.blocks.len() * size_of::<Block>() + dies) as u64 + self.rev.bytes_in_use() + map_cache
     }
 
     pub fn gran_bytes(&self) -> u64 {

@@ -124,6 +124,9 @@ impl Ftl {
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
         self.l2p.set(lba as usize, self.enc(head, n));
+        if self.map_cache.is_some() {
+            self.map_access(lba, 1, ready_ns, true, nand);
+        }
         let b = self.spb_div.div(head);
         self.rev.push(b, self.enc(lba as u32, n));
         self.rev.set_live(head);
