@@ -52,7 +52,7 @@ impl Kind {
     fn sections(self) -> &'static [&'static str] {
         match self {
             Kind::NandPart => &["nand", "power"],
-            Kind::Controller => &["host", "controller", "nand", "ftl", "data_reduction", "power"],
+            Kind::Controller => &["host", "controller", "nand", "ftl", "data_reduction", "power", "slc_cache"],
         }
     }
 }
@@ -74,6 +74,8 @@ pub const NAND_PARTS: &[(&str, &str)] = lib_files!("nand":
     "samsung-2xnm-toggle1",
     "samsung-21nm-toggle2",
     "sandisk-19nm-abl",
+    "samsung-128l-tlc",
+    "imft-64l-qlc",
 );
 
 /// The controller profiles (controller + firmware) shipped with the engine, by id.
@@ -96,6 +98,9 @@ pub const CONTROLLERS: &[(&str, &str)] = lib_files!("controllers":
     "lamd-lm87800",
     "samsung-mcx",
     "samsung-mdx",
+    "samsung-elpis",
+    "samsung-pablo",
+    "sm2263",
 );
 
 fn files(kind: Kind) -> &'static [(&'static str, &'static str)] {

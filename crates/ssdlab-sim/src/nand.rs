@@ -185,6 +185,9 @@ pub struct Nand {
     pub tr_ns: u64,
     pub tprog_ns: u64,
     pub tbers_ns: u64,
+    /// Cache programming: a program's data moves into the die's cache
+    /// register while the die still programs the previous data.
+    cache_program: bool,
     channel_bytes_per_s: u64,
     /// Controller ECC decode rate that holds the die after a read (0: none).
     decode_bytes_per_s: u64,
@@ -221,6 +224,7 @@ impl Nand {
             tr_ns: cfg.nand.tr_ns,
             tprog_ns: cfg.nand.tprog_ns,
             tbers_ns: cfg.nand.tbers_ns,
+            cache_program: cfg.nand.cache_program,
             channel_bytes_per_s: cfg.nand.channel_bytes_per_s,
             decode_bytes_per_s: cfg.controller.read_decode_bytes_per_s,
             decode_fixed_ns: cfg.controller.read_decode_ns,
@@ -327,6 +331,13 @@ impl Nand {
     /// work are not revised (their buffer space is freed a read's time early).
     #[inline]
     pub fn read(&mut self, die: u32, earliest_ns: u64, bytes: u64) -> u64 {
+        self.read_t(die, earliest_ns, bytes, self.tr_ns)
+    }
+
+    /// [`Nand::read`] of a page whose read time is `tr_ns` (its page type's,
+    /// or SLC mode's).
+    #[inline]
+    pub fn read_t(&mut self, die: u32, earliest_ns: u64, bytes: u64, tr_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let busy = self.busy_until_ns[die as usize];
@@ -334,13 +345,13 @@ impl Nand {
         // Passing queued work, the read takes the die's slot (the queued
         // work holds one); otherwise it needs a slot of its own.
         let (tok, start) = if at < busy { (usize::MAX, at) } else { self.acquire(at) };
-        let ready = start + self.tr_ns;
+        let ready = start + tr_ns;
         let ch = self.channel_of_die[die as usize] as usize;
         let xs = self.channels[ch].reserve(ready, x);
         let end = xs + x + dec;
         self.release(tok, end);
         let d = &mut self.dies[die as usize];
-        d.read_busy_ns += self.tr_ns;
+        d.read_busy_ns += tr_ns;
         d.read_until_ns = end;
         self.busy_until_ns[die as usize] = if start < busy { busy + (end - start) } else { end };
         self.counters.page_reads += 1;
@@ -361,10 +372,14 @@ impl Nand {
     pub fn program_t(&mut self, die: u32, earliest_ns: u64, bytes: u64, tprog_ns: u64) -> (u64, u64) {
         let x = self.xfer_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
-        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(self.busy_until_ns[die as usize]));
+        let busy = self.busy_until_ns[die as usize];
+        // With cache programming the transfer may end as the die finishes
+        // its previous operation.
+        let free = if self.cache_program { busy.saturating_sub(x) } else { busy };
+        let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(free));
         let xs = self.channels[ch].reserve(s0, x);
         let xe = xs + x;
-        let done = xe + tprog_ns;
+        let done = xe.max(busy) + tprog_ns;
         self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += tprog_ns;
@@ -381,17 +396,24 @@ impl Nand {
     /// program. Returns when the data left the controller.
     #[inline]
     pub fn copy_through_controller(&mut self, die: u32, earliest_ns: u64, reads: u64, bytes: u64, tprog_ns: u64) -> u64 {
+        self.copy_through_controller_ns(die, earliest_ns, reads, reads * self.tr_ns, bytes, tprog_ns)
+    }
+
+    /// [`Nand::copy_through_controller`] whose `reads` page reads take
+    /// `read_ns` in all (pages of several types, or SLC-mode pages).
+    #[inline]
+    pub fn copy_through_controller_ns(&mut self, die: u32, earliest_ns: u64, reads: u64, read_ns: u64, bytes: u64, tprog_ns: u64) -> u64 {
         let x = self.xfer_ns(bytes);
         let dec = self.decode_ns(bytes);
         let ch = self.channel_of_die[die as usize] as usize;
         let (tok, ptok, s0) = self.acquire_program(earliest_ns.max(self.busy_until_ns[die as usize]));
-        let s0 = s0 + reads * self.tr_ns;
+        let s0 = s0 + read_ns;
         let xs = self.channels[ch].reserve(s0, 2 * x);
         let xe = xs + 2 * x + dec;
         let done = xe + tprog_ns;
         self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
-        d.read_busy_ns += reads * self.tr_ns;
+        d.read_busy_ns += read_ns;
         d.prog_busy_ns += tprog_ns;
         self.busy_until_ns[die as usize] = done;
         let c = &mut self.counters;
@@ -420,12 +442,18 @@ impl Nand {
 
     #[inline]
     pub fn erase(&mut self, die: u32, earliest_ns: u64) -> u64 {
+        self.erase_t(die, earliest_ns, self.tbers_ns)
+    }
+
+    /// Erase a block whose erase time is `tbers_ns` (SLC mode's).
+    #[inline]
+    pub fn erase_t(&mut self, die: u32, earliest_ns: u64, tbers_ns: u64) -> u64 {
         let (tok, s) = self.acquire(earliest_ns.max(self.busy_until_ns[die as usize]));
-        self.release(tok, s + self.tbers_ns);
-        self.busy_until_ns[die as usize] = s + self.tbers_ns;
-        self.dies[die as usize].erase_busy_ns += self.tbers_ns;
+        self.release(tok, s + tbers_ns);
+        self.busy_until_ns[die as usize] = s + tbers_ns;
+        self.dies[die as usize].erase_busy_ns += tbers_ns;
         self.counters.block_erases += 1;
-        s + self.tbers_ns
+        s + tbers_ns
     }
 
     pub fn die_busy_until(&self, die: u32) -> u64 {
@@ -508,6 +536,32 @@ mod tests {
         let mut nand = Nand::new(&c2);
         nand.program(0, 0, 16384);
         assert_eq!(nand.program(1, 0, 16384).1, done0);
+    }
+
+    #[test]
+    fn cache_programming_overlaps_the_next_transfer_with_the_program() {
+        let mut cfg = DriveConfig::from_json_str(
+            &serde_json::json!({
+                "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
+                "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
+                "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 1u64 << 20},
+                "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 2,
+                         "blocks_per_plane": 256, "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000,
+                         "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+                "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let mut nand = Nand::new(&cfg);
+        let x = nand.xfer_ns(16384);
+        let (_, d0) = nand.program(0, 0, 16384);
+        assert_eq!(nand.program(0, 0, 16384).1, d0 + x + 1_300_000, "without it: transfer, then program");
+        cfg.nand.cache_program = true;
+        let mut nand = Nand::new(&cfg);
+        let (_, d0) = nand.program(0, 0, 16384);
+        let (xe, d1) = nand.program(0, 0, 16384);
+        assert_eq!((xe, d1), (d0, d0 + 1_300_000), "the transfer ends as the first program does");
     }
 
     #[test]

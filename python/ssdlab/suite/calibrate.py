@@ -66,6 +66,17 @@ KNOWN_MISS_PREFIX = "known miss:"
 #: The figure of a suite test that each unit reads.
 _UNIT_CHART = {"MB/s": "mbps", "IOPS": "iops"}
 
+#: The figures a whole-drive fill test gives (``summary.fill_figures`` and the pass's average) and their
+#: units; a row names one as its measure, after the step's label: ``fill.cache_gb``.
+FILL_FIGURES = {"in_cache_mbps": "MB/s", "after_cache_mbps": "MB/s", "cache_gb": "GB", "avg": "MB/s"}
+
+
+def step_label(measure: str, test: Optional[Mapping[str, Any]]) -> str:
+    """The measured step a row's ``measure`` names (a fill figure's row names the figure after it)."""
+    if test is not None and test.get("summary") == "fill":
+        return measure.split(".", 1)[0]
+    return measure
+
 TABLE_FIELDS = [
     "drive_id", "published_drive", "test", "state", "data_pattern", "iodepth", "value", "unit", "kind", "source",
     "suite_test", "measure", "note",
@@ -150,18 +161,27 @@ def load_table(path: Optional[Path] = None, drives: Optional[Sequence[str]] = No
             raise bad("value", f"'{r['value']}' is not a finite number")
         if not value > 0:
             raise bad("value", f"{value} must be positive")
-        if r["unit"] not in _UNIT_CHART:
-            raise bad("unit", f"'{r['unit']}'; allowed: {', '.join(_UNIT_CHART)}")
         if r["kind"] not in TOLERANCE:
             raise bad("kind", f"'{r['kind']}'; allowed: {', '.join(TOLERANCE)}")
         test = find_test(r["suite_test"])
         if test is None:
             raise bad("suite_test", f"'{r['suite_test']}' is not a test of the suite (see 'ssdlab tests')")
         labels = [s["measure"] for run in test["runs"] for s in run["steps"] if "measure" in s]
+        if test["summary"] == "fill":
+            label, _, figure = r["measure"].partition(".")
+            if label not in labels or figure not in FILL_FIGURES:
+                raise bad("measure", f"'{r['measure']}': a fill test's row names a step and a figure, "
+                                     f"{labels[0]}.FIGURE with FIGURE one of {', '.join(FILL_FIGURES)}")
+            if r["unit"] != FILL_FIGURES[figure]:
+                raise bad("unit", f"'{r['unit']}'; {figure} is in {FILL_FIGURES[figure]}")
+            rows.append(Published(line=i, value=value, **{k: r[k] for k in TABLE_FIELDS if k != "value"}))
+            continue
+        if r["unit"] not in _UNIT_CHART:
+            raise bad("unit", f"'{r['unit']}'; allowed: {', '.join(_UNIT_CHART)}")
         if r["measure"] not in labels:
             raise bad("measure", f"'{r['measure']}' is not measured by {r['suite_test']}; its measures: {', '.join(labels)}")
         if test["summary"] != "throughput":
-            raise bad("suite_test", f"{r['suite_test']} reports {test['summary']} figures; calibration reads throughput tests")
+            raise bad("suite_test", f"{r['suite_test']} reports {test['summary']} figures; calibration reads throughput and fill tests")
         rows.append(Published(line=i, value=value, **{k: r[k] for k in TABLE_FIELDS if k != "value"}))
     if drives:
         known = {r.drive_id for r in rows}
@@ -237,6 +257,13 @@ def suite_figure(doc: Dict[str, Any], test_id: str, label: str, unit: str) -> Op
 
 def figure_value(doc: Dict[str, Any], row: Published) -> Optional[float]:
     """The simulated figure a row compares with, from a test's results."""
+    test = find_test(row.suite_test)
+    if test is not None and test["summary"] == "fill":
+        label, _, figure = row.measure.partition(".")
+        for f in doc["figures"]:
+            if f["chart"] == f"{row.suite_test}.{figure}" and f["label"] == label:
+                return float(f["value"])
+        return None
     return suite_figure(doc, row.suite_test, row.measure, row.unit)
 
 
@@ -272,7 +299,8 @@ def requests_for(rows: Sequence[Published], seed: int = 1, drives: Optional[Mapp
     for (drive_id, tid), trows in groups.items():
         if drive_id not in loaded:
             loaded[drive_id] = Drive.load(drive_id)
-        requests.append(TestRequest(loaded[drive_id], tid, seed=seed, only=frozenset(r.measure for r in trows)))
+        test = find_test(tid)
+        requests.append(TestRequest(loaded[drive_id], tid, seed=seed, only=frozenset(step_label(r.measure, test) for r in trows)))
         answered.append(trows)
     return requests, answered
 

@@ -109,8 +109,11 @@ impl DriveConfig {
         let parity_dies = u32::from(n.raise);
         let dies = dies_total - n.reserved_dies - parity_dies;
         let slots_per_page = (n.page_size_bytes / UNIT_BYTES) as u32;
-        let unit_slots = slots_per_page * n.planes_per_die;
-        let slots_per_block = unit_slots * n.pages_per_block;
+        let plane_set_slots = slots_per_page * n.planes_per_die;
+        // One-shot programming: a wordline's pages (one per bit of a cell) go
+        // in one program on every plane.
+        let unit_slots = if n.one_shot_program { plane_set_slots * n.bits_per_cell.max(1) } else { plane_set_slots };
+        let slots_per_block = plane_set_slots * n.pages_per_block;
         // Saturating: validation refuses a product this large by name.
         let raw_slots = (dies as u64).saturating_mul(n.blocks_per_plane as u64).saturating_mul(slots_per_block as u64);
         let user_units = self.drive.user_capacity_bytes.div_ceil(UNIT_BYTES);

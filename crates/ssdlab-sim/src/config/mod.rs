@@ -48,6 +48,8 @@ pub struct DriveConfig {
     pub data_reduction: Option<DataReductionSection>,
     #[serde(default)]
     pub power: PowerSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<SlcCacheSection>,
 }
 
 /// TOML values with no JSON counterpart (nan, inf, dates) would reach the

@@ -413,6 +413,74 @@ pub struct NandSection {
     /// Rated program/erase cycles per block.
     #[serde(default = "default_pe_cycles")]
     pub pe_cycles_rated: u32,
+    /// Bits stored per cell (2 MLC, 3 TLC, 4 QLC): the pages of a wordline,
+    /// and how many times fewer bytes a block holds in SLC mode. 0: not
+    /// stated (a 2D MLC part of the older presets: none of the fields below).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub bits_per_cell: u32,
+    /// One-shot programming (3D TLC/QLC): the `bits_per_cell` pages of a
+    /// wordline, on every plane, are programmed together in one `tprog_ns`,
+    /// so a program unit is page x planes x bits per cell. false: a unit is
+    /// a page on every plane (2D MLC).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub one_shot_program: bool,
+    /// Cache programming (ONFI PROGRAM PAGE CACHE, Toggle's equivalent):
+    /// the next program's data crosses the channel into the die's cache
+    /// register while the die still programs, so back-to-back host programs
+    /// cost the program time, not transfer plus program. false: transfer,
+    /// then program.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cache_program: bool,
+    /// Read time of each page type of a wordline, lower page first (LSB,
+    /// CSB, MSB, TSB): `bits_per_cell` values. Empty: `tr_ns` for every page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tr_page_types_ns: Vec<u64>,
+    /// SLC mode (one bit per cell, the SLC cache's blocks): page read,
+    /// page program (a page on every plane) and block erase times, and the
+    /// rated P/E cycles of a block used only in SLC mode. 0: no SLC mode.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slc_tr_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slc_tprog_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slc_tbers_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub slc_pe_cycles_rated: u32,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+/// The SLC cache (pseudo-SLC write cache of TLC/QLC drives), a firmware
+/// behaviour of the controller profile. Host data lands in blocks written
+/// in SLC mode while the cache has room; the data is later folded (copied
+/// into native TLC/QLC blocks) by the die, in idle time and, once the cache
+/// is full, while the host writes directly to native blocks.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCacheSection {
+    /// Static part: SLC-mode data the drive always has room for (carved from
+    /// the spare area), as a percentage of the user capacity.
+    #[serde(default)]
+    pub static_percent_of_capacity: f64,
+    /// Dynamic part on an empty drive (free native blocks used at one bit
+    /// per cell), as a percentage of the user capacity; it shrinks in
+    /// proportion as native blocks fill with data.
+    #[serde(default)]
+    pub dynamic_percent_of_capacity: f64,
+    /// Once the cache is full, program units folded per host program unit
+    /// written directly to native blocks (folding competing with the host
+    /// for the dies; a fraction folds one unit every few host units). 0: no
+    /// folding while the host writes (only when a die needs the space, or
+    /// in idle time).
+    #[serde(default)]
+    pub fold_units_per_host_unit: f64,
+    /// Once folding while writing has emptied a die's cache, host writes
+    /// land in SLC again (a mid-fill refill). false: only idle time gives
+    /// the cache back once it is full.
+    #[serde(default)]
+    pub refill_while_writing: bool,
 }
 
 fn default_pe_cycles() -> u32 {

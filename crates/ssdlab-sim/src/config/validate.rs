@@ -252,6 +252,64 @@ impl DriveConfig {
                 ),
             );
         }
+        if n.bits_per_cell > 4 {
+            return err("nand.bits_per_cell", format!("{} must be 0 (not stated), 1, 2 (MLC), 3 (TLC) or 4 (QLC)", n.bits_per_cell));
+        }
+        if n.one_shot_program && (n.bits_per_cell < 2 || !n.pages_per_block.is_multiple_of(n.bits_per_cell)) {
+            return err(
+                "nand.one_shot_program",
+                format!(
+                    "needs nand.bits_per_cell 2..=4 and nand.pages_per_block a multiple of it (got {} bits, {} pages)",
+                    n.bits_per_cell, n.pages_per_block
+                ),
+            );
+        }
+        if !n.tr_page_types_ns.is_empty() {
+            if n.tr_page_types_ns.len() != n.bits_per_cell as usize {
+                return err(
+                    "nand.tr_page_types_ns",
+                    format!(
+                        "has {} values; give one per page type of a wordline, nand.bits_per_cell = {} (or leave it out: tr_ns for every page)",
+                        n.tr_page_types_ns.len(),
+                        n.bits_per_cell
+                    ),
+                );
+            }
+            if let Some(v) = n.tr_page_types_ns.iter().find(|&&v| v == 0 || v > 10_000_000) {
+                return err("nand.tr_page_types_ns", format!("{v} ns must be 1..=10000000 (a page read)"));
+            }
+        }
+        for (fld, v, of) in [
+            ("nand.slc_tr_ns", n.slc_tr_ns, n.tr_ns),
+            ("nand.slc_tprog_ns", n.slc_tprog_ns, n.tprog_ns),
+            ("nand.slc_tbers_ns", n.slc_tbers_ns, n.tbers_ns),
+        ] {
+            if v > of.max(1) * 4 {
+                return err(
+                    fld,
+                    format!("{v} ns is more than 4 times the native time ({of} ns); SLC mode is the faster one (0: no SLC mode)"),
+                );
+            }
+        }
+        if let Some(sc) = &self.slc_cache {
+            if n.slc_tprog_ns == 0 || n.bits_per_cell < 2 {
+                return err("slc_cache", "needs a NAND part with an SLC mode: nand.bits_per_cell 2..=4 and nand.slc_tprog_ns > 0".into());
+            }
+            for (fld, v) in [
+                ("slc_cache.static_percent_of_capacity", sc.static_percent_of_capacity),
+                ("slc_cache.dynamic_percent_of_capacity", sc.dynamic_percent_of_capacity),
+            ] {
+                if !(0.0..=100.0).contains(&v) {
+                    return err(fld, format!("{v} must be a percentage 0..=100 of the user capacity"));
+                }
+            }
+            if !(0.0..=64.0).contains(&sc.fold_units_per_host_unit) {
+                return err("slc_cache.fold_units_per_host_unit", format!("{} must be 0..=64", sc.fold_units_per_host_unit));
+            }
+            if self.ftl.perf_mode_tprog_ns > 0 {
+                return err("slc_cache", "cannot be combined with ftl.perf_mode_tprog_ns (both write blocks in a fast mode)".into());
+            }
+        }
         let f = &self.ftl;
         if f.perf_mode_tprog_ns > 0 && (f.perf_mode_fill_percent == 0 || f.perf_mode_fill_percent > 100) {
             return err("ftl.perf_mode_fill_percent", format!("{} must be 1..=100", f.perf_mode_fill_percent));

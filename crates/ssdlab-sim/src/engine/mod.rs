@@ -178,7 +178,7 @@ impl Simulator {
         let budget = rated * nblocks * block_bytes - sum as f64 * block_bytes;
         let endurance_host = (rated * nblocks * block_bytes / wa.max(1e-9)) as u64;
         let years = |gb_per_day: f64| (budget / wa.max(1e-9) / (gb_per_day * 1e9) / 365.0).max(0.0);
-        json!({
+        let mut v = json!({
             "host_bytes_written": host,
             "nand_bytes_written": c.nand_bytes_programmed,
             "erase_count_avg": avg,
@@ -193,6 +193,17 @@ impl Simulator {
             "lifetime_years_at_50_gb_per_day": years(50.0),
             "mapped_bytes": self.ftl.mapped_units() * UNIT_BYTES,
             "sim_time_ns": self.now_ns,
-        })
+        });
+        if self.cfg.slc_cache.is_some() {
+            let (bytes, blocks) = self.ftl.slc_usage();
+            v["slc_cache_data_bytes"] = json!(bytes);
+            v["slc_cache_blocks"] = json!(blocks);
+        }
+        v
+    }
+
+    /// Bytes of host data held in SLC-mode blocks, not yet folded.
+    pub fn ftl_slc_bytes(&self) -> u64 {
+        self.ftl.slc_usage().0
     }
 }

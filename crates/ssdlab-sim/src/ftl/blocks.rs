@@ -108,6 +108,7 @@ impl Ftl {
                 }
             }
         }
+        let fast = if self.slc.is_some() { !for_gc && self.slc_has_room(die as usize) } else { self.perf_active };
         let b = self.dies[die as usize].free.pop_front().ok_or_else(|| SimError::Drive {
             message: format!("die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"),
         })?;
@@ -116,7 +117,12 @@ impl Ftl {
         blk.state = BlockState::Open;
         blk.valid = 0;
         blk.stamp_ns = now_ns;
-        blk.fast = self.perf_active;
+        blk.fast = fast;
+        if fast {
+            if let Some(c) = self.slc.as_mut() {
+                c.blocks[die as usize] += 1;
+            }
+        }
         Ok(b)
     }
 

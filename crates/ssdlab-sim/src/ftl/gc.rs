@@ -84,6 +84,7 @@ impl Ftl {
         self.dies[d].victim_warm = 0;
         self.dies[d].victim_warm_off = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
+        self.dies[d].victim_read_ns = self.unit_read_ns(v, nand);
         // The controller's recycling path (when there is one: a rate above 0)
         // processes the whole block at its fixed rate, whatever it holds
         // (stale or TRIMmed data included; `ftl.recycle_bytes_per_s`).
@@ -292,6 +293,11 @@ impl Ftl {
             }
         }
         self.blocks[victim as usize].valid -= moved_grans;
+        if self.blocks[victim as usize].fast {
+            if let Some(c) = self.slc.as_mut() {
+                c.valid[d] -= moved_grans as u64;
+            }
+        }
         self.counters.gc_units_moved += moved_units;
         self.counters.gc_bytes_moved += moved_grans as u64 * self.gran_bytes;
         self.dies[d].victim_entry = i;
@@ -299,7 +305,11 @@ impl Ftl {
         if i >= total {
             // Erase the victim and return it to the pool.
             debug_assert_eq!(self.blocks[victim as usize].valid, 0);
-            nand.erase(die, now_ns);
+            let slc = self.slc.is_some() && self.blocks[victim as usize].fast;
+            if slc {
+                self.slc_block_erased(d);
+            }
+            nand.erase_t(die, now_ns, if slc && self.slc_tbers_ns > 0 { self.slc_tbers_ns } else { nand.tbers_ns });
             self.rev.clear_block(victim);
             let blk = &mut self.blocks[victim as usize];
             blk.erase_count += 1;
@@ -315,7 +325,11 @@ impl Ftl {
     /// Background GC while the drive is idle in `[from_ns, until_ns)`: each die
     /// cleans until it holds `bg_gc_threshold_blocks` free blocks or its time is up.
     pub fn background_gc(&mut self, from_ns: u64, until_ns: u64, nand: &mut Nand) -> Result<()> {
-        if (self.bg_gc_threshold == 0 && self.reorg_pending() == 0) || until_ns <= from_ns {
+        if until_ns <= from_ns {
+            return Ok(());
+        }
+        self.slc_idle();
+        if self.bg_gc_threshold == 0 && self.reorg_pending() == 0 {
             return Ok(());
         }
         for die in 0..self.g.dies {

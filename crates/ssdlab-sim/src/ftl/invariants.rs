@@ -101,6 +101,32 @@ impl Ftl {
                 return Err(SimError::integrity(format!("{sealed} sealed blocks but {seen} in GC buckets")));
             }
         }
+        // The SLC cache's counts are those of the blocks in SLC mode, and
+        // every sealed SLC block is queued for folding (or being folded):
+        // none is left behind, so none of its data is.
+        if let Some(c) = self.slc.as_ref() {
+            let bpd = self.g.blocks_per_die as usize;
+            for d in 0..self.g.dies as usize {
+                let in_use = || self.blocks[d * bpd..(d + 1) * bpd].iter().filter(|b| b.fast && b.state != BlockState::Free);
+                let (n, v) = (in_use().count() as u32, in_use().map(|b| b.valid as u64).sum::<u64>());
+                if n != c.blocks[d] || v != c.valid[d] {
+                    return Err(SimError::integrity(format!(
+                        "die {d}: SLC cache counts {} blocks, {} granules, but SLC-mode blocks are {n}, holding {v}",
+                        c.blocks[d], c.valid[d]
+                    )));
+                }
+                for b in (d * bpd) as u32..((d + 1) * bpd) as u32 {
+                    let blk = &self.blocks[b as usize];
+                    if blk.fast && blk.state == BlockState::Sealed && !self.reorg[d].contains(&b) {
+                        return Err(SimError::integrity(format!("die {d}: sealed SLC block {b} is not queued for folding")));
+                    }
+                    let gc_wp = self.dies[d].gc_wp.block;
+                    if blk.fast && b == gc_wp {
+                        return Err(SimError::integrity(format!("die {d}: GC / folding writes into SLC block {b}")));
+                    }
+                }
+            }
+        }
         for (di, d) in self.dies.iter().enumerate() {
             for &b in &d.free {
                 if self.blocks[b as usize].state != BlockState::Free {

@@ -84,7 +84,13 @@ impl Ftl {
         let n = self.len_of(e);
         self.rev.clear_live(head);
         let b = self.spb_div.div(head);
-        self.die_valid[self.bpd_div.div(b) as usize] -= n as u64;
+        let die = self.bpd_div.div(b) as usize;
+        self.die_valid[die] -= n as u64;
+        if self.blocks[b as usize].fast {
+            if let Some(c) = self.slc.as_mut() {
+                c.valid[die] -= n as u64;
+            }
+        }
         let sealed = self.blocks[b as usize].state == BlockState::Sealed;
         if sealed && self.uses_buckets() {
             self.bucket_remove(b);
@@ -166,6 +172,9 @@ impl Ftl {
         }
         self.raise_count = 0;
         self.die_valid.iter_mut().for_each(|v| *v = 0);
+        if let Some(c) = self.slc.as_mut() {
+            c.reset();
+        }
         self.mapped_lbas = 0;
         self.perf_active = self.perf_tprog_ns > 0;
         self.reorg.iter_mut().for_each(|r| r.clear());

@@ -35,6 +35,7 @@ mod mapping;
 mod perf_mode;
 mod raise;
 mod read;
+mod slc;
 mod write;
 
 pub use blocks::{Block, BlockState};
@@ -107,6 +108,8 @@ struct DieFtl {
     /// Valid slots of the victim when chosen, and paced-GC credit (1/65536 units).
     victim_valid0: u32,
     gc_credit: u64,
+    /// Die read time of one program unit of the victim (its pages' reads).
+    victim_read_ns: u64,
 }
 
 /// What the FTL did, for write amplification and the SMART-like figures.
@@ -237,6 +240,21 @@ pub struct Ftl {
     perf_limit_lbas: u64,
     reorg: Vec<Vec<u32>>,
     reorg_rate: u32,
+    /// Granules a block written in a fast mode holds (performance mode's
+    /// half block, or SLC mode's 1/bits), and its program time per unit.
+    fast_cap: u32,
+    fast_tprog_ns: u64,
+    /// The SLC cache (none: the drive has none).
+    slc: Option<slc::SlcCache>,
+    /// Page reads: granules per page on every plane (a multi-plane read),
+    /// whether read times depend on the page (its type, or SLC mode), each
+    /// page type's read time (lower page first) and SLC mode's.
+    read_unit: u32,
+    read_div: Divisor,
+    typed_reads: bool,
+    tr_types: Vec<u64>,
+    slc_tr_ns: u64,
+    slc_tbers_ns: u64,
     /// The cached part of the map when it is not all in DRAM
     /// (`controller.map_cache_bytes`); None: the whole map in DRAM.
     pub map_cache: Option<MapCache>,
@@ -260,6 +278,16 @@ impl Ftl {
         };
         let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
         let nblocks = g.total_blocks() as usize;
+        let unit = g.unit_slots * k;
+        let read_unit = g.slots_per_page * g.planes_per_die * k;
+        // SLC mode holds one bit of the cell's `bits`; performance mode the
+        // lower half of an MLC block. Whole program units either way.
+        let (fast_cap, fast_tprog_ns) = if cfg.slc_cache.is_some() {
+            let bits = cfg.nand.bits_per_cell;
+            ((spb / bits / unit).max(1) * unit, cfg.nand.slc_tprog_ns * (unit / read_unit) as u64)
+        } else {
+            ((spb / 2 / unit).max(1) * unit, cfg.ftl.perf_mode_tprog_ns)
+        };
         let blocks =
             vec![
                 Block { valid: 0, erase_count: 0, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
@@ -283,6 +311,7 @@ impl Ftl {
                 gc_pending_reads: 0,
                 victim_valid0: 0,
                 gc_credit: 0,
+                victim_read_ns: 0,
             })
             .collect();
         Ftl {
@@ -323,6 +352,15 @@ impl Ftl {
             reorg: vec![Vec::new(); g.dies as usize],
             reorg_rate: cfg.ftl.perf_mode_reorg_units_per_host_unit.max(1),
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
+            fast_cap,
+            fast_tprog_ns,
+            slc: slc::SlcCache::new(cfg, fast_cap, gran_bytes),
+            read_unit,
+            read_div: Divisor::new(read_unit),
+            typed_reads: !cfg.nand.tr_page_types_ns.is_empty() || (cfg.slc_cache.is_some() && cfg.nand.slc_tr_ns > 0),
+            tr_types: cfg.nand.tr_page_types_ns.clone(),
+            slc_tr_ns: if cfg.slc_cache.is_some() { cfg.nand.slc_tr_ns } else { 0 },
+            slc_tbers_ns: if cfg.slc_cache.is_some() { cfg.nand.slc_tbers_ns } else { 0 },
             map_cache: (cfg.controller.map_cache_bytes > 0).then(|| {
                 MapCache::new(cfg.controller.map_cache_bytes, g.user_units, g.map_unit_units as u64, cfg.nand.page_size_bytes, g.dies)
             }),

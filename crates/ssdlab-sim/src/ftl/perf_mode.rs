@@ -7,11 +7,12 @@ use super::Ftl;
 use crate::nand::Nand;
 
 impl Ftl {
-    /// Granules a block holds: half (whole program units) in performance mode.
+    /// Granules a block holds: half (whole program units) in performance
+    /// mode, 1/bits in SLC mode.
     #[inline]
     pub(super) fn cap(&self, b: u32) -> u32 {
         if self.blocks[b as usize].fast {
-            (self.spb / 2 / self.unit).max(1) * self.unit
+            self.fast_cap
         } else {
             self.spb
         }
@@ -20,7 +21,7 @@ impl Ftl {
     #[inline]
     pub(super) fn tprog_of(&self, b: u32, nand: &Nand) -> u64 {
         if self.blocks[b as usize].fast {
-            self.perf_tprog_ns
+            self.fast_tprog_ns
         } else {
             nand.tprog_ns
         }

@@ -24,12 +24,12 @@ impl ReadIssue {
     }
 
     #[inline]
-    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64) -> u64 {
+    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64, tr_ns: u64) -> u64 {
         let mut t = self.earliest_ns;
         if self.cap > 0 && self.issued >= self.cap {
             t = t.max(self.window[(self.issued - self.cap) % 64]);
         }
-        let done = nand.read(die, t, bytes);
+        let done = nand.read_t(die, t, bytes, tr_ns);
         if self.cap > 0 {
             self.window[self.issued % 64] = done;
         }
@@ -98,10 +98,12 @@ impl Ftl {
                 run_end = head + len;
                 continue;
             }
-            let u = self.unit_div.div(head);
+            // One (multi-plane) read per page on every plane.
+            let u = self.read_div.div(head);
             if u != cur_unit {
                 if cur_unit != NONE {
-                    let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+                    let g = cur_unit * self.read_unit;
+                    let done = reads.issue(nand, self.die_of_slot(g), cur_grans * self.gran_bytes, self.tr_of(g, nand));
                     if pieces {
                         self.read_pieces.push((cur_lba, done));
                     }
@@ -113,7 +115,8 @@ impl Ftl {
             cur_grans += len as u64;
         }
         if cur_unit != NONE {
-            let done = reads.issue(nand, self.die_of_slot(cur_unit * self.unit), cur_grans * self.gran_bytes);
+            let g = cur_unit * self.read_unit;
+            let done = reads.issue(nand, self.die_of_slot(g), cur_grans * self.gran_bytes, self.tr_of(g, nand));
             if pieces {
                 self.read_pieces.push((cur_lba, done));
             }
@@ -142,7 +145,7 @@ impl Ftl {
             let mut share = bytes / k + (i < bytes % k) as u64;
             while share > 0 {
                 let b = share.min(unit_bytes);
-                done = done.max(reads.issue(nand, d, b));
+                done = done.max(reads.issue(nand, d, b, nand.tr_ns));
                 share -= b;
             }
             d = if d + 1 == self.g.dies { 0 } else { d + 1 };
@@ -165,6 +168,7 @@ impl Ftl {
             self.read_striped(die, bytes, &mut reads, nand);
             return reads.ready_ns;
         }
-        nand.read(die, earliest_ns, bytes)
+        let tr = self.tr_of(head, nand);
+        nand.read_t(die, earliest_ns, bytes, tr)
     }
 }

@@ -131,6 +131,11 @@ impl Ftl {
         self.rev.push(b, self.enc(lba as u32, n));
         self.rev.set_live(head);
         self.blocks[b as usize].valid += n;
+        if self.blocks[b as usize].fast {
+            if let Some(c) = self.slc.as_mut() {
+                c.valid[die as usize] += n as u64;
+            }
+        }
         if let Some(s) = self.shadow.as_mut() {
             shadow(s, head);
         }
@@ -272,8 +277,9 @@ impl Ftl {
             if self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
                 self.gc_paced(die, now_ns, nand)?;
             }
-            // Performance-mode reorganisation runs alongside host writes.
-            for _ in 0..self.reorg_rate {
+            // Performance-mode reorganisation, or folding once the SLC
+            // cache is full, runs alongside host writes.
+            for _ in 0..self.fold_count(d, self.dies[d].host_wp.block) {
                 if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
                     break;
                 }
@@ -341,7 +347,7 @@ impl Ftl {
             let tprog = self.tprog_of(wp.block, nand);
             let reads = std::mem::take(&mut self.dies[d].gc_pending_reads);
             self.dies[d].gc_last_read = NONE;
-            nand.copy_through_controller(die, t, reads, bytes, tprog);
+            nand.copy_through_controller_ns(die, t, reads, reads * self.dies[d].victim_read_ns, bytes, tprog);
             self.counters.nand_bytes_programmed += bytes;
             self.raise_parity(t, nand);
             let wpm = &mut self.dies[d].gc_wp;

@@ -1,0 +1,164 @@
+//! The SLC cache of TLC/QLC drives: writes land in SLC-mode blocks while the
+//! cache has room, fast; then directly in native blocks, slow; idle time
+//! folds the SLC data into native blocks and gives the cache back; a
+//! firmware that folds while it writes refills the cache mid-fill. Also the
+//! NAND part's one-shot programs and page-type reads, and the errors.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use ssdlab_sim::{DriveConfig, Simulator};
+
+/// A small TLC drive: 4 dies, 1 plane, 4KB pages, 48 pages (16 wordlines)
+/// a block, one-shot programs of a wordline (12KB) in 1.5 ms, SLC mode
+/// 100 us a page; the SLC cache from `slc` (none if null).
+fn tlc_drive(blocks: u32, slc: Value, extra: Value) -> DriveConfig {
+    let mut e = json!({
+        "host": {"link_bytes_per_s": 4_000_000_000u64, "command_overhead_ns": 1000, "ncq_depth": 32},
+        "controller": {"command_cost_ns": 2000, "write_buffer_bytes": 1u64 << 20},
+        "nand": {"bits_per_cell": 3, "one_shot_program": true, "tprog_ns": 1_500_000, "tr_ns": 60_000,
+                 "tr_page_types_ns": [40_000, 60_000, 80_000], "slc_tprog_ns": 100_000, "slc_tr_ns": 30_000,
+                 "slc_tbers_ns": 2_000_000, "channel_bytes_per_s": 1_000_000_000u64},
+    });
+    if !slc.is_null() {
+        e["slc_cache"] = slc;
+    }
+    merge(&mut e, &extra);
+    drive_with(4, blocks, 48, 1.12, "greedy", e)
+}
+
+fn default_slc() -> Value {
+    json!({"static_percent_of_capacity": 2.0, "dynamic_percent_of_capacity": 20.0})
+}
+
+/// MB/s of each `seg` bytes of a sequential 128KB QD32 pass over the drive.
+fn fill_segments(sim: &mut Simulator, seg: u64) -> Vec<f64> {
+    let cap = sim.capacity_bytes() / seg * seg;
+    (0..cap / seg)
+        .map(|i| {
+            let r = run(sim, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * seg, "size": seg}));
+            r.stats.write.bytes as f64 / (r.duration_ns as f64 / 1e9) / 1e6
+        })
+        .collect()
+}
+
+#[test]
+fn writes_are_fast_while_the_slc_cache_lasts_then_run_at_the_native_speed() {
+    let mut s = sim(tlc_drive(96, default_slc(), json!({})), 1, true);
+    let seg = 1 << 20;
+    let v = fill_segments(&mut s, seg);
+    eprintln!("{v:.1?}");
+    let first = v[1];
+    let last = v[v.len() / 2];
+    assert!(first > 3.0 * last, "in cache {first:.1} MB/s, after {last:.1}: {v:.1?}");
+    // The step comes where the cache is full: 22% of the capacity in SLC.
+    let cap_mib = s.capacity_bytes() as f64 / seg as f64;
+    let step = v.iter().position(|&x| x < 0.5 * (first + last)).unwrap() as f64;
+    assert!((step / cap_mib - 0.22).abs() < 0.06, "step at {step} of {cap_mib:.0} MiB: {v:.1?}");
+    s.check_now().unwrap();
+}
+
+#[test]
+fn idle_time_folds_the_slc_data_and_gives_the_cache_back() {
+    let mut s = sim(tlc_drive(96, default_slc(), json!({})), 2, true);
+    let seg = 1 << 20;
+    // Past the cache: 24 MiB of the 64.
+    for i in 0..24 {
+        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * seg, "size": seg}));
+    }
+    let slow = seq_write_mbps(&mut s, 2 << 20, 32, "incompressible");
+    assert!(s.ftl_slc_bytes() > 8 << 20, "{} B in SLC", s.ftl_slc_bytes());
+    s.idle(5_000_000_000).unwrap();
+    assert_eq!(s.ftl_slc_bytes(), 0, "idle time folds every SLC block");
+    let fast = seq_write_mbps(&mut s, 2 << 20, 32, "incompressible");
+    assert!(fast > 3.0 * slow, "after idle {fast:.1} MB/s, before {slow:.1}");
+    s.check_now().unwrap();
+}
+
+#[test]
+fn a_firmware_that_folds_while_it_writes_refills_the_cache_mid_fill() {
+    let slc = json!({"static_percent_of_capacity": 2.0, "dynamic_percent_of_capacity": 10.0,
+                     "fold_units_per_host_unit": 0.5, "refill_while_writing": true});
+    let mut s = sim(tlc_drive(96, slc, json!({})), 3, true);
+    let v = fill_segments(&mut s, 1 << 20);
+    eprintln!("{v:.1?}");
+    let fast = v[1];
+    // Fast, then slow, then fast again before the end.
+    let slow_at = v.iter().position(|&x| x < 0.4 * fast).unwrap();
+    assert!(v[slow_at..].iter().any(|&x| x > 0.8 * fast), "no refill: {v:.1?}");
+    s.check_now().unwrap();
+    // Without folding while writing, the cache stays full until idle.
+    let slc = json!({"static_percent_of_capacity": 2.0, "dynamic_percent_of_capacity": 10.0});
+    let mut s = sim(tlc_drive(96, slc, json!({})), 3, true);
+    let v = fill_segments(&mut s, 1 << 20);
+    let slow_at = v.iter().position(|&x| x < 0.4 * fast).unwrap();
+    assert!(v[slow_at..].iter().all(|&x| x < 0.8 * fast), "refilled without folding: {v:.1?}");
+}
+
+#[test]
+fn trim_and_rewrites_of_slc_data_lose_nothing_through_folding_and_gc() {
+    let mut s = sim(tlc_drive(64, default_slc(), json!({})), 4, true);
+    let cap = s.capacity_bytes();
+    for round in 0..6u64 {
+        run(&mut s, json!({"rw": "randwrite", "bs": "16k", "iodepth": 16, "number_ios": 1500}));
+        s.trim((round * 4096 * 997) % (cap / 2) / 4096 * 4096, Some(cap / 6 / 4096 * 4096)).unwrap();
+        run(&mut s, json!({"rw": "randread", "bs": "8k", "iodepth": 8, "number_ios": 500}));
+        if round % 2 == 1 {
+            s.idle(1_000_000_000).unwrap();
+        }
+        s.check_now().unwrap();
+    }
+}
+
+#[test]
+fn page_types_read_at_their_own_speed_and_slc_pages_faster() {
+    // One page type slow, two fast: the spread is the part's, the mean the
+    // three's (60 us).
+    // QD1 4KB random reads of data folded into TLC: the mean of the three
+    // page types; of data still in SLC: SLC's read time.
+    let mean_read_us = |s: &mut Simulator| {
+        let r = run(s, json!({"rw": "randread", "bs": "4k", "iodepth": 1, "size": 2 << 20, "number_ios": 400}));
+        r.stats.read.lat.mean_ns() / 1e3
+    };
+    let mut s = sim(tlc_drive(96, default_slc(), json!({"nand": {"tr_page_types_ns": [120_000, 30_000, 30_000]}})), 5, false);
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": 2 << 20}));
+    s.flush();
+    // Shorter than the idle delay: the programs end, nothing is folded.
+    s.idle(50_000_000).unwrap();
+    assert!(s.ftl_slc_bytes() >= 2 << 20);
+    let slc = mean_read_us(&mut s);
+    s.idle(5_000_000_000).unwrap();
+    let tlc = mean_read_us(&mut s);
+    let r = run(&mut s, json!({"rw": "randread", "bs": "4k", "iodepth": 1, "size": 2 << 20, "number_ios": 400}));
+    let (p10, p90) = (r.stats.read.lat.percentile(10.0) as f64 / 1e3, r.stats.read.lat.percentile(90.0) as f64 / 1e3);
+    assert!(p90 - p10 > 80.0, "page types 120 / 30 / 30 us: 10th {p10:.1}, 90th {p90:.1} us");
+    assert!(tlc - slc > 20.0 && tlc - slc < 40.0, "TLC {tlc:.1} us, SLC {slc:.1} us: the page types' mean 60 against 30");
+}
+
+#[test]
+fn an_slc_cache_needs_a_part_with_an_slc_mode_and_bad_values_are_named() {
+    let bad = |slc: Value, nand: Value| {
+        let mut e = json!({"nand": {"bits_per_cell": 3, "one_shot_program": true}, "slc_cache": slc});
+        merge(&mut e, &json!({"nand": nand}));
+        let raw = 4 * 64 * 48;
+        let mut cfg = json!({
+            "drive": {"id": "t", "name": "t", "user_capacity_bytes": raw / 10 * 8 * 4096},
+            "host": {"link_bytes_per_s": 550_000_000u64, "ncq_depth": 32},
+            "controller": {"command_cost_ns": 4000, "write_buffer_bytes": 1u64 << 20},
+            "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 1,
+                     "blocks_per_plane": 64, "pages_per_block": 48, "page_size_bytes": 4096, "tr_ns": 50_000,
+                     "tprog_ns": 1_500_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+            "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2}
+        });
+        merge(&mut cfg, &e);
+        DriveConfig::from_json_str(&cfg.to_string()).unwrap_err().to_string()
+    };
+    let e = bad(default_slc(), json!({}));
+    assert!(e.contains("slc_cache") && e.contains("slc_tprog_ns"), "{e}");
+    let e = bad(json!({"dynamic_percent_of_capacity": 140.0}), json!({"slc_tprog_ns": 100_000}));
+    assert!(e.contains("slc_cache.dynamic_percent_of_capacity") && e.contains("0..=100"), "{e}");
+    let e = bad(default_slc(), json!({"slc_tprog_ns": 100_000, "pages_per_block": 50}));
+    assert!(e.contains("nand.one_shot_program") && e.contains("multiple"), "{e}");
+    let e = bad(default_slc(), json!({"slc_tprog_ns": 100_000, "tr_page_types_ns": [1, 2]}));
+    assert!(e.contains("nand.tr_page_types_ns") && e.contains("bits_per_cell = 3"), "{e}");
+}
