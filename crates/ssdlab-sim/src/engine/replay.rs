@@ -14,7 +14,7 @@ use crate::parse::{duration_ns_either, get, known_keys, object, werr};
 use crate::stats::{Dir, PhaseStats};
 use crate::trace::source::TraceSource;
 use crate::trace::{TraceError, TraceOp, TraceRecord};
-use crate::workload::{Op, MAX_LOG_AVG_MSEC};
+use crate::workload::{Op, MAX_IODEPTH, MAX_LOG_AVG_MSEC};
 
 /// How a trace is replayed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +90,10 @@ impl ReplayOptions {
             };
         }
         if let Some(q) = get(o, "iodepth") {
-            let q = q.as_u64().filter(|q| (1..=256).contains(q)).ok_or_else(|| werr("iodepth", format!("{q}: must be 1..=256")))?;
+            let q = q
+                .as_u64()
+                .filter(|q| (1..=MAX_IODEPTH as u64).contains(q))
+                .ok_or_else(|| werr("iodepth", format!("{q}: must be 1..={MAX_IODEPTH}")))?;
             opts.iodepth = q as u32;
         }
         opts.idle_cap_ns = duration_ns_either(o, "idle_cap", "idle_cap_ns")?;
