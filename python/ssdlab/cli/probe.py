@@ -77,7 +77,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a real target, not to --drive")
         drive = Drive.load(args.drive)
         bar = ProgressBar(f"probe {drive.id}", stream=sys.stderr, force=args.progress)
-        run = run_probe_simulated(drive, out, budget=args.budget, seed=args.seed, progress=bar)
+        run = run_probe_simulated(drive, out, budget=args.budget, seed=args.seed, progress=bar, stream=sys.stderr)
         bar.close()
         run.target.update({"drive": args.drive, "drive_id": drive.id})
         drive_hash = drive.hash

@@ -21,6 +21,7 @@ from ..probe.jobs import (
     AFTER_IDLE_RANDWRITE,
     AFTER_TRIM_SEQWRITE,
     BURST_PREFIX,
+    CACHE_FILL,
     DIRTY_SEQWRITE,
     RANDREAD_128K_QD32,
     RANDREAD_RANDOMLY_WRITTEN,
@@ -41,6 +42,7 @@ from ..probe.jobs import (
     seqwrite_pattern,
     seqwrite_small,
 )
+from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
 from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature
 from .state import _dirty_buffer, _onset, _perf_mode, steady_iops
@@ -57,6 +59,9 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     iops32 = _writes(F, figs, link)
     _reduction_and_layout(F, figs, capacity_bytes, link, iops32)
     _state(F, figs, iops32)
+    # the cache stage's features only where it ran: a probe taken before it keeps the features it had
+    if CACHE_FILL in figs:
+        F.update(cache_features(figs))
     return F
 
 

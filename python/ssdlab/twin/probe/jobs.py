@@ -8,17 +8,20 @@ than reading ``None``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...errors import SsdlabError
 from ...fio.guard import filename_value
 from ...suite.fio import DATA_PATTERN_OPTIONS
 
-__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "CLEAN", "FILL", "BUDGETS", "KiB", "MiB", "GiB"]
+__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "CLEAN", "FILL", "CACHE", "BUDGETS", "KiB",
+           "MiB", "GiB"]
 
-#: The stages: ``clean`` after a TRIM of the whole target, ``fill`` the state writes.
+#: The stages: ``clean`` after a TRIM of the whole target, ``fill`` the state writes, ``cache`` the write cache's
+#: size and recovery (last, so that it leaves every earlier job's figures as they were).
 CLEAN = "clean"
 FILL = "fill"
+CACHE = "cache"
 
 #: --budget names: a factor on every runtime and on the sizes of the state writes.
 BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
@@ -49,6 +52,14 @@ TORTURED_SEQREAD = "tortured-seqread-128k-qd32"
 DIRTY_SEQWRITE = "dirty-seqwrite"
 TRIM_ALL = "trim-all"
 AFTER_TRIM_SEQWRITE = "after-trim-seqwrite"
+CACHE_TRIM = "cache-trim"
+CACHE_FILL = "cache-fill"
+CACHE_AFTER_IDLE = "cache-after-idle"
+#: The share of the capacity the cache fill writes per unit of --budget: past the SLC caches of the TLC/QLC
+#: drives on an empty drive (10-25% of their capacity) at the default budget, about 5-10 minutes on a 1TB drive.
+CACHE_FILL_SHARE = 0.3
+#: Seconds of idle time (per unit of --budget) before the write that shows how much cache idle time gave back.
+CACHE_IDLE_S = 30.0
 #: The prefixes of the write families (a burst, a sequential or a random write).
 BURST_PREFIX = "burst-"
 SEQWRITE_PREFIX = "seqwrite-"
@@ -170,6 +181,7 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     _clean_reads(jobs, sp)
     _clean_layout(jobs, sp)
     _fill_stage(jobs, sp, trim)
+    _cache_stage(jobs, sp, trim)
     return list(jobs)
 
 
@@ -348,6 +360,42 @@ def _fill_stage(jobs: _Jobs, sp: _Spans, trim: bool) -> None:
             "a sequential write right after the full TRIM: back near the clean rate when TRIM frees the blocks at "
             "once; at the dirty rate when the drive still recycles the trimmed blocks", "write", rw="write",
             bs="128k", iodepth=32, offset=dirty_size, size=dirty_size, **inc)
+
+
+def _cache_sizes(cap: int, budget: float) -> Tuple[int, int, float]:
+    """The cache fill's and the write after idle's sizes, and what the budget asked of the fill (bytes)."""
+    asked = CACHE_FILL_SHARE * budget * cap
+    fill = _align(min(asked, 0.75 * cap))
+    return fill, _align(min(fill / 2, cap - fill)), asked
+
+
+def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
+    """What the cache stage cannot write at this budget, said before the probe starts (None: nothing)."""
+    fill, after, asked = _cache_sizes(capacity_bytes, float(budget))
+    if asked <= 0.75 * capacity_bytes:
+        return None
+    return (f"the cache fill would write {asked / 1e9:,.1f} GB at --budget {budget:g}, more than the "
+            f"{0.75 * capacity_bytes / 1e9:,.1f} GB (75% of the capacity) it may: it writes {fill / 1e9:,.1f} GB, then "
+            f"{after / 1e9:,.1f} GB after idle time")
+
+
+def _cache_stage(jobs: _Jobs, sp: _Spans, trim: bool) -> None:
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
+    fill, after, _ = _cache_sizes(sp.cap, sp.budget)
+    if trim:
+        jobs.add(CACHE_TRIM, CACHE, "write cache size", "a TRIM of the whole drive: every native block free again, so "
+                 "a cache that uses free blocks in SLC mode (a dynamic part) is at its largest", "trim", rw="trim",
+                 bs="64m")
+    # the idle time first lets a drive fold what the TRIM's write before it left in its cache
+    jobs.add(CACHE_FILL, CACHE, "write cache size, in-cache and post-cache write speed",
+             "a long sequential write after idle time: it runs at the cache's (SLC mode's) rate until the cache is "
+             "full, then steps down to the native NAND's (with folding) for good: the bytes written before the step "
+             "are the cache", "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=0, size=fill,
+             startdelay=_secs(max(5.0, 10.0 * sp.budget)), **inc)
+    jobs.add(CACHE_AFTER_IDLE, CACHE, "write cache recovery in idle time",
+             f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
+             "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
+             bs="128k", iodepth=32, offset=fill, size=after, startdelay=_secs(CACHE_IDLE_S * sp.budget), **inc)
 
 
 def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[str] = None,

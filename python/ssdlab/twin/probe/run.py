@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
 
 from ...outputs import write_text
-from .jobs import CLEAN, FILL, MiB, ProbeJob, jobfile_text, probe_jobs
+from .jobs import CACHE, CLEAN, FILL, MiB, ProbeJob, cache_span_note, jobfile_text, probe_jobs
 
 __all__ = ["ProbeRun", "job_figures", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
@@ -96,7 +96,7 @@ def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
-def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL), budget: float = 1.0,
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE), budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None
                         ) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
@@ -115,6 +115,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages]
     text = jobfile_text(jobs, seed=seed)
     run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
+    _say_cache_span(run, cap, budget, stages, stream)
     interrupted = False
     try:
         srun = simulate(parse_jobfile_text(text, "probe.fio"), simulator=sim, progress=progress)
@@ -146,7 +147,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = (CLEAN, FILL)) -> ProbeRun:
+                     stages: Sequence[str] = (CLEAN, FILL, CACHE)) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
@@ -166,6 +167,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
     if not trim:
         run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
+    _say_cache_span(run, capacity, budget, stages, stream)
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -210,6 +212,18 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         run.interrupted = True
     run.wall_time_s = time.perf_counter() - t0
     return run
+
+
+def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str], stream: Optional[TextIO]) -> None:
+    """Before any job: a note (and a line on ``stream``) when the budget asks the cache fill for more than it may
+    write on this target."""
+    note = cache_span_note(cap, budget) if CACHE in stages else None
+    if note is None:
+        return
+    run.notes.append(note)
+    if stream is not None:
+        stream.write(f"ssdlab probe: {note}\n")
+        stream.flush()
 
 
 class _same:

@@ -1,0 +1,85 @@
+"""Features of the cache stage: a write cache (the pseudo-SLC cache of a
+TLC/QLC drive) from a long sequential write's rate per second, the speeds
+in and after it, and how much of it idle time gives back. Only fio's
+per-second rates are read, as on a real drive."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ..probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL
+from .common import Feature, feature
+
+#: A step down to under this share of the first rate, held for :data:`STEP_SECONDS`, is a full cache; a
+#: smaller wobble is the link, the buffer or a refill.
+STEP_SHARE = 0.7
+STEP_SECONDS = 5
+#: The transfer size of the cache jobs (128KB sequential writes).
+CACHE_BLOCK_BYTES = 128 * 1024
+
+KEYS = ("slc_cache", "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s",
+        "slc_idle_recovered_bytes")
+
+
+def _rates(figs: Mapping[str, Mapping[str, Any]], job: str) -> Tuple[List[float], float]:
+    f = figs.get(job) or {}
+    series = [float(x) * CACHE_BLOCK_BYTES for x in (f.get("iops_series") or [])]
+    return series, float(f.get("interval_ms") or 1000) / 1e3
+
+
+def _step(rate: List[float]) -> Optional[int]:
+    """The first second of a sustained fall to under :data:`STEP_SHARE` of the first rate (None: none)."""
+    first = statistics.median(rate[1:6])
+    return next((i for i in range(1, len(rate) - STEP_SECONDS + 1)
+                 if all(r < STEP_SHARE * first for r in rate[i:i + STEP_SECONDS])), None)
+
+
+def cache_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
+    """The write cache from the cache fill and the write after idle time."""
+    rate, dt = _rates(figs, CACHE_FILL)
+    if len(rate) < 2 * STEP_SECONDS:
+        return {k: feature(None, "", "none", "the cache fill did not run long enough (needs its per-second log)")
+                for k in KEYS}
+    k = _step(rate)
+    written = sum(rate) * dt
+    if k is None:
+        out = {"slc_cache": feature(None, "", "low", f"no step down over the {written / 1e9:.1f} GB the cache fill "
+                                    "wrote: no write cache, or one larger than that (--budget writes more)"),
+               "slc_cache_bytes": feature(None, "B", "none", "no step down seen"),
+               "slc_cache_at_least_bytes": feature(round(written), "B", "low", "the bytes the cache fill wrote with no "
+                                                   "step down: a cache, if any, holds at least that"),
+               "slc_write_bytes_per_s": feature(round(statistics.median(rate)), "B/s", "medium",
+                                                "the cache fill's median rate (no step down)"),
+               "post_cache_write_bytes_per_s": feature(None, "B/s", "none", "no step down seen"),
+               "slc_idle_recovered_bytes": feature(None, "B", "none", "no step down seen")}
+        return out
+    cache = sum(rate[:k]) * dt
+    fast, slow = statistics.median(rate[1:k]) if k > 1 else rate[0], statistics.median(rate[k:])
+    out = {"slc_cache": feature(True, "", "high", f"the cache fill ran at {fast / 1e6:,.0f} MB/s for {k * dt:.0f} s, "
+                                f"then stepped down to {slow / 1e6:,.0f} MB/s for good"),
+           "slc_cache_bytes": feature(round(cache), "B", "high" if k >= STEP_SECONDS else "medium",
+                                      "the bytes the cache fill wrote (after a full TRIM and idle time) before its "
+                                      "rate stepped down: the cache on an empty drive (static and dynamic parts)"),
+           "slc_write_bytes_per_s": feature(round(fast), "B/s", "high", "the cache fill's median rate before the step"),
+           "post_cache_write_bytes_per_s": feature(round(slow), "B/s", "high",
+                                                   "the cache fill's median rate after the step: the native NAND's "
+                                                   "write (less what folding takes of the dies)")}
+    out["slc_idle_recovered_bytes"] = _recovered(figs, fast)
+    return out
+
+
+def _recovered(figs: Mapping[str, Mapping[str, Any]], fast: float) -> Feature:
+    rate, dt = _rates(figs, CACHE_AFTER_IDLE)
+    if len(rate) < STEP_SECONDS:
+        return feature(None, "B", "none", "the write after idle time did not run long enough (needs its log)")
+    # in the cache again where its first seconds run near the cache fill's first rate
+    if statistics.median(rate[:3]) < STEP_SHARE * fast:
+        return feature(0, "B", "high", "the write after idle time started at the post-cache rate: idle time gave "
+                       "nothing back")
+    k = next((i for i in range(len(rate) - STEP_SECONDS + 1)
+              if all(r < STEP_SHARE * fast for r in rate[i:i + STEP_SECONDS])), None)
+    got = sum(rate[:k] if k is not None else rate) * dt
+    return feature(round(got), "B", "high" if k is not None else "low",
+                   "the bytes the write after idle time wrote at the cache's rate: what the idle time gave back"
+                   + ("" if k is not None else " (at least: it never stepped down)"))

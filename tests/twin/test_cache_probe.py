@@ -1,0 +1,50 @@
+"""The cache stage of the probe: its jobs, the note before a fill larger than it may write, and the write
+cache's features from per-second rates."""
+
+from ssdlab.twin.features import extract
+from ssdlab.twin.features.cache import CACHE_BLOCK_BYTES, cache_features
+from ssdlab.twin.probe import CACHE, probe_jobs
+from ssdlab.twin.probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL, cache_span_note
+
+TB = 1_000_000_000_000
+
+
+def _log(rates_mbps):
+    return {"iops_series": [r * 1e6 / CACHE_BLOCK_BYTES for r in rates_mbps], "interval_ms": 1000, "mbps": 1.0}
+
+
+def test_cache_stage_runs_last_and_within_the_capacity():
+    jobs = probe_jobs(TB, 1.0)
+    cache = [j for j in jobs if j.stage == CACHE]
+    assert [j.name for j in cache] == ["cache-trim", CACHE_FILL, CACHE_AFTER_IDLE]
+    assert jobs[-len(cache):] == cache
+    fill = next(j for j in cache if j.name == CACHE_FILL)
+    after = next(j for j in cache if j.name == CACHE_AFTER_IDLE)
+    assert fill.options["size"] + after.options["size"] <= TB
+    assert fill.log_ms == 1000
+
+
+def test_a_budget_past_the_capacity_is_said_before_the_probe():
+    assert cache_span_note(TB, 1.0) is None
+    note = cache_span_note(TB, 3.0)
+    assert note is not None and "900.0 GB" in note and "750.0 GB" in note
+
+
+def test_cache_size_and_speeds_from_the_step():
+    figs = {CACHE_FILL: _log([2000.0] * 50 + [500.0] * 40), CACHE_AFTER_IDLE: _log([2000.0] * 4 + [500.0] * 20)}
+    f = cache_features(figs)
+    assert f["slc_cache"]["value"] is True
+    assert f["slc_cache_bytes"]["value"] == 100_000_000_000
+    assert f["slc_write_bytes_per_s"]["value"] == 2_000_000_000
+    assert f["post_cache_write_bytes_per_s"]["value"] == 500_000_000
+    assert f["slc_idle_recovered_bytes"]["value"] == 8_000_000_000
+
+
+def test_no_step_is_a_lower_bound_not_a_cache():
+    f = cache_features({CACHE_FILL: _log([500.0] * 60)})
+    assert f["slc_cache"]["value"] is None
+    assert f["slc_cache_at_least_bytes"]["value"] == 30_000_000_000
+
+
+def test_a_probe_without_the_cache_stage_has_no_cache_features():
+    assert "slc_cache" not in extract({}, TB)
