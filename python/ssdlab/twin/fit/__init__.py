@@ -44,7 +44,7 @@ from typing import Any, Dict, List, Optional, TextIO, Tuple
 from ...cluster import Runner
 from ...drive import Drive
 from ...fit.evaluate import Evaluation
-from ...fit.params import Target
+from ...fit.params import Target, library_values
 from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
@@ -55,6 +55,7 @@ from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
 from .evaluate import evaluate_twin, probe_rows, simulate_probe_figures, twin_target
+from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
 from .structure import STRUCTURE_ROUNDS, recheck_structure
 
@@ -106,11 +107,36 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k
                 prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
         drive_doc, twin_figs = _behaviours(drive_doc, prov, doc, run, seed, stream)
+        drive_doc, slc_fit = _slc_cache(drive_doc, prov, twin_figs, doc, seed, stream)
     finally:
         if own:
             run.close()
-    return _write_twin(doc, drive_doc, prov, twin_figs, out, probe_dir, power_log, source_id, tid, command, seed,
-                       sampler, result, polished, best, structures)
+    record = _write_twin(doc, drive_doc, prov, twin_figs, out, probe_dir, power_log, source_id, tid, command, seed,
+                         sampler, result, polished, best, structures, slc_fit)
+    return record
+
+
+def _slc_cache(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], twin_figs: Dict[str, Dict[str, Any]],
+               doc: Dict[str, Any], seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+    """The write cache the probe's cache stage showed (:mod:`.slc`): the twin with it, and the fit's record."""
+    _, budget = capacity_of(doc)
+    tprog = int(drive_doc.get("nand", {}).get("tprog_ns") or library_values("part", BASE_PART)["nand"]["tprog_ns"])
+    drive_doc, slc_prov, slc_fit, figs = choose_slc_cache(drive_doc, doc["features"], seed, budget, tprog)
+    prov.update(slc_prov)
+    # the cache stage's figures are those of the twin with its cache; the clean and fill stages' stay those of the
+    # twin before it (its clean-stage writes land in the cache at the clean stage's program time)
+    twin_figs.update(figs)
+    if stream is not None and slc_fit is not None:
+        c = drive_doc["slc_cache"]
+        r = slc_fit["rounds"][-1]
+        stream.write(f"ssdlab fit: SLC cache {c['static_percent_of_capacity']:g}% static (assumed) + "
+                     f"{c['dynamic_percent_of_capacity']:g}% dynamic of the capacity, native tPROG "
+                     f"{drive_doc['nand']['tprog_ns'] / 1e6:.3f} ms: cache {float(r['slc_cache_bytes'] or 0) / 1e9:,.1f} GB "
+                     f"(measured {slc_fit['measured']['slc_cache_bytes'] / 1e9:,.1f}), post-cache "
+                     f"{float(r['post_cache_write_bytes_per_s'] or 0) / 1e6:,.0f} MB/s (measured "
+                     f"{slc_fit['measured']['post_cache_write_bytes_per_s'] / 1e6:,.0f}), "
+                     f"{len(slc_fit['rounds'])} rounds\n")
+    return drive_doc, slc_fit
 
 
 def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials: int, sampler: str,
@@ -198,7 +224,8 @@ def _behaviours(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], doc:
 def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]],
                 twin_figs: Dict[str, Dict[str, Any]], out: Path, probe_dir: Path, power_log: Optional[Path],
                 source_id: str, tid: str, command: str, seed: int, sampler: str, result: Any, polished: Any,
-                best: Evaluation, structures: List[Dict[str, Any]]) -> Dict[str, Any]:
+                best: Evaluation, structures: List[Dict[str, Any]], slc_fit: Optional[Dict[str, Any]] = None
+                ) -> Dict[str, Any]:
     """The power model, then the drive file and its provenance document (returned)."""
     from ...results import ssdlab_version
 
@@ -241,6 +268,6 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, 
                       "structure_recheck": structures, "objective": best.objective, "worst": best.worst,
                       "interrupted": result.interrupted or polished.interrupted,
                       "rows": best.row_dicts()},
-              "values": prov, "probe_jobs": jobs, "twin_features": twin_features, "power_fit": power_fit}
+              "slc_cache_fit": slc_fit, "values": prov, "probe_jobs": jobs, "twin_features": twin_features, "power_fit": power_fit}
     write_text(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return record

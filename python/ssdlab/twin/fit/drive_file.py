@@ -248,7 +248,7 @@ def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: 
 
 def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
     lines = [f"# {h}" for h in header] + [""]
-    for section in ("drive", "host", "controller", "nand", "ftl", "data_reduction", "power"):
+    for section in ("drive", "host", "controller", "nand", "ftl", "slc_cache", "data_reduction", "power"):
         if section not in doc:
             continue
         lines.append(f"[{section}]")

@@ -1,0 +1,115 @@
+"""The twin's write cache: where the probe's cache stage showed a step down
+(:mod:`ssdlab.twin.features.cache`), the twin gets a pseudo-SLC cache whose
+values start at a generic modern drive's and are fitted, round by round, until
+the cache stage simulated on the twin gives the measured cache size and the
+measured post-cache rate. The in-cache rate stays the clean stage's (the
+fit of the program time and dies: the clean stage writes into the cache)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from ..features.cache import cache_features
+from ..features.common import Features
+from ..probe import CACHE
+from .base import _fv
+
+#: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
+#: a dynamic part of about a tenth of the capacity, no folding while the host writes (the values of the modern
+#: profiles range 0.6-1.2% static, 10.8-15.4% dynamic, docs/model.md). Only the dynamic part is fitted: one fill
+#: of an empty drive measures their sum, not the split.
+GENERIC_SLC_CACHE: Dict[str, Any] = {"static_percent_of_capacity": 1.0, "dynamic_percent_of_capacity": 10.0,
+                                     "fold_units_per_host_unit": 0.0, "refill_while_writing": False}
+#: Bits per cell of the generic modern part (TLC): a native block used in SLC mode holds a third of its data.
+GENERIC_BITS_PER_CELL = 3
+#: Rounds of the fit, and the relative error at which it stops.
+ROUNDS = 4
+TOLERANCE = 0.02
+
+Prov = Dict[str, Dict[str, Any]]
+
+
+Figures = Dict[str, Dict[str, Any]]
+
+
+def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float) -> Tuple[Dict[str, Any], Figures]:
+    """The cache features of the cache stage simulated on ``drive_doc``, and its figures."""
+    from .evaluate import simulate_probe_figures
+
+    figs = simulate_probe_figures((drive_doc, seed, budget, (CACHE,)))
+    return {k: f["value"] for k, f in cache_features(figs).items()}, figs
+
+
+def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int) -> Dict[str, Any]:
+    d = copy.deepcopy(drive_doc)
+    nand = d.setdefault("nand", {})
+    nand.update({"bits_per_cell": GENERIC_BITS_PER_CELL, "slc_tprog_ns": slc_tprog_ns, "tprog_ns": tprog_ns})
+    for k in ("slc_tr_ns", "slc_tbers_ns"):
+        nand.setdefault(k, nand.get(k.replace("slc_", ""), 0) or {"slc_tr_ns": 50_000, "slc_tbers_ns": 3_000_000}[k])
+    nand.setdefault("slc_pe_cycles_rated", 30_000)
+    d["slc_cache"] = {**GENERIC_SLC_CACHE, "dynamic_percent_of_capacity": round(dynamic, 3)}
+    return d
+
+
+def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, budget: float,
+                     base_tprog_ns: int) -> Tuple[Dict[str, Any], Prov, Optional[Dict[str, Any]], Figures]:
+    """The twin with the cache the probe showed (unchanged without one), the provenance of its values, the
+    fit's record (rounds, twin against measured; None without a cache) and the twin's cache-stage figures."""
+    size, post = _fv(features, "slc_cache_bytes"), _fv(features, "post_cache_write_bytes_per_s")
+    fast = _fv(features, "slc_write_bytes_per_s")
+    cap = float(_fv(features, "capacity_bytes") or 0)
+    # a performance mode's end is a step down too, which the twin already has from the fill
+    if _fv(features, "slc_cache") is not True or _fv(features, "perf_mode") or not size or not post or not fast or not cap:
+        return drive_doc, {}, None, {}
+    static = float(GENERIC_SLC_CACHE["static_percent_of_capacity"])
+    dynamic = max(0.0, 100 * float(size) / cap - static)
+    # the clean stage's program time gave the in-cache rate: SLC mode keeps it, native programs are slower by
+    # the ratio of the rates the step shows
+    slc_tprog = int(base_tprog_ns)
+    tprog = int(slc_tprog * float(fast) / float(post))
+    rounds = []
+    figs: Figures = {}
+    doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
+    for _ in range(ROUNDS):
+        got, figs = _cache_of(doc, seed, budget)
+        rounds.append({"dynamic_percent": round(dynamic, 3), "tprog_ns": tprog, **got})
+        if not got.get("slc_cache_bytes") or not got.get("post_cache_write_bytes_per_s"):
+            break
+        e_size = float(got["slc_cache_bytes"]) / float(size) - 1
+        e_post = float(got["post_cache_write_bytes_per_s"]) / float(post) - 1
+        rounds[-1].update({"size_error": round(e_size, 4), "post_error": round(e_post, 4)})
+        if abs(e_size) <= TOLERANCE and abs(e_post) <= TOLERANCE:
+            break
+        # the cache scales with its percentages, the native rate inversely with the program time
+        dynamic = max(0.0, (dynamic + static) / (1 + e_size) - static)
+        tprog = int(tprog * (1 + e_post))
+        doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
+    last = rounds[-1]
+    resid = round(max(abs(last.get("size_error", 1.0)), abs(last.get("post_error", 1.0))), 4)
+    prov = _provenance(doc, size, post, resid, len(rounds))
+    return doc, prov, {"measured": {"slc_cache_bytes": size, "post_cache_write_bytes_per_s": post,
+                                    "slc_idle_recovered_bytes": _fv(features, "slc_idle_recovered_bytes")},
+                       "rounds": rounds, "residual": resid}, figs
+
+
+def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int) -> Prov:
+    why_gen = "a generic modern drive's (one fill of an empty drive measures the cache, not its split)"
+    fit = f"{n} rounds of the cache stage simulated on the twin"
+    c = doc["slc_cache"]
+    return {
+        "slc_cache.static_percent_of_capacity": {"value": c["static_percent_of_capacity"], "source": "assumed",
+                                                 "why": why_gen},
+        "slc_cache.dynamic_percent_of_capacity": {
+            "value": c["dynamic_percent_of_capacity"], "source": "fitted", "residual": resid,
+            "why": f"the cache fill's {size / 1e9:,.1f} GB before its step down, less the static part ({fit})"},
+        "slc_cache.fold_units_per_host_unit": {"value": c["fold_units_per_host_unit"], "source": "assumed",
+                                               "why": why_gen},
+        "slc_cache.refill_while_writing": {"value": c["refill_while_writing"], "source": "assumed", "why": why_gen},
+        "nand.tprog_ns": {"value": doc["nand"]["tprog_ns"], "source": "fitted", "residual": resid,
+                          "why": f"the native program time: the post-cache rate {post / 1e6:,.0f} MB/s ({fit})"},
+        "nand.slc_tprog_ns": {"value": doc["nand"]["slc_tprog_ns"], "source": "fitted",
+                              "why": "the clean stage's program time: its writes land in the cache"},
+        "nand.bits_per_cell": {"value": GENERIC_BITS_PER_CELL, "source": "assumed",
+                               "why": "a generic modern (TLC) part: the cache's blocks hold a third in SLC mode"},
+    }
