@@ -48,3 +48,22 @@ def test_no_step_is_a_lower_bound_not_a_cache():
 
 def test_a_probe_without_the_cache_stage_has_no_cache_features():
     assert "slc_cache" not in extract({}, TB)
+
+
+def test_a_cache_fill_without_a_step_falls_back_on_the_whole_drive_fill():
+    from ssdlab.twin.probe.jobs import FILL_JOB
+
+    figs = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2300.0] * 50 + [500.0] * 400)}
+    f = cache_features(figs)
+    assert f["slc_cache_job"]["value"] == FILL_JOB
+    assert f["slc_cache_bytes"]["value"] == 115_000_000_000
+    assert f["slc_idle_recovered_bytes"]["value"] is None
+
+
+def test_a_late_fall_or_a_recovery_in_the_fill_is_no_cache():
+    from ssdlab.twin.probe.jobs import FILL_JOB
+
+    late = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([500.0] * 300 + [300.0] * 100)}
+    assert cache_features(late)["slc_cache"]["value"] is None
+    mode = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([500.0] * 100 + [200.0] * 20 + [480.0] * 100)}
+    assert cache_features(mode)["slc_cache"]["value"] is None

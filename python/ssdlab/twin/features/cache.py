@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL
+from ..probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL, FILL_JOB
 from .common import Feature, feature
 
 #: A step down to under this share of the first rate, held for :data:`STEP_SECONDS`, is a full cache; a
@@ -19,7 +19,10 @@ STEP_SECONDS = 5
 CACHE_BLOCK_BYTES = 128 * 1024
 
 KEYS = ("slc_cache", "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s",
-        "slc_idle_recovered_bytes")
+        "slc_idle_recovered_bytes", "slc_cache_job")
+#: A step in the whole-drive fill counts as a cache only within this share of it: later, garbage collection or
+#: a full drive explains a fall as well.
+FILL_STEP_SHARE = 0.5
 
 
 def _rates(figs: Mapping[str, Mapping[str, Any]], job: str) -> Tuple[List[float], float]:
@@ -35,9 +38,29 @@ def _step(rate: List[float]) -> Optional[int]:
                  if all(r < STEP_SHARE * first for r in rate[i:i + STEP_SECONDS])), None)
 
 
+def _fill_step(figs: Mapping[str, Mapping[str, Any]]) -> Optional[int]:
+    """A cache's step in the whole-drive fill: in its first half, and for good (no recovery: that is a
+    performance mode's reorganisation)."""
+    rate, _ = _rates(figs, FILL_JOB)
+    if len(rate) < 2 * STEP_SECONDS:
+        return None
+    k = _step(rate)
+    if k is None or sum(rate[:k]) > FILL_STEP_SHARE * sum(rate):
+        return None
+    first = statistics.median(rate[1:6])
+    rest = sorted(rate[k:])
+    return k if rest[int(0.9 * (len(rest) - 1))] < STEP_SHARE * first else None
+
+
 def cache_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
-    """The write cache from the cache fill and the write after idle time."""
+    """The write cache from the cache fill and the write after idle time; where the cache fill shows no step
+    (a drive that does not free the blocks a TRIM of a full drive leaves), from the whole-drive fill after the
+    clean stage: the cache that stage's writes left."""
     rate, dt = _rates(figs, CACHE_FILL)
+    job = CACHE_FILL
+    if (len(rate) < 2 * STEP_SECONDS or _step(rate) is None) and _fill_step(figs) is not None:
+        rate, dt = _rates(figs, FILL_JOB)
+        job = FILL_JOB
     if len(rate) < 2 * STEP_SECONDS:
         return {k: feature(None, "", "none", "the cache fill did not run long enough (needs its per-second log)")
                 for k in KEYS}
@@ -64,8 +87,11 @@ def cache_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
            "slc_write_bytes_per_s": feature(round(fast), "B/s", "high", "the cache fill's median rate before the step"),
            "post_cache_write_bytes_per_s": feature(round(slow), "B/s", "high",
                                                    "the cache fill's median rate after the step: the native NAND's "
-                                                   "write (less what folding takes of the dies)")}
-    out["slc_idle_recovered_bytes"] = _recovered(figs, fast)
+                                                   "write (less what folding takes of the dies)"),
+           "slc_cache_job": feature(job, "", "high", "the job whose step gave the cache: the cache fill (an empty "
+                                    "drive) or the whole-drive fill (after the clean stage's writes)")}
+    out["slc_idle_recovered_bytes"] = (_recovered(figs, fast) if job == CACHE_FILL else
+                                       feature(None, "B", "none", "the cache fill showed no cache to give back"))
     return out
 
 

@@ -12,7 +12,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..features.cache import cache_features
 from ..features.common import Features
-from ..probe import CACHE
+from ..probe import CACHE, CLEAN, FILL, probe_jobs
+from ..probe.jobs import FILL_JOB
 from .base import _fv
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
@@ -33,11 +34,19 @@ Prov = Dict[str, Dict[str, Any]]
 Figures = Dict[str, Dict[str, Any]]
 
 
-def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float) -> Tuple[Dict[str, Any], Figures]:
-    """The cache features of the cache stage simulated on ``drive_doc``, and its figures."""
-    from .evaluate import simulate_probe_figures
+def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float, job: str) -> Tuple[Dict[str, Any], Figures]:
+    """The cache features of the jobs that showed the cache (the cache stage, or the clean stage and the
+    whole-drive fill) simulated on ``drive_doc``, and their figures."""
+    from ...drive import Drive
+    from ..probe import run_probe_simulated
 
-    figs = simulate_probe_figures((drive_doc, seed, budget, (CACHE,)))
+    if job == FILL_JOB:
+        cap = int(Drive.load(drive_doc).capacity_bytes)
+        names = [j.name for j in probe_jobs(cap, budget) if j.stage == CLEAN or j.name == FILL_JOB]
+        figs = run_probe_simulated(Drive.load(drive_doc), None, stages=(CLEAN, FILL), budget=budget, seed=seed,
+                                   names=names).figures
+    else:
+        figs = run_probe_simulated(Drive.load(drive_doc), None, stages=(CACHE,), budget=budget, seed=seed).figures
     return {k: f["value"] for k, f in cache_features(figs).items()}, figs
 
 
@@ -72,7 +81,7 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     figs: Figures = {}
     doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
     for _ in range(ROUNDS):
-        got, figs = _cache_of(doc, seed, budget)
+        got, figs = _cache_of(doc, seed, budget, str(_fv(features, "slc_cache_job") or CACHE))
         rounds.append({"dynamic_percent": round(dynamic, 3), "tprog_ns": tprog, **got})
         if not got.get("slc_cache_bytes") or not got.get("post_cache_write_bytes_per_s"):
             break

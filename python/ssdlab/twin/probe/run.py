@@ -97,11 +97,11 @@ def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
 
 
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE), budget: float = 1.0,
-                        seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None
-                        ) -> ProbeRun:
+                        seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
+                        names: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
     fio's JSON and logs go to ``out_dir/fio`` (a temporary directory when
-    None). Ctrl-C keeps the finished jobs (``interrupted``)."""
+    None); ``names``: only these jobs of the ``stages``. Ctrl-C keeps the finished jobs (``interrupted``)."""
     import tempfile
 
     from ...fio.jobfile import parse_jobfile_text
@@ -112,7 +112,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     sim = Simulator(drive, seed=seed)
     cap = int(sim.capacity_bytes)
     idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
-    jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages]
+    jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages and (names is None or j.name in names)]
     text = jobfile_text(jobs, seed=seed)
     run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
     _say_cache_span(run, cap, budget, stages, stream)
