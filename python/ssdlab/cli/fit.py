@@ -161,6 +161,12 @@ def format_twin(rec: Any) -> str:
     lines.append(f"  {'probe job':<28} {'measured MB/s':>14} {'twin MB/s':>10} {'error':>7}")
     for j in rec["probe_jobs"]:
         lines.append(f"  {j['job']:<28} {j['measured_mbps']:>14,.1f} {j['twin_mbps']:>10,.1f} {j['error'] * 100:>+6.1f}%")
+    rel = rec.get("reliability") or {}
+    if rel.get("problems"):
+        lines.append(f"UNRELIABLE TWIN: what it does not reproduce of its own probe ({len(rel['problems'])}):")
+        lines += [f"  - {p}" for p in rel["problems"]]
+    elif rel:
+        lines.append(f"reliable twin: objective {rel['objective']:.3f}, every checked job and feature within reach")
     return "\n".join(lines)
 
 

@@ -55,6 +55,7 @@ from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
 from .evaluate import evaluate_twin, probe_rows, simulate_probe_figures, twin_target
+from .reliability import assess
 from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
 from .structure import STRUCTURE_ROUNDS, recheck_structure
@@ -238,6 +239,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, 
             continue
         jobs.append({"job": name, "measured_mbps": f["mbps"], "twin_mbps": t["mbps"], "error": t["mbps"] / f["mbps"] - 1})
     twin_features = extract(twin_figs, cap)
+    reliability = assess(best.objective, jobs, doc["features"], twin_features)
     power_fit: Optional[Dict[str, Any]] = None
     idle_w = (doc.get("power") or {}).get("idle_w")
     if idle_w is not None:
@@ -255,6 +257,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, 
               f"(RMS of probe-job rate error / 10%) {result.committed.objective:.3f} at the start, {best.objective:.3f} fitted.",
               f"Based on controller profile {BASE_PROFILE} and NAND part {BASE_PART}; every value set here says",
               "whether it was measured by the probe, fitted to it, or assumed. Provenance: the .json beside this file."]
+    header += [f"UNRELIABLE TWIN: {p}" for p in reliability["problems"]]
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text(out, _toml_text(drive_doc, prov, header))
@@ -268,6 +271,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, 
                       "structure_recheck": structures, "objective": best.objective, "worst": best.worst,
                       "interrupted": result.interrupted or polished.interrupted,
                       "rows": best.row_dicts()},
-              "slc_cache_fit": slc_fit, "values": prov, "probe_jobs": jobs, "twin_features": twin_features, "power_fit": power_fit}
+              "reliability": reliability, "slc_cache_fit": slc_fit, "values": prov, "probe_jobs": jobs,
+              "twin_features": twin_features, "power_fit": power_fit}
     write_text(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return record

@@ -73,6 +73,8 @@ class TwinReport:
     #: drives reviewed this time, and drives whose saved results were reused (ids)
     ran: List[str] = field(default_factory=list)
     reused: List[str] = field(default_factory=list)
+    #: what the fit found the twin does not reproduce (twin.json's ``reliability``; None: not judged)
+    reliability: Optional[Dict[str, Any]] = None
 
 
 def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
@@ -89,6 +91,19 @@ def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
     if not isinstance(values, dict):
         raise TwinReportError(f"{path}: no 'values' object (dotted key -> value, source, why), as 'ssdlab fit --probe' writes")
     return values
+
+
+def load_reliability(path: Path) -> Optional[Dict[str, Any]]:
+    """``twin.json``'s ``reliability`` (``reliable``, ``objective``, ``problems``), or None (no file, or a twin
+    fitted before the fit judged its own reliability)."""
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TwinReportError(f"{path}: not the provenance of a twin ({e})") from None
+    rel = doc.get("reliability") if isinstance(doc, dict) else None
+    return rel if isinstance(rel, dict) else None
 
 
 def _original_drive(probe: Mapping[str, Any], probe_dir: Path) -> Tuple[str, Drive]:
@@ -133,6 +148,8 @@ class _Inputs:
     original_docs: Optional[List[Dict[str, Any]]] = None
     original_spec: Optional[str] = None
     original_drive: Optional[Drive] = None
+    #: what the fit found the twin does not reproduce (twin.json's ``reliability``)
+    reliability: Optional[Dict[str, Any]] = None
 
 
 def twin_report(
@@ -177,7 +194,8 @@ def _inputs(probe_dir: str, twin: Optional[str], original: Optional[str], quick:
             raise TwinReportError(f"argument --twin: {twin}: no such file (a drive file, .toml or .json)")
         raise TwinReportError(f"{probe_dir} has no twin.toml: run 'ssdlab fit --probe {probe_dir}' first (or give --twin FILE)")
     twin_drive = Drive.load(str(twin_path))
-    provenance = load_provenance(twin_path.with_suffix(".json") if twin else pdir / "twin.json")
+    twin_json = twin_path.with_suffix(".json") if twin else pdir / "twin.json"
+    provenance = load_provenance(twin_json)
     scale = "quick" if quick else "full"
     known = set(test_ids())
     for t in tests or ():
@@ -186,6 +204,7 @@ def _inputs(probe_dir: str, twin: Optional[str], original: Optional[str], quick:
     out_dir = Path(out) if out else pdir / "twin-report"
 
     inp = _Inputs(pdir, probe, twin_path, twin_drive, provenance, scale, out_dir)
+    inp.reliability = load_reliability(twin_json)
     if kind == "simulated":
         inp.original_spec, inp.original_drive = _original_drive(probe, pdir)
         inp.truth = truth_of(inp.original_drive)
@@ -277,6 +296,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         "internals": internals,
         "truth": truth,
         "provenance": provenance,
+        "reliability": inp.reliability,
         "files": {"index": "index.html", "twin_page": "twin.html", "table": "twin.csv"},
     }
     csv_path = out_dir / "twin.csv"
@@ -287,7 +307,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
     page = _write_page(out_dir, df, doc, probe)
     _link_index(index, summ)
     return TwinReport(out=out_dir, index=index, page=page, csv=csv_path, summary_json=summary_path, summary=summ,
-                      internals=internals, ran=ran, reused=reused)
+                      internals=internals, ran=ran, reused=reused, reliability=inp.reliability)
 
 
 def _as_twin(doc: Mapping[str, Any]) -> Dict[str, Any]:

@@ -150,6 +150,12 @@ def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[st
     scored = [r for r in irows if r["truth"] is not None]
     good = sum(1 for r in irows if r["verdict"] in ("exact", "within 10%"))
     parts.append("<h2 id=headline>Headline</h2>")
+    rel = doc.get("reliability") or {}
+    if rel.get("problems"):
+        # before any figure: a twin that misses its own probe answers other questions no better
+        parts.append(f"<p class=note><b>Unreliable twin</b> (fit objective {float(rel['objective']):.2f}): it does not "
+                     "reproduce these of its own probe:</p><ul>"
+                     + "".join(f"<li>{_esc(p)}</li>" for p in rel["problems"]) + "</ul>")
     share = ov.get("share_within")
     parts.append(
         f"<p class=big><b>{ov['within']}</b> of <b>{ov['figures']}</b> figures of the twin within {tol:g}% of the original's"
