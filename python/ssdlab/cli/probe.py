@@ -117,7 +117,11 @@ def format_features(doc: Any) -> str:
     t = doc["target"]
     lines = [f"probe of {t.get('drive_id') or t.get('path')} ({t['capacity_bytes']:,} B)", f"  {'feature':<30} {'value':>16}  confidence"]
     for name, f in doc["features"].items():
+        if name == "probe_errors":
+            continue
         lines.append(f"  {name:<30} {_fmt(f['value'], f['unit']):>16}  {f['confidence']}")
+    for e in (doc["features"].get("probe_errors") or {}).get("value") or []:
+        lines.append(f"  PROBE ERROR (left out, not a feature): {e}")
     for n in doc.get("notes", []):
         lines.append(f"  note: {n}")
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from ..probe.jobs import (
     BURST_PREFIX,
     CACHE_FILL,
     DIRTY_SEQWRITE,
+    HOST_BUFFERS,
     RANDREAD_128K_QD32,
     RANDREAD_RANDOMLY_WRITTEN,
     RANDWRITE_PREFIX,
@@ -45,7 +46,11 @@ from ..probe.jobs import (
 from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
 from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature
+from .physical import physical
 from .state import _dirty_buffer, _onset, _perf_mode, steady_iops
+
+#: An incompressible write at this share of the host's buffer generation rate or more is host-bound.
+HOST_BOUND_SHARE = 0.8
 
 __all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS", "MIN_FLUSH_PROGRAM_NS", "Feature", "SATA_LINKS", "host_interface",
            "steady_iops"]
@@ -62,7 +67,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     # the cache stage's features only where it ran: a probe taken before it keeps the features it had
     if CACHE_FILL in figs:
         F.update(cache_features(figs))
-    return F
+    return physical(F)
 
 
 def _link_and_reads(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Optional[float]:
@@ -159,6 +164,26 @@ def _reduction_and_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str,
     flush after the torture shows and a performance mode."""
     # data reduction
     inc = _get(figs, seqwrite_pattern("incompressible"), "mbps")
+    host = _get(figs, HOST_BUFFERS, "mbps")
+    F["host_buffer_bytes_per_s"] = feature(None if host is None else round(host * 1e6), "B/s",
+                                           "high" if host else "none", "incompressible 128KB writes to fio's null "
+                                           "engine: the host's rate of making fresh buffers (a real target only)")
+    if host and inc and inc >= HOST_BOUND_SHARE * host:
+        # the incompressible write ran at the host's pace: a faster reducible write says the host made its
+        # buffers faster, not that the drive stored fewer bytes
+        why = (f"not measurable: the incompressible write ({inc:,.0f} MB/s) ran at {inc / host:.0%} of the host's "
+               f"buffer generation ({host:,.0f} MB/s): host-bound")
+        for k, unit in (("data_reduction", ""), ("compressible_stored_fraction", ""), ("repeated_stored_fraction", ""),
+                        ("zeros_stored_fraction", "")):
+            F[k] = feature(None, unit, "none", why)
+        _readahead_layout(F, figs, capacity_bytes, iops32)
+        return
+    host_note = ""
+    if host and inc:
+        host_note = f"; the incompressible rate less the host's buffer generation time ({host:,.0f} MB/s)"
+        # fio makes each fresh buffer in the thread that submits it, so the host's time per byte adds to the
+        # drive's: the drive's own incompressible rate is what remains once the host's share is taken out
+        inc = 1 / (1 / inc - 1 / host)
     for pattern in ("compressible", "repeated", "zeros"):
         r = _get(figs, seqwrite_pattern(pattern), "mbps")
         ratio = _ratio(inc, r)
@@ -172,8 +197,16 @@ def _reduction_and_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str,
             None if ratio is None else (round(max(0.25, ratio), 3) if reduced else 1.0), "",
             "none" if ratio is None else ("low" if reduced and bound else "medium"),
             f"incompressible / {pattern} sequential write rate (a drive that stores fewer bytes writes faster by "
-            "that much while the NAND binds)" + ("; the reducible write reached the link, so the stored fraction is "
-                                                 "at most this" if reduced and bound else ""))
+            "that much while the NAND binds)" + host_note
+            + ("; the reducible write reached the link, so the stored fraction is at most this" if reduced and bound
+               else ""))
+    _readahead_layout(F, figs, capacity_bytes, iops32)
+
+
+def _readahead_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int,
+                      iops32: Optional[float]) -> None:
+    """Read-ahead, the map unit, the layout random writes leave, the GC onset, the dirty buffer, a performance
+    mode."""
     # read-ahead
     # a read-ahead serves a stream 2-5x as fast as random reads at the same depth (2.2-5.3 on the presets that
     # have one); without one a sequential read gains at most what two 4KB units sharing a page give (1.4x)

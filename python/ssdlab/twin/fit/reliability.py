@@ -23,6 +23,10 @@ CHECKED = ("link_bytes_per_s", "seq_read_bytes_per_s", "seq_write_bytes_per_s", 
 SEEN = ("slc_cache", "perf_mode", "readahead", "data_reduction")
 #: The most probe jobs named among the worst.
 WORST_JOBS = 3
+#: A job that moves less than this (one write and a flush) measures a latency, not a rate: its MB/s is not judged.
+MIN_RATE_MBPS = 1.0
+#: The cache's features, judged only where the probe found a cache (without one they describe the cache fill).
+CACHE_FEATURES = ("slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s")
 
 
 class Reliability(TypedDict):
@@ -55,6 +59,8 @@ def assess(objective: float, jobs: Sequence[Mapping[str, Any]], measured: Featur
                         + ", ".join(f"{j['job']} {j['measured_mbps']:,.0f} MB/s measured, {j['twin_mbps']:,.0f} twin"
                                     for j in worst))
     for j in jobs:
+        if float(j["measured_mbps"]) < MIN_RATE_MBPS:
+            continue
         if abs(float(j["error"])) > MISSED_SHARE and objective <= UNRELIABLE_OBJECTIVE:
             problems.append(f"probe job {j['job']}: measured {j['measured_mbps']:,.0f} MB/s, twin "
                             f"{j['twin_mbps']:,.0f} ({float(j['error']):+.0%})")
@@ -62,7 +68,10 @@ def assess(objective: float, jobs: Sequence[Mapping[str, Any]], measured: Featur
         m, t = field_of(measured, name, "value"), field_of(twin, name, "value")
         if m is True and t is not True:
             problems.append(f"{name}: the probe shows it, the twin does not have it: the model does not represent it")
+    cache = field_of(measured, "slc_cache", "value") is True
     for name in CHECKED:
+        if name in CACHE_FEATURES and not cache:
+            continue
         p = _missed(name, field_of(measured, name, "value"), field_of(twin, name, "value"))
         if p is not None:
             problems.append(p)

@@ -22,6 +22,8 @@ __all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "CLEAN",
 CLEAN = "clean"
 FILL = "fill"
 CACHE = "cache"
+#: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
+HOST = "host"
 
 #: --budget names: a factor on every runtime and on the sizes of the state writes.
 BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
@@ -52,6 +54,7 @@ TORTURED_SEQREAD = "tortured-seqread-128k-qd32"
 DIRTY_SEQWRITE = "dirty-seqwrite"
 TRIM_ALL = "trim-all"
 AFTER_TRIM_SEQWRITE = "after-trim-seqwrite"
+HOST_BUFFERS = "host-buffer-rate"
 CACHE_TRIM = "cache-trim"
 CACHE_FILL = "cache-fill"
 CACHE_AFTER_IDLE = "cache-after-idle"
@@ -396,6 +399,17 @@ def _cache_stage(jobs: _Jobs, sp: _Spans, trim: bool) -> None:
              f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
              "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
              bs="128k", iodepth=32, offset=fill, size=after, startdelay=_secs(CACHE_IDLE_S * sp.budget), **inc)
+
+
+def host_buffer_job(capacity_bytes: int) -> ProbeJob:
+    """The host's own rate of generating incompressible buffers (fio's null engine: no I/O), run on a real target
+    only: a drive whose incompressible writes reach it is bound by the host, not by its NAND, so the data-reduction
+    jobs cannot tell a reducing drive from the host's cost of fresh buffers."""
+    return ProbeJob(HOST_BUFFERS, HOST, "host's buffer generation rate",
+                    "incompressible 128KB writes to fio's null engine (no device): the rate at which the host makes "
+                    "fresh buffers; an incompressible write near it is host-bound", {"ioengine": "null", "rw": "write",
+                    "bs": "128k", "size": _align(min(1 * GiB, capacity_bytes // 16)),
+                    **DATA_PATTERN_OPTIONS["incompressible"]}, "write")
 
 
 def jobfile_text(jobs: Sequence[ProbeJob], *, seed: int = 1, filename: Optional[str] = None,

@@ -12,7 +12,20 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
 
 from ...outputs import write_text
-from .jobs import CACHE, CLEAN, FILL, MiB, ProbeJob, cache_span_note, jobfile_text, probe_jobs
+from .jobs import (
+    CACHE,
+    CLEAN,
+    FILL,
+    HOST,
+    UNWRITTEN_READ,
+    UNWRITTEN_SEQREAD,
+    MiB,
+    ProbeJob,
+    cache_span_note,
+    host_buffer_job,
+    jobfile_text,
+    probe_jobs,
+)
 
 __all__ = ["ProbeRun", "job_figures", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
@@ -85,6 +98,19 @@ def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[Probe
     result = read_fio_output(json_path, log_dir, parse_jobfile_text(jobfile, "probe.fio"))
     names = {j.name for j in result.jobs}
     return {j.name: job_figures(result.job(j.name), j.direction) for j in jobs if j.name in names}
+
+
+def _host_rate(json_path: Path, job: ProbeJob) -> Dict[str, Dict[str, Any]]:
+    """The host's buffer generation job read straight from fio's JSON (the null engine has no device for the
+    job file's parser, which checks what a drive can run)."""
+    import json
+
+    try:
+        w = json.loads(json_path.read_text(encoding="utf-8"))["jobs"][0]["write"]
+        return {job.name: {"mbps": float(w["bw_bytes"]) / 1e6, "io_bytes": int(w["io_bytes"]),
+                           "runtime_s": float(w["runtime"]) / 1e3}}
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return {}
 
 
 def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
@@ -167,6 +193,14 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
     if not trim:
         run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
+    if check.kind != "block":
+        # a new file's unwritten extents are answered by the file system (zeros, no device I/O): not the drive's map
+        jobs = [j for j in jobs if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD)]
+        run.notes.append("a file target: reads of unwritten LBAs are not measurable (the file system answers a new "
+                         "file's unwritten extents without the drive); their jobs are left out")
+    if CLEAN in stages:
+        jobs = [host_buffer_job(capacity)] + jobs
+    run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
@@ -204,7 +238,8 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                 if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
                     run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
                     continue
-                run.figures.update(_read_run(part / "fio-output.json", part, text, [job]))
+                run.figures.update(_host_rate(part / "fio-output.json", job) if job.stage == HOST else
+                                   _read_run(part / "fio-output.json", part, text, [job]))
                 if job.name in run.figures:
                     run.figures[job.name].update({"wall_start_s": wall_start, "wall_end_s": wall_end})
                 stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
