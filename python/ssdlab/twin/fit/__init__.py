@@ -129,7 +129,7 @@ def _slc_cache(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], twin_
     twin_figs.update(figs)
     if stream is not None and slc_fit is not None:
         c = drive_doc["slc_cache"]
-        r = slc_fit["rounds"][-1]
+        r = next(x for x in slc_fit["rounds"] if x.get("kept"))
         stream.write(f"ssdlab fit: SLC cache {c['static_percent_of_capacity']:g}% static (assumed) + "
                      f"{c['dynamic_percent_of_capacity']:g}% dynamic of the capacity, native tPROG "
                      f"{drive_doc['nand']['tprog_ns'] / 1e6:.3f} ms: cache {float(r['slc_cache_bytes'] or 0) / 1e9:,.1f} GB "
