@@ -35,7 +35,8 @@ def add_parsers(sub: Any) -> None:
         help="probe a drive with diagnosis jobs (through fio, or simulated) and extract its internals",
         description="Run a fixed list of diagnosis jobs (each names the internal it reveals: read and write "
         "parallelism, write buffer, page size, data reduction, read-ahead, unwritten-LBA reads, spare area and GC "
-        "onset, steady state, idle-time recovery, TRIM response) on a real block device or a test file through fio, "
+        "onset, steady state, idle-time recovery, TRIM response, the write (SLC) cache and what idle time gives "
+        "back of it) on a real block device or a test file through fio, "
         "or on a simulated drive (--drive): the same job file either way. Writes DIR/probe.json (every job's "
         "figures, the features extracted with their confidence, the wall time) and fio's JSON, job file and logs "
         "under DIR/fio. Then 'ssdlab fit --probe DIR' fits a twin. The probe TRIMs and writes the whole target: "
