@@ -103,6 +103,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     resid, doc, figs = round(best[0], 4), best[1], best[2]
     rounds[best[3]]["kept"] = True
     prov = _provenance(doc, size, post, resid, len(rounds))
+    if not rounds[best[3]].get("slc_cache_bytes"):
+        # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
+        # start, not a fit that reproduced it
+        for k in ("slc_cache.dynamic_percent_of_capacity", "nand.tprog_ns"):
+            prov[k]["source"] = "measured"
+            prov[k]["why"] += "; not reproduced: the twin's own writes showed no step in any round"
     return doc, prov, {"measured": {"slc_cache_bytes": size, "post_cache_write_bytes_per_s": post,
                                     "slc_idle_recovered_bytes": _fv(features, "slc_idle_recovered_bytes")},
                        "rounds": rounds, "residual": resid}, figs
