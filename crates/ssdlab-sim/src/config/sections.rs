@@ -201,6 +201,10 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
 impl ControllerSection {
     /// Firmware time of a read command.
     pub fn read_cost_ns(&self) -> u64 {
@@ -382,6 +386,14 @@ pub struct FtlSection {
     /// GC units moved per host program unit while the reorganisation runs.
     #[serde(default = "two")]
     pub perf_mode_reorg_units_per_host_unit: u32,
+    /// Performance mode outlives the fill limit where idle time makes room
+    /// for it: once the reorganisation is done, a host block opens in the
+    /// fast mode while its die holds more free blocks than the idle GC's
+    /// target (`bg_gc_threshold_blocks`). Such blocks are reorganised in
+    /// idle time, or beside host writes once the die is down to that
+    /// target. Needs `perf_mode_tprog_ns`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub perf_mode_after_idle: bool,
 }
 
 fn fifty() -> u32 {

@@ -270,7 +270,7 @@ impl Ftl {
                 self.gc_paced(die, now_ns, nand)?;
             }
             // Performance-mode reorganisation runs alongside host writes.
-            for _ in 0..self.reorg_rate {
+            for _ in 0..if self.reorg_can_wait(die) { 0 } else { self.reorg_rate } {
                 if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
                     break;
                 }
@@ -319,6 +319,12 @@ impl Ftl {
         self.seal(b, t);
         if self.blocks[b as usize].fast && !self.perf_active {
             self.reorg[d].insert(0, b);
+            // Written fast past the fill limit (see `opens_fast`): queued
+            // last, after the switch's reorganisation.
+            if !gc && self.late_fast_open[d] == b {
+                self.late_fast[d] += 1;
+                self.late_fast_open[d] = NONE;
+            }
         }
     }
 
