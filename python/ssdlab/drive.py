@@ -81,7 +81,7 @@ def _reraise_with_source(e: ConfigError, source: str) -> ConfigError:
 
 
 #: The sections of a drive description (DriveConfig); data_reduction is optional.
-DRIVE_SECTIONS = ("drive", "host", "controller", "nand", "ftl", "data_reduction", "power")
+DRIVE_SECTIONS = ("drive", "host", "controller", "nand", "ftl", "slc_cache", "data_reduction", "power")
 
 
 class Drive:

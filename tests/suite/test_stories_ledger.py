@@ -42,13 +42,9 @@ NOT_YET: Dict[str, str] = {
     "S25": "the fw1.3 Vertex 4's QD3 random writes are half the fw1.4 figure",
     "S28": "AS-SSD sequential reads rise from fw1.3 to fw1.4 instead of falling",
     "S29": "ATTO QD4 reads: no fw1.3 deficit at 4-64KB, no dip at 512KB",
-    "S33": "fw1.5's idle GC differs from fw1.4's in its free-block target and start only, which a 10-minute "
-           "idle after a sequential fill does not exercise (a 30 s full-span random burst after it: 90.9K IOPS on "
-           "both); what fw1.5 changed in the reorganisation has no published figure",
     "S34": "the Extreme II 480GB's steady state (41.3K IOPS) is only 2.1x below its first minute (87.0K)",
     "S35": "the Vector 150's steady state is below the Neutron's at default spare area",
     "S36": "as S35",
-    "S39": "after the reorganisation a Barefoot 3 writes at its normal-mode rate, not near the clean one",
 }
 
 

@@ -291,9 +291,11 @@ pub fn compose(doc: Value) -> Result<Composed> {
     // A drive file that puts the profile's controller behind the other kind
     // of host (NVMe instead of SATA, or back) replaces the profile's whole
     // host section: a SATA NCQ depth says nothing about NVMe queues.
+    // A profile without an interface is a SATA one (the link given as rates).
     let is_nvme = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| s == "nvme");
     let file_nvme = is_nvme(file.get("host").and_then(|h| h.get("interface")));
-    if file_nvme.is_some() && file_nvme != is_nvme(get_leaf(&base, "host.interface")) && base.contains_key("host") {
+    let base_nvme = is_nvme(get_leaf(&base, "host.interface")).unwrap_or(false);
+    if file_nvme.is_some_and(|f| f != base_nvme) && base.contains_key("host") {
         base.remove("host");
         provenance.retain(|k, _| !k.starts_with("host."));
     }

@@ -503,16 +503,16 @@ fn release_in(tokens: &mut [u64], slot: usize, end: u64) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_program_buffer_holds_programs_not_reads() {
-        // 4 dies on 4 channels, 16KB program units (8KB pages, 2 planes),
-        // a program buffer of one unit: the second die's program waits for
-        // the first's to end; a read on a third die does not.
-        let cfg = DriveConfig::from_json_str(
+    /// 4 dies on 4 channels, 16KB program units (8KB pages, 2 planes), with
+    /// `controller` fields beside a 10 us command cost and a 1 MiB buffer.
+    fn four_dies(controller: serde_json::Value) -> DriveConfig {
+        let mut ctl = serde_json::json!({"command_cost_ns": 10_000, "write_buffer_bytes": 1u64 << 20});
+        ctl.as_object_mut().unwrap().extend(controller.as_object().unwrap().clone());
+        DriveConfig::from_json_str(
             &serde_json::json!({
                 "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
                 "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
-                "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 1u64 << 20, "program_buffer_bytes": 16384},
+                "controller": ctl,
                 "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 2,
                          "blocks_per_plane": 256, "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000,
                          "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
@@ -520,7 +520,15 @@ mod tests {
             })
             .to_string(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn the_program_buffer_holds_programs_not_reads() {
+        // 4 dies on 4 channels, 16KB program units (8KB pages, 2 planes),
+        // a program buffer of one unit: the second die's program waits for
+        // the first's to end; a read on a third die does not.
+        let cfg = four_dies(serde_json::json!({"program_buffer_bytes": 16384}));
         let mut nand = Nand::new(&cfg);
         let (_, done0) = nand.program(0, 0, 16384);
         assert_eq!(done0, nand.xfer_ns(16384) + 1_300_000);
@@ -540,19 +548,7 @@ mod tests {
 
     #[test]
     fn cache_programming_overlaps_the_next_transfer_with_the_program() {
-        let mut cfg = DriveConfig::from_json_str(
-            &serde_json::json!({
-                "drive": {"id": "t", "name": "t", "user_capacity_bytes": 1u64 << 30},
-                "host": {"link_bytes_per_s": 550_000_000u64, "command_overhead_ns": 3000, "ncq_depth": 32},
-                "controller": {"command_cost_ns": 10_000, "write_buffer_bytes": 1u64 << 20},
-                "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 2,
-                         "blocks_per_plane": 256, "page_size_bytes": 8192, "pages_per_block": 256, "tr_ns": 50_000,
-                         "tprog_ns": 1_300_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
-                "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2, "bg_gc_threshold_blocks": 4}
-            })
-            .to_string(),
-        )
-        .unwrap();
+        let mut cfg = four_dies(serde_json::json!({}));
         let mut nand = Nand::new(&cfg);
         let x = nand.xfer_ns(16384);
         let (_, d0) = nand.program(0, 0, 16384);

@@ -6,8 +6,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::SECTOR_BYTES;
 use crate::error::{Result, SimError};
+
+/// Host sector size: offsets and lengths must be multiples of it (defined
+/// here, where sizes are parsed, so `parse` depends on nothing above it).
+pub const SECTOR_BYTES: u64 = 512;
 
 pub(crate) fn werr(field: &str, msg: impl Into<String>) -> SimError {
     SimError::workload(field, msg)

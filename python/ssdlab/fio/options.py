@@ -49,7 +49,7 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("number_ios", "uint", "engine", lo=0, help="stop after this many I/Os (within one pass; 0: no limit, as in fio)"),
         _spec("runtime", "time", "engine", help="stop after this long"),
         _spec("time_based", "bool", "engine", help="run for runtime even after a pass"),
-        _spec("iodepth", "int", "engine", lo=1, hi=256, help="I/Os in flight (async engines)"),
+        _spec("iodepth", "int", "engine", lo=1, hi=65536, help="I/Os in flight (async engines; an NVMe queue holds up to 65536)"),
         _spec("rwmixread", "int", "engine", lo=0, hi=100, help="percentage of reads in rw/randrw"),
         _spec("refill_buffers", "bool", "engine", help="new data every write (incompressible)"),
         _spec("scramble_buffers", "bool", "engine", help="scramble the buffer (default on)"),

@@ -28,8 +28,7 @@ use validate::{explain_serde, path_or_top};
 
 /// The mapping unit of the FTL: 4KB.
 pub const UNIT_BYTES: u64 = 4096;
-/// Host sector size: offsets and lengths must be multiples of it.
-pub const SECTOR_BYTES: u64 = 512;
+pub use crate::parse::SECTOR_BYTES;
 
 /// Where each value of a drive comes from, by dotted key, and the keys its
 /// document overrides: (key, the library's value as JSON text, where). See

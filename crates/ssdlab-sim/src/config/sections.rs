@@ -322,6 +322,10 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
 impl ControllerSection {
     /// Firmware time of a read command.
     pub fn read_cost_ns(&self) -> u64 {
@@ -448,10 +452,6 @@ pub struct NandSection {
     pub slc_pe_cycles_rated: u32,
 }
 
-fn is_false(v: &bool) -> bool {
-    !*v
-}
-
 /// The SLC cache (pseudo-SLC write cache of TLC/QLC drives), a firmware
 /// behaviour of the controller profile. Host data lands in blocks written
 /// in SLC mode while the cache has room; the data is later folded (copied
@@ -571,6 +571,14 @@ pub struct FtlSection {
     /// GC units moved per host program unit while the reorganisation runs.
     #[serde(default = "two")]
     pub perf_mode_reorg_units_per_host_unit: u32,
+    /// Performance mode outlives the fill limit where idle time makes room
+    /// for it: once the reorganisation is done, a host block opens in the
+    /// fast mode while its die holds more free blocks than the idle GC's
+    /// target (`bg_gc_threshold_blocks`). Such blocks are reorganised in
+    /// idle time, or beside host writes once the die is down to that
+    /// target. Needs `perf_mode_tprog_ns`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub perf_mode_after_idle: bool,
 }
 
 fn fifty() -> u32 {

@@ -314,6 +314,9 @@ impl DriveConfig {
         if f.perf_mode_tprog_ns > 0 && (f.perf_mode_fill_percent == 0 || f.perf_mode_fill_percent > 100) {
             return err("ftl.perf_mode_fill_percent", format!("{} must be 1..=100", f.perf_mode_fill_percent));
         }
+        if f.perf_mode_after_idle && f.perf_mode_tprog_ns == 0 {
+            return err("ftl.perf_mode_after_idle", "needs a performance mode (ftl.perf_mode_tprog_ns above 0)".to_string());
+        }
         if f.perf_mode_tprog_ns > 0 && f.perf_mode_tprog_ns >= n.tprog_ns {
             return err("ftl.perf_mode_tprog_ns", format!("{} must be faster than nand.tprog_ns ({})", f.perf_mode_tprog_ns, n.tprog_ns));
         }

@@ -22,15 +22,21 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::phases::{Busy, Progress, SYNC};
+use super::in_flight::{Busy, Command};
+use super::phases::Progress;
 use super::{PhaseResult, Simulator};
 use crate::controller::NcqSlots;
 use crate::error::{Result, SimError};
-use crate::stats::{Dir, PhaseStats};
+use crate::stats::PhaseStats;
 use crate::workload::{IoGen, Op, Workload};
 
-/// The `kind` of a submitter's wake-up (its pacing allows it to issue).
-const WAKE: u8 = 4;
+/// What an event is: a command completing, or a submitter waking up (its
+/// pacing allows it to issue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EventKind {
+    Done(Command),
+    Wake,
+}
 
 /// An event: an I/O or flush completing, or a submitter waking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,9 +44,19 @@ struct Event {
     time_ns: u64,
     seq: u64,
     job: u32,
-    kind: u8,
+    kind: EventKind,
     submit_ns: u64,
     bytes: u64,
+}
+
+impl Event {
+    /// The command a completion stands for (a wake-up is never in flight).
+    fn command(&self) -> Command {
+        match self.kind {
+            EventKind::Done(cmd) => cmd,
+            EventKind::Wake => unreachable!("a wake-up is not a command in flight"),
+        }
+    }
 }
 
 /// One submitter's state.
@@ -155,7 +171,14 @@ impl Simulator {
         let mut heap: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(total_depth as usize + ws.len());
         for (i, s) in subs.iter().enumerate() {
             self.seq += 1;
-            heap.push(Reverse(Event { time_ns: s.start_ns, seq: self.seq, job: i as u32, kind: WAKE, submit_ns: s.start_ns, bytes: 0 }));
+            heap.push(Reverse(Event {
+                time_ns: s.start_ns,
+                seq: self.seq,
+                job: i as u32,
+                kind: EventKind::Wake,
+                submit_ns: s.start_ns,
+                bytes: 0,
+            }));
         }
         let interval = ws.iter().map(|w| w.interval_ns).min().unwrap_or(1_000_000_000);
         let total_ns = ws.iter().filter_map(|w| w.runtime_ns.map(|r| r + w.startdelay_ns)).max().unwrap_or(0);
@@ -176,7 +199,7 @@ impl Simulator {
                 let ev: Event = $ev;
                 let t = ev.time_ns;
                 let j = ev.job as usize;
-                if ev.kind == WAKE {
+                if ev.kind == EventKind::Wake {
                     subs[j].wake_pending = false;
                     true
                 } else {
@@ -189,17 +212,14 @@ impl Simulator {
                         false
                     } else {
                         s.last_complete_ns = t;
-                        s.busy.end(ev.kind as usize, t);
-                        if ev.kind == SYNC {
-                            s.sync_in_flight = false;
-                            s.stats.record_sync(t - ev.submit_ns);
-                        } else {
-                            let dir = match ev.kind {
-                                1 => Dir::Read,
-                                2 => Dir::Write,
-                                _ => Dir::Trim,
-                            };
-                            s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
+                        let cmd = ev.command();
+                        s.busy.end(cmd, t);
+                        match cmd.dir() {
+                            Some(dir) => s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns),
+                            None => {
+                                s.sync_in_flight = false;
+                                s.stats.record_sync(t - ev.submit_ns);
+                            }
                         }
                         true
                     }
@@ -221,13 +241,20 @@ impl Simulator {
                 } else if s.sync_due {
                     if s.in_flight == 0 {
                         let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                        s.busy.start(0, t);
+                        s.busy.start(Command::Flush, t);
                         s.sync_due = false;
                         s.sync_in_flight = true;
                         s.in_flight += 1;
                         in_flight_total += 1;
                         self.seq += 1;
-                        heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind: SYNC, submit_ns: t, bytes: 0 }));
+                        heap.push(Reverse(Event {
+                            time_ns: c,
+                            seq: self.seq,
+                            job: j as u32,
+                            kind: EventKind::Done(Command::Flush),
+                            submit_ns: t,
+                            bytes: 0,
+                        }));
                         max_complete = max_complete.max(c);
                     }
                     false
@@ -241,7 +268,7 @@ impl Simulator {
                                 time_ns: allowed,
                                 seq: self.seq,
                                 job: j as u32,
-                                kind: WAKE,
+                                kind: EventKind::Wake,
                                 submit_ns: allowed,
                                 bytes: 0,
                             }));
@@ -254,18 +281,21 @@ impl Simulator {
                         self.ctl.outstanding = (in_flight_total + 1).min(max_outstanding);
                         let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, s.w.data_pattern)?;
                         q.release(c);
-                        let kind = match op {
-                            Op::Read => 1u8,
-                            Op::Write => 2u8,
-                            Op::Trim => 0u8,
-                        };
-                        s.busy.start(kind as usize, t);
+                        let cmd = Command::of(op);
+                        s.busy.start(cmd, t);
                         s.in_flight += 1;
                         in_flight_total += 1;
                         s.issued_bytes += len;
                         s.issued_ios += 1;
                         self.seq += 1;
-                        heap.push(Reverse(Event { time_ns: c, seq: self.seq, job: j as u32, kind, submit_ns: t, bytes: len }));
+                        heap.push(Reverse(Event {
+                            time_ns: c,
+                            seq: self.seq,
+                            job: j as u32,
+                            kind: EventKind::Done(cmd),
+                            submit_ns: t,
+                            bytes: len,
+                        }));
                         max_complete = max_complete.max(c);
                         if s.w.fsync_every > 0 && op == Op::Write {
                             s.writes_since_sync += 1;
@@ -344,13 +374,13 @@ impl Simulator {
         let mut ends = Vec::with_capacity(subs.len());
         for (i, s) in subs.iter_mut().enumerate() {
             let pending: Vec<Event> =
-                heap.iter().map(|r| r.0).chain(late.iter().copied()).filter(|e| e.job as usize == i && e.kind != WAKE).collect();
+                heap.iter().map(|r| r.0).chain(late.iter().copied()).filter(|e| e.job as usize == i && e.kind != EventKind::Wake).collect();
             let end = match s.end_ns {
                 Some(e) if !interrupted && (s.timed_out || !pending.is_empty()) => e,
                 _ => s.last_complete_ns,
             };
             for e in &pending {
-                s.busy.end(e.kind as usize, end.min(e.time_ns).max(e.submit_ns));
+                s.busy.end(e.command(), end.min(e.time_ns).max(e.submit_ns));
             }
             ends.push(end.max(s.start_ns));
         }

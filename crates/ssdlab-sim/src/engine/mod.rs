@@ -6,6 +6,7 @@
 //! `jobs` runs several workloads at once, one submitter each, sharing the
 //! drive's NCQ tags.
 
+mod in_flight;
 mod jobs;
 mod phases;
 mod replay;

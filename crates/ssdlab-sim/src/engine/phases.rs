@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use serde_json::{json, Value};
 
+use super::in_flight::{Busy, Command, InFlight};
 use super::{duration_text, PhaseResult, Simulator, MAX_SIM_TIME_NS};
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
 use crate::controller::NcqSlots;
@@ -26,60 +27,6 @@ pub struct Progress {
     pub total_ns: u64,
     pub done_bytes: u64,
     pub total_bytes: u64,
-}
-
-/// An I/O in flight, ordered by completion time then submission order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct InFlight {
-    pub(super) complete_ns: u64,
-    pub(super) seq: u64,
-    pub(super) submit_ns: u64,
-    pub(super) bytes: u64,
-    pub(super) dir: u8,
-}
-
-/// The `dir` of a job's FLUSH CACHE in flight (fio `fsync=N`).
-pub(super) const SYNC: u8 = 3;
-
-/// Outstanding-I/O tracking for busy time (overall, reads, writes).
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Busy {
-    n: [u32; 3],
-    since: [u64; 3],
-    pub(super) total: [u64; 3],
-}
-
-impl Busy {
-    /// `dir`: 0 other (trim, flush), 1 read, 2 write; a job's FLUSH CACHE
-    /// ([`SYNC`]) counts as other.
-    #[inline]
-    pub(super) fn start(&mut self, dir: usize, t: u64) {
-        self.bump(0, t);
-        if dir == 1 || dir == 2 {
-            self.bump(dir, t);
-        }
-    }
-    #[inline]
-    fn bump(&mut self, k: usize, t: u64) {
-        if self.n[k] == 0 {
-            self.since[k] = t;
-        }
-        self.n[k] += 1;
-    }
-    #[inline]
-    pub(super) fn end(&mut self, dir: usize, t: u64) {
-        self.drop_one(0, t);
-        if dir == 1 || dir == 2 {
-            self.drop_one(dir, t);
-        }
-    }
-    #[inline]
-    fn drop_one(&mut self, k: usize, t: u64) {
-        self.n[k] -= 1;
-        if self.n[k] == 0 {
-            self.total[k] += t - self.since[k];
-        }
-    }
 }
 
 impl Simulator {
@@ -241,14 +188,10 @@ impl Simulator {
                 self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
                 let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, w.data_pattern)?;
                 ncq_slots.release(c);
-                let dir = match op {
-                    Op::Read => 1u8,
-                    Op::Write => 2u8,
-                    Op::Trim => 0u8,
-                };
-                busy.start(dir as usize, t);
+                let cmd = Command::of(op);
+                busy.start(cmd, t);
                 self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: len, dir }));
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: len, cmd }));
                 issued_bytes += len;
                 issued_ios += 1;
                 if c > max_complete {
@@ -271,9 +214,9 @@ impl Simulator {
             ($t:expr) => {{
                 let t: u64 = $t;
                 let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                busy.start(0, t);
+                busy.start(Command::Flush, t);
                 self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: 0, dir: SYNC }));
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: 0, cmd: Command::Flush }));
                 sync_due = false;
                 if c > max_complete {
                     max_complete = c;
@@ -296,20 +239,14 @@ impl Simulator {
                 }
             }
             last_complete = t;
-            busy.end(io.dir as usize, t);
+            busy.end(io.cmd, t);
             if io.seq & 15 == 0 {
                 self.nand.advance(t);
                 self.ctl.advance(t);
             }
-            if io.dir == SYNC {
-                stats.record_sync(t - io.submit_ns);
-            } else {
-                let dir = match io.dir {
-                    1 => Dir::Read,
-                    2 => Dir::Write,
-                    _ => Dir::Trim,
-                };
-                stats.record(dir, io.bytes, t - io.submit_ns, t - start);
+            match io.cmd.dir() {
+                Some(dir) => stats.record(dir, io.bytes, t - io.submit_ns, t - start),
+                None => stats.record_sync(t - io.submit_ns),
             }
             if t >= next_progress {
                 if stats.overflowed() {
@@ -329,7 +266,7 @@ impl Simulator {
                     if heap.is_empty() {
                         sync!(t);
                     }
-                } else if io.dir == SYNC {
+                } else if io.cmd == Command::Flush {
                     // The flush is done: the queue refills.
                     for _ in 0..w.iodepth {
                         if issued_bytes >= limit_bytes || issued_ios >= limit_ios || sync_due {
@@ -353,7 +290,7 @@ impl Simulator {
         };
         // I/Os still in flight finish in the background after the phase.
         for Reverse(io) in heap.iter() {
-            busy.end(io.dir as usize, phase_end.min(io.complete_ns).max(io.submit_ns));
+            busy.end(io.cmd, phase_end.min(io.complete_ns).max(io.submit_ns));
         }
         stats.busy_time_ns = busy.total[0];
         stats.read_busy_time_ns = busy.total[1];

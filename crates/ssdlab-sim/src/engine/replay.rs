@@ -7,11 +7,11 @@ use std::collections::BinaryHeap;
 
 use serde_json::Value;
 
-use super::phases::{Busy, InFlight};
+use super::in_flight::{Busy, Command, InFlight};
 use super::{duration_text, PhaseResult, Progress, Simulator, MAX_SIM_TIME_NS};
 use crate::error::{Result, SimError};
 use crate::parse::{duration_ns_either, get, known_keys, object, werr};
-use crate::stats::{Dir, PhaseStats};
+use crate::stats::PhaseStats;
 use crate::trace::source::TraceSource;
 use crate::trace::{TraceError, TraceOp, TraceRecord};
 use crate::workload::{Op, MAX_IODEPTH, MAX_LOG_AVG_MSEC};
@@ -267,19 +267,20 @@ impl Simulator {
                 }
                 t = t.max(start);
                 self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
-                let (dir, c) = match r.op {
-                    TraceOp::Read => {
-                        (1u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Read, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
-                    }
-                    TraceOp::Write => {
-                        (2u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Write, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
-                    }
-                    TraceOp::Trim => {
-                        (0u8, self.ctl.submit(&mut self.ftl, &mut self.nand, Op::Trim, r.offset_bytes, r.length_bytes, t, r.data_pattern)?)
-                    }
-                    TraceOp::Flush => {
+                let op = match r.op {
+                    TraceOp::Read => Some(Op::Read),
+                    TraceOp::Write => Some(Op::Write),
+                    TraceOp::Trim => Some(Op::Trim),
+                    TraceOp::Flush => None,
+                };
+                let (cmd, c) = match op {
+                    Some(op) => (
+                        Command::of(op),
+                        self.ctl.submit(&mut self.ftl, &mut self.nand, op, r.offset_bytes, r.length_bytes, t, r.data_pattern)?,
+                    ),
+                    None => {
                         let t2 = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t);
-                        (3u8, t2.max(self.busiest_die()))
+                        (Command::Flush, t2.max(self.busiest_die()))
                     }
                 };
                 clock = t;
@@ -302,15 +303,9 @@ impl Simulator {
                         length_bytes: r.length_bytes,
                     });
                 }
-                busy.start(
-                    match dir {
-                        1 | 2 => dir as usize,
-                        _ => 0,
-                    },
-                    t,
-                );
+                busy.start(cmd, t);
                 self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, dir }));
+                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, cmd }));
                 issued_bytes += r.length_bytes;
                 max_complete = max_complete.max(c);
                 continue;
@@ -320,20 +315,9 @@ impl Simulator {
                     let t = io.complete_ns;
                     last_done = last_done.max(t);
                     clock = clock.max(t);
-                    busy.end(
-                        match io.dir {
-                            1 | 2 => io.dir as usize,
-                            _ => 0,
-                        },
-                        t,
-                    );
-                    let dir = match io.dir {
-                        1 => Some(Dir::Read),
-                        2 => Some(Dir::Write),
-                        0 => Some(Dir::Trim),
-                        _ => None,
-                    };
-                    if let Some(d) = dir {
+                    busy.end(io.cmd, t);
+                    // a trace's flush moves no data and has no latency series of its own
+                    if let Some(d) = io.cmd.dir() {
                         stats.record(d, io.bytes, t - io.submit_ns, t - start);
                     }
                     if io.seq & 15 == 0 {

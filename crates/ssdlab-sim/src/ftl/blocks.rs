@@ -108,7 +108,7 @@ impl Ftl {
                 }
             }
         }
-        let fast = if self.slc.is_some() { !for_gc && self.slc_has_room(die as usize) } else { self.perf_active };
+        let fast = if self.slc.is_some() { !for_gc && self.slc_has_room(die as usize) } else { !for_gc && self.opens_fast(die) };
         let b = self.dies[die as usize].free.pop_front().ok_or_else(|| SimError::Drive {
             message: format!("die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"),
         })?;
@@ -117,10 +117,17 @@ impl Ftl {
         blk.state = BlockState::Open;
         blk.valid = 0;
         blk.stamp_ns = now_ns;
-        blk.fast = fast;
-        if fast {
-            if let Some(c) = self.slc.as_mut() {
+        if let Some(c) = self.slc.as_mut() {
+            blk.fast = fast;
+            if fast {
                 c.blocks[die as usize] += 1;
+            }
+        } else {
+            blk.fast = fast || (for_gc && self.perf_active);
+            if fast && !self.perf_active {
+                self.late_fast_open[die as usize] = b;
+            } else if !for_gc && !self.perf_active {
+                self.idle_room[die as usize] = false;
             }
         }
         Ok(b)

@@ -55,8 +55,10 @@ impl Ftl {
     fn gc_start_victim(&mut self, die: u32, now_ns: u64, foreground: bool, nand: &mut Nand) -> bool {
         let d = die as usize;
         let mut v = NONE;
-        // Performance-mode reorganisation first: fast blocks, whatever they hold.
-        while let Some(b) = self.reorg[d].pop() {
+        // Performance-mode reorganisation first: fast blocks, whatever they
+        // hold (those written fast past the fill limit in idle time only).
+        let reorg_now = !foreground || !self.reorg_can_wait(die);
+        while let Some(b) = if reorg_now { self.reorg[d].pop() } else { None } {
             let blk = &self.blocks[b as usize];
             if blk.fast && blk.state == BlockState::Sealed {
                 if self.uses_buckets() {
@@ -69,6 +71,7 @@ impl Ftl {
                 break;
             }
         }
+        self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
         if v == NONE {
             if !self.gc_can_gain(die) {
                 return false;
@@ -345,6 +348,11 @@ impl Ftl {
                 if !self.gc_victim_step(die, start, nand, until_ns, false)? {
                     break;
                 }
+            }
+            // Idle time that finds the reorganisation done lets the die
+            // write fast again (`opens_fast`).
+            if self.after_idle && !self.perf_active && self.reorg[die as usize].len() <= self.late_fast[die as usize] {
+                self.idle_room[die as usize] = true;
             }
         }
         Ok(())

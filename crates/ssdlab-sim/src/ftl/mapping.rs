@@ -178,6 +178,9 @@ impl Ftl {
         self.mapped_lbas = 0;
         self.perf_active = self.perf_tprog_ns > 0;
         self.reorg.iter_mut().for_each(|r| r.clear());
+        self.late_fast.iter_mut().for_each(|n| *n = 0);
+        self.late_fast_open.iter_mut().for_each(|b| *b = NONE);
+        self.idle_room.iter_mut().for_each(|n| *n = false);
         self.host_die = 0;
         self.waiting_die = NONE;
         if let Some(s) = self.shadow.as_mut() {

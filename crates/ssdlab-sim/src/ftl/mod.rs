@@ -258,6 +258,18 @@ pub struct Ftl {
     /// The cached part of the map when it is not all in DRAM
     /// (`controller.map_cache_bytes`); None: the whole map in DRAM.
     pub map_cache: Option<MapCache>,
+    /// Fast mode past the fill limit in the room idle GC made
+    /// (`ftl.perf_mode_after_idle`): on, the free blocks a die keeps for
+    /// normal writes (the idle GC's target), and per die how many of the
+    /// blocks queued for reorganisation were written that way (the first
+    /// ones of `reorg`, taken last).
+    after_idle: bool,
+    after_idle_reserve: usize,
+    late_fast: Vec<usize>,
+    late_fast_open: Vec<u32>,
+    /// Per die, whether idle time found its reorganisation done since its
+    /// free blocks were last down to the reserve.
+    idle_room: Vec<bool>,
 }
 
 impl Ftl {
@@ -351,6 +363,11 @@ impl Ftl {
             perf_limit_lbas: g.user_units * cfg.ftl.perf_mode_fill_percent as u64 / 100,
             reorg: vec![Vec::new(); g.dies as usize],
             reorg_rate: cfg.ftl.perf_mode_reorg_units_per_host_unit.max(1),
+            after_idle: cfg.ftl.perf_mode_after_idle && cfg.ftl.perf_mode_tprog_ns > 0,
+            after_idle_reserve: cfg.ftl.bg_gc_threshold_blocks as usize,
+            late_fast: vec![0; g.dies as usize],
+            late_fast_open: vec![NONE; g.dies as usize],
+            idle_room: vec![false; g.dies as usize],
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             fast_cap,
             fast_tprog_ns,

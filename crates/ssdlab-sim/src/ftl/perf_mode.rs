@@ -36,6 +36,8 @@ impl Ftl {
     /// rewriting in normal mode.
     pub(super) fn end_perf_mode(&mut self) {
         self.perf_active = false;
+        self.late_fast.iter_mut().for_each(|n| *n = 0);
+        self.idle_room.iter_mut().for_each(|n| *n = false);
         for b in 0..self.blocks.len() as u32 {
             let blk = &self.blocks[b as usize];
             if blk.fast && blk.state == BlockState::Sealed {
@@ -58,6 +60,33 @@ impl Ftl {
         if self.perf_tprog_ns > 0 && !self.perf_active && self.mapped_lbas <= self.perf_limit_lbas {
             self.perf_active = true;
             self.reorg.iter_mut().for_each(|r| r.clear());
+            self.late_fast.iter_mut().for_each(|n| *n = 0);
         }
+    }
+
+    /// Does a host block opened now on `die` take the fast mode? While
+    /// performance mode lasts; past it (`ftl.perf_mode_after_idle`) once
+    /// idle time has found the reorganisation of the switch done, while the
+    /// die holds more free blocks than it keeps for normal writes; the first
+    /// normal block ends that until the next idle. A busy drive that wrote
+    /// fast at half density without idle time would only clean sooner.
+    #[inline]
+    pub(super) fn opens_fast(&self, die: u32) -> bool {
+        let d = die as usize;
+        self.perf_active
+            || (self.after_idle
+                && self.idle_room[d]
+                && self.dies[d].free.len() > self.after_idle_reserve
+                && self.reorg[d].len() <= self.late_fast[d])
+    }
+
+    /// Is the reorganisation `die` has queued only of blocks written fast
+    /// past the fill limit? Then it waits for idle time instead of slowing
+    /// host writes (space GC still takes them as any victim, by what they
+    /// hold).
+    #[inline]
+    pub(super) fn reorg_can_wait(&self, die: u32) -> bool {
+        let d = die as usize;
+        self.after_idle && !self.reorg[d].is_empty() && self.reorg[d].len() <= self.late_fast[d]
     }
 }

@@ -277,9 +277,10 @@ impl Ftl {
             if self.gc_mode == GcMode::Paced && self.dies[d].free.len() <= self.gc_threshold as usize {
                 self.gc_paced(die, now_ns, nand)?;
             }
-            // Performance-mode reorganisation, or folding once the SLC
-            // cache is full, runs alongside host writes.
-            for _ in 0..self.fold_count(d, self.dies[d].host_wp.block) {
+            // Performance-mode reorganisation (unless it waits for idle
+            // time), or folding once the SLC cache is full, runs alongside
+            // host writes.
+            for _ in 0..if self.reorg_can_wait(die) { 0 } else { self.fold_count(d, self.dies[d].host_wp.block) } {
                 if self.reorg[d].is_empty() && self.dies[d].victim == NONE {
                     break;
                 }
@@ -328,6 +329,12 @@ impl Ftl {
         self.seal(b, t);
         if self.blocks[b as usize].fast && !self.perf_active {
             self.reorg[d].insert(0, b);
+            // Written fast past the fill limit (see `opens_fast`): queued
+            // last, after the switch's reorganisation.
+            if !gc && self.late_fast_open[d] == b {
+                self.late_fast[d] += 1;
+                self.late_fast_open[d] = NONE;
+            }
         }
     }
 

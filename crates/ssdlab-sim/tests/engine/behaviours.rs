@@ -347,6 +347,27 @@ fn performance_mode_is_fast_until_half_full_then_reorganises() {
 }
 
 #[test]
+fn past_the_fill_limit_idle_time_makes_room_for_fast_writes_again() {
+    // Vertex 4 fw1.5 / Barefoot 3: once the reorganisation is done, writes
+    // go to fast blocks while a die holds more free blocks than idle GC keeps.
+    let base = json!({"ftl": {"perf_mode_tprog_ns": 450_000, "perf_mode_fill_percent": 50, "bg_gc_threshold_blocks": 4}});
+    let mut after_idle = base.clone();
+    after_idle["ftl"]["perf_mode_after_idle"] = json!(true);
+    let mut rates = Vec::new();
+    for cfg in [base, after_idle] {
+        let mut s = realistic(8, 64, cfg);
+        let cap = s.capacity_bytes() / 4096 * 4096;
+        run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": cap}));
+        s.idle(120_000_000_000).unwrap();
+        assert_eq!(s.ftl.reorg_pending(), 0);
+        rates.push(mbps(&run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": cap / 32 / 4096 * 4096}))));
+        s.check_now().unwrap();
+    }
+    println!("after idle, past the fill limit: {:.0} MB/s normal mode, {:.0} with fast writes in idle-made room", rates[0], rates[1]);
+    assert!(rates[1] > 1.2 * rates[0]);
+}
+
+#[test]
 fn separate_read_and_write_command_costs_cap_reads_and_writes_independently() {
     // 16 dies deliver far more than either cap: reads 1e9/25us = 40K IOPS,
     // writes 1e9/100us = 10K IOPS.

@@ -17,6 +17,7 @@ mod property;
 mod reads;
 mod recycle;
 mod replay;
+mod slc_cache;
 mod storage_bench_generate;
 mod stories_trim;
 mod trace_import;

@@ -136,6 +136,23 @@ proptest! {
         sim.flush();
         prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
     }
+
+    /// The same with the fast mode past the fill limit in room idle time
+    /// made (`perf_mode_after_idle`), greedy GC.
+    #[test]
+    fn performance_mode_after_idle_never_loses_or_mixes_up_data(
+        seed in any::<u64>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30,
+                                   "perf_mode_after_idle": true, "bg_gc_threshold_blocks": 3}});
+        let mut sim = sim(drive_with(2, 48, 16, 1.2, "greedy", extra), seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
 }
 
 proptest! {

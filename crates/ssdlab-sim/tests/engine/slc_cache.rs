@@ -4,8 +4,7 @@
 //! firmware that folds while it writes refills the cache mid-fill. Also the
 //! NAND part's one-shot programs and page-type reads, and the errors.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use ssdlab_sim::{DriveConfig, Simulator};
 
