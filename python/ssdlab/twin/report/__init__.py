@@ -77,17 +77,25 @@ class TwinReport:
     reliability: Optional[Dict[str, Any]] = None
 
 
-def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
-    """``twin.json``'s ``values`` (dotted key -> ``{value, source, why,
-    residual?}``), or None when the file is missing; TwinReportError when it
-    is not such a document."""
+def _twin_json(path: Path) -> Optional[Dict[str, Any]]:
+    """``twin.json`` as an object, or None when the file is missing."""
     if not path.is_file():
         return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise TwinReportError(f"{path}: not the provenance of a twin ({e})") from None
-    values = doc.get("values") if isinstance(doc, dict) else None
+    return doc if isinstance(doc, dict) else {}
+
+
+def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
+    """``twin.json``'s ``values`` (dotted key -> ``{value, source, why,
+    residual?}``), or None when the file is missing; TwinReportError when it
+    is not such a document."""
+    doc = _twin_json(path)
+    if doc is None:
+        return None
+    values = doc.get("values")
     if not isinstance(values, dict):
         raise TwinReportError(f"{path}: no 'values' object (dotted key -> value, source, why), as 'ssdlab fit --probe' writes")
     return values
@@ -96,13 +104,8 @@ def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
 def load_reliability(path: Path) -> Optional[Dict[str, Any]]:
     """``twin.json``'s ``reliability`` (``reliable``, ``objective``, ``problems``), or None (no file, or a twin
     fitted before the fit judged its own reliability)."""
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise TwinReportError(f"{path}: not the provenance of a twin ({e})") from None
-    rel = doc.get("reliability") if isinstance(doc, dict) else None
+    doc = _twin_json(path)
+    rel = doc.get("reliability") if doc is not None else None
     return rel if isinstance(rel, dict) else None
 
 
