@@ -163,6 +163,26 @@ KNOWN_MISSES = {
     # and the model gives the link's 543 on all three; the override that landed
     # it was the rating put in as a write-path ceiling.
     ("vertex3-480", "rated sequential write"),
+    # The SLC cache is entered only at QD32's rate; the rating is met for
+    # 114 GB and the 60 s rated run writes past it.
+    ("samsung980pro-1000", "rated sequential write (in the SLC cache)"),
+    # AnandTech's Gen4 host saw a larger cache than its Gen3 host; nothing in
+    # the model makes the cache size depend on the host.
+    ("samsung980pro-1000", "whole-drive fill 128KB QD32: SLC cache size (Gen4 host)"),
+    # QD1 1MB writes run at the dies' rate: no per-command cost of large
+    # writes at QD1 on the host side.
+    ("samsung980pro-1000", "whole-drive fill 1MB QD1: speed in the SLC cache"),
+    # 82 MB/s a die (ISSCC 2019) on 16 dies bounds TLC writes below the
+    # measured 1.5 GB/s after the cache and 1.9 GB/s average.
+    ("samsung980pro-1000", "whole-drive fill 1MB QD1: speed after the SLC cache"),
+    ("samsung980pro-1000", "whole-drive fill 1MB QD1: average over the fill"),
+    # The rating is above the measured in-cache rate that set the profile.
+    ("samsung980-1000", "rated sequential write (in the SLC cache)"),
+    # Independent multi-plane reads are not modelled: 16 dies at 45 us tR.
+    ("samsung980-1000", "rated 4KB random read QD32"),
+    # 12 MB/s a die (ISSCC 2018) on 8 dies bounds direct-to-QLC writes.
+    ("crucial-p1-1000", "whole-drive fill 1MB QD1: speed after the SLC cache (direct to QLC)"),
+    ("intel660p-1000", "rated sequential write after the SLC cache (whole-drive fill 128KB QD32)"),
 }
 
 
@@ -174,7 +194,7 @@ def test_every_figure_of_the_table_lands_within_tolerance() -> None:
     assert set(missed) == KNOWN_MISSES, "\n".join(f"{k}: {v}" for k, v in missed.items())
     accepted = {(r["drive_id"], r["test"]) for r in out["results"] if r["known_miss"]}
     assert accepted == KNOWN_MISSES, "each known miss is listed in the table with its reason"
-    assert out["figures"] == 84 and cp.returncode == 0, "accepted known misses alone exit 0"
+    assert out["figures"] == len(load_table()) and cp.returncode == 0, "accepted known misses alone exit 0"
 
 
 def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:
