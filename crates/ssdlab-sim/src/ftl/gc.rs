@@ -325,6 +325,15 @@ impl Ftl {
         Ok(true)
     }
 
+    /// Does idle time on `die` still have a block holding no valid data to
+    /// erase? Only with an SLC cache: its room is counted in erased blocks,
+    /// while its dynamic size counts TRIMmed space as free, so the firmware
+    /// erases such blocks when idle to give that space back as cache (an
+    /// empty block costs one erase, nothing moved).
+    fn idle_erase_wanted(&self, die: u32) -> bool {
+        self.slc.is_some() && self.uses_buckets() && self.dies[die as usize].heads[0] != NONE
+    }
+
     /// Background GC while the drive is idle in `[from_ns, until_ns)`: each die
     /// cleans until it holds `bg_gc_threshold_blocks` free blocks or its time is up.
     pub fn background_gc(&mut self, from_ns: u64, until_ns: u64, nand: &mut Nand) -> Result<()> {
@@ -342,7 +351,11 @@ impl Ftl {
                     break;
                 }
                 let d = &self.dies[die as usize];
-                if d.victim == NONE && d.free.len() >= self.bg_gc_threshold as usize && self.reorg[die as usize].is_empty() {
+                if d.victim == NONE
+                    && d.free.len() >= self.bg_gc_threshold as usize
+                    && self.reorg[die as usize].is_empty()
+                    && !self.idle_erase_wanted(die)
+                {
                     break;
                 }
                 if !self.gc_victim_step(die, start, nand, until_ns, false)? {
