@@ -85,3 +85,29 @@ def test_a_trimmed_full_drive_gives_its_whole_cache_back_after_idle() -> None:
     sim.check()
     again = sim.run(rw="write", bs="128k", iodepth=32, size="100%")
     assert abs(again.bw_mbps - first.bw_mbps) < 0.02 * first.bw_mbps, (first.bw_mbps, again.bw_mbps)
+
+
+def test_erases_in_slc_mode_wear_against_the_slc_rating() -> None:
+    """Writes that pass through the cache spend the SLC-mode P/E rating: an
+    SLC erase is rating/slc_rating of a native one, and an SLC byte (a third
+    of a TLC block per erase) bits * rating/slc_rating of a native byte."""
+    from ssdlab import Simulator
+    smart = {}
+    for slc_rated in (3000, 9000, 30000):
+        d = slc_drive()
+        d["nand"].update({"pe_cycles_rated": 3000, "slc_pe_cycles_rated": slc_rated})
+        sim = Simulator(Drive.load(d), seed=1)
+        for _ in range(3):
+            sim.run(rw="write", bs="128k", iodepth=32, size="40m")
+            sim.idle("5s")
+        smart[slc_rated] = sim.smart()
+    native, per_byte, slc = smart[3000], smart[9000], smart[30000]
+    assert slc["slc_block_erases"] > 0 and slc["erase_count_avg"] == native["erase_count_avg"]
+    # rated as native cells, an SLC erase wears as a native one ...
+    assert native["life_remaining_percent"] == 100 * (1 - native["erase_count_avg"] / 3000)
+    # ... and at three times the rating an SLC byte wears as a native byte
+    assert per_byte["wear_amplification"] == per_byte["waf_lifetime"]
+    assert native["wear_amplification"] > native["waf_lifetime"]
+    assert slc["life_remaining_percent"] > per_byte["life_remaining_percent"] > native["life_remaining_percent"]
+    assert slc["wear_amplification"] < slc["waf_lifetime"]
+    assert slc["lifetime_years_at_20_gb_per_day"] > native["lifetime_years_at_20_gb_per_day"]

@@ -171,12 +171,30 @@ impl Simulator {
         let avg = sum as f64 / nblocks;
         let rated = self.cfg.nand.pe_cycles_rated as f64;
         let c = &self.ftl.counters;
+        // An erase in SLC mode spends 1/slc_rating of a cell's life, not
+        // 1/rating: counted in native cycles, it is rating/slc_rating of one.
+        let slc_rated = self.cfg.nand.slc_pe_cycles_rated as f64;
+        let sum = if c.slc_erases > 0 && slc_rated > 0.0 {
+            (sum - c.slc_erases) as f64 + c.slc_erases as f64 * rated / slc_rated
+        } else {
+            sum as f64
+        };
+        let worn = sum / nblocks;
         // Lifetime: the rated P/E budget of the data blocks, spent at the write
         // amplification seen so far (1 before any write).
         let host = c.host_units_written * UNIT_BYTES;
-        let wa = if host == 0 { 1.0 } else { c.nand_bytes_programmed as f64 / host as f64 };
+        // Bytes programmed in SLC mode wear bits * rating / slc_rating of a
+        // native byte each (an SLC block holds 1/bits of the data per erase).
+        let nand_wear_bytes = if c.slc_bytes_programmed > 0 && slc_rated > 0.0 {
+            let bits = self.cfg.nand.bits_per_cell.max(1) as f64;
+            (c.nand_bytes_programmed - c.slc_bytes_programmed) as f64 + c.slc_bytes_programmed as f64 * bits * rated / slc_rated
+        } else {
+            c.nand_bytes_programmed as f64
+        };
+        let wa = if host == 0 { 1.0 } else { nand_wear_bytes / host as f64 };
+        let waf = if host == 0 { 1.0 } else { c.nand_bytes_programmed as f64 / host as f64 };
         let block_bytes = self.geometry.slots_per_block as f64 * UNIT_BYTES as f64;
-        let budget = rated * nblocks * block_bytes - sum as f64 * block_bytes;
+        let budget = rated * nblocks * block_bytes - sum * block_bytes;
         let endurance_host = (rated * nblocks * block_bytes / wa.max(1e-9)) as u64;
         let years = |gb_per_day: f64| (budget / wa.max(1e-9) / (gb_per_day * 1e9) / 365.0).max(0.0);
         let mut v = json!({
@@ -186,8 +204,8 @@ impl Simulator {
             "erase_count_min": min,
             "erase_count_max": max,
             "pe_cycles_rated": self.cfg.nand.pe_cycles_rated,
-            "life_remaining_percent": (100.0 * (1.0 - avg / rated)).max(0.0),
-            "waf_lifetime": wa,
+            "life_remaining_percent": (100.0 * (1.0 - worn / rated)).max(0.0),
+            "waf_lifetime": waf,
             "endurance_host_bytes": endurance_host,
             "lifetime_years_at_10_gb_per_day": years(10.0),
             "lifetime_years_at_20_gb_per_day": years(20.0),
@@ -199,6 +217,12 @@ impl Simulator {
             let (bytes, blocks) = self.ftl.slc_usage();
             v["slc_cache_data_bytes"] = json!(bytes);
             v["slc_cache_blocks"] = json!(blocks);
+            v["slc_block_erases"] = json!(c.slc_erases);
+            v["slc_pe_cycles_rated"] = json!(self.cfg.nand.slc_pe_cycles_rated);
+            v["slc_bytes_programmed"] = json!(c.slc_bytes_programmed);
+            // What the lifetime figures spend: native-equivalent NAND bytes
+            // per host byte.
+            v["wear_amplification"] = json!(wa);
         }
         v
     }

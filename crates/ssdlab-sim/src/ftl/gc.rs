@@ -319,6 +319,7 @@ impl Ftl {
             blk.state = BlockState::Free;
             blk.valid = 0;
             self.counters.erases += 1;
+            self.counters.slc_erases += slc as u64;
             self.dies[d].free.push_back(victim);
             self.dies[d].victim = NONE;
         }

@@ -125,6 +125,7 @@ impl Ftl {
     /// Returns when the last die finishes.
     pub fn secure_erase(&mut self, now_ns: u64, nand: &mut Nand) -> u64 {
         let mut done = now_ns;
+        let slc = self.slc.is_some();
         if let Some(c) = self.map_cache.as_mut() {
             c.reset();
         }
@@ -133,6 +134,7 @@ impl Ftl {
             if blk.state != BlockState::Free {
                 blk.erase_count += 1;
                 self.counters.erases += 1;
+                self.counters.slc_erases += (slc && blk.fast) as u64;
                 done = done.max(nand.erase(b / self.g.blocks_per_die, now_ns));
             }
             *blk = Block {

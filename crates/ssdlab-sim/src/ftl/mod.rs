@@ -135,6 +135,12 @@ pub struct FtlCounters {
     pub fg_gc_victims: u64,
     pub bg_gc_victims: u64,
     pub erases: u64,
+    /// Erases of blocks in SLC mode (of `erases`): they wear the cells
+    /// against the part's SLC-mode rating.
+    pub slc_erases: u64,
+    /// Host bytes programmed into blocks in SLC mode (of
+    /// `nand_bytes_programmed`).
+    pub slc_bytes_programmed: u64,
     /// Translation pages read from and programmed to the NAND by the map
     /// cache (`controller.map_cache_bytes`).
     pub map_page_reads: u64,
@@ -160,6 +166,8 @@ impl FtlCounters {
             fg_gc_victims: self.fg_gc_victims - b.fg_gc_victims,
             bg_gc_victims: self.bg_gc_victims - b.bg_gc_victims,
             erases: self.erases - b.erases,
+            slc_erases: self.slc_erases - b.slc_erases,
+            slc_bytes_programmed: self.slc_bytes_programmed - b.slc_bytes_programmed,
             map_page_reads: self.map_page_reads - b.map_page_reads,
             map_page_writes: self.map_page_writes - b.map_page_writes,
         }

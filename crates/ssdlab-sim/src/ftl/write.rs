@@ -296,6 +296,9 @@ impl Ftl {
                 self.host_durable_ns = done;
             }
             self.counters.nand_bytes_programmed += bytes;
+            if self.slc.is_some() && self.blocks[wp.block as usize].fast {
+                self.counters.slc_bytes_programmed += bytes;
+            }
             self.raise_parity(t, nand);
             // Until its transfer to the die ends, the unit's data is in the buffer.
             let first = wp.block * self.spb + wp.programmed;
