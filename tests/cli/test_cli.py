@@ -246,6 +246,22 @@ def test_link_flag_tests_one_drive_on_sata_3g_and_6g() -> None:
     assert 250 < rates["sata-3g"] <= 280 < 450 < rates["sata-6g"] <= 550
 
 
+def test_link_flag_puts_an_nvme_drive_in_a_slot_of_another_pcie_generation() -> None:
+    """A Gen4 drive's reads in a Gen3 x4 slot stop at the slot's link; a
+    link of the other kind is refused, naming the flag."""
+    rates = {}
+    for link in ("pcie3-x4", "pcie4-x4"):
+        cp = run_cli("run", "--drive", "samsung980pro-1000", "--rw", "read", "--bs", "128k", "--iodepth", "32",
+                     "--runtime", "1s", "--link", link, "--json")
+        assert cp.returncode == 0, cp.stderr
+        rates[link] = json.loads(cp.stdout)["jobs"][0]["read"]["bw_bytes"] / 1e6
+    # gen 3 x4: 3.60e9 B/s per direction after encoding and TLP overhead
+    assert 3300 < rates["pcie3-x4"] <= 3600 < 1.8 * rates["pcie3-x4"] < rates["pcie4-x4"]
+    assert_one_line_error(run_cli("run", "--drive", "samsung980pro-1000", "--rw", "read", "--link", "sata-6g"), "--link", "NVMe")
+    assert_one_line_error(run_cli("run", "--drive", "vertex3-120", "--rw", "read", "--link", "pcie4-x4"), "--link", "SATA")
+    assert_one_line_error(run_cli("run", "--drive", "vertex3-120", "--rw", "read", "--link", "pcie4-x3"), "--link", "pcieG-xL")
+
+
 def test_storage_bench_prints_the_metrics() -> None:
     cp = run_cli("storage-bench", "--drive", "generic-mlc-120", "--bench", "typical-2010", "--json")
     assert cp.returncode == 0, cp.stderr

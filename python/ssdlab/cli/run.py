@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
@@ -57,8 +58,10 @@ def _add_sim_flags(p: argparse.ArgumentParser, what: str) -> None:
     """Flags shared by the commands that run a simulated drive."""
     add_drive(p)
     add_settings(p, "change a drive field, e.g. nand.tprog_ns=1800000 (repeatable)")
-    p.add_argument("--link", choices=["sata-3g", "sata-6g"],
-                   help="test the drive on this host link (usable bandwidth and command overhead of the preset)")
+    p.add_argument("--link", type=host_link, metavar="LINK",
+                   help="test the drive on this host link: sata-3g or sata-6g for a SATA drive, pcieG-xL for an NVMe "
+                        "drive (G 3-5, L 1, 2, 4, 8 or 16; e.g. pcie3-x4: a Gen4 drive in a Gen3 slot); bandwidth and "
+                        "command overhead follow from the link")
     p.add_argument(
         "--precondition",
         choices=STATES,
@@ -194,11 +197,37 @@ def memory_limit(text: str) -> MemoryLimit:
     return MemoryLimit(text, size_bytes(text))
 
 
+#: PCIe generations and lane counts a link may have (the engine's tables).
+PCIE_GENS = (3, 4, 5)
+PCIE_LANES = (1, 2, 4, 8, 16)
+
+
+def host_link(text: str) -> str:
+    """``--link``: sata-3g, sata-6g or pcieG-xL."""
+    m = re.fullmatch(r"pcie(\d+)-x(\d+)", text)
+    if text in ("sata-3g", "sata-6g") or (m and int(m.group(1)) in PCIE_GENS and int(m.group(2)) in PCIE_LANES):
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': a link is sata-3g, sata-6g or pcieG-xL with G in 3, 4, 5 and L in 1, 2, 4, 8, 16")
+
+
+def with_link(drive: Drive, link: str) -> Drive:
+    """The drive on another host link of its own kind: the link's bandwidth
+    and command overhead replace whatever the file gives."""
+    if link.startswith("sata"):
+        if drive.is_nvme:
+            raise UsageError(f"argument --link: {link} is a SATA link and {drive.id} is an NVMe drive: give pcieG-xL")
+        return drive.with_changes({"host.interface": link, "host.link_bytes_per_s": 0, "host.command_overhead_ns": 0})
+    if not drive.is_nvme:
+        raise UsageError(f"argument --link: {link} is a PCIe link and {drive.id} is a SATA drive: give sata-3g or sata-6g")
+    gen, lanes = (int(x) for x in link[4:].split("-x"))
+    return drive.with_changes({"host.pcie_gen": gen, "host.pcie_lanes": lanes, "host.link_bytes_per_s": 0,
+                               "host.command_overhead_ns": 0})
+
+
 def _simulator(args: argparse.Namespace) -> "tuple[Simulator, Drive]":
     drive = load_drive(args.drive, args.set)
     if getattr(args, "link", None):
-        # The link preset replaces whatever bandwidth and overhead the file gives.
-        drive = drive.with_changes({"host.interface": args.link, "host.link_bytes_per_s": 0, "host.command_overhead_ns": 0})
+        drive = with_link(drive, args.link)
     limit: Optional[MemoryLimit] = args.memory_limit
     try:
         sim = Simulator(drive, seed=args.seed, check=args.check, memory_limit_bytes=None if limit is None else limit.bytes)
