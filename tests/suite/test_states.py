@@ -75,5 +75,10 @@ def test_the_fio_export_has_a_section_per_phase() -> None:
     sections = [line[len("[run0-"):-1] for line in text.splitlines() if line.startswith("[run0-")]
     # The secure erase is not an fio job: the file says where to do it, in a comment.
     assert sections == [p.fio_section for p in phases("trimmed") if p.kind != "secure_erase"] + ["m"]
-    assert "; [run0-secure-erase] ATA SECURITY ERASE" in text
+    assert "; [run0-secure-erase] secure-erase the drive here" in text and "hdparm" in text and "nvme format" in text
+    # a named device gets the command of its interface only
+    nvme = to_fio_jobfile(test, device="/dev/nvme0n1")  # type: ignore[arg-type]
+    sata = to_fio_jobfile(test, device="/dev/sdb")  # type: ignore[arg-type]
+    assert "nvme format /dev/nvme0n1" not in nvme and "nvme format DEV --ses=1" in nvme and "hdparm" not in nvme
+    assert "ATA SECURITY ERASE" in sata and "nvme format" not in sata
     assert "runtime=1200s" not in text and "size=1g" in text and "exec_prerun" not in text and "filename" not in text

@@ -38,7 +38,8 @@ from .states import DEFAULT_DATA_PATTERN, phases, tortured_at
 from .vocabulary import Size, State, SuiteTest
 
 __all__ = ["to_fio_jobfile", "fio_sections", "measured_description", "parse_measured_description", "data_options",
-           "trim_options", "FioSection", "ScaleSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT"]
+           "trim_options", "FioSection", "ScaleSizes", "DATA_PATTERN_OPTIONS", "TRIM_OPTIONS", "SECURE_ERASE_HINT",
+           "secure_erase_hint"]
 
 #: fio options per data pattern (docs/methodology.md "Data patterns").
 DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
@@ -51,9 +52,23 @@ DATA_PATTERN_OPTIONS: Dict[str, Dict[str, Any]] = {
 #: A TRIM of a span: fio's trim workload in 128 MiB discards.
 TRIM_OPTIONS: Dict[str, Any] = {"rw": "trim", "bs": "128m"}
 
-#: What a printed job file says where the drive must be secure-erased.
-SECURE_ERASE_HINT = ("ATA SECURITY ERASE the drive here, before the next section: fio cannot (e.g. "
-                     "hdparm --user-master u --security-set-pass p DEV && hdparm --user-master u --security-erase p DEV)")
+#: What a printed job file says where the drive must be secure-erased: the
+#: ATA command for a SATA drive, an NVMe format with user-data erase for an
+#: NVMe one (by its device name), both when the target is not named.
+SECURE_ERASE_HINT = ("secure-erase the drive here, before the next section: fio cannot (SATA: "
+                     "hdparm --user-master u --security-set-pass p DEV && hdparm --user-master u --security-erase p DEV; "
+                     "NVMe: nvme format DEV --ses=1)")
+_SATA_ERASE_HINT = ("ATA SECURITY ERASE the drive here, before the next section: fio cannot (e.g. "
+                    "hdparm --user-master u --security-set-pass p DEV && hdparm --user-master u --security-erase p DEV)")
+_NVME_ERASE_HINT = ("format the namespace with a user-data erase here, before the next section: fio cannot "
+                    "(e.g. nvme format DEV --ses=1)")
+
+
+def secure_erase_hint(device: Optional[str]) -> str:
+    """The secure-erase comment for the target ``device`` (None: not named)."""
+    if device is None:
+        return SECURE_ERASE_HINT
+    return _NVME_ERASE_HINT if re.match(r"^/dev/nvme\d", device) else _SATA_ERASE_HINT
 
 _WRITES = ("write", "randwrite", "rw", "randrw", "readwrite")
 
@@ -219,7 +234,7 @@ def to_fio_jobfile(test: SuiteTest, device: Optional[str] = None, sizes: Optiona
             if changes:  # e.g. the 3Gbps link: set the device up so before this run
                 lines += [f"; run{run}: with the drive changed: " + ", ".join(f"{k}={v}" for k, v in changes.items()), ""]
         if sec.kind == "secure_erase":
-            lines += [f"; [{sec.name}] {SECURE_ERASE_HINT}", ""]
+            lines += [f"; [{sec.name}] {secure_erase_hint(device)}", ""]
             continue
         if sec.kind == "replay":
             lines += [f"; [{sec.name}] Storage Bench replay of {sec.options['generated']}: not a job of this file. "
