@@ -123,8 +123,10 @@ def test_latency_run_keeps_searching_for_the_whole_runtime(small_drive: Dict[str
 
 def test_a_target_missed_at_depth_one_fails_the_job_as_fio(small_drive: Dict[str, Any]) -> None:
     text = "[search]\nrw=randread\nsize=8m\nioengine=libaio\niodepth=8\nruntime=1\ntime_based\nlatency_target=1\n"
-    job = run(text, small_drive).document["jobs"][0]
+    r = run(text, small_drive)
+    job = r.document["jobs"][0]
     assert job["error"] == 110 and job["latency_depth"] == 1 and job["read"]["total_ios"] < 100
+    assert any("ETIMEDOUT" in n for n in r.document["ssdlab"]["notes"])
 
 
 # -- bs/bssplit per direction ---------------------------------------------------

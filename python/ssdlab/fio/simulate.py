@@ -86,7 +86,7 @@ from ..errors import SsdlabError, WorkloadError
 from ..outputs import write_text
 from ..results import PhaseResult
 from . import fiojson, steadystate
-from .document import ENGINE_FIELD_TO_OPTION, completion_times, direction_entry, fio_document, job_entries, job_entry, log_texts
+from .document import ENGINE_FIELD_TO_OPTION, ETIMEDOUT, completion_times, direction_entry, fio_document, job_entries, job_entry, log_texts
 from .errors import JobFileError
 from .jobfile import JobFile, parse_jobfile
 from .plan import (
@@ -399,6 +399,10 @@ def simulate(
         run.document = fio_document(jobfile, entries, sim, notes, True)
         e.run = run  # type: ignore[attr-defined]
         raise
+    for e in entries:
+        if e.get("error") == ETIMEDOUT:
+            notes.append(f"job '{e['jobname']}': an I/O missed latency_target at depth 1: fio fails the job (ETIMEDOUT, "
+                         "error 110) and so does the simulator")
     run.document = fio_document(jobfile, entries, sim, notes, False)
     return run
 

@@ -226,6 +226,10 @@ struct Submitter<'w> {
     limit_ios: u64,
     issued_bytes: u64,
     issued_ios: u64,
+    /// What it had issued when its rate's schedule began (fio restarts the
+    /// schedule when the latency search resets the statistics; the job's
+    /// own bounds still count from its start).
+    rate_base: (u64, u64),
     in_flight: u32,
     last_complete_ns: u64,
     /// Stopped by its runtime (I/O in flight past it is left to finish).
@@ -272,11 +276,11 @@ impl Submitter<'_> {
             return t.max(self.start_ns.saturating_add(p.due_ns));
         }
         if w.rate_bytes_per_s > 0 {
-            let due = (self.issued_bytes as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
+            let due = ((self.issued_bytes - self.rate_base.0) as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
             t = t.max(self.start_ns + due);
         }
         if w.rate_iops > 0 {
-            let due = (self.issued_ios as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
+            let due = ((self.issued_ios - self.rate_base.1) as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
             t = t.max(self.start_ns + due);
         }
         t
@@ -349,6 +353,7 @@ impl Simulator {
                     limit_ios: w.number_ios.unwrap_or(u64::MAX),
                     issued_bytes: 0,
                     issued_ios: 0,
+                    rate_base: (0, 0),
                     in_flight: 0,
                     last_complete_ns: s0,
                     timed_out: false,
@@ -527,15 +532,18 @@ impl Simulator {
                             }
                         }
                         Quiesce::FinalRun => {
-                            // fio resets the job's statistics and clock for
-                            // the run at the depth it found.
+                            // fio resets the job's statistics, its clock and
+                            // its rate schedule for the run at the depth it
+                            // found (not the bytes it may still issue).
                             s.stats = PhaseStats::bounded(s.w.interval_ns, max_intervals);
                             s.busy = Busy::default();
                             s.start_ns = t;
                             s.end_ns = s.w.runtime_ns.map(|r| t.saturating_add(r));
                             s.last_complete_ns = t;
-                            s.issued_bytes = 0;
-                            s.issued_ios = 0;
+                            s.rate_base = (s.issued_bytes, s.issued_ios);
+                            if let Some(p) = s.poisson.as_mut() {
+                                p.due_ns = 0;
+                            }
                             if let Some(l) = s.latency.as_mut() {
                                 l.new_window(t);
                             }
