@@ -399,9 +399,9 @@ def simulate(
         run.document = fio_document(jobfile, entries, sim, notes, True)
         e.run = run  # type: ignore[attr-defined]
         raise
-    for e in entries:
-        if e.get("error") == ETIMEDOUT:
-            notes.append(f"job '{e['jobname']}': an I/O missed latency_target at depth 1: fio fails the job (ETIMEDOUT, "
+    for entry in entries:
+        if entry.get("error") == ETIMEDOUT:
+            notes.append(f"job '{entry['jobname']}': an I/O missed latency_target at depth 1: fio fails the job (ETIMEDOUT, "
                          "error 110) and so does the simulator")
     run.document = fio_document(jobfile, entries, sim, notes, False)
     return run
