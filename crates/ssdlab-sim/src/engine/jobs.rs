@@ -18,6 +18,11 @@
 //! in the order they arrive, and those arriving at the same instant (jobs
 //! filling their queues at the start, or after a flush) one queue at a time
 //! in turn.
+//!
+//! fio's ways of shaping a job's issuing run here too: a rate paced
+//! linearly or as a poisson process, flows (jobs of one `flow_id` held to
+//! the ratio of their weights) and the latency-target search for the
+//! deepest queue that meets a latency, each as fio 3.33 does it.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
