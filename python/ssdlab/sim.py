@@ -233,8 +233,10 @@ class Simulator:
     def run_jobs(self, jobs: Sequence[Union[Job, Mapping[str, Any]]], *, progress: Optional[ProgressCallback] = None) -> List[PhaseResult]:
         """Run workloads at the same time on this drive, one submitter each
         (fio's jobs without ``stonewall``): each keeps its own ``iodepth``,
-        bounds, ``rate``/``rate_iops``, ``thinktime`` (``thinktime_blocks``)
-        and ``startdelay``; all share the drive and its NCQ tags (first come
+        bounds, ``rate``/``rate_iops`` (``rate_process``), ``thinktime``
+        (``thinktime_blocks``), ``startdelay``, ``flow`` (with ``flow_id``,
+        ``flow_sleep``: fio's balancing between jobs of one flow) and
+        ``latency_target`` (fio's search for a depth); all share the drive and its NCQ tags (first come
         first served). One result per job, in order: its own I/O figures and
         series, and the group's FTL, NAND and SMART figures."""
         _progress(progress)

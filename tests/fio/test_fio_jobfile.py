@@ -133,7 +133,7 @@ def test_times_are_seconds_unless_suffixed(text: str, ns: int) -> None:
         ("[j]\nrw=readx:8\n", 2, "rw", ["allowed:", "trimwrite"]),
         ("[j]\nrw=write\nsize=1.5g\n", 3, "size", ["whole"]),
         ("[j]\nrw=write\nruntime=10sec\n", 3, "runtime", ["microseconds", "ms, s"]),
-        ("[j]\nrw=randrw\nbs=4k,8k\n", 3, "bs", ["mixed job", "one value"]),
+        ("[j]\nrw=randrw\nblockalign=4k,8k\n", 3, "blockalign", ["mixed job", "one value"]),
         ("[j]\nrw=randrw\nbssplit=4k/50:64k/40\n", 3, "bssplit", ["90", "not 100"]),
         ("[j]\nrw=write\niodepth=0\n", 3, "iodepth", ["at least 1"]),
         ("[j]\nrw=write\ntime_based=yes\n", 3, "time_based", ["1 or 0"]),
@@ -161,7 +161,7 @@ def test_what_ssdlab_cannot_honour_is_one_error_naming_file_line_option(text: st
 
 
 def test_every_accepted_option_says_what_the_simulator_does_with_it() -> None:
-    assert {s.effect for s in jobfile.OPTIONS.values()} == {"engine", "ssdlab", "recorded", "host"}
+    assert {s.effect for s in jobfile.OPTIONS.values()} == {"engine", "ssdlab", "recorded", "host", "noted"}
     for key in ("rw", "bs", "bssplit", "iodepth", "numjobs", "size", "offset", "io_size", "runtime", "time_based", "ramp_time", "rwmixread",
                 "random_distribution", "randseed", "buffer_compress_percentage", "refill_buffers", "zero_buffers", "scramble_buffers", "stonewall",
                 "write_iops_log", "log_avg_msec", "name", "filename", "ioengine", "direct", "group_reporting", "thread", "blockalign", "number_ios",

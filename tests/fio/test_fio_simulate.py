@@ -174,7 +174,6 @@ def test_iops_log_has_fios_format_and_no_line_without_io(small_drive: Dict[str, 
         ("[a]\nrw=randwrite\nramp_time=5\nsize=1m\n", "ramp_time", 3, ["time_based"]),
         ("[a]\nrw=write\ntime_based\n", "time_based", 3, ["needs a runtime"]),
         ("[a]\nrw=trim\nwrite_bw_log=t\n", "write_bw_log", 3, ["trim"]),
-        ("[a]\nrw=write\nsize=4m\nio_size=6m\nruntime=1\ntime_based\n", "io_size", 4, ["multiple of size"]),
     ],
 )
 def test_what_fio_would_run_differently_is_refused_with_the_reason(text: str, field: str, line: int, needles: list[str]) -> None:

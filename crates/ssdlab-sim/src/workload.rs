@@ -13,7 +13,7 @@
 //! as in fio).
 
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::parse::{as_text, known_keys, parse_bool, parse_size, parse_time_ns, parse_time_ns_f64, parse_u64, werr};
 use crate::pattern::DataPattern;
 use crate::rng::Rng;
@@ -127,13 +127,43 @@ pub struct Workload {
     /// percent, zone start and length in bytes within the region), in order.
     /// Empty: uniform.
     pub zones: Vec<(u32, u64, u64)>,
+    /// fio's write sizes when they differ from the read sizes (`bs=R,W`,
+    /// `bssplit=READ,WRITE` on a mixed job) and their alignment (fio's
+    /// `blockalign` is per direction, the smallest size by default). Empty:
+    /// `sizes` for every direction.
+    pub write_sizes: Vec<(u64, u32)>,
+    pub write_blockalign_bytes: u64,
+    /// fio's loop of a sequential job (`loops` over an `io_size`, or
+    /// `io_size` with `time_based`): after this many bytes the stream
+    /// restarts at the region's start. 0: it only wraps at the region's end.
+    pub loop_bytes: u64,
+    /// fio `rate_process=poisson`: exponential gaps around the rate instead
+    /// of a fixed schedule.
+    pub rate_poisson: bool,
+    /// fio `flow_id`, `flow` (the job's weight, 0: not in a flow) and
+    /// `flow_sleep`: jobs of one flow issue in the ratio of their weights.
+    pub flow_id: u64,
+    pub flow_weight: u32,
+    pub flow_sleep_ns: u64,
+    /// fio `latency_target` (0: none), `latency_window`,
+    /// `latency_percentile` and `latency_run`: the search for the deepest
+    /// queue that keeps that share of I/Os within the target.
+    pub latency_target_ns: u64,
+    pub latency_window_ns: u64,
+    pub latency_percentile: f64,
+    pub latency_run: bool,
 }
 
 impl Workload {
     /// Whether the job paces itself (rate, think time, a start delay): it
     /// runs as a submitter of [`crate::Simulator::run_jobs`].
     pub fn paced(&self) -> bool {
-        self.rate_bytes_per_s > 0 || self.rate_iops > 0 || self.thinktime_ns > 0 || self.startdelay_ns > 0
+        self.rate_bytes_per_s > 0
+            || self.rate_iops > 0
+            || self.thinktime_ns > 0
+            || self.startdelay_ns > 0
+            || self.flow_weight > 0
+            || self.latency_target_ns > 0
     }
 }
 
@@ -190,8 +220,21 @@ pub const KEYS: &[&str] = &[
     "thinktime_blocks",
     "startdelay",
     "random_distribution",
+    "write_bssplit",
+    "loop_bytes",
+    "rate_process",
+    "flow",
+    "flow_id",
+    "flow_sleep",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "latency_run",
     "force",
 ];
+
+/// fio's most weight a job may have in a flow (`FLOW_MAX_WEIGHT`).
+pub const MAX_FLOW_WEIGHT: u64 = 1000;
 
 impl Workload {
     /// Build a workload from fio-style keys; `capacity_bytes` resolves
@@ -253,11 +296,28 @@ impl Workload {
                 ));
             }
         }
-        let min_bs = sizes.iter().map(|x| x.0).min().unwrap();
-        let max_bs = sizes.iter().map(|x| x.0).max().unwrap();
+        let write_sizes = match get("write_bssplit") {
+            Some(split) => parse_bssplit(&as_text(split), capacity_bytes).map_err(|e| match e {
+                SimError::Workload { message, .. } => werr("write_bssplit", message),
+                e => e,
+            })?,
+            None => Vec::new(),
+        };
+        for &(b, _) in &write_sizes {
+            if b == 0 || b % SECTOR_BYTES != 0 || b > (64 << 20) {
+                return Err(werr("write_bssplit", format!("{b} bytes: block sizes must be multiples of 512 B from 512 B to 64 MiB")));
+            }
+        }
+        let read_min_bs = sizes.iter().map(|x| x.0).min().unwrap();
+        let min_bs = sizes.iter().chain(&write_sizes).map(|x| x.0).min().unwrap();
+        let max_bs = sizes.iter().chain(&write_sizes).map(|x| x.0).max().unwrap();
         let blockalign_bytes = match get("blockalign") {
             Some(a) => parse_size("blockalign", a, capacity_bytes)?,
-            None => min_bs,
+            None => read_min_bs,
+        };
+        let write_blockalign_bytes = match (get("blockalign"), write_sizes.iter().map(|x| x.0).min()) {
+            (None, Some(b)) => b,
+            _ => blockalign_bytes,
         };
         if blockalign_bytes == 0 || blockalign_bytes % SECTOR_BYTES != 0 {
             return Err(werr("blockalign", format!("{blockalign_bytes}: must be a positive multiple of 512 B")));
@@ -386,6 +446,39 @@ impl Workload {
             Some(v) => parse_zones(&as_text(v), size_bytes, max_bs, blockalign_bytes, capacity_bytes)?,
             None => Vec::new(),
         };
+        let loop_bytes = get("loop_bytes").map(|v| parse_size("loop_bytes", v, capacity_bytes)).transpose()?.unwrap_or(0);
+        let rate_poisson = match get("rate_process").map(as_text).as_deref().map(str::trim) {
+            None | Some("linear") => false,
+            Some("poisson") => true,
+            Some(other) => return Err(werr("rate_process", format!("'{other}' is not allowed; use linear or poisson"))),
+        };
+        if rate_poisson {
+            let iops = if rate_bytes_per_s > 0 { rate_bytes_per_s / min_bs } else { rate_iops };
+            if iops == 0 {
+                return Err(werr(
+                    "rate_process",
+                    "poisson needs a rate of at least one I/O of the smallest block size per second (rate or rate_iops)",
+                ));
+            }
+        }
+        let flow_weight = get("flow").map(|v| parse_u64("flow", v)).transpose()?.unwrap_or(0);
+        if flow_weight > MAX_FLOW_WEIGHT {
+            return Err(werr("flow", format!("{flow_weight}: must be 0..={MAX_FLOW_WEIGHT} (fio's limit; 0: not in a flow)")));
+        }
+        let flow_id = get("flow_id").map(|v| parse_u64("flow_id", v)).transpose()?.unwrap_or(0);
+        let flow_sleep_ns = get("flow_sleep").map(|v| parse_time_ns("flow_sleep", v)).transpose()?.unwrap_or(0);
+        let latency_target_ns = get("latency_target").map(|v| parse_time_ns("latency_target", v)).transpose()?.unwrap_or(0);
+        let latency_window_ns = get("latency_window").map(|v| parse_time_ns("latency_window", v)).transpose()?.unwrap_or(0);
+        let latency_percentile = match get("latency_percentile") {
+            None => 100.0,
+            Some(v) => as_text(v)
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .ok_or_else(|| werr("latency_percentile", format!("'{}': give a percentage 0..100", as_text(v))))?,
+        };
+        let latency_run = get("latency_run").map(|v| parse_bool("latency_run", v)).transpose()?.unwrap_or(false);
         Ok(Workload {
             name,
             rw,
@@ -411,6 +504,17 @@ impl Workload {
             thinktime_blocks,
             startdelay_ns,
             zones,
+            write_sizes,
+            write_blockalign_bytes,
+            loop_bytes,
+            rate_poisson,
+            flow_id,
+            flow_weight: flow_weight as u32,
+            flow_sleep_ns,
+            latency_target_ns,
+            latency_window_ns,
+            latency_percentile,
+            latency_run,
         })
     }
 
@@ -445,6 +549,20 @@ impl Workload {
             ("thinktime_blocks", (self.thinktime_ns > 0).then(|| json!(self.thinktime_blocks))),
             ("startdelay_ns", (self.startdelay_ns > 0).then(|| json!(self.startdelay_ns))),
             ("zones", (!self.zones.is_empty()).then(|| json!(self.zones))),
+            ("write_sizes", (!self.write_sizes.is_empty()).then(|| json!(self.write_sizes))),
+            ("loop_bytes", (self.loop_bytes > 0).then(|| json!(self.loop_bytes))),
+            ("rate_process", self.rate_poisson.then(|| json!("poisson"))),
+            (
+                "flow",
+                (self.flow_weight > 0).then(|| json!({"id": self.flow_id, "weight": self.flow_weight, "sleep_ns": self.flow_sleep_ns})),
+            ),
+            (
+                "latency_target",
+                (self.latency_target_ns > 0).then(|| {
+                    json!({"target_ns": self.latency_target_ns, "window_ns": self.latency_window_ns,
+                           "percentile": self.latency_percentile, "run": self.latency_run})
+                }),
+            ),
         ];
         for (k, v) in extra {
             if let Some(v) = v {
@@ -652,6 +770,14 @@ pub struct IoGen {
     /// zone's (start, length) within the region.
     zone_weights: Vec<(usize, u32)>,
     zones: Vec<(u64, u64)>,
+    /// Write sizes and alignment of a job whose directions differ (empty:
+    /// `sizes`, `align`).
+    write_sizes: Vec<(u64, u32)>,
+    write_align: u64,
+    /// A sequential stream restarts at the region's start after this many
+    /// bytes (0: never); bytes issued in the current loop.
+    loop_bytes: u64,
+    in_loop: u64,
     /// Any of the above in use: the I/Os come from `next_io_extended`.
     extended: bool,
 }
@@ -675,7 +801,13 @@ impl IoGen {
             pending_write: None,
             zone_weights: w.zones.iter().enumerate().map(|(i, z)| (i, z.0)).collect(),
             zones: w.zones.iter().map(|z| (z.1, z.2)).collect(),
+            write_sizes: w.write_sizes.clone(),
+            write_align: w.write_blockalign_bytes,
+            loop_bytes: w.loop_bytes,
+            in_loop: 0,
             extended: w.bs_range.is_some()
+                || !w.write_sizes.is_empty()
+                || w.loop_bytes > 0
                 || w.seq_add_bytes != 0
                 || w.seq_nr > 1
                 || !w.zones.is_empty()
@@ -748,7 +880,12 @@ impl IoGen {
             return (Op::Write, off, bs);
         }
         let op = self.pick_op();
-        let bs = self.pick_size();
+        let (bs, align) = if op == Op::Write && !self.write_sizes.is_empty() {
+            let i = if self.write_sizes.len() == 1 { 0 } else { self.rng.weighted(&self.write_sizes) };
+            (self.write_sizes[i].0, self.write_align)
+        } else {
+            (self.pick_size(), self.align)
+        };
         let (off, bs) = if self.rw.is_random() {
             if self.seq_nr > 1 && self.seq_left > 0 && self.last_end + bs <= self.start + self.len {
                 self.seq_left -= 1;
@@ -761,8 +898,8 @@ impl IoGen {
                 } else {
                     self.zones[self.zone_weights[self.rng.weighted(&self.zone_weights)].0]
                 };
-                let slots = (zlen - bs) / self.align + 1;
-                let off = self.start + zstart + self.rng.below(slots) * self.align;
+                let slots = (zlen - bs) / align + 1;
+                let off = self.start + zstart + self.rng.below(slots) * align;
                 if self.seq_nr > 1 {
                     self.seq_left = self.seq_nr - 1;
                     self.last_end = off + bs;
@@ -770,6 +907,11 @@ impl IoGen {
                 (off, bs)
             }
         } else {
+            // fio runs each loop from the job's offset again.
+            if self.loop_bytes > 0 && self.in_loop >= self.loop_bytes {
+                self.cursor = 0;
+                self.in_loop = 0;
+            }
             if self.cursor >= self.len {
                 self.cursor = 0;
             }
@@ -777,6 +919,7 @@ impl IoGen {
             let o = self.start + self.cursor;
             let bs = if left < bs { left } else { bs };
             self.cursor += bs;
+            self.in_loop += bs;
             if self.seq_add != 0 {
                 self.cursor = self.step_cursor(o - self.start, bs);
             }
@@ -893,6 +1036,24 @@ mod tests {
         let w = Workload::from_json(&job, CAP).unwrap();
         let mut g = IoGen::new(&w, 7);
         (0..n).map(|_| g.next_io()).collect()
+    }
+
+    #[test]
+    fn each_loop_of_a_sequential_job_restarts_at_the_offset() {
+        let job = json!({"rw": "write", "bs": "1m", "size": "8m", "offset": "4m", "loop_bytes": "3m"});
+        let got: Vec<u64> = ios(job, 7).iter().map(|x| x.1 >> 20).collect();
+        assert_eq!(got, vec![4, 5, 6, 4, 5, 6, 4]);
+    }
+
+    #[test]
+    fn a_mixed_job_draws_its_write_sizes_from_their_own_split() {
+        let v = ios(json!({"rw": "randrw", "bssplit": "64k/40:1m/60", "write_bssplit": "1m/100", "size": "64m"}), 4000);
+        // writes are all 1 MiB, aligned to it (fio's blockalign per direction)
+        assert!(v.iter().filter(|x| x.0 == Op::Write).all(|x| x.2 == 1 << 20 && x.1 % (1 << 20) == 0));
+        let reads: Vec<_> = v.iter().filter(|x| x.0 == Op::Read).collect();
+        let small = reads.iter().filter(|x| x.2 == 65536).count() as f64 / reads.len() as f64;
+        assert!((small - 0.4).abs() < 0.04, "{small}");
+        assert!(Workload::from_json(&json!({"rw": "randrw", "write_bssplit": "1m/50"}), CAP).is_err());
     }
 
     #[test]

@@ -16,7 +16,8 @@ from . import fiojson
 from .jobfile import JobFile
 from .plan import PlannedJob
 
-ENGINE_FIELD_TO_OPTION = {"data": "refill_buffers", "data_pattern": "refill_buffers", "io_limit": "io_size"}
+ENGINE_FIELD_TO_OPTION = {"data": "refill_buffers", "data_pattern": "refill_buffers", "io_limit": "io_size", "write_bssplit": "bssplit",
+                          "loop_bytes": "loops"}
 
 
 def _interval_stats(values: np.ndarray) -> Tuple[float, float, float, float, int]:
@@ -114,11 +115,25 @@ def _host_keys(p: PlannedJob, r: PhaseResult) -> Dict[str, Any]:
         "latency_ns": lns,
         "latency_us": lus,
         "latency_ms": lms,
-        "latency_depth": p.depth,
-        "latency_target": 0,
-        "latency_percentile": 100.0,
-        "latency_window": 0,
+        **_latency_target(p, r),
     }
+
+
+#: fio's error number when a job misses its latency_target at depth 1 (ETIMEDOUT).
+ETIMEDOUT = 110
+
+
+def _latency_target(p: PlannedJob, r: PhaseResult) -> Dict[str, Any]:
+    """fio's latency-target keys: the depth the search ended at, the target
+    in ns and the window in us (the units fio's JSON has them in); without a
+    target, the job's depth and fio's defaults."""
+    found = r.data.get("latency_search")
+    if not found:
+        return {"latency_depth": p.depth, "latency_target": 0, "latency_percentile": 100.0, "latency_window": 0}
+    e = p.engine
+    return {"latency_depth": int(found["depth"]), "latency_target": int(str(e["latency_target"]).removesuffix("ns")),
+            "latency_percentile": float(e.get("latency_percentile", 100.0)),
+            "latency_window": int(str(e.get("latency_window", "0ns")).removesuffix("ns")) // 1000}
 
 
 def _sync(r: PhaseResult) -> Dict[str, Any]:
@@ -139,7 +154,7 @@ def job_entry(p: PlannedJob, r: PhaseResult, ramp: Optional[PhaseResult], delay_
     entry: Dict[str, Any] = {
         "jobname": first.name,
         "groupid": p.groupid,
-        "error": 0,
+        "error": ETIMEDOUT if (r.data.get("latency_search") or {}).get("failed") else 0,
         "eta": 0,
         "elapsed": int(math.ceil(elapsed_ns / 1e9)),
     }

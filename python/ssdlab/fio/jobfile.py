@@ -21,8 +21,9 @@ Deliberate differences from fio, each an error rather than a silent guess:
 Every option is in :data:`OPTIONS` with what the simulator does with it:
 ``engine`` (passed to the engine's job parser), ``ssdlab`` (implemented by
 :mod:`ssdlab.fio.simulate`), ``recorded`` (accepted and kept in the output's
-"job options", no effect on a simulated drive) or ``host`` (the same, with a
-note naming it). Options fio has that ssdlab
+"job options", no effect on a simulated drive), ``host`` (the same, with a
+note naming it) or ``noted`` (fio's data options no simulated drive responds
+to, such as dedupe: the same, with a note giving the reason). Options fio has that ssdlab
 cannot simulate are in :data:`REJECTED` with the reason; any other name is an
 unknown option. Both are a :class:`~ssdlab.fio.errors.JobFileError` naming the
 file, line and option.
@@ -54,8 +55,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..textfile import read_text
 from .engines import ASYNC_ENGINES, HOST_OPTIONS, SYNC_ENGINES, engine_refusal
 from .errors import JobFileError
-from .options import ALIASES, OPTIONS, REJECTED, OptionSpec
-from .values import Percent, Value, parse_size, parse_time_ns, parse_value, rw_base
+from .options import ALIASES, NO_EFFECT, OPTIONS, REJECTED, OptionSpec
+from .values import Percent, PerDirection, Value, parse_size, parse_time_ns, parse_value, rw_base
 
 __all__ = [
     "Percent",
@@ -252,8 +253,15 @@ def _sections(text: str, path: str, env: Mapping[str, str], notes: List[str]) ->
             raise JobFileError(path, ln, key, f"not supported: {REJECTED[name]}")
         if name not in OPTIONS:
             raise JobFileError(path, ln, key, f"unknown or unsupported fio option; supported: {', '.join(sorted(OPTIONS))}")
-        if OPTIONS[name].effect == "host" and not any(n.startswith(f"option '{key}' ") for n in notes):
-            notes.append(f"option '{key}' ({path}:{ln}) has no effect on a simulated drive: {HOST_OPTIONS[name]}")
+        if OPTIONS[name].effect in ("host", "noted") and not any(n.startswith(f"option '{key}' ") for n in notes):
+            why = HOST_OPTIONS[name] if OPTIONS[name].effect == "host" else NO_EFFECT[name]
+            same = [n for n in notes if n.endswith(f": {why}")]
+            if same and OPTIONS[name].effect == "noted":
+                # one reason given once: later options of its kind point to it
+                notes.append(f"option '{key}' ({path}:{ln}) has no effect on a simulated drive either "
+                             f"(the same reason as {same[0].split(' (', 1)[0]})")
+            else:
+                notes.append(f"option '{key}' ({path}:{ln}) has no effect on a simulated drive: {why}")
         cur_opts.append(RawOption(key, name, text_v, path, ln))
     close()
     return tuple(sections)
@@ -275,7 +283,9 @@ def _typed(opts: Mapping[str, RawOption], notes: Sequence[str] = ()) -> Dict[str
             v = parse_value(OPTIONS[name], o.text, kb_base, rw)
         except ValueError as e:
             unset = [n.split(" is not set")[0].split(": ", 1)[1] for n in notes if n.startswith(f"{o.file}:{o.line}: ")]
-            why = f" ({', '.join(unset)} not set: fio substitutes an empty string)" if unset else ""
+            why = f" ({', '.join(unset)} not set: fio substitutes an empty string" if unset else ""
+            if why:
+                why += ", and refuses the empty value too)" if str(e) == "has an empty value" else ")"
             raise JobFileError(o.file, o.line, o.key, f"{e}{why}") from None
         if o.key == "rwmixwrite":
             assert isinstance(v, int)
@@ -337,6 +347,8 @@ def parse_jobfile(path: Union[str, "os.PathLike[str]"], env: Optional[Mapping[st
 def _jsonable(v: Value) -> object:
     if isinstance(v, Percent):
         return f"{v.percent:g}%"
+    if isinstance(v, PerDirection):
+        return {"read": _jsonable(v.read), "write": _jsonable(v.write)}
     if isinstance(v, tuple):
         return [list(x) if isinstance(x, tuple) else x for x in v]
     return v

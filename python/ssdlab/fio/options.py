@@ -17,7 +17,7 @@ _RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randr
 class OptionSpec:
     """One accepted option: its value ``kind`` (size, sizes, bssplit, time,
     int, uint, bool, str, choice), what the simulator does with it
-    (``effect``: engine, ssdlab, recorded), allowed values for a choice, and a
+    (``effect``: engine, ssdlab, recorded, host, noted), allowed values for a choice, and a
     range for integers."""
 
     name: str
@@ -33,6 +33,18 @@ class OptionSpec:
 def _spec(name: str, kind: str, effect: str, **kw: object) -> Tuple[str, OptionSpec]:
     return name, OptionSpec(name, kind, effect, **kw)  # type: ignore[arg-type]
 
+
+#: Options about the data fio writes that no simulated drive responds to,
+#: with the reason (accepted with one note each).
+_DEDUPE = ("no simulated drive deduplicates: a duplicate block is stored like any other (SandForce-class data reduction "
+           "compresses each write, it does not match blocks across writes), and fio's duplicates have the compressibility "
+           "of its other blocks, so the drive sees the data it would without dedupe")
+NO_EFFECT: Dict[str, str] = {
+    "dedupe_percentage": _DEDUPE,
+    "dedupe_mode": _DEDUPE,
+    "dedupe_working_set_percentage": _DEDUPE,
+    "dedupe_global": _DEDUPE,
+}
 
 #: Every option ssdlab accepts, by canonical name.
 OPTIONS: Dict[str, OptionSpec] = dict(
@@ -80,7 +92,19 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("kb_base", "choice", "ssdlab", choices=("1024", "1000"), help="meaning of k/ki in sizes"),
         _spec("rate", "rates", "engine", help="bytes per second the job issues at most (READ,WRITE,TRIM)"),
         _spec("rate_iops", "ints", "engine", help="I/Os per second the job issues at most (READ,WRITE,TRIM)"),
-        _spec("rate_process", "choice", "engine", choices=("linear", "poisson"), help="how I/Os are spread (linear)"),
+        _spec("rate_process", "choice", "engine", choices=("linear", "poisson"),
+              help="how I/Os are spread: linear (a fixed schedule) or poisson (exponential gaps around the rate)"),
+        _spec("flow", "int", "engine", lo=0, hi=1000, help="the job's weight in its flow (0: none): jobs of one flow_id issue in "
+              "the ratio of their weights"),
+        _spec("flow_id", "int", "engine", lo=0, help="the flow the job belongs to (default 0)"),
+        _spec("flow_sleep", "time_us", "engine", help="held back by its flow: drain, then sleep this long (a bare number is us; "
+              "0: try again when another member issues)"),
+        _spec("flow_watermark", "any", "recorded", help="deprecated in fio (ignored)"),
+        _spec("latency_target", "time_us", "engine", help="search for the deepest queue whose I/Os meet this latency (a bare "
+              "number is us)"),
+        _spec("latency_window", "time_us", "engine", help="each depth is judged over this long (a bare number is us)"),
+        _spec("latency_percentile", "str", "engine", help="share of I/Os that must meet the target (default 100)"),
+        _spec("latency_run", "bool", "engine", help="keep adjusting the depth for the whole run"),
         _spec("rate_min", "rates", "recorded", help="fio fails a job below it; the simulator records it"),
         _spec("rate_iops_min", "ints", "recorded", help="fio fails a job below it; the simulator records it"),
         _spec("rate_cycle", "int", "recorded", help="the window of rate_min"),
@@ -134,6 +158,12 @@ OPTIONS: Dict[str, OptionSpec] = dict(
         _spec("unit_base", "choice", "recorded", choices=("0", "1", "8")),
     ]
     + [_spec(k, "any", "host", help=why) for k, why in HOST_OPTIONS.items()]
+    + [
+        _spec("dedupe_percentage", "int", "noted", lo=0, hi=100, help=_DEDUPE),
+        _spec("dedupe_mode", "choice", "noted", choices=("repeat", "working_set"), help=_DEDUPE),
+        _spec("dedupe_working_set_percentage", "int", "noted", lo=0, hi=100, help=_DEDUPE),
+        _spec("dedupe_global", "bool", "noted", help=_DEDUPE),
+    ]
     + [_spec(k, "any", "recorded", help="an option of the I/O engine") for k in ENGINE_OPTIONS]
 )
 
@@ -184,17 +214,6 @@ REJECTED: Dict[str, str] = {
     "zoneskip": "zoned modes stay refused until the simulated drives have zones",
     "zonecapacity": "zoned modes stay refused until the simulated drives have zones",
     "buffer_compress_chunk": "compressibility is per write in the engine",
-    "dedupe_percentage": "dedupe is not simulated",
-    "dedupe_mode": "dedupe is not simulated",
-    "dedupe_working_set_percentage": "dedupe is not simulated",
-    "flow": "flow balances jobs' I/O by tokens; not simulated yet (jobs run side by side at their own pace)",
-    "flow_id": "flow balances jobs' I/O by tokens; not simulated yet",
-    "flow_sleep": "flow balances jobs' I/O by tokens; not simulated yet",
-    "flow_watermark": "flow balances jobs' I/O by tokens; not simulated yet",
-    "latency_target": "fio's latency-target mode searches for a queue depth; not simulated yet",
-    "latency_window": "fio's latency-target mode searches for a queue depth; not simulated yet",
-    "latency_percentile": "fio's latency-target mode searches for a queue depth; not simulated yet",
-    "latency_run": "fio's latency-target mode searches for a queue depth; not simulated yet",
     "trim_percentage": "trim after write is not simulated: use rw=trim",
     "trim_backlog": "trim after write is not simulated: use rw=trim",
 }

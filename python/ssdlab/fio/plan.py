@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import steadystate
 from .jobfile import SYNC_ENGINES, Job, JobFile, Percent, rw_base
+from .values import PerDirection
 
 #: Most I/Os one job keeps in flight (the engine's ``MAX_IODEPTH``: an NVMe
 #: queue's 65536 entries).
@@ -22,6 +23,10 @@ _TRIMS = ("trim", "randtrim")
 
 #: Options that may differ between jobs merged into one queue.
 _MERGE_FREE = frozenset({"name", "description", "stonewall", "numjobs", "new_group"})
+
+#: Why a job whose region ends past the drive is refused: fio's result on a
+#: device this size would not be the test the file describes.
+LARGER_DRIVE = "the job file is written for a larger drive"
 
 ProgressCallback = Callable[[int, int, int, int], Optional[bool]]
 
@@ -119,7 +124,8 @@ def _region(job: Job, capacity_bytes: int, notes: List[str]) -> Tuple[int, int, 
     span = filesize * nrfiles
     if offset + span > capacity_bytes:
         raise job.error("filesize", f"{nrfiles} file(s) of {filesize} B from offset {offset} end past the drive's "
-                        f"{capacity_bytes} B: the files are regions of the drive")
+                        f"{capacity_bytes} B: {LARGER_DRIVE} (fio on a block device this size ends the job at its first "
+                        "I/O past the end; on a file system it gets ENOSPC)")
     _check_files(job, nrfiles)
     notes.append(f"the job's {nrfiles} file(s) of {filesize} B are consecutive regions of the drive from offset {offset}")
     total = _bytes(job, "size", capacity_bytes, span) if job.has("size") else span
@@ -159,10 +165,21 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
             notes.append("bsrange overrides bs")
     elif job.has("bssplit"):
         split = job.value("bssplit")
-        assert isinstance(split, tuple)
-        e["bssplit"] = ":".join(f"{b}/{w}" for b, w in split)  # type: ignore[misc]
+        if isinstance(split, PerDirection):
+            # fio draws a mixed job's read and write sizes each from its own split.
+            assert isinstance(split.read, tuple) and isinstance(split.write, tuple)
+            e["bssplit"] = _split_text(split.read)
+            e["write_bssplit"] = _split_text(split.write)
+        else:
+            assert isinstance(split, tuple)
+            e["bssplit"] = _split_text(split)  # type: ignore[arg-type]
         if job.has("bs"):
             notes.append("bssplit overrides bs (as in fio)")
+    elif isinstance(job.value("bs"), PerDirection):
+        bs = job.value("bs")
+        assert isinstance(bs, PerDirection) and isinstance(bs.read, int) and isinstance(bs.write, int)
+        e["bs"] = bs.read
+        e["write_bssplit"] = f"{bs.write}/100"
     else:
         e["bs"] = job.int_value("bs", 4096)
     if job.has("blockalign"):
@@ -224,16 +241,14 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         if io_size is not None:
             assert isinstance(io_size, int)
             if not random and io_size % size != 0:
-                raise job.error("io_size", "with time_based, a sequential job restarts at offset every io_size bytes; the engine wraps "
-                                "at size: make io_size a multiple of size or drop it")
+                e["loop_bytes"] = io_size  # fio: a time-based stream starts again at offset every io_size bytes
         if loops > 1:
             notes.append("loops has no effect with time_based (as in fio)")
     else:
         e["time_based"] = 0
         per_pass = (pass_bytes or size) if io_size is None else int(io_size)  # type: ignore[arg-type]
         if not random and loops > 1 and per_pass % size != 0:
-            raise job.error("loops", "a sequential job restarts at offset every loop of io_size bytes; the engine wraps at size: "
-                            "make io_size a multiple of size")
+            e["loop_bytes"] = per_pass  # fio runs every loop from the job's offset
         e["io_size"] = per_pass * loops * clones
     if number_ios is not None:
         assert isinstance(number_ios, int)
@@ -253,6 +268,9 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
                             "ramp_time is supported on random jobs only")
         if number_ios is not None:
             raise job.error("number_ios", "number_ios with ramp_time: fio counts the ramp's I/Os; not supported")
+        if job.has("latency_target"):
+            raise job.error("ramp_time", "ramp_time with latency_target is not simulated (fio holds the search at depth 1 "
+                            "through the ramp): drop one of them")
         notes.append("ramp_time: the ramp and the measurement are two engine phases; the queue drains at the boundary")
     if random and not job.flag("norandommap"):
         notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches "
@@ -263,9 +281,10 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
 
 
 def _pacing(job: Job, rw: str) -> Dict[str, Any]:
-    """fio's rate limits and think time as engine keys. A rate given per
-    direction (``rate=R,W,T``) applies to the job's direction; different
-    rates for the directions of a mixed job are not simulated."""
+    """fio's rate limits, think time, flows and latency target as engine
+    keys. A rate given per direction (``rate=R,W,T``) applies to the job's
+    direction; different rates for the directions of a mixed job are not
+    simulated (a mixed job is paced as a whole, with one poisson process)."""
     out: Dict[str, Any] = {}
     base = rw_base(rw)
     dirs = [i for i, modes in enumerate((_READS, _WRITES, _TRIMS)) if base in modes]
@@ -280,12 +299,34 @@ def _pacing(job: Job, rw: str) -> Dict[str, Any]:
             raise job.error(opt, f"different {opt} per direction on a mixed job: the simulator paces a job as a whole")
         if picked and picked != {0}:
             out[key] = picked.pop()
-    if job.has("rate_process") and str(job.value("rate_process")) != "linear":
-        raise job.error("rate_process", "rate_process=poisson is not simulated yet (the engine paces linearly)")
+    if job.has("rate_process") and str(job.value("rate_process")) == "poisson":
+        if not out:
+            raise job.error("rate_process", "poisson spreads the I/Os of a rate: give rate or rate_iops")
+        out["rate_process"] = "poisson"
+    if job.int_value("flow", 0) > 0:
+        out["flow"] = job.int_value("flow", 0)
+        out["flow_id"] = job.int_value("flow_id", 0)
+        if job.has("flow_sleep"):
+            out["flow_sleep"] = f"{job.int_value('flow_sleep', 0)}ns"
+    if job.has("latency_target") and job.int_value("latency_target", 0) > 0:
+        out["latency_target"] = f"{job.int_value('latency_target', 0)}ns"
+        out["latency_window"] = f"{job.int_value('latency_window', 0) if job.has('latency_window') else 0}ns"
+        pct = str(job.value("latency_percentile", "100")).strip().rstrip("%")
+        try:
+            if not 0.0 <= float(pct) <= 100.0:
+                raise ValueError
+        except ValueError:
+            raise job.error("latency_percentile", f"'{job.value('latency_percentile')}': give a percentage 0..100") from None
+        out["latency_percentile"] = float(pct)
+        out["latency_run"] = int(job.flag("latency_run"))
     if job.has("thinktime") and job.int_value("thinktime", 0) > 0:
         out["thinktime"] = f"{job.int_value('thinktime', 0)}ns"
         out["thinktime_blocks"] = job.int_value("thinktime_blocks", 1)
     return out
+
+
+def _split_text(split: Tuple[Tuple[int, int], ...]) -> str:
+    return ":".join(f"{b}/{w}" for b, w in split)
 
 
 def _floats(v: Any) -> Optional[Tuple[float, ...]]:
@@ -387,7 +428,7 @@ def _one_queue(group: Sequence[Job], groupids: Mapping[int, int]) -> Optional[st
     clones = sum(j.int_value("numjobs", 1) for j in group)
     if first.int_value("iodepth", 1) * clones > MAX_IODEPTH:
         return f"one queue would hold more than the engine's {MAX_IODEPTH} I/Os"
-    for k in ("offset_increment", "rate", "rate_iops", "thinktime", "startdelay"):
+    for k in ("offset_increment", "rate", "rate_iops", "thinktime", "startdelay", "flow", "latency_target"):
         if first.has(k):
             return f"each clone has its own {k}"
     return None
@@ -416,9 +457,13 @@ def _planned(group: Sequence[Job], clones: int, groupid: int, capacity_bytes: in
         engine["size"] = capacity_bytes - int(engine["offset"])  # fio: the rest of the device from the clone's offset
     if concurrent is not None and ramp:
         raise first.error("ramp_time", "ramp_time on a job that runs beside others is not simulated yet: add stonewall")
-    if "offset" in overrides and int(engine["offset"]) + int(engine["size"]) > capacity_bytes:
-        raise first.error("offset_increment", f"clone at offset {engine['offset']} with size {engine['size']} ends past the drive's "
-                          f"{capacity_bytes} B")
+    if "offset" in overrides and (int(engine["offset"]) >= capacity_bytes
+                                  or int(engine["offset"]) + int(engine["size"]) > capacity_bytes):
+        where = (f"starts at offset {engine['offset']}, past the end of the drive's {capacity_bytes} B"
+                 if int(engine["offset"]) >= capacity_bytes else
+                 f"at offset {engine['offset']} with size {engine['size']} ends past the drive's {capacity_bytes} B")
+        raise first.error("offset_increment", f"clone {where}: {LARGER_DRIVE} (fio on a block device this size gives such a "
+                          "clone no I/O past the end)")
     iops_log = first.value("write_iops_log")
     bw_log = first.value("write_bw_log")
     if bw_log is not None and rw_base(first.value("rw", "read")) in _TRIMS:

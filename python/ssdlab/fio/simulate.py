@@ -20,7 +20,8 @@ How fio's semantics map onto the engine (one closed-loop job per call):
 - Reporting groups (``groupid``) follow fio: a job with ``stonewall`` or
   ``new_group`` starts a new group when the current one has jobs.
 - Bounds follow fio: without ``time_based`` a job does one pass over ``size``
-  (or ``io_size`` bytes, times ``loops``), stopping earlier at ``runtime`` or
+  (or ``io_size`` bytes, times ``loops``; a sequential job runs each loop
+  from its offset), stopping earlier at ``runtime`` or
   ``number_ios``; with ``time_based`` it runs for ``runtime``.
 - ``ramp_time`` (time-based random jobs only) runs the job for the ramp, then
   the measured phase; only the latter is reported. The queue drains at the
@@ -51,8 +52,9 @@ histogram's ``bins``) and ``iops_*``/``bw_*`` statistics over the log
 intervals (a job shorter than one interval is one sample); per job fio's
 ``latency_ns/us/ms`` shares, ``iodepth_level`` (the closed loop's fill, then
 full), ``iodepth_submit``/``complete`` (one I/O per call), the latency-target
-fields (fio's defaults) and CPU keys of 0 (a simulation has no host CPU); plus an ``ssdlab`` object per job (WAF, GC, SMART,
-notes) and at the top (manifest, notes). Logs have fio's line format
+fields (fio's defaults, or what ``latency_target``'s search found) and CPU
+keys of 0 (a simulation has no host CPU); plus an ``ssdlab`` object per job
+(WAF, GC, SMART, notes) and at the top (manifest, notes). Logs have fio's line format
 ``msec, value, ddir, bs, offset`` and, as fio, no line for an interval without
 I/O of that direction. Merged clones each get a log with 1/N of the group's
 I/Os (the sum over clones is exact; fio's clones would differ by noise).
@@ -84,7 +86,7 @@ from ..errors import SsdlabError, WorkloadError
 from ..outputs import write_text
 from ..results import PhaseResult
 from . import fiojson, steadystate
-from .document import ENGINE_FIELD_TO_OPTION, completion_times, direction_entry, fio_document, job_entries, job_entry, log_texts
+from .document import ENGINE_FIELD_TO_OPTION, ETIMEDOUT, completion_times, direction_entry, fio_document, job_entries, job_entry, log_texts
 from .errors import JobFileError
 from .jobfile import JobFile, parse_jobfile
 from .plan import (
@@ -397,6 +399,10 @@ def simulate(
         run.document = fio_document(jobfile, entries, sim, notes, True)
         e.run = run  # type: ignore[attr-defined]
         raise
+    for entry in entries:
+        if entry.get("error") == ETIMEDOUT:
+            notes.append(f"job '{entry['jobname']}': an I/O missed latency_target at depth 1: fio fails the job (ETIMEDOUT, "
+                         "error 110) and so does the simulator")
     run.document = fio_document(jobfile, entries, sim, notes, False)
     return run
 

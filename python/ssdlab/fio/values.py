@@ -21,8 +21,17 @@ class Percent:
         return b // align_bytes * align_bytes
 
 
+@dataclass(frozen=True)
+class PerDirection:
+    """``bs``/``bssplit`` of a mixed job whose reads and writes differ (fio's
+    ``READ,WRITE`` values): each direction's value as the one-value form."""
+
+    read: Union[int, Tuple[Tuple[int, int], ...]]
+    write: Union[int, Tuple[Tuple[int, int], ...]]
+
+
 #: A typed option value.
-Value = Union[int, bool, str, Percent, Tuple[Tuple[int, int], ...], Tuple[float, ...]]
+Value = Union[int, bool, str, Percent, PerDirection, Tuple[Tuple[int, int], ...], Tuple[float, ...]]
 
 
 
@@ -113,11 +122,12 @@ _WRITE_MODES = ("write", "randwrite")
 _TRIM_MODES = ("trim", "randtrim")
 
 
-def _for_direction(text: str, rw: str) -> str:
+def _for_direction(text: str, rw: str, per_direction: bool = False) -> Union[str, Tuple[str, str]]:
     """fio's ``READ,WRITE,TRIM`` values: the one of the job's direction (a
     value not followed by a comma applies to the directions after it; an
     empty one is fio's default, returned as ""). A mixed job whose
-    directions differ is refused."""
+    directions differ gets (read, write) when ``per_direction`` (the engine
+    draws each direction's sizes), else it is refused."""
     parts = text.split(",")
 
     def part(i: int) -> str:
@@ -129,6 +139,8 @@ def _for_direction(text: str, rw: str) -> str:
     dirs = [0] if base in _READ_MODES else [1] if base in _WRITE_MODES else [2] if base in _TRIM_MODES else \
         [2, 1] if base in ("trimwrite", "randtrimwrite") else [0, 1]
     vals = {part(i) for i in dirs}
+    if len(vals) > 1 and per_direction and dirs == [0, 1]:
+        return part(0), part(1)
     if len(vals) > 1:
         raise ValueError(f"'{text}': different values for the directions of a mixed job (rw={base}) are not simulated yet; "
                          "give one value")
@@ -176,7 +188,9 @@ def parse_value(spec: OptionSpec, text: Optional[str], kb_base: int, rw: str = "
     if spec.kind == "floats":
         return _parse_floats(text)
     if spec.kind == "sizes":
-        one = _for_direction(text, rw) if "," in text else text
+        one = _for_direction(text, rw, spec.name == "bs") if "," in text else text
+        if isinstance(one, tuple):
+            return PerDirection(*(_size_int(x, kb_base) if x else 4096 for x in one))
         return _size_int(one, kb_base) if one else 4096  # fio's default block size
     if spec.kind == "time":
         return parse_time_ns(text)
@@ -192,7 +206,9 @@ def parse_value(spec: OptionSpec, text: Optional[str], kb_base: int, rw: str = "
             raise ValueError(f"'{text}': rates are 0 or more")
         return tuple(vals)
     if spec.kind == "bssplit":
-        one = _for_direction(text, rw) if "," in text else text
+        one = _for_direction(text, rw, True) if "," in text else text
+        if isinstance(one, tuple):
+            return PerDirection(*(_parse_bssplit(x, kb_base) if x else ((4096, 100),) for x in one))
         return _parse_bssplit(one, kb_base) if one else ((4096, 100),)
     raise AssertionError(spec.kind)
 

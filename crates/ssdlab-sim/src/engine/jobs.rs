@@ -18,6 +18,11 @@
 //! in the order they arrive, and those arriving at the same instant (jobs
 //! filling their queues at the start, or after a flush) one queue at a time
 //! in turn.
+//!
+//! fio's ways of shaping a job's issuing run here too: a rate paced
+//! linearly or as a poisson process, flows (jobs of one `flow_id` held to
+//! the ratio of their weights) and the latency-target search for the
+//! deepest queue that meets a latency, each as fio 3.33 does it.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -27,8 +32,163 @@ use super::phases::Progress;
 use super::{PhaseResult, Simulator};
 use crate::controller::NcqSlots;
 use crate::error::{Result, SimError};
+use crate::rng::Rng;
 use crate::stats::PhaseStats;
 use crate::workload::{IoGen, Op, Workload};
+
+/// `-ln(u)` for `u` in (0, 1] from IEEE basic operations only (exact
+/// exponent split, then the atanh series of the mantissa), so that the same
+/// seed gives the same gaps on every machine, unlike the platform's `ln`.
+fn neg_ln(u: f64) -> f64 {
+    let bits = u.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let (mut term, mut sum, mut k) = (s, 0.0, 1.0);
+    // s <= 1/3: 30 terms are far below one ulp.
+    for _ in 0..30 {
+        sum += term / k;
+        term *= s2;
+        k += 2.0;
+    }
+    -(e as f64 * std::f64::consts::LN_2 + 2.0 * sum)
+}
+
+/// fio's poisson rate process: the next I/O is due an exponential gap after
+/// the last one's due time, its mean the rate's interval in whole us (fio's
+/// `1000000 / iops`, iops from `rate` over the smallest block size), the
+/// gap truncated to whole us as fio's does.
+struct Poisson {
+    rng: Rng,
+    mean_us: u64,
+    due_ns: u64,
+}
+
+impl Poisson {
+    fn new(w: &Workload, seed: u64) -> Option<Poisson> {
+        if !w.rate_poisson {
+            return None;
+        }
+        let min_bs = w.sizes.iter().chain(&w.write_sizes).map(|x| x.0).min().unwrap_or(4096);
+        let iops = if w.rate_bytes_per_s > 0 { w.rate_bytes_per_s / min_bs } else { w.rate_iops };
+        Some(Poisson { rng: Rng::fork(w.randseed.unwrap_or(seed), "poisson-rate"), mean_us: 1_000_000 / iops.max(1), due_ns: 0 })
+    }
+
+    fn advance(&mut self) {
+        let u = ((self.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+        let gap_us = (self.mean_us as f64 * neg_ln(u)) as u64;
+        self.due_ns = self.due_ns.saturating_add(gap_us.saturating_mul(1000));
+    }
+}
+
+/// A flow of fio's token-based balancing: every member's I/Os issued, plus
+/// one (fio's counter starts at 1), and the weights of the members still
+/// running.
+struct Flow {
+    counter: u64,
+    total_weight: u64,
+}
+
+/// Why a submitter waits for its in-flight I/O to drain (fio's
+/// `io_u_quiesce`) before going on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quiesce {
+    /// Held back by its flow, with `flow_sleep`: drain, then sleep.
+    Flow,
+    /// The latency search lowered the depth: drain, then a new window.
+    RampDown,
+    /// The latency search found its depth: drain, reset the statistics,
+    /// then one more window at that depth.
+    FinalRun,
+}
+
+/// fio's latency-target search (`lat_target_*` in fio's io_u.c): the depth
+/// in use, the bounds of the bisection and the current window.
+struct LatencySearch {
+    qd: u32,
+    high: u32,
+    low: u32,
+    stable: u32,
+    window_start_ns: u64,
+    completed: u64,
+    window_first: u64,
+    failed: u64,
+    end_run: bool,
+}
+
+/// What a window that met the target leads to.
+enum Verdict {
+    /// Keep searching at the new depth.
+    Continue,
+    /// The depth settled: one more window at it, from fresh statistics.
+    FinalRun,
+    /// The final window at the settled depth met the target too: stop.
+    Done,
+}
+
+impl LatencySearch {
+    /// fio starts at depth 1 and may go up to `iodepth`.
+    fn new(iodepth: u32, t: u64) -> LatencySearch {
+        LatencySearch {
+            qd: 1,
+            high: iodepth,
+            low: 1,
+            stable: 0,
+            window_start_ns: t,
+            completed: 0,
+            window_first: 0,
+            failed: 0,
+            end_run: false,
+        }
+    }
+
+    fn new_window(&mut self, t: u64) {
+        self.window_start_ns = t;
+        self.window_first = self.completed;
+        self.failed = 0;
+    }
+
+    /// A window (or, at percentile 100, one I/O) missed the target: halve
+    /// towards the lowest depth that met it. False at depth 1: nothing lower.
+    fn ramp_down(&mut self) -> bool {
+        if self.qd == 1 {
+            return false;
+        }
+        self.high = self.qd;
+        if self.qd == self.low {
+            self.low -= 1;
+        }
+        self.qd = (self.qd + self.low) / 2;
+        self.stable = 0;
+        true
+    }
+
+    /// A window met the target: double until a depth fails, then bisect
+    /// (fio raises the upper bound by one after three such windows in a
+    /// row one below it, so the search does not stop short of the target).
+    fn success(&mut self, iodepth: u32, latency_run: bool) -> Verdict {
+        let qd0 = self.qd;
+        self.low = self.qd;
+        if self.qd + 1 == self.high {
+            self.stable += 1;
+            if self.stable >= 3 {
+                self.high += 1;
+                self.stable = 0;
+            }
+        }
+        self.qd = if self.high != iodepth { (self.qd + self.high) / 2 } else { self.qd.saturating_mul(2) };
+        self.qd = self.qd.min(iodepth);
+        if !latency_run && self.qd == qd0 {
+            if self.end_run {
+                return Verdict::Done;
+            }
+            self.end_run = true;
+            return Verdict::FinalRun;
+        }
+        Verdict::Continue
+    }
+}
 
 /// What an event is: a command completing, or a submitter waking up (its
 /// pacing allows it to issue).
@@ -71,6 +231,10 @@ struct Submitter<'w> {
     limit_ios: u64,
     issued_bytes: u64,
     issued_ios: u64,
+    /// What it had issued when its rate's schedule began (fio restarts the
+    /// schedule when the latency search resets the statistics; the job's
+    /// own bounds still count from its start).
+    rate_base: (u64, u64),
     in_flight: u32,
     last_complete_ns: u64,
     /// Stopped by its runtime (I/O in flight past it is left to finish).
@@ -82,23 +246,46 @@ struct Submitter<'w> {
     writes_since_sync: u64,
     sync_due: bool,
     sync_in_flight: bool,
+    poisson: Option<Poisson>,
+    /// Index of its flow (None: in no flow), I/Os it counted in it, whether
+    /// it has left it, and whether it waits for another member to issue.
+    flow: Option<usize>,
+    flow_count: u64,
+    flow_left: bool,
+    flow_waiting: bool,
+    /// When flow_sleep lets it try again.
+    flow_until_ns: u64,
+    quiesce: Option<Quiesce>,
+    latency: Option<LatencySearch>,
+    /// Stopped by the latency search (done, or the target missed at depth 1).
+    stopped: bool,
+    latency_fatal: bool,
 }
 
 impl Submitter<'_> {
     fn done_issuing(&self) -> bool {
-        self.timed_out || self.issued_bytes >= self.limit_bytes || self.issued_ios >= self.limit_ios
+        self.timed_out || self.stopped || self.issued_bytes >= self.limit_bytes || self.issued_ios >= self.limit_ios
     }
 
-    /// The earliest time pacing allows the next I/O (fio's linear rate).
+    /// I/Os it may have in flight: its iodepth, or the latency search's depth.
+    fn depth(&self) -> u32 {
+        self.latency.as_ref().map_or(self.w.iodepth, |l| l.qd)
+    }
+
+    /// The earliest time pacing allows the next I/O (fio's linear rate, or
+    /// its poisson process).
     fn allowed_ns(&self) -> u64 {
         let w = self.w;
-        let mut t = self.think_until_ns;
+        let mut t = self.think_until_ns.max(self.flow_until_ns);
+        if let Some(p) = &self.poisson {
+            return t.max(self.start_ns.saturating_add(p.due_ns));
+        }
         if w.rate_bytes_per_s > 0 {
-            let due = (self.issued_bytes as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
+            let due = ((self.issued_bytes - self.rate_base.0) as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
             t = t.max(self.start_ns + due);
         }
         if w.rate_iops > 0 {
-            let due = (self.issued_ios as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
+            let due = ((self.issued_ios - self.rate_base.1) as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
             t = t.max(self.start_ns + due);
         }
         t
@@ -140,6 +327,21 @@ impl Simulator {
                 NcqSlots::new(depth, per_queue, start)
             })
             .collect();
+        let job_seed = |i: usize| seed ^ (i as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03);
+        // fio's flows: one per flow_id among the jobs with a weight.
+        let mut flow_ids: Vec<u64> = Vec::new();
+        for w in ws.iter().filter(|w| w.flow_weight > 0) {
+            if !flow_ids.contains(&w.flow_id) {
+                flow_ids.push(w.flow_id);
+            }
+        }
+        let mut flows: Vec<Flow> = flow_ids
+            .iter()
+            .map(|&id| Flow {
+                counter: 1,
+                total_weight: ws.iter().filter(|w| w.flow_weight > 0 && w.flow_id == id).map(|w| w.flow_weight as u64).sum(),
+            })
+            .collect();
         let mut subs: Vec<Submitter<'_>> = ws
             .iter()
             .enumerate()
@@ -147,7 +349,7 @@ impl Simulator {
                 let s0 = start + w.startdelay_ns;
                 Submitter {
                     w,
-                    gen: IoGen::new(w, seed ^ (i as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03)),
+                    gen: IoGen::new(w, job_seed(i)),
                     stats: PhaseStats::bounded(w.interval_ns, max_intervals),
                     busy: Busy::default(),
                     start_ns: s0,
@@ -156,6 +358,7 @@ impl Simulator {
                     limit_ios: w.number_ios.unwrap_or(u64::MAX),
                     issued_bytes: 0,
                     issued_ios: 0,
+                    rate_base: (0, 0),
                     in_flight: 0,
                     last_complete_ns: s0,
                     timed_out: false,
@@ -165,6 +368,16 @@ impl Simulator {
                     writes_since_sync: 0,
                     sync_due: false,
                     sync_in_flight: false,
+                    poisson: Poisson::new(w, job_seed(i)),
+                    flow: (w.flow_weight > 0).then(|| flow_ids.iter().position(|&f| f == w.flow_id).unwrap_or(0)),
+                    flow_count: 0,
+                    flow_left: false,
+                    flow_waiting: false,
+                    flow_until_ns: s0,
+                    quiesce: None,
+                    latency: (w.latency_target_ns > 0).then(|| LatencySearch::new(w.iodepth, s0)),
+                    stopped: false,
+                    latency_fatal: false,
                 }
             })
             .collect();
@@ -215,13 +428,93 @@ impl Simulator {
                         let cmd = ev.command();
                         s.busy.end(cmd, t);
                         match cmd.dir() {
-                            Some(dir) => s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns),
+                            Some(dir) => {
+                                s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
+                                if let Some(l) = s.latency.as_mut() {
+                                    // fio judges each I/O's total latency against the target.
+                                    if t - ev.submit_ns > s.w.latency_target_ns {
+                                        if s.w.latency_percentile >= 100.0 {
+                                            if l.ramp_down() {
+                                                if s.quiesce != Some(Quiesce::FinalRun) {
+                                                    s.quiesce = Some(Quiesce::RampDown);
+                                                }
+                                            } else {
+                                                // fio fails the job: the target missed at depth 1.
+                                                s.stopped = true;
+                                                s.latency_fatal = true;
+                                            }
+                                        } else {
+                                            l.failed += 1;
+                                        }
+                                    }
+                                    l.completed += 1;
+                                }
+                            }
                             None => {
                                 s.sync_in_flight = false;
                                 s.stats.record_sync(t - ev.submit_ns);
                             }
                         }
                         true
+                    }
+                }
+            }};
+        }
+        // The members of flow `f` waiting for another to issue try again at `t`.
+        macro_rules! wake_flow {
+            ($f:expr, $t:expr) => {{
+                let f: usize = $f;
+                let t: u64 = $t;
+                for (k, o) in subs.iter_mut().enumerate() {
+                    if o.flow == Some(f) && o.flow_waiting {
+                        o.flow_waiting = false;
+                        self.seq += 1;
+                        heap.push(Reverse(Event {
+                            time_ns: t,
+                            seq: self.seq,
+                            job: k as u32,
+                            kind: EventKind::Wake,
+                            submit_ns: t,
+                            bytes: 0,
+                        }));
+                    }
+                }
+            }};
+        }
+        // A submitter that has finished leaves its flow (fio's flow_exit_job):
+        // its count and weight no longer hold the others back.
+        macro_rules! leave_flow {
+            ($j:expr, $t:expr) => {{
+                let j: usize = $j;
+                let s = &mut subs[j];
+                if let Some(f) = s.flow.filter(|_| !s.flow_left && (s.timed_out || (s.done_issuing() && s.in_flight == 0))) {
+                    s.flow_left = true;
+                    flows[f].counter -= s.flow_count;
+                    flows[f].total_weight -= s.w.flow_weight as u64;
+                    wake_flow!(f, $t);
+                }
+            }};
+        }
+        // fio's check of a latency-target window once it has lasted
+        // latency_window (lat_target_check): the share of the window's I/Os
+        // within the target decides whether the depth goes up or down.
+        macro_rules! check_latency {
+            ($j:expr, $t:expr) => {{
+                let s = &mut subs[$j];
+                let t: u64 = $t;
+                let (w, quiet) = (s.w, s.quiesce.is_none() && !s.stopped);
+                if let Some(l) = s.latency.as_mut().filter(|l| quiet && t.saturating_sub(l.window_start_ns) >= w.latency_window_ns) {
+                    let ios = l.completed - l.window_first;
+                    // No I/O in the window fails it, as fio's 0/0 does.
+                    let met = ios > 0 && (ios - l.failed) as f64 / ios as f64 * 100.0 >= w.latency_percentile;
+                    if met {
+                        match l.success(w.iodepth, w.latency_run) {
+                            Verdict::Continue => l.new_window(t),
+                            Verdict::FinalRun => s.quiesce = Some(Quiesce::FinalRun),
+                            Verdict::Done => s.stopped = true,
+                        }
+                    } else if l.ramp_down() {
+                        s.quiesce = Some(Quiesce::RampDown);
                     }
                 }
             }};
@@ -233,7 +526,36 @@ impl Simulator {
                 let j: usize = $j;
                 let t: u64 = $t;
                 let s = &mut subs[j];
-                if s.in_flight >= s.w.iodepth || s.done_issuing() || s.sync_in_flight {
+                if let Some(q) = s.quiesce.filter(|_| s.in_flight == 0) {
+                    // Drained: what the submitter waited for happens now.
+                    s.quiesce = None;
+                    match q {
+                        Quiesce::Flow => s.flow_until_ns = t + s.w.flow_sleep_ns,
+                        Quiesce::RampDown => {
+                            if let Some(l) = s.latency.as_mut() {
+                                l.new_window(t);
+                            }
+                        }
+                        Quiesce::FinalRun => {
+                            // fio resets the job's statistics, its clock and
+                            // its rate schedule for the run at the depth it
+                            // found (not the bytes it may still issue).
+                            s.stats = PhaseStats::bounded(s.w.interval_ns, max_intervals);
+                            s.busy = Busy::default();
+                            s.start_ns = t;
+                            s.end_ns = s.w.runtime_ns.map(|r| t.saturating_add(r));
+                            s.last_complete_ns = t;
+                            s.rate_base = (s.issued_bytes, s.issued_ios);
+                            if let Some(p) = s.poisson.as_mut() {
+                                p.due_ns = 0;
+                            }
+                            if let Some(l) = s.latency.as_mut() {
+                                l.new_window(t);
+                            }
+                        }
+                    }
+                }
+                if s.quiesce.is_some() || s.in_flight >= s.depth() || s.done_issuing() || s.sync_in_flight {
                     false
                 } else if s.end_ns.is_some_and(|e| t >= e) {
                     s.timed_out = true;
@@ -274,6 +596,31 @@ impl Simulator {
                             }));
                         }
                         false
+                    } else if s.flow.is_some_and(|f| {
+                        // fio holds a job back while its share of the flow's
+                        // I/Os is above its share of the weights.
+                        s.flow_count as u128 * flows[f].total_weight as u128 > s.w.flow_weight as u128 * flows[f].counter as u128
+                    }) {
+                        if s.w.flow_sleep_ns == 0 {
+                            s.flow_waiting = true;
+                        } else if s.in_flight > 0 {
+                            s.quiesce = Some(Quiesce::Flow);
+                        } else {
+                            s.flow_until_ns = t + s.w.flow_sleep_ns;
+                            if !s.wake_pending {
+                                s.wake_pending = true;
+                                self.seq += 1;
+                                heap.push(Reverse(Event {
+                                    time_ns: s.flow_until_ns,
+                                    seq: self.seq,
+                                    job: j as u32,
+                                    kind: EventKind::Wake,
+                                    submit_ns: s.flow_until_ns,
+                                    bytes: 0,
+                                }));
+                            }
+                        }
+                        false
                     } else {
                         let (op, off, len) = s.gen.next_io();
                         let q = &mut queues[j % nq];
@@ -287,6 +634,9 @@ impl Simulator {
                         in_flight_total += 1;
                         s.issued_bytes += len;
                         s.issued_ios += 1;
+                        if let Some(p) = s.poisson.as_mut() {
+                            p.advance();
+                        }
                         self.seq += 1;
                         heap.push(Reverse(Event {
                             time_ns: c,
@@ -310,6 +660,11 @@ impl Simulator {
                                 s.since_think = 0;
                                 s.think_until_ns = t + s.w.thinktime_ns;
                             }
+                        }
+                        if let Some(f) = s.flow {
+                            s.flow_count += 1;
+                            flows[f].counter += 1;
+                            wake_flow!(f, t);
                         }
                         true
                     }
@@ -350,6 +705,9 @@ impl Simulator {
                     break;
                 }
             }
+            for &k in &ready {
+                check_latency!(k, t);
+            }
             if round_robin {
                 loop {
                     let mut any = false;
@@ -362,6 +720,11 @@ impl Simulator {
                 }
             } else {
                 while issue_one!(j, t) {}
+            }
+            if !flows.is_empty() {
+                for k in 0..subs.len() {
+                    leave_flow!(k, t);
+                }
             }
             if (ev.seq & 15) == 0 {
                 self.nand.advance(t);
@@ -396,9 +759,27 @@ impl Simulator {
             stats.finish(end - s.start_ns);
             let mut r = self.finish_phase(s.w.name.clone(), "workload", s.start_ns..end, stats, before, interrupted)?;
             r.iodepth = s.w.iodepth;
+            r.latency_search = s.latency.as_ref().map(|l| (l.qd, s.latency_fatal));
             r.data_pattern = Some(s.w.data_pattern);
             out.push(r);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::neg_ln;
+
+    #[test]
+    fn neg_ln_is_the_natural_log_to_the_last_bits() {
+        for k in 1..=1000u64 {
+            let u = k as f64 / 1000.0;
+            let want = -u.ln();
+            assert!((neg_ln(u) - want).abs() <= 1e-13 * want.max(1.0), "{u}");
+        }
+        let tiny = 1.0 / (1u64 << 53) as f64;
+        assert!((neg_ln(tiny) - 53.0 * std::f64::consts::LN_2).abs() < 1e-12);
+        assert_eq!(neg_ln(1.0), 0.0);
     }
 }

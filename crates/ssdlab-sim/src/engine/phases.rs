@@ -108,6 +108,7 @@ impl Simulator {
             power,
             source: None,
             import: None,
+            latency_search: None,
         })
     }
 

@@ -36,6 +36,9 @@ pub struct PhaseResult {
     pub source: Option<Value>,
     /// A replayed file's import report.
     pub import: Option<ImportReport>,
+    /// fio's latency-target search: the depth it ended at, and whether the
+    /// target was missed at depth 1 (fio fails the job).
+    pub latency_search: Option<(u32, bool)>,
 }
 
 fn dir_json(d: &DirStats, dur_ns: u64) -> Value {
@@ -180,6 +183,9 @@ impl PhaseResult {
         }
         if let Some(report) = &self.import {
             v["import"] = report.to_json();
+        }
+        if let Some((depth, failed)) = self.latency_search {
+            v["latency_search"] = json!({"depth": depth, "failed": failed});
         }
         v
     }

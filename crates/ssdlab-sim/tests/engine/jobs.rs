@@ -107,3 +107,31 @@ fn a_start_delay_starts_a_submitter_later_and_results_repeat_for_a_seed() {
     assert_eq!(r1[0].stats.read.ios, r2[0].stats.read.ios);
     assert_eq!(r1[1].stats.read.lat.percentile(99.0), r2[1].stats.read.lat.percentile(99.0));
 }
+
+#[test]
+fn jobs_of_one_flow_issue_in_the_ratio_of_their_weights() {
+    // fio's examples/flow.fio: a writer of weight 1 and a reader of weight 8
+    let mut s = realistic_drive(4, 48, 1.12, 3, json!({}));
+    let job = |name: &str, rw: &str, flow: u32| {
+        json!({"name": name, "rw": rw, "bs": "8k", "iodepth": 16, "runtime": "1s", "time_based": 1,
+               "flow": flow, "flow_sleep": "1ms"})
+    };
+    let r = jobs(&mut s, &[job("w", "write", 1), job("r", "randread", 8)]);
+    let ratio = r[1].stats.read.ios as f64 / r[0].stats.write.ios as f64;
+    assert!((ratio - 8.0).abs() < 0.4, "reads per write {ratio}");
+}
+
+#[test]
+fn the_latency_search_settles_on_a_shallower_queue_for_a_tighter_target() {
+    let mut base = realistic_drive(4, 48, 1.12, 3, json!({}));
+    fill(&mut base);
+    let depth = |target: &str| {
+        let v = json!({"rw": "randread", "bs": "4k", "iodepth": 32, "runtime": "20s", "time_based": 1,
+                       "latency_target": target, "latency_window": "100ms", "latency_percentile": 99});
+        let r = jobs(&mut base.clone(), &[v]).remove(0);
+        r.latency_search.unwrap()
+    };
+    let (loose, tight) = (depth("100ms"), depth("400us"));
+    assert_eq!(loose, (32, false));
+    assert!(tight.0 < loose.0 && !tight.1, "{tight:?}");
+}
