@@ -44,6 +44,7 @@ pub mod parse;
 pub mod pattern;
 pub mod revmap;
 pub mod rng;
+pub mod skew;
 pub mod stats;
 pub mod trace;
 pub mod workload;

@@ -17,6 +17,7 @@ use crate::error::{Result, SimError};
 use crate::parse::{as_text, known_keys, parse_bool, parse_size, parse_time_ns, parse_time_ns_f64, parse_u64, werr};
 use crate::pattern::DataPattern;
 use crate::rng::Rng;
+use crate::skew::{Skew, SkewGen};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +128,8 @@ pub struct Workload {
     /// percent, zone start and length in bytes within the region), in order.
     /// Empty: uniform.
     pub zones: Vec<(u32, u64, u64)>,
+    /// fio `random_distribution=zipf|pareto|normal` (None: uniform or zoned).
+    pub skew: Option<Skew>,
     /// fio's write sizes when they differ from the read sizes (`bs=R,W`,
     /// `bssplit=READ,WRITE` on a mixed job) and their alignment (fio's
     /// `blockalign` is per direction, the smallest size by default). Empty:
@@ -442,9 +445,10 @@ impl Workload {
             return Err(werr("thinktime_blocks", "must be 1 or more"));
         }
         let startdelay_ns = get("startdelay").map(|v| parse_time_ns("startdelay", v)).transpose()?.unwrap_or(0);
+        let skew = get("random_distribution").map(|v| Skew::parse(&as_text(v))).transpose()?.flatten();
         let zones = match get("random_distribution") {
-            Some(v) => parse_zones(&as_text(v), size_bytes, max_bs, blockalign_bytes, capacity_bytes)?,
-            None => Vec::new(),
+            Some(v) if skew.is_none() => parse_zones(&as_text(v), size_bytes, max_bs, blockalign_bytes, capacity_bytes)?,
+            _ => Vec::new(),
         };
         let loop_bytes = get("loop_bytes").map(|v| parse_size("loop_bytes", v, capacity_bytes)).transpose()?.unwrap_or(0);
         let rate_poisson = match get("rate_process").map(as_text).as_deref().map(str::trim) {
@@ -504,6 +508,7 @@ impl Workload {
             thinktime_blocks,
             startdelay_ns,
             zones,
+            skew,
             write_sizes,
             write_blockalign_bytes,
             loop_bytes,
@@ -549,6 +554,7 @@ impl Workload {
             ("thinktime_blocks", (self.thinktime_ns > 0).then(|| json!(self.thinktime_blocks))),
             ("startdelay_ns", (self.startdelay_ns > 0).then(|| json!(self.startdelay_ns))),
             ("zones", (!self.zones.is_empty()).then(|| json!(self.zones))),
+            ("random_distribution", self.skew.map(|s| json!(s.text()))),
             ("write_sizes", (!self.write_sizes.is_empty()).then(|| json!(self.write_sizes))),
             ("loop_bytes", (self.loop_bytes > 0).then(|| json!(self.loop_bytes))),
             ("rate_process", self.rate_poisson.then(|| json!("poisson"))),
@@ -586,7 +592,7 @@ fn parse_zones(text: &str, size_bytes: u64, max_bs: u64, align: u64, capacity_by
     if kind != "zoned" && kind != "zoned_abs" {
         return Err(werr(
             "random_distribution",
-            format!("'{t}': the engine draws random (uniform), zoned or zoned_abs offsets; zipf, pareto and normal are not simulated yet"),
+            format!("'{t}': the distributions are random (uniform), zipf, pareto, normal, zoned and zoned_abs"),
         ));
     }
     let mut zones = Vec::new();
@@ -770,6 +776,8 @@ pub struct IoGen {
     /// zone's (start, length) within the region.
     zone_weights: Vec<(usize, u32)>,
     zones: Vec<(u64, u64)>,
+    /// A zipf, pareto or normal draw of the block (None: uniform or zoned).
+    skew: Option<SkewGen>,
     /// Write sizes and alignment of a job whose directions differ (empty:
     /// `sizes`, `align`).
     write_sizes: Vec<(u64, u32)>,
@@ -784,7 +792,7 @@ pub struct IoGen {
 
 impl IoGen {
     pub fn new(w: &Workload, seed: u64) -> IoGen {
-        IoGen {
+        let mut g = IoGen {
             rw: w.rw,
             sizes: w.sizes.clone(),
             start: w.offset_bytes,
@@ -801,6 +809,7 @@ impl IoGen {
             pending_write: None,
             zone_weights: w.zones.iter().enumerate().map(|(i, z)| (i, z.0)).collect(),
             zones: w.zones.iter().map(|z| (z.1, z.2)).collect(),
+            skew: None,
             write_sizes: w.write_sizes.clone(),
             write_align: w.write_blockalign_bytes,
             loop_bytes: w.loop_bytes,
@@ -811,8 +820,14 @@ impl IoGen {
                 || w.seq_add_bytes != 0
                 || w.seq_nr > 1
                 || !w.zones.is_empty()
+                || w.skew.is_some()
                 || matches!(w.rw, RwMode::TrimWrite | RwMode::RandTrimWrite),
+        };
+        if let Some(skew) = w.skew {
+            // fio draws over the region's blocks of the alignment
+            g.skew = Some(SkewGen::new(skew, w.size_bytes.div_ceil(w.blockalign_bytes.max(1)), &mut g.rng));
         }
+        g
     }
 
     #[inline]
@@ -899,7 +914,11 @@ impl IoGen {
                     self.zones[self.zone_weights[self.rng.weighted(&self.zone_weights)].0]
                 };
                 let slots = (zlen - bs) / align + 1;
-                let off = self.start + zstart + self.rng.below(slots) * align;
+                let pick = match self.skew.as_mut() {
+                    Some(g) => g.next(&mut self.rng) % slots,
+                    None => self.rng.below(slots),
+                };
+                let off = self.start + zstart + pick * align;
                 if self.seq_nr > 1 {
                     self.seq_left = self.seq_nr - 1;
                     self.last_end = off + bs;
@@ -1096,6 +1115,23 @@ mod tests {
     }
 
     #[test]
+    fn skewed_distributions_stay_in_the_region_and_heat_a_few_blocks() {
+        for d in ["zipf:1.2", "pareto:0.8", "normal:10", "zipf:0.9:0.25"] {
+            let got = ios(json!({"rw":"randrw","bs":"4k","offset":"1m","size":"64m","random_distribution":d}), 20000);
+            assert!(got.iter().all(|x| x.1 >= 1 << 20 && x.1 + 4096 <= 65 << 20 && x.1 % 4096 == 0), "{d}");
+            let mut hits = std::collections::HashMap::new();
+            for x in &got {
+                *hits.entry(x.1).or_insert(0u32) += 1;
+            }
+            // uniform: 20000 draws over 16384 blocks hit about 11,000 of them
+            assert!(hits.len() < 9_000, "{d}: {} blocks hit", hits.len());
+        }
+        let a = ios(json!({"rw":"randread","bs":"4k","size":"64m","random_distribution":"zipf:1.2"}), 1000);
+        let b = ios(json!({"rw":"randread","bs":"4k","size":"64m","random_distribution":"zipf:1.2"}), 1000);
+        assert_eq!(a, b, "a seed gives the same offsets");
+    }
+
+    #[test]
     fn zoned_distributions_put_their_share_of_accesses_in_each_zone() {
         let got = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned:60/10:30/20:10/70"}), 10000);
         let gib = 1u64 << 30;
@@ -1105,8 +1141,10 @@ mod tests {
         let abs = ios(json!({"rw":"randread","bs":"4k","size":"1g","random_distribution":"zoned_abs:50/1m:50/10m"}), 2000);
         assert!(abs.iter().all(|x| x.1 + 4096 <= 11 << 20));
         assert!(abs.iter().filter(|x| x.1 < 1 << 20).count() > 900);
-        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zipf:1.2"}), CAP).unwrap_err().to_string();
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zipf:1"}), CAP).unwrap_err().to_string();
         assert!(e.contains("random_distribution") && e.contains("zipf"), "{e}");
+        let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"lognormal:3"}), CAP).unwrap_err().to_string();
+        assert!(e.contains("zipf, pareto, normal"), "{e}");
         let e = Workload::from_json(&json!({"rw":"randread","random_distribution":"zoned:50/50:40/50"}), CAP).unwrap_err().to_string();
         assert!(e.contains("not 100"), "{e}");
     }
