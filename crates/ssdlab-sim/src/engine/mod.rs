@@ -8,9 +8,11 @@
 
 mod in_flight;
 mod jobs;
+mod pacing;
 mod phases;
 mod replay;
 mod result;
+mod submitter;
 
 pub use phases::Progress;
 pub use replay::{IoLogEntry, ReplayMode, ReplayOptions, REPLAY_OPTION_KEYS};
