@@ -186,9 +186,8 @@ KNOWN_MISSES = {
     # The V5 TLC dies (3 x 500 us per one-shot unit) on 32 dies write faster
     # after the cache than Samsung's rating.
     ("samsung970evoplus-1000", "rated sequential write after the SLC cache (whole-drive fill 128KB QD32)"),
-    # Independent multi-plane reads are not modelled.
+    # No source gives the Samsung parts independent plane reads.
     ("samsung970evoplus-1000", "rated 4KB random read QD32"),
-    ("wd-sn570-1000", "rated 4KB random read"),
     # 18 MB/s a die on 8 dies writes QLC faster than the 870 QVO's rating.
     ("samsung870qvo-1000", "rated sequential write after the SLC cache (whole-drive fill 128KB QD32)"),
     # The MX500's TLC on 32 dies outruns SATA: no step where TechPowerUp saw one.
