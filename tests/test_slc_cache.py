@@ -26,14 +26,19 @@ def slc_drive(blocks: int = 96, pages: int = 48, page_size_bytes: int = 4096) ->
 
 
 def test_the_modern_presets_are_tlc_and_qlc_parts_behind_an_slc_cache_from_their_profiles() -> None:
-    for pid, bits, dies, profile in (("samsung980pro-1000", 3, 16, "samsung-elpis"), ("samsung980-1000", 3, 16, "samsung-pablo"),
-                                     ("crucial-p1-1000", 4, 8, "sm2263"), ("intel660p-1000", 4, 8, "sm2263")):
+    for pid, bits, dies, profile, host in (
+            ("samsung980pro-1000", 3, 16, "samsung-elpis", "nvme"), ("samsung980-1000", 3, 16, "samsung-pablo", "nvme"),
+            ("crucial-p1-1000", 4, 8, "sm2263", "nvme"), ("intel660p-1000", 4, 8, "sm2263", "nvme"),
+            ("samsung970evoplus-1000", 3, 32, "samsung-phoenix", "nvme"), ("samsung870qvo-1000", 4, 8, "samsung-mkx", "sata-6g"),
+            ("crucial-mx500-1000", 3, 32, "sm2258", "sata-6g"), ("wd-sn570-1000", 3, 16, "wd-mp16", "nvme")):
         d = Drive.load(pid)
         assert d.config["nand"]["bits_per_cell"] == bits and d.config["nand"]["one_shot_program"], pid
         assert d.geometry["dies"] == dies, pid
-        assert d.config["host"]["interface"] == "nvme", pid
-        assert d.config["slc_cache"]["dynamic_percent_of_capacity"] > 0, pid
-        assert d.provenance["slc_cache.dynamic_percent_of_capacity"] == f"profile {profile}", pid
+        assert d.config["host"]["interface"] == host, pid
+        cache = d.config["slc_cache"]
+        assert cache["static_percent_of_capacity"] + cache["dynamic_percent_of_capacity"] > 0, pid
+        for field in ("static_percent_of_capacity", "dynamic_percent_of_capacity"):
+            assert d.provenance[f"slc_cache.{field}"] == f"profile {profile}", pid
 
 
 def test_a_fill_of_an_slc_drive_steps_down_where_the_cache_ends_and_calibrate_reads_the_figures(tmp_path: Path) -> None:

@@ -27,6 +27,14 @@ def test_a_fill_curve_with_a_cache_step_gives_the_cache_size_and_both_speeds() -
     assert f["cache_gb"] == 40.0 and f["in_cache_mbps"] == 3000.0 and f["after_cache_mbps"] == 1500.0
 
 
+def test_a_cache_of_a_small_share_of_the_drive_is_still_seen() -> None:
+    # 250 MB intervals over 1000 GB: 12 GB (1.2%) at 3,400 MB/s, then 2,100 MB/s
+    pos = np.arange(0.25, 1000.25, 0.25)
+    rate = np.where(pos <= 12, 3400.0, 2100.0)
+    f = fill_figures(pos, rate, np.ones_like(pos))
+    assert f["cache_gb"] == 12.0 and f["in_cache_mbps"] == 3400.0 and f["after_cache_mbps"] == 2100.0
+
+
 def test_a_flat_fill_curve_has_no_cache_and_one_slow_interval_is_no_step() -> None:
     pos = np.arange(1.0, 101.0)
     rate = np.full(100, 500.0)

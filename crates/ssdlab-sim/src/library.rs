@@ -76,6 +76,10 @@ pub const NAND_PARTS: &[(&str, &str)] = lib_files!("nand":
     "sandisk-19nm-abl",
     "samsung-128l-tlc",
     "imft-64l-qlc",
+    "samsung-9xl-tlc",
+    "samsung-9xl-qlc",
+    "micron-64l-tlc",
+    "kioxia-bics5-tlc",
 );
 
 /// The controller profiles (controller + firmware) shipped with the engine, by id.
@@ -101,6 +105,10 @@ pub const CONTROLLERS: &[(&str, &str)] = lib_files!("controllers":
     "samsung-elpis",
     "samsung-pablo",
     "sm2263",
+    "samsung-phoenix",
+    "samsung-mkx",
+    "sm2258",
+    "wd-mp16",
 );
 
 fn files(kind: Kind) -> &'static [(&'static str, &'static str)] {

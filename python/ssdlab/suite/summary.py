@@ -235,7 +235,8 @@ FILL_STEP_RATIO = 1.25
 
 def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[str, float]:
     """What reviewers read off a whole-drive fill curve: the speed while the
-    write cache lasts (median of the first 5% of the data), the speed after it
+    write cache lasts (median of the first 1% of the data: a fixed cache of a
+    share of a percent or two, as WD's, is over before 5%), the speed after it
     (median of the second half), and the cache size: the data written before
     the rate first falls below the midpoint of the two and stays there (three
     intervals), when the first is :data:`FILL_STEP_RATIO` times the second or
@@ -248,7 +249,7 @@ def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[
         return {"in_cache_mbps": math.nan, "after_cache_mbps": math.nan, "cache_gb": math.nan}
     full = dt >= 0.5 * float(np.median(dt))
     total = float(pos[-1])
-    first = rate[full & (pos <= max(0.05 * total, float(pos[0])))]
+    first = rate[full & (pos <= max(0.01 * total, float(pos[0])))]
     second = rate[full & (pos > 0.5 * total)]
     in_cache = float(np.median(first)) if len(first) else float(rate[0])
     after = float(np.median(second)) if len(second) else in_cache

@@ -435,6 +435,13 @@ pub struct NandSection {
     /// then program.
     #[serde(default, skip_serializing_if = "is_false")]
     pub cache_program: bool,
+    /// Independent plane reads: a read of one page on one plane holds only
+    /// that plane, so reads of different planes of a die overlap (each plane
+    /// its own page). Programs and erases still hold the whole die, and reads
+    /// wait for them (or pass queued ones, with read priority). false: every
+    /// read holds the whole die.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub independent_plane_reads: bool,
     /// Read time of each page type of a wordline, lower page first (LSB,
     /// CSB, MSB, TSB): `bits_per_cell` values. Empty: `tr_ns` for every page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

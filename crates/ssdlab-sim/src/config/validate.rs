@@ -264,6 +264,12 @@ impl DriveConfig {
                 ),
             );
         }
+        if n.independent_plane_reads && n.planes_per_die < 2 {
+            return err(
+                "nand.independent_plane_reads",
+                format!("needs nand.planes_per_die 2 or more (got {}): a one-plane die reads one page at a time", n.planes_per_die),
+            );
+        }
         if !n.tr_page_types_ns.is_empty() {
             if n.tr_page_types_ns.len() != n.bits_per_cell as usize {
                 return err(

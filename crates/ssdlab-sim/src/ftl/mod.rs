@@ -259,6 +259,9 @@ pub struct Ftl {
     /// page type's read time (lower page first) and SLC mode's.
     read_unit: u32,
     read_div: Divisor,
+    /// Independent plane reads: granules per page of one plane (a read
+    /// within one plane's page holds only that plane); 0: off.
+    plane_grans: u32,
     typed_reads: bool,
     tr_types: Vec<u64>,
     slc_tr_ns: u64,
@@ -382,6 +385,7 @@ impl Ftl {
             slc: slc::SlcCache::new(cfg, fast_cap, gran_bytes),
             read_unit,
             read_div: Divisor::new(read_unit),
+            plane_grans: if cfg.nand.independent_plane_reads && g.planes_per_die > 1 { g.slots_per_page * k } else { 0 },
             typed_reads: !cfg.nand.tr_page_types_ns.is_empty() || (cfg.slc_cache.is_some() && cfg.nand.slc_tr_ns > 0),
             tr_types: cfg.nand.tr_page_types_ns.clone(),
             slc_tr_ns: if cfg.slc_cache.is_some() { cfg.nand.slc_tr_ns } else { 0 },

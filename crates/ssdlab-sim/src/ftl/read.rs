@@ -24,12 +24,15 @@ impl ReadIssue {
     }
 
     #[inline]
-    fn issue(&mut self, nand: &mut Nand, die: u32, bytes: u64, tr_ns: u64) -> u64 {
+    fn issue(&mut self, nand: &mut Nand, die: u32, plane: Option<u32>, bytes: u64, tr_ns: u64) -> u64 {
         let mut t = self.earliest_ns;
         if self.cap > 0 && self.issued >= self.cap {
             t = t.max(self.window[(self.issued - self.cap) % 64]);
         }
-        let done = nand.read_t(die, t, bytes, tr_ns);
+        let done = match plane {
+            Some(p) => nand.read_plane_t(die, p, t, bytes, tr_ns),
+            None => nand.read_t(die, t, bytes, tr_ns),
+        };
         if self.cap > 0 {
             self.window[self.issued % 64] = done;
         }
@@ -60,6 +63,8 @@ impl Ftl {
         let mut run_lba = 0u64;
         let mut cur_unit = NONE;
         let mut cur_grans = 0u64;
+        // Granules of the read unit the current read covers: [first, end).
+        let mut cur_span = (u32::MAX, 0u32);
         let mut unmapped = 0u64;
         // Striped: the current run of data contiguous in the stored stream
         // (home die of its first unit, bytes) and the granule after its end.
@@ -103,7 +108,8 @@ impl Ftl {
             if u != cur_unit {
                 if cur_unit != NONE {
                     let g = cur_unit * self.read_unit;
-                    let done = reads.issue(nand, self.die_of_slot(g), cur_grans * self.gran_bytes, self.tr_of(g, nand));
+                    let plane = self.one_plane(cur_span);
+                    let done = reads.issue(nand, self.die_of_slot(g), plane, cur_grans * self.gran_bytes, self.tr_of(g, nand));
                     if pieces {
                         self.read_pieces.push((cur_lba, done));
                     }
@@ -111,12 +117,16 @@ impl Ftl {
                 cur_unit = u;
                 cur_lba = l;
                 cur_grans = 0;
+                cur_span = (u32::MAX, 0);
             }
             cur_grans += len as u64;
+            let off = head - u * self.read_unit;
+            cur_span = (cur_span.0.min(off), cur_span.1.max(off + len));
         }
         if cur_unit != NONE {
             let g = cur_unit * self.read_unit;
-            let done = reads.issue(nand, self.die_of_slot(g), cur_grans * self.gran_bytes, self.tr_of(g, nand));
+            let plane = self.one_plane(cur_span);
+            let done = reads.issue(nand, self.die_of_slot(g), plane, cur_grans * self.gran_bytes, self.tr_of(g, nand));
             if pieces {
                 self.read_pieces.push((cur_lba, done));
             }
@@ -145,12 +155,20 @@ impl Ftl {
             let mut share = bytes / k + (i < bytes % k) as u64;
             while share > 0 {
                 let b = share.min(unit_bytes);
-                done = done.max(reads.issue(nand, d, b, nand.tr_ns));
+                done = done.max(reads.issue(nand, d, None, b, nand.tr_ns));
                 share -= b;
             }
             d = if d + 1 == self.g.dies { 0 } else { d + 1 };
         }
         done
+    }
+
+    /// With independent plane reads, the plane whose page holds granules
+    /// `span` of a read unit (planes in order, a page each), if one does.
+    #[inline]
+    fn one_plane(&self, span: (u32, u32)) -> Option<u32> {
+        let k = self.plane_grans;
+        (k > 0 && span.0 / k == (span.1 - 1) / k).then(|| span.0 / k)
     }
 
     /// Read-modify-write of a partly written unit: read the old data first.

@@ -85,12 +85,21 @@ pub struct Nand {
     /// program units it holds frees up, in ascending order (empty: not
     /// modelled, or room for a program on every die).
     prog_tokens: Vec<u64>,
+    /// Independent plane reads (`nand.independent_plane_reads`): planes a
+    /// die (0: off).
+    planes: u32,
+    /// When each plane of each die (die * planes + plane) ends its last read.
+    plane_read_until_ns: Vec<u64>,
+    /// When each die ends the last program, erase or copy booked on it: the
+    /// work a plane read waits for (reads on other planes it does not).
+    array_until_ns: Vec<u64>,
 }
 
 impl Nand {
     pub fn new(cfg: &DriveConfig) -> Nand {
         let g = cfg.geometry();
         let n = g.dies + g.parity_dies;
+        let plane_reads = if cfg.nand.independent_plane_reads && cfg.nand.planes_per_die > 1 { cfg.nand.planes_per_die } else { 0 };
         Nand {
             dies: vec![Die::default(); n as usize],
             busy_until_ns: vec![0; n as usize],
@@ -117,6 +126,9 @@ impl Nand {
                 k if k >= n as u64 => Vec::new(),
                 k => vec![0; k as usize],
             },
+            planes: plane_reads,
+            plane_read_until_ns: vec![0; (n * plane_reads) as usize],
+            array_until_ns: vec![0; if plane_reads > 0 { n as usize } else { 0 }],
         }
     }
 
@@ -185,6 +197,14 @@ impl Nand {
         for (d, &busy) in self.busy_until_ns.iter().enumerate() {
             let h = &mut horizon[self.channel_of_die[d] as usize];
             *h = (*h).min(busy.min(pass));
+            // A plane read starts once its plane is free, maybe before the
+            // die's other work ends.
+            if self.planes > 0 {
+                let p0 = d * self.planes as usize;
+                for &u in &self.plane_read_until_ns[p0..p0 + self.planes as usize] {
+                    *h = (*h).min(u);
+                }
+            }
         }
         for (c, cal) in self.channels.iter_mut().enumerate() {
             cal.advance(now_ns.max(horizon[c]));
@@ -229,10 +249,73 @@ impl Nand {
         d.read_busy_ns += tr_ns;
         d.read_until_ns = end;
         self.busy_until_ns[die as usize] = if start < busy { busy + (end - start) } else { end };
+        if self.planes > 0 {
+            // Queued programs and erases it passed move back by its time.
+            if start < self.array_until_ns[die as usize] {
+                self.array_until_ns[die as usize] += end - start;
+            }
+            // A read of the whole die holds every plane.
+            let p0 = (die * self.planes) as usize;
+            for u in &mut self.plane_read_until_ns[p0..p0 + self.planes as usize] {
+                *u = (*u).max(end);
+            }
+        }
         self.counters.page_reads += 1;
         self.counters.bytes_read += bytes;
         self.counters.channel_bytes += bytes;
         end
+    }
+
+    /// [`Nand::read_t`] of one page on plane `plane`: with independent plane
+    /// reads it waits only for earlier reads of that plane and for the die's
+    /// programs, erases and copies (with read priority, for the one in
+    /// progress: it passes the queued ones, which end later by the time the
+    /// die's reads grow by), so reads of other planes overlap it; the
+    /// transfer still takes the channel. Without them, a whole-die read.
+    #[inline]
+    pub fn read_plane_t(&mut self, die: u32, plane: u32, earliest_ns: u64, bytes: u64, tr_ns: u64) -> u64 {
+        if self.planes == 0 {
+            return self.read_t(die, earliest_ns, bytes, tr_ns);
+        }
+        let x = self.xfer_ns(bytes);
+        let dec = self.decode_ns(bytes);
+        let p = (die * self.planes + plane % self.planes) as usize;
+        let array = self.array_until_ns[die as usize];
+        let at = earliest_ns.max(self.plane_read_until_ns[p]).max(array.min(earliest_ns.saturating_add(self.read_pass_wait_ns)));
+        let (tok, start) = if at < array { (usize::MAX, at) } else { self.acquire(at) };
+        let ready = start + tr_ns;
+        let ch = self.channel_of_die[die as usize] as usize;
+        let xs = self.channels[ch].reserve(ready, x);
+        let end = xs + x + dec;
+        self.release(tok, end);
+        self.plane_read_until_ns[p] = end;
+        let d = &mut self.dies[die as usize];
+        d.read_busy_ns += tr_ns;
+        // Queued work passed moves back by what this read adds to the die's
+        // reads (overlapping reads of other planes count once).
+        let shift = end.saturating_sub(start.max(d.read_until_ns));
+        d.read_until_ns = d.read_until_ns.max(end);
+        let b = &mut self.busy_until_ns[die as usize];
+        if start < array {
+            *b += shift;
+            self.array_until_ns[die as usize] += shift;
+        } else {
+            // Programs and erases wait for every plane's reads.
+            *b = (*b).max(end);
+        }
+        self.counters.page_reads += 1;
+        self.counters.bytes_read += bytes;
+        self.counters.channel_bytes += bytes;
+        end
+    }
+
+    /// The die's programs, erases and copies end at `end` (independent plane
+    /// reads wait for them).
+    #[inline]
+    fn array_busy(&mut self, die: u32, end: u64) {
+        if let Some(a) = self.array_until_ns.get_mut(die as usize) {
+            *a = end;
+        }
     }
 
     /// Move `bytes` into the die over the channel, then program them.
@@ -259,6 +342,7 @@ impl Nand {
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += tprog_ns;
         self.busy_until_ns[die as usize] = done;
+        self.array_busy(die, done);
         self.counters.unit_programs += 1;
         self.counters.bytes_programmed += bytes;
         self.counters.channel_bytes += bytes;
@@ -291,6 +375,7 @@ impl Nand {
         d.read_busy_ns += read_ns;
         d.prog_busy_ns += tprog_ns;
         self.busy_until_ns[die as usize] = done;
+        self.array_busy(die, done);
         let c = &mut self.counters;
         c.page_reads += reads;
         c.bytes_read += bytes;
@@ -311,6 +396,7 @@ impl Nand {
         let free = earliest_ns.max(self.busy_until_ns[die as usize]);
         let s = self.recycle_path.reserve(free, dur_ns);
         self.busy_until_ns[die as usize] = s + dur_ns;
+        self.array_busy(die, s + dur_ns);
         self.dies[die as usize].read_busy_ns += dur_ns;
         s + dur_ns
     }
@@ -326,6 +412,7 @@ impl Nand {
         let (tok, s) = self.acquire(earliest_ns.max(self.busy_until_ns[die as usize]));
         self.release(tok, s + tbers_ns);
         self.busy_until_ns[die as usize] = s + tbers_ns;
+        self.array_busy(die, s + tbers_ns);
         self.dies[die as usize].erase_busy_ns += tbers_ns;
         self.counters.block_erases += 1;
         s + tbers_ns

@@ -118,3 +118,39 @@ fn calendar_with_advance_matches_first_fit() {
     }
     assert!(c.is_consistent());
 }
+
+#[test]
+fn independent_plane_reads_overlap_across_planes_and_wait_for_programs() {
+    let mut cfg = four_dies(serde_json::json!({}));
+    let x = |n: &Nand| n.xfer_ns(4096);
+    // Off: two reads of one die, one a plane, take turns.
+    let mut nand = Nand::new(&cfg);
+    let a = nand.read_plane_t(0, 0, 0, 4096, 50_000);
+    assert_eq!(a, 50_000 + x(&nand));
+    assert_eq!(nand.read_plane_t(0, 1, 0, 4096, 50_000), a + 50_000 + x(&nand), "whole-die reads in turn");
+    cfg.nand.independent_plane_reads = true;
+    let mut nand = Nand::new(&cfg);
+    let a = nand.read_plane_t(0, 0, 0, 4096, 50_000);
+    // The other plane senses at the same time; only the transfer waits for the channel.
+    assert_eq!(nand.read_plane_t(0, 1, 0, 4096, 50_000), a + x(&nand), "the other plane reads alongside");
+    // The same plane waits for its own read.
+    assert_eq!(nand.read_plane_t(0, 0, 0, 4096, 50_000), a + 50_000 + x(&nand));
+    // A program waits for every plane's reads. With read priority (the
+    // default) a plane read passes it after at most half a program, and
+    // the program ends later by the read's time.
+    let busy = nand.die_busy_until(0);
+    let (_, done) = nand.program(0, 0, 16384);
+    assert!(done >= busy + 1_300_000, "program at {done} before the reads ended at {busy}");
+    let r = nand.read_plane_t(0, 1, 0, 4096, 50_000);
+    assert_eq!(r, 650_000 + 50_000 + x(&nand));
+    assert_eq!(nand.die_busy_until(0), done + 50_000 + x(&nand));
+    // A whole-die read holds both planes.
+    let mut nand = Nand::new(&cfg);
+    let w = nand.read(0, 0, 16384);
+    assert_eq!(nand.read_plane_t(0, 1, 0, 4096, 50_000), w + 50_000 + x(&nand));
+    // Without read priority a plane read waits for the die's program.
+    cfg.controller.read_priority = false;
+    let mut nand = Nand::new(&cfg);
+    let (_, done) = nand.program(0, 0, 16384);
+    assert_eq!(nand.read_plane_t(0, 1, 0, 4096, 50_000), done + 50_000 + x(&nand));
+}

@@ -161,18 +161,23 @@ proptest! {
     /// A TLC drive (one-shot programs of a wordline, page-type reads) behind
     /// an SLC cache: writes into SLC blocks, folding while writing, in idle
     /// time and for space, GC of native blocks, TRIM of data in either, with
-    /// and without a mid-fill refill.
+    /// and without a mid-fill refill, with and without independent plane
+    /// reads.
     #[test]
     fn slc_cache_never_loses_or_mixes_up_data(
         seed in any::<u64>(),
         fold in prop_oneof![Just(0.0f64), Just(0.5f64), Just(2.0f64)],
         refill in any::<bool>(),
+        plane_reads in any::<bool>(),
         policy in prop_oneof![Just("greedy"), Just("fifo"), Just("cost-benefit")],
         steps in proptest::collection::vec(step(), 1..40),
     ) {
+        // With independent plane reads: two planes, each reading its own page.
+        let planes = if plane_reads { 2 } else { 1 };
         let extra = json!({
             "nand": {"bits_per_cell": 3, "one_shot_program": true, "tprog_ns": 1_500_000,
-                     "tr_page_types_ns": [40_000, 50_000, 70_000], "slc_tprog_ns": 100_000, "slc_tr_ns": 30_000},
+                     "tr_page_types_ns": [40_000, 50_000, 70_000], "slc_tprog_ns": 100_000, "slc_tr_ns": 30_000,
+                     "planes_per_die": planes, "independent_plane_reads": plane_reads},
             "slc_cache": {"static_percent_of_capacity": 3.0, "dynamic_percent_of_capacity": 25.0,
                           "fold_units_per_host_unit": fold, "refill_while_writing": refill}
         });
