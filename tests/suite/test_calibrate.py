@@ -178,7 +178,8 @@ KNOWN_MISSES = {
     ("samsung980pro-1000", "whole-drive fill 1MB QD1: average over the fill"),
     # The rating is above the measured in-cache rate that set the profile.
     ("samsung980-1000", "rated sequential write (in the SLC cache)"),
-    # Independent multi-plane reads are not modelled: 16 dies at 45 us tR.
+    # No source gives the Samsung 128L part independent plane reads: 16 dies
+    # at a 45 us mean tR.
     ("samsung980-1000", "rated 4KB random read QD32"),
     # 12 MB/s a die (ISSCC 2018) on 8 dies bounds direct-to-QLC writes.
     ("crucial-p1-1000", "whole-drive fill 1MB QD1: speed after the SLC cache (direct to QLC)"),
