@@ -216,3 +216,11 @@ def test_skewed_random_writes_amplify_less_than_uniform_ones_on_a_full_drive(sma
     assert run(text, small_drive).document["jobs"][0]["write"]["total_ios"] == 500
     with pytest.raises(JobFileError, match=r"job.fio:6.*random_distribution.*zipf"):
         run(text.replace("zipf:1.2:0.25", "zipf:1"), small_drive)
+
+
+def test_a_skewed_choice_among_files_is_refused_naming_the_option(small_drive: Dict[str, Any]) -> None:
+    text = "[f]\nrw=randread\nbs=4k\nsize=16m\nnrfiles=4\nnumber_ios=100\nfile_service_type=zipf:1.1\n"
+    with pytest.raises(JobFileError, match=r"job.fio:7.*file_service_type.*zoned_abs"):
+        run(text, small_drive)
+    # a uniform choice of equal files is the engine's uniform draw over their span
+    assert run(text.replace("zipf:1.1", "random"), small_drive).document["jobs"][0]["read"]["total_ios"] == 100

@@ -136,6 +136,12 @@ def _check_files(job: Job, nrfiles: int) -> None:
     """Several files read or written in order are several streams unless they
     are served one after the other (``file_service_type=sequential``)."""
     service = str(job.value("file_service_type", "roundrobin")).split(":", 1)[0]
+    if nrfiles > 1 and service in ("zipf", "pareto", "normal", "gauss"):
+        # Round robin and random choices of equal files are uniform over
+        # their span, which is what the engine draws; a skewed choice is not.
+        raise job.error("file_service_type", f"'{service}' favours some of the {nrfiles} files, which is not simulated: "
+                        "give the files' shares with random_distribution=zoned_abs:SHARE/FILESIZE:... instead, or use "
+                        "roundrobin, random or sequential")
     if nrfiles > 1 and not _is_random(job) and service != "sequential":
         raise job.error("nrfiles", f"{nrfiles} files served '{service}' by a sequential job are {nrfiles} interleaved "
                         "streams; the simulator runs one stream per job: set file_service_type=sequential (one file "
