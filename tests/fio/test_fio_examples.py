@@ -65,7 +65,8 @@ def test_bsrange_runs_with_sizes_between_its_bounds(small_drive: Dict[str, Any])
         ("[f]\nrw=read\nsize=40m\noffset_increment=20m\nnumjobs=2\n", "offset_increment", 4, ["ends past the drive"]),
         ("[f]\nrw=write\nfilesize=40m\nnrfiles=2\n", "filesize", 3, ["past the drive"]),
         ("[f]\nrw=read:-3\n", "rw", 2, ["512"]),
-        ("[f]\nrw=randread\nrandom_distribution=zipf:1.2\n", "random_distribution", 3, ["zipf", "not simulated yet"]),
+        ("[f]\nrw=randread\nrandom_distribution=zipf:1\n", "random_distribution", 3, ["zipf", "fio refuses 1"]),
+        ("[f]\nrw=randread\nnrfiles=2\nfile_service_type=pareto\n", "file_service_type", 4, ["favours some", "zoned_abs"]),
     ],
 )
 def test_what_runs_differently_is_refused_with_the_reason(text: str, field: str, line: int, needles: list[str]) -> None:
