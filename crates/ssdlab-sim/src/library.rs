@@ -76,6 +76,7 @@ pub const NAND_PARTS: &[(&str, &str)] = lib_files!("nand":
     "sandisk-19nm-abl",
     "samsung-128l-tlc",
     "imft-64l-qlc",
+    "generic-tlc",
 );
 
 /// The controller profiles (controller + firmware) shipped with the engine, by id.
@@ -101,6 +102,7 @@ pub const CONTROLLERS: &[(&str, &str)] = lib_files!("controllers":
     "samsung-elpis",
     "samsung-pablo",
     "sm2263",
+    "generic-nvme",
 );
 
 fn files(kind: Kind) -> &'static [(&'static str, &'static str)] {

@@ -24,7 +24,8 @@ from ..outputs import atomic_open, write_text
 from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
 
-__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "observable_within", "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
+__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
+           "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
            "REVIEW_TOLERANCE", "INTERNAL_TOLERANCE"]
 
 INTERNAL_NAMES = ("dies", "page_size_bytes", "write_buffer_bytes", "spare_fraction", "data_reduction",
@@ -42,6 +43,21 @@ def observable_within(row: Dict[str, Any]) -> Tuple[int, int]:
     """``(within, figures)`` of a round-trip row's review figures outside :data:`UNOBSERVABLE_TESTS`."""
     tests = [t for t in row.get("tests", []) if t["test_id"] not in UNOBSERVABLE_TESTS]
     return sum(int(t["within"]) for t in tests), sum(int(t["figures"]) for t in tests)
+
+
+#: The tests of a modern drive's review beyond the default ones: the whole-drive fill (its write cache, the speed
+#: in and after it), which every review of a drive with a pseudo-SLC cache runs.
+MODERN_REVIEW_TESTS = ("whole-drive-fill",)
+
+
+def review_tests(drive: Drive) -> Optional[List[str]]:
+    """The review tests of a round trip: the default ones (None), and on an NVMe drive or one with a write cache
+    :data:`MODERN_REVIEW_TESTS` too."""
+    from ..suite.definitions import default_test_ids
+
+    if not drive.is_nvme and not drive.config.get("slc_cache"):
+        return None
+    return default_test_ids() + list(MODERN_REVIEW_TESTS)
 
 
 def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> Dict[str, Any]:
@@ -138,8 +154,8 @@ def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 
                      f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
     t_fit = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rep = twin_report(str(d), quick=quick, out=str(d / "report"), jobs=jobs, scheduler=scheduler, seed=seed,
-                      command=command, stream=stream)
+    rep = twin_report(str(d), quick=quick, out=str(d / "report"), tests=review_tests(Drive.load(preset)), jobs=jobs,
+                      scheduler=scheduler, seed=seed, command=command, stream=stream)
     t_review = time.perf_counter() - t2
     original, twin = Drive.load(preset), Drive.load(str(d / "twin.toml"))
     internals = _internals(original, twin)
