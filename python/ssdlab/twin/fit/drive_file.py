@@ -143,7 +143,11 @@ def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
     trim_ratio = _fv(features, "trim_recovery_ratio")
     after_trim = _fv(features, "after_trim_write_bytes_per_s")
-    if trim_ratio is not None and trim_ratio < 0.8 and after_trim:
+    # (not on a modern drive: the write after the TRIM of a full drive with a write cache runs at its native
+    # NAND's rate once the cache is spent, and folding and GC take their share; a recycling path through the
+    # controller would slow every fold, and every read waiting on one, to its rate: the 980's twin read 4KB at QD1
+    # 10x slow with one)
+    if trim_ratio is not None and trim_ratio < 0.8 and after_trim and not base_of(features).modern:
         _put(doc, prov, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
             f"right after a full TRIM the drive writes at {trim_ratio:.0%} of its clean rate: it still passes every "
             "victim block through a recycling path of this rate")
