@@ -163,6 +163,8 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Feat
             _put(doc, prov, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
         else:
             _put(doc, prov, k, v, "fitted", "")
+    if b.modern and "nand.tr_ns" in values:
+        _read_times(doc, prov, float(values["nand.tr_ns"]), b)
     if CHANNELS_KEY not in values:
         _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
     _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
@@ -183,6 +185,20 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Feat
             f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link"
             + ("; the SLC mode's: the clean stage writes into the cache" if b.modern else ""))
     return dies, page
+
+
+def _read_times(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], tr_ns: float, b: Base) -> None:
+    """A modern part's read times moved together: the fitted mean page read scales its page types' times and its
+    SLC mode's (the engine reads each page at its type's time, and the clean stage's data in the cache at the SLC
+    mode's, so the mean alone would move nothing the probe sees)."""
+    part = library_values("part", b.part)["nand"]
+    scale = tr_ns / float(part["tr_ns"])
+    why = (f"the {b.part} part's read times x {scale:.3f}, one factor with the fitted mean page read (the QD1 reads "
+           "of the clean stage read the cache's SLC pages)")
+    if part.get("tr_page_types_ns"):
+        _put(doc, prov, "nand.tr_page_types_ns", [int(round(t * scale, -2)) for t in part["tr_page_types_ns"]], "fitted", why)
+    if part.get("slc_tr_ns"):
+        _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted", why)
 
 
 def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, dies: int, page: int) -> None:
