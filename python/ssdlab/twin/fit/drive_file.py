@@ -237,6 +237,10 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
 def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, b: Base) -> None:
     """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
     u1 = _fv(features, "unwritten_read_latency_us")
+    # a drive that holds only part of its map reads a translation page before it can tell an LBA holds nothing:
+    # the twin's own map cache (from the map-span jobs) gives that time, which a fixed answer time would add twice
+    if _fv(features, "map_cache_limited"):
+        return
     if _fv(features, "unwritten_reads_from_map") is False and u1:
         # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
         # link), then the drive's own time to answer it; the rest of the measured latency is that time
