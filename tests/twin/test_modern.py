@@ -116,6 +116,17 @@ def test_the_modern_start_fits_within_the_modern_parts_ranges():
     assert (params["nand.tr_ns"].low, params["nand.tr_ns"].high) == b.tr_range_ns
     slc = params["nand.slc_tprog_ns"]  # the clean stage writes into the cache: the SLC mode's program
     assert (slc.low, slc.high) == b.program_range_ns and "nand.tprog_ns" not in params
+    assert params["nand.channel_bytes_per_s"].value == b.channel_bytes_per_s
+    # the SLC program starts where the dies' units give the clean sequential write, whatever the flushes say
+    # (a modern drive's flush is not one SLC program); no SATA-era stripe chunk or die cap
+    f2 = _modern_features(seq_write_bytes_per_s=feature(1_755_000_000, "B/s", "high", ""),
+                          tprog_ns=feature(1_590_000, "ns", "high", ""),
+                          random_layout_seqread_ratio=feature(0.4, "", "high", ""),
+                          read_iops_4k_qd32=feature(150_000, "IOPS", "high", ""))
+    p2 = {p.key: p for p in free_parameters(f2, [8, 16, 32])}
+    assert abs(p2["nand.slc_tprog_ns"].value - 16 * 32768 / 1.755e9 * 1e9) < 1_000
+    assert not {"controller.die_stripe_bytes", "controller.seq_read_max_dies"} & set(p2)
+    assert {c["nand.packages_per_channel"] for c in start_candidates(f2, [8, 16, 32])} == {1, 2, 4}
     assert params["controller.max_write_bytes_per_s"].high >= 7_000_000_000
     assert all(c["nand.page_size_log2"] == 14 for c in start_candidates(f))
     # no GC onset (a modern drive's torture rarely reaches it): the raw NAND's dies of 256/512/1024 Gbit

@@ -72,7 +72,9 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     dies = _fv(features, "dies") or 16
     flush_ns = _tprog_measured(features)
     cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us = _read_path(features, flush_ns, b)
-    stripe, die_cap = _layout(features, dies, die_read_ns)
+    # a stripe chunk and a per-request die cap are the SATA era's (SandForce, Everest 2): a modern drive reads data
+    # written at random slower because it lies where the writes put it, which the engine's layout gives itself
+    stripe, die_cap = (None, False) if b.modern else _layout(features, dies, die_read_ns)
     decode = _decode(step_us, link_r, ch_start)
     # tR: the die's read less its share of the 4KB on the channel (a chunk when striped) and its decode. (A QD1
     # read also waits now and then behind a program the writes before it left on its die, about 10% more on
@@ -106,7 +108,8 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
                       int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, write_max)), True,
                       1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
     ]
-    params += _optional(features, flush_ns, ch_start, stripe, decode, die_cap, b)
+    params += _optional(features, None if b.modern else flush_ns, ch_start, stripe, decode, die_cap, b,
+                        _slc_program_start(features, dies, dies_choices, b))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
@@ -123,7 +126,10 @@ def _read_path(features: Features, flush_ns: Optional[float], b: Base
     w_iops = _fv(features, "write_command_iops") or _fv(features, "write_iops_4k_qd32") or 40_000
     # an unwritten LBA answered from the map costs the command's time and no die read:
     # about command latency + read cost + 10 us of link and FIS exchange
-    cmd_read = (u1 - 10.0) * 1e3 - b.command_latency_ns if u1 and from_map else 2e9 / r_iops
+    # (NVMe: the command's TLPs and a 4KB transfer take a microsecond or two, not SATA's 10)
+    path_us = (b.command_overhead_ns + 4096 / float(_fv(features, "link_bytes_per_s") or 3.6e9) * 1e9) / 1e3 \
+        if b.modern else 10.0
+    cmd_read = (u1 - path_us) * 1e3 - b.command_latency_ns if u1 and from_map else 2e9 / r_iops
     cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
     # the channel rate (fitted when the flushes measured the program time): sequential reads at depth well
     # below the link are bound by the NAND, so start where the channels carry that rate
@@ -145,6 +151,9 @@ def _read_path(features: Features, flush_ns: Optional[float], b: Base
     # the die's read (tR, then the data on the channel): a mapped read beyond an unwritten one answered from
     # the map, else beyond the command's path at the start's command times (latency, FIS exchange, firmware
     # time, 4KB on the link)
+    if b.modern:
+        # the modern part's interface binds its channels (Toggle/ONFI at 0.7-1.6 GB/s): the generic rate to start
+        ch_start = b.channel_bytes_per_s
     if r1 and u1 and from_map:
         die_read_ns: Optional[float] = (r1 - u1) * 1e3
     elif r1:
@@ -216,8 +225,21 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
     return ppc, ppc_range, ppc_why
 
 
+def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base) -> int:
+    """Where a modern twin's SLC-mode program time starts: the dies' program units (a page on each plane) at the
+    clean sequential write's rate (its writes land in the cache)."""
+    if not b.modern:
+        return 0
+    rate = _fv(features, "seq_write_bytes_per_s")
+    n = min(dies_choices, key=lambda d: abs(math.log(d / dies))) if dies_choices else dies
+    if not rate:
+        return int(library_values("part", b.part)["nand"]["slc_tprog_ns"])
+    unit = b.planes << b.page_log2s[0]
+    return int(_clamp(n * unit / float(rate) * 1e9, *b.program_range_ns))
+
+
 def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
-              decode: Optional[float], die_cap: bool, b: Base) -> List[FreeParameter]:
+              decode: Optional[float], die_cap: bool, b: Base, slc_start: int = 0) -> List[FreeParameter]:
     """The parameters a twin gets only where the features call for them."""
     params: List[FreeParameter] = []
     if flush_ns is not None:
@@ -228,8 +250,12 @@ def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stri
                                     "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
                                     "time less the program unit's transfer at this rate"))
     elif b.modern:
-        params.append(FreeParameter(b.program_key, b.program_range_ns[0], b.program_range_ns[1],
-                                    int(library_values("part", b.part)["nand"]["slc_tprog_ns"]), True, 1_000,
+        # (the flushes do not give it: a modern drive's flush latency is not one SLC program, Crucial P1 1.6 ms
+        # where its SLC mode programs in 0.3)
+        params.append(FreeParameter("nand.channel_bytes_per_s", b.channel_range_bytes_per_s[0],
+                                    b.channel_range_bytes_per_s[1], int(_clamp(ch_start, *b.channel_range_bytes_per_s)),
+                                    True, 1_000_000, "NAND channel rate: page transfers on reads and programs"))
+        params.append(FreeParameter(b.program_key, b.program_range_ns[0], b.program_range_ns[1], slc_start, True, 1_000,
                                     "SLC-mode program time: the clean stage's writes land in the cache, so its sustained "
                                     "write rate with the dies"))
     else:
