@@ -176,4 +176,7 @@ def test_a_simulated_probe_finds_a_dramless_drives_map_cache_and_nvme_link():
     f = extract(run.figures, TB)
     assert f["map_cache_limited"]["value"] is True
     assert abs(f["map_cache_bytes"]["value"] / (64 << 20) - 1) < 0.1
-    assert f["queue_scaling"]["value"] > 1.1 and f["host_interface"]["value"] == "nvme"
+    # (past 32 outstanding the reads still gain, less than on the whole probe's cache-stage span: 1.10 here, 3.25
+    # there, where the data sits in the SLC cache); the link beyond SATA's makes it NVMe, PCIe 3.0
+    assert f["queue_scaling"]["value"] > 1.05
+    assert f["host_interface"]["value"] == "nvme" and f["pcie_gen"]["value"] == 3
