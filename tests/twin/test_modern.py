@@ -25,20 +25,18 @@ GiB = 1 << 30
 
 def test_map_and_queue_jobs_are_in_the_probe():
     jobs = probe_jobs(TB, 1.0)
-    names = [j.name for j in jobs]
     spans = map_spans(TB)
     assert spans[0] == GiB and spans[-1] == TB and all(b == 2 * a for a, b in zip(spans, spans[1:-1]))
-    # the map-cache reads run while the drive is full: after the dirty write, before the TRIM of the fill stage
-    i = [names.index(map_span(s, TB)) for s in spans]
-    assert i == sorted(i) and names[i[0] - 1] == "dirty-seqwrite" and names[i[-1] + 1] == "trim-all"
-    assert all(jobs[k].stage == FILL and jobs[k].options["iodepth"] == 1 for k in i)
-    # the queue stage runs last (reads: every earlier job's figures stay as they were)
+    # the queue stage runs last (reads: every earlier job's figures stay as they were), the map-cache reads at its
+    # end (over spans of the whole drive, growing)
     q = [j for j in jobs if j.stage == QUEUES]
     assert jobs[-len(q):] == q
-    assert [j.name for j in q] == [queue_read(n, d) for n, d in QUEUE_GRID] + [LINK_SEQREAD]
-    assert {(j.options["numjobs"], j.options["iodepth"]) for j in q[:-1]} == set(QUEUE_GRID)
+    assert [j.name for j in q] == ([queue_read(n, d) for n, d in QUEUE_GRID] + [LINK_SEQREAD]
+                                   + [map_span(s, TB) for s in spans])
+    assert all(j.options["iodepth"] == 1 and j.options["offset"] == 0 for j in q[-len(spans):])
+    assert {(j.options["numjobs"], j.options["iodepth"]) for j in q[:len(QUEUE_GRID)]} == set(QUEUE_GRID)
     assert min(n * d for n, d in QUEUE_GRID) == 1 and max(n * d for n, d in QUEUE_GRID) == 256
-    text = jobfile_text(q)
+    text = jobfile_text(q[:len(QUEUE_GRID) + 1])
     assert "numjobs=8" in text and "offset_increment=" in text
 
 
@@ -171,7 +169,7 @@ def test_a_simulated_probe_finds_a_dramless_drives_map_cache_and_nvme_link():
     from ssdlab.twin.probe import run_probe_simulated
 
     # the Samsung 980 (HMB, 64 MiB of map: 64 GiB of LBAs) on PCIe 3.0 x4
-    names = ["fill"] + [map_span(s, TB) for s in map_spans(TB)] + [j.name for j in probe_jobs(TB, 0.25) if j.stage == QUEUES]
+    names = ["fill", "trim-all"] + [j.name for j in probe_jobs(TB, 0.25) if j.stage == QUEUES]
     run = run_probe_simulated("samsung980-1000", None, budget=0.25, stages=(FILL, QUEUES), names=names)
     f = extract(run.figures, TB)
     assert f["map_cache_limited"]["value"] is True

@@ -17,7 +17,7 @@ from ...suite.calibrate import Published
 from ..features import steady_iops
 from ..features.common import Features
 from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
-from ..probe.jobs import MAP_SPAN_PREFIX, TORTURE, TORTURED_FLUSH
+from ..probe.jobs import TORTURE, TORTURED_FLUSH
 from .base import _fv
 from .drive_file import build_doc
 from .start import free_parameters, raw_nand_dies
@@ -121,10 +121,9 @@ def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
 
 
 def _rate_jobs(features: Features, measured: Mapping[str, Mapping[str, Any]], budget: float) -> List[str]:
-    """The fill stage's measured rate jobs (not its TRIM, nor the map cache's reads: what the fill stage's
-    behaviours are judged on is its writes and the reads the garbage collection's layout moves)."""
+    """The fill stage's measured rate jobs (not its TRIM)."""
     rate = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes")), budget)
-            if j.stage == FILL and j.direction != "trim" and not j.name.startswith(MAP_SPAN_PREFIX)}
+            if j.stage == FILL and j.direction != "trim"}
     return [n for n, f in measured.items() if f.get("mbps") and n in rate]
 
 

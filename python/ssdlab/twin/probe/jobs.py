@@ -397,14 +397,6 @@ def _fill_stage(jobs: _Jobs, sp: _Spans, trim: bool) -> None:
     jobs.add(DIRTY_SEQWRITE, FILL, "sequential write on a dirty drive",
         "a sequential write right after random writes: how much garbage collection costs a large write",
         "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
-    # the map cache, while every LBA holds data: a drive that holds only part of its map (DRAM-less, a host memory
-    # buffer) reads a translation page from the NAND first for a span past what its cache covers
-    for span in map_spans(sp.cap):
-        jobs.add(map_span(span, sp.cap), FILL, "map cache (the span whose map the controller holds)",
-            f"4KB random reads at QD1 over the first {span / 1e9:,.1f} GB of the full drive: the latency is flat while "
-            "the span's map fits the controller's map cache and steps up past it (each read then also reads a "
-            "translation page from the NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=span,
-            time_based=1, ramp_time=_secs(MAP_RAMP_S), runtime=_secs(max(1.0, MAP_SPAN_S * sp.budget)))
     if trim:
         jobs.add(TRIM_ALL, FILL, "TRIM response", "a TRIM of the whole drive after the torture", "trim", rw="trim", bs="64m")
         jobs.add(AFTER_TRIM_SEQWRITE, FILL, "TRIM response",
@@ -463,6 +455,17 @@ def _queue_stage(jobs: _Jobs, sp: _Spans) -> None:
              "fill wrote: the host link's ceiling where one queue's stream does not reach it", "read", rw="read",
              bs="128k", iodepth=32, numjobs=LINK_JOBS, size=part, offset_increment=part, time_based=1,
              runtime=_secs(QUEUE_S * sp.budget))
+    # then the map cache (after the queue reads, whose span it would push out of the cache): a drive that holds
+    # only part of its map (DRAM-less, a host memory buffer) loads a translation page from the NAND before a read
+    # whose entry it does not hold, whether the LBA holds data or not (the whole drive was written and trimmed by
+    # now, so every translation page is on the NAND); last, so that no earlier job's figures move (reads in the
+    # fill stage gave SandForce drives time to recycle before its TRIM: their write after it ran up to 4.5% faster)
+    for s in map_spans(sp.cap):
+        jobs.add(map_span(s, sp.cap), QUEUES, "map cache (the span whose map the controller holds)",
+            f"4KB random reads at QD1 over the first {s / 1e9:,.1f} GB: the latency is flat while the span's map fits "
+            "the controller's map cache and steps up past it (each read then also loads a translation page from the "
+            "NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=s,
+            time_based=1, ramp_time=_secs(MAP_RAMP_S), runtime=_secs(max(1.0, MAP_SPAN_S * sp.budget)))
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:
