@@ -147,6 +147,12 @@ def test_the_modern_twin_records_where_each_value_came_from():
     assert "unmapped_read_ns" not in doc["controller"]
     # the fitted mean page read moves the part's page types and SLC read with it
     scale = values["nand.tr_ns"] / 50_000
+    # the drive file's TOML holds the page types as a list (the twin.toml loads)
+    import tomllib
+
+    from ssdlab.twin.fit.drive_file import _toml_text
+
+    assert Drive.load(tomllib.loads(_toml_text(doc, prov, ["t"]))).config["nand"]["tr_page_types_ns"] == doc["nand"]["tr_page_types_ns"]
     assert n_close(doc["nand"]["slc_tr_ns"], 30_000 * scale) and n_close(doc["nand"]["tr_page_types_ns"][2], 66_300 * scale)
     assert prov["host.pcie_gen"]["source"] == "measured" and prov["host.pcie_lanes"]["source"] == "assumed"
     assert prov["drive.controller"]["source"] == "assumed" and "NVMe" in prov["drive.controller"]["why"]
