@@ -167,6 +167,7 @@ def test_modern_round_trips_review_the_whole_drive_fill():
     assert review_tests(Drive.load("vertex3-120")) is None
     tests = review_tests(Drive.load("samsung980-1000"))
     assert tests is not None and all(t in tests for t in MODERN_REVIEW_TESTS)
+    assert "corners-sata-3g" not in tests and "corners-4k-random-write-qd32" in tests  # no SATA port on NVMe
 
 
 @pytest.mark.slow

@@ -53,11 +53,14 @@ MODERN_REVIEW_TESTS = ("whole-drive-fill",)
 def review_tests(drive: Drive) -> Optional[List[str]]:
     """The review tests of a round trip: the default ones (None), and on an NVMe drive or one with a write cache
     :data:`MODERN_REVIEW_TESTS` too."""
-    from ..suite.definitions import default_test_ids
+    from ..suite.definitions import default_test_ids, get_test
 
     if not drive.is_nvme and not drive.config.get("slc_cache"):
         return None
-    return default_test_ids() + list(MODERN_REVIEW_TESTS)
+    # (not a test that moves the drive onto a SATA link: an NVMe drive has no SATA port)
+    sata = [t for t in default_test_ids()
+            if any(str((r.get("drive") or {}).get("host.interface", "")).startswith("sata") for r in get_test(t)["runs"])]
+    return [t for t in default_test_ids() if not (drive.is_nvme and t in sata)] + list(MODERN_REVIEW_TESTS)
 
 
 def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> Dict[str, Any]:
