@@ -100,6 +100,8 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     slc_tprog = int(base_tprog_ns)
     bits = int(drive_doc.get("nand", {}).get("bits_per_cell") or GENERIC_BITS_PER_CELL) if modern is not None else 1
     tprog = int(bits * slc_tprog * float(fast) / float(post))
+    if modern is not None:
+        tprog = int(min(max(tprog, NATIVE_TPROG_RANGE_NS[0]), NATIVE_TPROG_RANGE_NS[1]))
     rounds = []
     figs: Figures = {}
     doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
