@@ -4,8 +4,12 @@ probe's figures), review both, and score the twin's internals and review
 figures. Prints a line per preset and the table; with --doc, writes the table
 into docs/twin.md between its markers.
 
-    python benchmarks/twin_roundtrip.py [--presets A,B,...] [--trials 100] [--budget 1]
+    python benchmarks/twin_roundtrip.py [--presets A,B,...] [--modern] [--trials 100] [--budget 1]
         [--full] [--out DIR] [--jobs N] [--doc docs/twin.md] [--table-only]
+
+--modern: the NVMe presets (a twin from the generic modern start; their reviews add the whole-drive fill; the
+table has their write cache, map cache and PCIe generation too), written between docs/twin.md's
+roundtrip-modern markers. Each takes 40-60 minutes on 2 cores (a 1TB drive's probe, fit and whole-drive fills).
 
 Resumable: what finished under --out (default /tmp/ssdlab-twin-roundtrip) is
 not run again; --table-only runs nothing and writes the table of the run
@@ -28,14 +32,17 @@ from ssdlab import Drive
 from ssdlab.results import command_line
 from ssdlab.twin.roundtrip import gc_modes, markdown_table, observable_within, roundtrip
 
-BEGIN = "<!-- roundtrip:begin -->"
-END = "<!-- roundtrip:end -->"
+SECTION = "roundtrip"
+MODERN_SECTION = "roundtrip-modern"
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--modern", action="store_true",
+                   help="the NVMe presets, into the roundtrip-modern section of --doc (default: the SATA ones)")
     p.add_argument("--presets", help="comma-separated preset ids (default: every preset but the generic one the twin starts from)")
     p.add_argument("--trials", type=int, default=100, help="trials of each twin's fit (default 100)")
+    p.add_argument("--polish", type=int, help="pattern-search evaluations after each fit's sampler (default: the fit's)")
     p.add_argument("--budget", type=float, default=1.0, help="the probe's budget (default 1)")
     p.add_argument("--full", action="store_true", help="review with the full profile (default: quick)")
     p.add_argument("--out", default="/tmp/ssdlab-twin-roundtrip", help="working directory (kept; resumable)")
@@ -44,7 +51,11 @@ def main() -> int:
     p.add_argument("--table-only", action="store_true",
                    help="run nothing: the table (and --doc) from the finished run's OUT/roundtrip.json")
     a = p.parse_args()
-    presets = a.presets.split(",") if a.presets else [x for x in Drive.preset_ids() if x != "generic-mlc-120"]
+    nvme = [x for x in Drive.preset_ids() if Drive.load(x).is_nvme]
+    presets = (a.presets.split(",") if a.presets else nvme if a.modern else
+               [x for x in Drive.preset_ids() if x != "generic-mlc-120" and x not in nvme])
+    section = MODERN_SECTION if a.modern else SECTION
+    begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
     t0 = time.perf_counter()
     if a.table_only:
         done = Path(a.out) / "roundtrip.json"
@@ -62,7 +73,7 @@ def main() -> int:
     else:
         command = command_line()
         rows = roundtrip(presets, Path(a.out), trials=a.trials, budget=a.budget, quick=not a.full, jobs=a.jobs,
-                         command=command)
+                         command=command, polish=a.polish)
         wall = time.perf_counter() - t0
     met = sum(1 for r in rows if r["target_met"])
     internals = sum(1 for r in rows if r["internals_ok"])
@@ -80,20 +91,20 @@ def main() -> int:
                f"{sum(w for w, _ in unpowered):,}/{sum(n for _, n in unpowered):,}; internals all exact or within 10% on "
                f"{internals} ({seen} counting only what the probe can see, x†); every review figure within 15% on "
                f"{review} ({review_np} without the power test); both "
-               f"(the target) on {met} ({both_np} without the power test; target: at least 20); garbage collection as "
+               f"(the target) on {met} ({both_np} without the power test{'' if a.modern else '; target: at least 20'}); garbage collection as "
                f"the original's on {gc_right}.")
     print(table)
     print(summary)
     if a.doc:
         doc = Path(a.doc)
         text = doc.read_text()
-        if BEGIN not in text or END not in text:
-            print(f"{doc}: no {BEGIN} ... {END} markers", file=sys.stderr)
+        if begin not in text or end not in text:
+            print(f"{doc}: no {begin} ... {end} markers", file=sys.stderr)
             return 2
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        block = (f"{BEGIN}\n`{command}` ({'full' if a.full else 'quick'} review profile, {a.trials} trials, "
-                 f"probe budget {a.budget:g}):\n\n{table}\n\n{summary}\n{END}")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        block = (f"{begin}\n`{command}` ({'full' if a.full else 'quick'} review profile, {a.trials} trials, "
+                 f"probe budget {a.budget:g}):\n\n{table}\n\n{summary}\n{end}")
         doc.write_text(head + block + tail)
         print(f"table written to {doc}")
     return 0

@@ -80,6 +80,7 @@ pub const NAND_PARTS: &[(&str, &str)] = lib_files!("nand":
     "samsung-9xl-qlc",
     "micron-64l-tlc",
     "kioxia-bics5-tlc",
+    "generic-tlc",
 );
 
 /// The controller profiles (controller + firmware) shipped with the engine, by id.
@@ -109,6 +110,7 @@ pub const CONTROLLERS: &[(&str, &str)] = lib_files!("controllers":
     "samsung-mkx",
     "sm2258",
     "wd-mp16",
+    "generic-nvme",
 );
 
 fn files(kind: Kind) -> &'static [(&'static str, &'static str)] {

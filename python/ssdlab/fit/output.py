@@ -13,7 +13,9 @@ __all__ = ["toml_value", "diff_toml"]
 
 
 def toml_value(v: Any) -> str:
-    """A number or string in TOML (integers with _ every three digits, as the library files)."""
+    """A number, string or list of them in TOML (integers with _ every three digits, as the library files)."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):

@@ -24,7 +24,8 @@ from ..outputs import atomic_open, write_text
 from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
 
-__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "observable_within", "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
+__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
+           "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
            "REVIEW_TOLERANCE", "INTERNAL_TOLERANCE"]
 
 INTERNAL_NAMES = ("dies", "page_size_bytes", "write_buffer_bytes", "spare_fraction", "data_reduction",
@@ -44,6 +45,24 @@ def observable_within(row: Dict[str, Any]) -> Tuple[int, int]:
     return sum(int(t["within"]) for t in tests), sum(int(t["figures"]) for t in tests)
 
 
+#: The tests of a modern drive's review beyond the default ones: the whole-drive fill (its write cache, the speed
+#: in and after it), which every review of a drive with a pseudo-SLC cache runs.
+MODERN_REVIEW_TESTS = ("whole-drive-fill",)
+
+
+def review_tests(drive: Drive) -> Optional[List[str]]:
+    """The review tests of a round trip: the default ones (None), and on an NVMe drive or one with a write cache
+    :data:`MODERN_REVIEW_TESTS` too."""
+    from ..suite.definitions import default_test_ids, get_test
+
+    if not drive.is_nvme and not drive.config.get("slc_cache"):
+        return None
+    # (not a test that moves the drive onto a SATA link: an NVMe drive has no SATA port)
+    sata = [t for t in default_test_ids()
+            if any(str((r.get("drive") or {}).get("host.interface", "")).startswith("sata") for r in get_test(t)["runs"])]
+    return [t for t in default_test_ids() if not (drive.is_nvme and t in sata)] + list(MODERN_REVIEW_TESTS)
+
+
 def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> Dict[str, Any]:
     if (d / "probe.json").is_file():
         doc = load_probe(d)
@@ -59,11 +78,30 @@ def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream:
     return doc
 
 
+#: A modern drive's internals beyond :data:`INTERNAL_NAMES`: its write cache on an empty drive (static and dynamic
+#: parts), its map cache (0: the whole map in DRAM) and its link's PCIe generation.
+MODERN_INTERNAL_NAMES = ("slc_cache_bytes", "map_cache_bytes", "pcie_gen")
+
+
+def modern_truth(drive: Drive) -> Dict[str, Any]:
+    """A modern drive's :data:`MODERN_INTERNAL_NAMES` from its description."""
+    cfg = drive.config
+    c = cfg.get("slc_cache") or {}
+    pct = float(c.get("static_percent_of_capacity", 0)) + float(c.get("dynamic_percent_of_capacity", 0))
+    return {"slc_cache_bytes": round(pct / 100 * int(cfg["drive"]["user_capacity_bytes"])),
+            "map_cache_bytes": int(cfg["controller"].get("map_cache_bytes") or 0),
+            "pcie_gen": cfg["host"].get("pcie_gen")}
+
+
 def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
     from .report.truth import truth_of, verdict_of
 
     t, r = truth_of(original), truth_of(twin)
-    return [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
+    out = [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
+    if review_tests(original) is not None:
+        mt, mr = modern_truth(original), modern_truth(twin)
+        out += [{"name": n, "truth": mt[n], "recovered": mr[n], **verdict_of(mt[n], mr[n])} for n in MODERN_INTERNAL_NAMES]
+    return out
 
 
 def gc_of(drive: Drive) -> str:
@@ -112,7 +150,7 @@ def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: An
 
 def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True, runner: Any = None,
                   jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
-                  stream: TextIO = sys.stderr) -> Dict[str, Any]:
+                  stream: TextIO = sys.stderr, polish: Optional[int] = None) -> Dict[str, Any]:
     """One preset's round trip (see the module docstring); its row."""
     from .fit import fit_twin
     from .report import twin_report
@@ -132,14 +170,15 @@ def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 
         storage = d / "twin-fit.db"
         if storage.exists():
             storage.unlink()
+        more: Dict[str, Any] = {} if polish is None else {"polish_evaluations": polish}
         rec = fit_twin(d, d / "twin.toml", trials=trials, runner=runner, storage=str(storage), seed=seed, command=command,
-                       stream=None)
+                       stream=None, **more)
         stream.write(f"twin round trip: [{preset}] fit: {trials} trials, objective {rec['fit']['objective_start']:.2f} -> "
                      f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
     t_fit = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rep = twin_report(str(d), quick=quick, out=str(d / "report"), jobs=jobs, scheduler=scheduler, seed=seed,
-                      command=command, stream=stream)
+    rep = twin_report(str(d), quick=quick, out=str(d / "report"), tests=review_tests(Drive.load(preset)), jobs=jobs,
+                      scheduler=scheduler, seed=seed, command=command, stream=stream)
     t_review = time.perf_counter() - t2
     original, twin = Drive.load(preset), Drive.load(str(d / "twin.toml"))
     internals = _internals(original, twin)
@@ -211,8 +250,10 @@ def _fmt_internal(i: Dict[str, Any]) -> str:
     t, r = i["truth"], i["recovered"]
     if isinstance(t, bool):
         shown = f"{'yes' if r else 'no'}"
-    elif i["name"] in ("write_buffer_bytes",):
+    elif i["name"] in ("write_buffer_bytes", "map_cache_bytes"):
         shown = f"{r / 2**20:.3g} MiB"
+    elif i["name"] == "slc_cache_bytes":
+        shown = f"{r / 1e9:,.1f} GB"
     elif i["name"] == "page_size_bytes":
         shown = f"{r // 1024} KiB"
     elif isinstance(r, float):
@@ -235,11 +276,14 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
     """The round-trip table: per preset the twin's internals (= exact, ~
     within 10%, x missed, truth in the header cell's table below) and its
     review figures within 15%."""
-    head = ("| preset | dies | page | buffer | spare | data red. | stored 90% | review figures within 15% | "
+    modern = any(len(r["internals"]) > len(INTERNAL_NAMES) for r in rows)
+    extra = " SLC cache | map cache | PCIe gen |" if modern else ""
+    head = ("| preset | dies | page | buffer | spare | data red. | stored 90% |" + extra + " review figures within 15% | "
             "without power | median \\|error\\| | worst test (median) | fit objective | target | GC |")
-    lines = [head, "|" + "---|" * 14]
+    lines = [head, "|" + "---|" * (14 + (3 if modern else 0))]
     for r in rows:
         cells = [_fmt_internal(i) for i in r["internals"]]
+        cells += ["-"] * ((len(INTERNAL_NAMES) + len(MODERN_INTERNAL_NAMES) - len(cells)) if modern else 0)
         wt = r.get("worst_test") or {}
         lines.append(
             f"| {r['preset']} | " + " | ".join(cells)
@@ -256,19 +300,22 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
              "", "GC: the twin's foreground garbage collection (paced, or lazy: whole victims when a block is needed; "
              "+recycle: a controller-wide recycling path), = as the original's; shown, not counted in the target.",
              "", "Truth (the presets' own values, `ssdlab.twin.report.truth.truth_of`):", "",
-             "| preset | dies | page | buffer | spare | data red. | stored 90% | GC |", "|" + "---|" * 8]
+             "| preset | dies | page | buffer | spare | data red. | stored 90% |" + extra + " GC |",
+             "|" + "---|" * (8 + (3 if modern else 0))]
     for r in rows:
         t = {i["name"]: i["truth"] for i in r["internals"]}
+        more = (f" {t['slc_cache_bytes'] / 1e9:,.1f} GB | {t['map_cache_bytes'] / 2**20:.3g} MiB | {t['pcie_gen']} |"
+                if modern and "slc_cache_bytes" in t else (" - | - | - |" if modern else ""))
         truth.append(f"| {r['preset']} | {t['dies']} | {t['page_size_bytes'] // 1024} KiB | "
                      f"{t['write_buffer_bytes'] / 2**20:.3g} MiB | {t['spare_fraction']:.3f} | "
-                     f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} | "
+                     f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} |{more} "
                      f"{(r.get('gc') or {}).get('truth', '-')} |")
     return "\n".join(lines + truth)
 
 
 def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True,
               jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
-              stream: TextIO = sys.stderr) -> List[Dict[str, Any]]:
+              stream: TextIO = sys.stderr, polish: Optional[int] = None) -> List[Dict[str, Any]]:
     """Every preset's round trip; ``OUT/roundtrip.json`` and ``.csv`` rewritten
     after each (an interrupted run keeps the presets that finished)."""
     from ..cluster import Runner
@@ -279,7 +326,7 @@ def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: f
     with Runner(jobs=jobs, scheduler=scheduler, progress=False) as runner:
         for p in presets:
             rows.append(roundtrip_one(p, out, trials=trials, budget=budget, quick=quick, runner=runner, jobs=jobs,
-                                      scheduler=scheduler, seed=seed, command=command, stream=stream))
+                                      scheduler=scheduler, seed=seed, command=command, stream=stream, polish=polish))
             met = sum(1 for r in rows if r["target_met"])
             doc = {"command": command, "trials": trials, "budget": budget, "profile": "quick" if quick else "full",
                    "seed": seed, "presets": len(rows), "target_met": met, "rows": rows}

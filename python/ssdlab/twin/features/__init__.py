@@ -24,6 +24,8 @@ from ..probe.jobs import (
     CACHE_FILL,
     DIRTY_SEQWRITE,
     HOST_BUFFERS,
+    LINK_SEQREAD,
+    QUEUE_PREFIX,
     RANDREAD_128K_QD32,
     RANDREAD_RANDOMLY_WRITTEN,
     RANDWRITE_PREFIX,
@@ -45,8 +47,16 @@ from ..probe.jobs import (
 )
 from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
-from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature
+from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature, field_of
 from .physical import physical
+from .queues import (
+    QUEUE_SCALING_SHARE,
+    has_map_jobs,
+    link_seqread,
+    map_cache_features,
+    nvme_link,
+    queue_features,
+)
 from .state import _dirty_buffer, _onset, _perf_mode, steady_iops
 
 #: An incompressible write at this share of the host's buffer generation rate or more is host-bound.
@@ -67,7 +77,40 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     # the cache stage's features only where it ran: a probe taken before it keeps the features it had
     if CACHE_FILL in figs:
         F.update(cache_features(figs))
+    if has_map_jobs(figs):
+        F.update(map_cache_features(figs, capacity_bytes))
+    if any(n.startswith(QUEUE_PREFIX) for n in figs):
+        F.update(queue_features(figs))
+        _nvme(F, figs)
     return physical(F)
+
+
+def _nvme(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]]) -> None:
+    """An NVMe link where the probe shows one: a transfer faster than any SATA link (the reads by several jobs at
+    once reach it where one queue's do not), or reads that scale past SATA's 32 commands outstanding. Its PCIe
+    generation is the slowest x4 link that carries the fastest transfer. A SATA drive's features stay as they were."""
+    sata_max = max(rate for _, rate, _ in SATA_LINKS)
+    link = F["link_bytes_per_s"]["value"]
+    multi = link_seqread(figs)
+    if multi and multi > 1.005 * sata_max and (not link or multi > link):
+        link = multi
+        F["link_bytes_per_s"] = feature(round(link), "B/s", "medium",
+                                        f"the fastest large transfer measured: {LINK_SEQREAD} (several queues at once), "
+                                        "the host link's usable rate or less")
+    scaling = field_of(F, "queue_scaling", "value")
+    fast = bool(link and link > 1.005 * sata_max)
+    if not fast and not (scaling and scaling >= QUEUE_SCALING_SHARE):
+        return
+    pcie = nvme_link(link)
+    why = (f"the fastest transfer ({(link or 0) / 1e6:,.0f} MB/s) is beyond every SATA link" if fast else
+           f"4KB reads scale past 32 commands outstanding (x{scaling:.2f}), more than SATA's NCQ takes")
+    F["host_interface"] = feature("nvme", "", "high", why + ": an NVMe drive")
+    if pcie is not None:
+        gen, lanes, rate = pcie
+        how = (f"the slowest x{lanes} PCIe link that carries the fastest transfer ({(link or 0) / 1e6:,.0f} MB/s; "
+               f"gen {gen} x{lanes} carries {rate / 1e6:,.0f} MB/s usable)")
+        F["pcie_gen"] = feature(gen, "", "high" if (link or 0) >= 0.85 * rate else "medium", how)
+        F["pcie_lanes"] = feature(lanes, "", "medium", "assumed: an M.2 drive's four lanes")
 
 
 def _link_and_reads(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Optional[float]:

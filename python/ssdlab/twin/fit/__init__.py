@@ -1,7 +1,9 @@
 """``ssdlab fit --probe DIR``: a drive file fitted to what a probe measured.
 
 The twin is a generic 2011-2013 SATA drive (controller profile
-``generic-2011``, NAND part ``imft-25nm-l74a``) with:
+``generic-2011``, NAND part ``imft-25nm-l74a``), or a generic modern one
+(``generic-nvme`` on ``generic-tlc``, with an SLC cache) where the probe
+shows an NVMe link or a write cache (:func:`.base.base_of`), with:
 
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead
@@ -49,7 +51,7 @@ from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
 from ..probe import apply_power_log, capacity_of, figures_of, load_probe
-from .base import BASE_PART, BASE_PROFILE
+from .base import BASE_PART, BASE_PROFILE, base_of
 from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
@@ -121,7 +123,10 @@ def _slc_cache(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], twin_
                doc: Dict[str, Any], seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
     """The write cache the probe's cache stage showed (:mod:`.slc`): the twin with it, and the fit's record."""
     _, budget = capacity_of(doc)
-    tprog = int(drive_doc.get("nand", {}).get("tprog_ns") or library_values("part", BASE_PART)["nand"]["tprog_ns"])
+    b = base_of(doc["features"])
+    # the program time the clean stage's writes saw: on a modern twin its SLC mode's (they land in its cache)
+    key = b.program_key.split(".", 1)[1]
+    tprog = int(drive_doc.get("nand", {}).get(key) or library_values("part", b.part)["nand"][key])
     drive_doc, slc_prov, slc_fit, figs = choose_slc_cache(drive_doc, doc["features"], seed, budget, tprog)
     prov.update(slc_prov)
     # the cache stage's figures are those of the twin with its cache; the clean and fill stages' stay those of the
@@ -250,12 +255,14 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, 
         prov.update(pprov)
     else:
         prov["power"] = {"value": "profile", "source": "assumed",
-                         "why": f"the probe read no power (a meter log: ssdlab fit --power-log): {BASE_PROFILE}'s"}
+                         "why": f"the probe read no power (a meter log: ssdlab fit --power-log): "
+                                f"{drive_doc['drive']['controller']}'s"}
     header = [f"Digital twin of {source_id}, fitted by ssdlab {ssdlab_version()} to the probe in {probe_dir}",
               f"({command or 'ssdlab.twin.fit_twin'}): {result.trials} trials ({sampler}, seed {seed}) and "
               f"{polished.evaluations} of pattern search; objective "
               f"(RMS of probe-job rate error / 10%) {result.committed.objective:.3f} at the start, {best.objective:.3f} fitted.",
-              f"Based on controller profile {BASE_PROFILE} and NAND part {BASE_PART}; every value set here says",
+              f"Based on controller profile {drive_doc['drive']['controller']} and NAND part "
+              f"{drive_doc['drive']['nand_part']} ({base_of(doc['features']).why}); every value set here says",
               "whether it was measured by the probe, fitted to it, or assumed. Provenance: the .json beside this file."]
     header += [f"UNRELIABLE TWIN: {p}" for p in reliability["problems"]]
     out = Path(out)

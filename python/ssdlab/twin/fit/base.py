@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ...fit.params import library_values
@@ -55,6 +56,82 @@ GENERIC_COMMAND_LATENCY_NS = 5_000
 BUFFER_POW2_SHARE = 0.2
 
 
+@dataclass(frozen=True)
+class Base:
+    """The generic drive a twin starts from, and the ranges its fit moves within: the SATA-era MLC drive
+    (``generic-2011`` on ``imft-25nm-l74a``), or the modern one (``generic-nvme`` on ``generic-tlc``, with an
+    SLC cache) where the probe shows an NVMe link or a write cache (:func:`base_of`)."""
+
+    profile: str
+    part: str
+    modern: bool
+    #: The page read time's range (ns): the part's datasheets', widened.
+    tr_range_ns: Tuple[int, int]
+    #: The program time the clean stage's writes see (ns): MLC's tPROG, or the SLC mode's of a drive whose clean
+    #: writes land in its cache.
+    program_range_ns: Tuple[int, int]
+    #: The key of that program time in the drive file.
+    program_key: str
+    channel_range_bytes_per_s: Tuple[int, int]
+    channel_bytes_per_s: int
+    command_latency_ns: int
+    command_overhead_ns: int
+    #: The user data of one die, by density (bytes): the raw NAND holds one of these counts.
+    die_bytes: Tuple[int, ...]
+    #: The page sizes (log2 bytes) the scan tries.
+    page_log2s: Tuple[int, ...]
+    planes: int
+    pages_per_block: int
+    why: str
+
+
+def _modern_base() -> Base:
+    prof, part = library_values("profile", "generic-nvme"), library_values("part", "generic-tlc")
+    page = int(part["nand"]["page_size_bytes"])
+    return Base(
+        "generic-nvme", "generic-tlc", True,
+        # tR 40-58 us on the ISSCC 2019-2021 TLC dies and 48-228 us by page type on QLC (MODERN.md), widened
+        tr_range_ns=(25_000, 150_000),
+        # SLC-mode programs are not published (MODERN.md): from a third of the library's 100 us to the IMFT QLC's
+        # 300 us, widened
+        program_range_ns=(30_000, 600_000), program_key="nand.slc_tprog_ns",
+        # ONFI/Toggle interfaces of the class: 400 MT/s to 1.6 GT/s (MODERN.md: 667 MB/s SM2263, 1.4 Gb/s Samsung)
+        channel_range_bytes_per_s=(400_000_000, 2_000_000_000),
+        channel_bytes_per_s=int(prof["nand"]["channel_bytes_per_s"]),
+        command_latency_ns=int(prof["controller"]["command_latency_ns"]),
+        # an NVMe command's own TLPs take tens of nanoseconds on the link (the engine's, gen 3 x4: 59 ns)
+        command_overhead_ns=100,
+        # 256, 512 Gbit and 1 Tbit dies of 3D TLC and QLC (MODERN.md: 128L 512Gb TLC, 64L 1Tb QLC)
+        die_bytes=(32 << 30, 64 << 30, 128 << 30),
+        page_log2s=(page.bit_length() - 1,),
+        planes=int(part["nand"]["planes_per_die"]), pages_per_block=int(part["nand"]["pages_per_block"]),
+        why="the probe shows a modern drive")
+
+
+SATA_BASE = Base("generic-2011", "imft-25nm-l74a", False, tr_range_ns=(30_000, 100_000),
+                 program_range_ns=(700_000, 2_000_000), program_key="nand.tprog_ns",
+                 channel_range_bytes_per_s=(40_000_000, 400_000_000), channel_bytes_per_s=200_000_000,
+                 command_latency_ns=5_000, command_overhead_ns=3_000, die_bytes=(4 << 30, 8 << 30, 16 << 30),
+                 page_log2s=(12, 13, 14), planes=2, pages_per_block=256, why="a drive of the SATA era")
+
+
+@functools.lru_cache(maxsize=None)
+def modern_base() -> Base:
+    return _modern_base()
+
+
+def base_of(features: Features) -> Base:
+    """The modern base where the probe shows an NVMe link (``host_interface``) or a write cache (``slc_cache``),
+    else the SATA era's."""
+    nvme = field_of(features, "host_interface", "value") == "nvme"
+    cache = field_of(features, "slc_cache", "value") is True
+    if not nvme and not cache:
+        return SATA_BASE
+    why = " and ".join(w for w, on in (("an NVMe link", nvme), ("a write cache (a step down in a long write)", cache))
+                       if on)
+    return Base(**{**modern_base().__dict__, "why": f"the probe shows {why}: a modern drive"})
+
+
 def _fv(features: Features, name: str) -> Any:
     return field_of(features, name, "value")
 
@@ -84,9 +161,9 @@ def _tprog_measured(features: Features) -> Optional[float]:
 
 
 @functools.lru_cache(maxsize=None)
-def _base_profile_ftl() -> Dict[str, Any]:
-    """The base profile's [ftl] values (read once: build_doc runs for every trial)."""
-    ftl: Dict[str, Any] = library_values("profile", BASE_PROFILE).get("ftl", {})
+def _base_profile_ftl(profile: str = BASE_PROFILE) -> Dict[str, Any]:
+    """A base profile's [ftl] values (read once: build_doc runs for every trial)."""
+    ftl: Dict[str, Any] = library_values("profile", profile).get("ftl", {})
     return ftl
 
 

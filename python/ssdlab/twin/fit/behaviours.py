@@ -200,13 +200,13 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
     own = drive_doc.get("ftl", {}).get("bg_gc_threshold_blocks")
     # a threshold the probe did not measure (the writes after idle time met a firmware ceiling) is the base
     # profile's, sized here like a measured one
-    bg0 = int((own if own is not None else _base_profile_ftl().get("bg_gc_threshold_blocks")) or 0)
+    bg0 = int((own if own is not None else _base_profile_ftl(_profile_of(drive_doc)).get("bg_gc_threshold_blocks")) or 0)
     if bg0 <= 0:
         return drive_doc, figs0, assumed
     if not assumed:
-        assumed = {"value": bg0, "source": "assumed", "why": f"{BASE_PROFILE}'s idle-time GC"}
+        assumed = {"value": bg0, "source": "assumed", "why": f"{_profile_of(drive_doc)}'s idle-time GC"}
     cap = max(0, _spare_blocks_per_die(drive_doc))
-    fg = int(drive_doc.get("ftl", {}).get("gc_threshold_blocks") or _base_profile_ftl().get("gc_threshold_blocks") or 0)
+    fg = int(drive_doc.get("ftl", {}).get("gc_threshold_blocks") or _base_profile_ftl(_profile_of(drive_doc)).get("gc_threshold_blocks") or 0)
     values = sorted({min(fg + d, cap) for d in IDLE_GC_EXTRA_BLOCKS} - {bg0, 0})
     if not values:
         return drive_doc, figs0, assumed
@@ -223,3 +223,8 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
                        "why": f"{assumed.get('why', '')}; the blocks per die it restores fitted to the fill stage, "
                               f"{v - fg} beyond the {fg} the foreground keeps free (RMS log error by blocks: {listed}; "
                               f"at most the {cap} a die has spare)"}
+
+
+def _profile_of(drive_doc: Mapping[str, Any]) -> str:
+    """The controller profile a twin's drive file names (the base it started from)."""
+    return str(drive_doc.get("drive", {}).get("controller") or BASE_PROFILE)

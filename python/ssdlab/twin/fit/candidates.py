@@ -36,6 +36,12 @@ def _channel_moved(values: Mapping[str, Any], ch_p: FreeParameter, tr_p: FreePar
     return {ch_p.key: ch, tr_p.key: tr_p.snap(float(values[tr_p.key]) + chunk / ch0 * 1e9 - chunk / ch * 1e9)}
 
 
+def _page_log2s(params: Sequence[FreeParameter]) -> Tuple[int, ...]:
+    """The page sizes (log2 bytes) the page parameter allows (a modern part's one, or 4-16 KiB)."""
+    p = next((q for q in params if q.key == "nand.page_size_log2"), None)
+    return (12, 13, 14) if p is None else tuple(range(int(p.low), int(p.high) + 1))
+
+
 def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter], dies_choices: Sequence[int] = (),
                       features: Optional[Features] = None) -> List[Dict[str, Any]]:
     """Starts around the grid's best, over what the rates trade against each
@@ -95,7 +101,7 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
                 out.append(cand)
     # twice the dies at the other page sizes too: with half of them working, the page that fits differs
     if doubled and "nand.page_size_log2" in start:
-        for log2 in (12, 13, 14):
+        for log2 in _page_log2s(params):
             cand = {**start, ppc_p.key: 2 * ppc, ACTIVE_DIES_KEY: ppc * CHANNELS, "nand.page_size_log2": log2}
             if cand not in out:
                 out.append(cand)
@@ -137,7 +143,7 @@ def _open_paths(out: List[Dict[str, Any]], start: Mapping[str, Any], by_key: Map
         if cand not in out:
             out.append(cand)
 
-    for log2 in (12, 13, 14):
+    for log2 in _page_log2s(list(by_key.values())):
         working = int(round(implied * ASSUMED_PROGRAM_UNIT_BYTES / (PLANES << log2)))
         for c, only in layouts:
             # where the probe did not see the raw NAND, the counts on these channels up to a few times the

@@ -18,19 +18,18 @@ from .base import (
     ASSUMED_READAHEAD_BYTES,
     ASSUMED_SPARE_FRACTION,
     BASE_PART,
-    BASE_PROFILE,
     CHANNELS,
     CHANNELS_KEY,
     GENERIC_CHANNEL_BYTES_PER_S,
-    GENERIC_COMMAND_LATENCY_NS,
-    GENERIC_COMMAND_OVERHEAD_NS,
     MIN_TPROG_NS,
     PLANES,
     REORG_UNITS_PER_HOST_UNIT,
+    Base,
     _base_profile_ftl,
     _buffer_pow2,
     _fv,
     _tprog_measured,
+    base_of,
 )
 
 
@@ -40,19 +39,31 @@ def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name
     provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
     prov: Dict[str, Dict[str, Any]] = {}
     cap = int(_fv(features, "capacity_bytes"))
+    b = base_of(features)
     doc: Dict[str, Any] = {"drive": {"id": drive_id, "name": name or f"Twin of {drive_id}",
                                      "description": "a digital twin fitted by ssdlab to a probe (ssdlab probe, ssdlab fit --probe)",
-                                     "controller": BASE_PROFILE, "nand_part": BASE_PART}}
+                                     "controller": b.profile, "nand_part": b.part}}
+    prov["drive.controller"] = {"value": b.profile, "source": "assumed", "why": f"the generic profile the twin starts from: {b.why}"}
+    prov["drive.nand_part"] = {"value": b.part, "source": "assumed", "why": f"the generic part the twin starts from: {b.why}"}
     _put(doc, prov, "drive.user_capacity_bytes", cap - cap % 512, "measured", "the size of the probed target")
     _host(doc, prov, features)
     _buffer_and_readahead(doc, prov, features)
     _data_reduction(doc, prov, features)
     _map_idle_trim(doc, prov, features)
-    dies, page = _fitted(doc, prov, features, values)
+    _map_cache(doc, prov, features)
+    dies, page = _fitted(doc, prov, features, values, b)
     _perf_mode(doc, prov, features, dies, page)
-    _unmapped_read(doc, prov, features)
-    _spare_area(doc, prov, features, cap, dies, page)
+    _unmapped_read(doc, prov, features, b)
+    _spare_area(doc, prov, features, cap, dies, page, b)
     return doc, prov
+
+
+def _map_cache(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+    """The map cache of a drive that holds only part of its map, from the span its QD1 reads stay fast over."""
+    size = _fv(features, "map_cache_bytes")
+    if _fv(features, "map_cache_limited") and size:
+        _put(doc, prov, "controller.map_cache_bytes", int(size), "measured", features["map_cache_bytes"]["how"] + "; "
+             + features["map_cache_span_bytes"]["how"])
 
 
 def _put(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], key: str, value: Any, source: str, why: str) -> None:
@@ -66,7 +77,12 @@ def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Featur
     """The host link: a SATA generation's rate and FIS time, or the fastest transfer's rate."""
     link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
     sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
-    if iface in sata:
+    if iface == "nvme" and _fv(features, "pcie_gen"):
+        why = str(features["host_interface"]["how"])
+        _put(doc, prov, "host.interface", "nvme", "measured", why)
+        _put(doc, prov, "host.pcie_gen", int(_fv(features, "pcie_gen")), "measured", features["pcie_gen"]["how"])
+        _put(doc, prov, "host.pcie_lanes", int(_fv(features, "pcie_lanes")), "assumed", features["pcie_lanes"]["how"])
+    elif iface in sata:
         why = str(features["host_interface"]["how"])
         _put(doc, prov, "host.link_bytes_per_s", sata[iface][0], "measured", why)
         _put(doc, prov, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
@@ -127,13 +143,18 @@ def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             f"IOPS after idle / steady state = {idle:.2f}: " + ("idle time cleans blocks" if idle > 1.5 else "no idle-time GC"))
     trim_ratio = _fv(features, "trim_recovery_ratio")
     after_trim = _fv(features, "after_trim_write_bytes_per_s")
-    if trim_ratio is not None and trim_ratio < 0.8 and after_trim:
+    # (not on a modern drive: the write after the TRIM of a full drive with a write cache runs at its native
+    # NAND's rate once the cache is spent, and folding and GC take their share; a recycling path through the
+    # controller would slow every fold, and every read waiting on one, to its rate: the 980's twin read 4KB at QD1
+    # 10x slow with one)
+    if trim_ratio is not None and trim_ratio < 0.8 and after_trim and not base_of(features).modern:
         _put(doc, prov, "ftl.recycle_bytes_per_s", int(after_trim), "measured",
             f"right after a full TRIM the drive writes at {trim_ratio:.0%} of its clean rate: it still passes every "
             "victim block through a recycling path of this rate")
 
 
-def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, values: Mapping[str, Any]) -> Tuple[int, int]:
+def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, values: Mapping[str, Any],
+            b: Base) -> Tuple[int, int]:
     """The fitted values, then what they imply (channels, the program time from the flushes); returns the dies
     and the page size."""
     link = _fv(features, "link_bytes_per_s")
@@ -142,23 +163,42 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Feat
             _put(doc, prov, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
         else:
             _put(doc, prov, k, v, "fitted", "")
+    if b.modern and "nand.tr_ns" in values:
+        _read_times(doc, prov, float(values["nand.tr_ns"]), b)
     if CHANNELS_KEY not in values:
         _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
     _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
     flush_ns = _tprog_measured(features)
-    if flush_ns is not None and "nand.tprog_ns" not in values:
+    if flush_ns is not None and b.program_key not in values:
         # flush latency - write latency = the flush's own command time (a write's, less its 4KB on the
-        # link) + the padded unit's transfer on the channel + tPROG
-        ch = float(doc["nand"].get("channel_bytes_per_s", GENERIC_CHANNEL_BYTES_PER_S))
+        # link) + the padded unit's transfer on the channel + tPROG (on a modern drive, the SLC mode's: the
+        # clean stage's writes land in its cache)
+        ch = float(doc["nand"].get("channel_bytes_per_s", b.channel_bytes_per_s))
         link_ns = 4096 / float(link) * 1e9 if link else 0.0
-        unit = PLANES * page
-        tprog = max(MIN_TPROG_NS, flush_ns - unit / ch * 1e9 + link_ns)
-        _put(doc, prov, "nand.tprog_ns", int(round(tprog, -3)), "measured",
+        unit = b.planes * page
+        floor = b.program_range_ns[0] if b.modern else MIN_TPROG_NS
+        tprog = max(floor, flush_ns - unit / ch * 1e9 + link_ns)
+        _put(doc, prov, b.program_key, int(round(tprog, -3)), "measured",
             f"the flushed writes' time per program unit ({flush_ns / 1e3:.0f} us: median flush latency - write latency) "
-            f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link")
+            f"less the {unit // 1024} KiB unit's transfer at {ch / 1e6:.0f} MB/s, plus the write's 4KB on the link"
+            + ("; the SLC mode's: the clean stage writes into the cache" if b.modern else ""))
     return dies, page
+
+
+def _read_times(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], tr_ns: float, b: Base) -> None:
+    """A modern part's read times moved together: the fitted mean page read scales its page types' times and its
+    SLC mode's (the engine reads each page at its type's time, and the clean stage's data in the cache at the SLC
+    mode's, so the mean alone would move nothing the probe sees)."""
+    part = library_values("part", b.part)["nand"]
+    scale = tr_ns / float(part["tr_ns"])
+    why = (f"the {b.part} part's read times x {scale:.3f}, one factor with the fitted mean page read (the QD1 reads "
+           "of the clean stage read the cache's SLC pages)")
+    if part.get("tr_page_types_ns"):
+        _put(doc, prov, "nand.tr_page_types_ns", [int(round(t * scale, -2)) for t in part["tr_page_types_ns"]], "fitted", why)
+    if part.get("slc_tr_ns"):
+        _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted", why)
 
 
 def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, dies: int, page: int) -> None:
@@ -194,25 +234,30 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
         _put(doc, prov, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
 
 
-def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, b: Base) -> None:
     """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
     u1 = _fv(features, "unwritten_read_latency_us")
+    # a drive that holds only part of its map reads a translation page before it can tell an LBA holds nothing:
+    # the twin's own map cache (from the map-span jobs) gives that time, which a fixed answer time would add twice
+    if _fv(features, "map_cache_limited"):
+        return
     if _fv(features, "unwritten_reads_from_map") is False and u1:
         # a read of an unwritten LBA: the command's path (latency, FIS exchange, firmware time, 4KB on the
         # link), then the drive's own time to answer it; the rest of the measured latency is that time
         c = doc["controller"]
         rate = float(doc.get("host", {}).get("link_bytes_per_s") or 550_000_000)
-        fis_ns = float(doc.get("host", {}).get("command_overhead_ns") or GENERIC_COMMAND_OVERHEAD_NS)
-        path_ns = (float(c.get("command_latency_ns", GENERIC_COMMAND_LATENCY_NS)) + fis_ns
+        fis_ns = float(doc.get("host", {}).get("command_overhead_ns") or b.command_overhead_ns)
+        path_ns = (float(c.get("command_latency_ns", b.command_latency_ns)) + fis_ns
                    + float(c.get("command_cost_read_ns", 24_000)) + 4096 / rate * 1e9)
         _put(doc, prov, "controller.unmapped_read_ns", int(round(max(1_000.0, float(u1) * 1e3 - path_ns), -3)), "measured",
             f"the unwritten-LBA read's QD1 latency ({float(u1):.0f} us) less the command's path at the fitted "
             f"command times ({path_ns / 1e3:.0f} us)")
 
 
-def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, cap: int, dies: int, page: int) -> None:
+def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, cap: int, dies: int, page: int,
+                b: Base) -> None:
     """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
-    planes, ppb = 2, 256
+    planes, ppb = b.planes, b.pages_per_block
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
     floor = _fv(features, "gc_onset_at_least_bytes")
@@ -238,10 +283,10 @@ def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: 
     spare_blocks = bpp - math.ceil(cap / (data_dies * block))
     bg = doc.get("ftl", {}).get("bg_gc_threshold_blocks")
     if bg is None:
-        bg = _base_profile_ftl().get("bg_gc_threshold_blocks")
+        bg = _base_profile_ftl(b.profile).get("bg_gc_threshold_blocks")
     if bg and bg > spare_blocks:
         # idle GC cannot clean more blocks than a die has spare (a small test file)
-        old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{BASE_PROFILE}'s {bg}"})
+        old = prov.get("ftl.bg_gc_threshold_blocks", {"source": "assumed", "why": f"{b.profile}'s {bg}"})
         _put(doc, prov, "ftl.bg_gc_threshold_blocks", max(0, spare_blocks), old["source"],
             old["why"] + f"; at most the {spare_blocks} spare blocks a die has")
 

@@ -14,7 +14,7 @@ from ..features.cache import cache_features
 from ..features.common import Features
 from ..probe import CACHE, CLEAN, FILL, probe_jobs
 from ..probe.jobs import FILL_JOB
-from .base import _fv
+from .base import _fv, modern_base
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
 #: a dynamic part of about a tenth of the capacity, no folding while the host writes (the values of the modern
@@ -24,6 +24,9 @@ GENERIC_SLC_CACHE: Dict[str, Any] = {"static_percent_of_capacity": 1.0, "dynamic
                                      "fold_units_per_host_unit": 0.0, "refill_while_writing": False}
 #: Bits per cell of the generic modern part (TLC): a native block used in SLC mode holds a third of its data.
 GENERIC_BITS_PER_CELL = 3
+#: The native program time a modern twin's fit moves within: the ISSCC TLC and QLC dies program 12-184 MB/s each
+#: (MODERN.md), which for the generic part's 96 KiB one-shot unit is 0.53-8.2 ms.
+NATIVE_TPROG_RANGE_NS = (530_000, 8_200_000)
 #: Rounds of the fit, and the relative error at which it stops.
 ROUNDS = 4
 TOLERANCE = 0.02
@@ -50,9 +53,26 @@ def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float, job: str) -> 
     return {k: f["value"] for k, f in cache_features(figs).items()}, figs
 
 
+def _modern_cache(drive_doc: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The [slc_cache] of the modern profile the twin started from (None on a SATA-era twin)."""
+    from ...fit.params import library_values
+
+    prof = str(drive_doc.get("drive", {}).get("controller") or "")
+    if prof != modern_base().profile:
+        return None
+    return dict(library_values("profile", prof)["slc_cache"])
+
+
 def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int) -> Dict[str, Any]:
     d = copy.deepcopy(drive_doc)
     nand = d.setdefault("nand", {})
+    modern = _modern_cache(drive_doc)
+    if modern is not None:
+        # the modern part has its SLC mode (bits per cell, SLC reads and erases); the profile its cache's split,
+        # folding and refill
+        nand.update({"slc_tprog_ns": slc_tprog_ns, "tprog_ns": tprog_ns})
+        d["slc_cache"] = {**modern, "dynamic_percent_of_capacity": round(dynamic, 3)}
+        return d
     nand.update({"bits_per_cell": GENERIC_BITS_PER_CELL, "slc_tprog_ns": slc_tprog_ns, "tprog_ns": tprog_ns})
     for k in ("slc_tr_ns", "slc_tbers_ns"):
         nand.setdefault(k, nand.get(k.replace("slc_", ""), 0) or {"slc_tr_ns": 50_000, "slc_tbers_ns": 3_000_000}[k])
@@ -71,12 +91,17 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     # a performance mode's end is a step down too, which the twin already has from the fill
     if _fv(features, "slc_cache") is not True or _fv(features, "perf_mode") or not size or not post or not fast or not cap:
         return drive_doc, {}, None, {}
-    static = float(GENERIC_SLC_CACHE["static_percent_of_capacity"])
+    modern = _modern_cache(drive_doc)
+    static = float((modern or GENERIC_SLC_CACHE)["static_percent_of_capacity"])
     dynamic = max(0.0, 100 * float(size) / cap - static)
     # the clean stage's program time gave the in-cache rate: SLC mode keeps it, native programs are slower by
-    # the ratio of the rates the step shows
+    # the ratio of the rates the step shows (on the modern part, a native one-shot program holds bits-per-cell
+    # times the SLC mode's unit)
     slc_tprog = int(base_tprog_ns)
-    tprog = int(slc_tprog * float(fast) / float(post))
+    bits = int(drive_doc.get("nand", {}).get("bits_per_cell") or GENERIC_BITS_PER_CELL) if modern is not None else 1
+    tprog = int(bits * slc_tprog * float(fast) / float(post))
+    if modern is not None:
+        tprog = int(min(max(tprog, NATIVE_TPROG_RANGE_NS[0]), NATIVE_TPROG_RANGE_NS[1]))
     rounds = []
     figs: Figures = {}
     doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
@@ -99,10 +124,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         # step at most: a rate near the cache's hides the step the next round measures)
         dynamic = max(0.0, (dynamic + static) / (1 + e_size) - static)
         tprog = int(tprog * min(max(1 + e_post, 0.5), 2.0))
+        if modern is not None:
+            tprog = int(min(max(tprog, NATIVE_TPROG_RANGE_NS[0]), NATIVE_TPROG_RANGE_NS[1]))
         doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
     resid, doc, figs = round(best[0], 4), best[1], best[2]
     rounds[best[3]]["kept"] = True
-    prov = _provenance(doc, size, post, resid, len(rounds))
+    prov = _provenance(doc, size, post, resid, len(rounds), modern is not None)
     if not rounds[best[3]].get("slc_cache_bytes"):
         # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
         # start, not a fit that reproduced it
@@ -114,8 +141,9 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
                        "rounds": rounds, "residual": resid}, figs
 
 
-def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int) -> Prov:
-    why_gen = "a generic modern drive's (one fill of an empty drive measures the cache, not its split)"
+def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False) -> Prov:
+    why_gen = (f"{doc['drive']['controller']}'s (the middle of the modern profiles'; " if modern else
+               "a generic modern drive's (") + "one fill of an empty drive measures the cache, not its split)"
     fit = f"{n} rounds of the cache stage simulated on the twin"
     c = doc["slc_cache"]
     return {
@@ -131,6 +159,10 @@ def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, 
                           "why": f"the native program time: the post-cache rate {post / 1e6:,.0f} MB/s ({fit})"},
         "nand.slc_tprog_ns": {"value": doc["nand"]["slc_tprog_ns"], "source": "fitted",
                               "why": "the clean stage's program time: its writes land in the cache"},
-        "nand.bits_per_cell": {"value": GENERIC_BITS_PER_CELL, "source": "assumed",
+        "nand.bits_per_cell": {"value": doc["nand"].get("bits_per_cell", GENERIC_BITS_PER_CELL), "source": "assumed",
                                "why": "a generic modern (TLC) part: the cache's blocks hold a third in SLC mode"},
+        **({"slc_cache.fold_units_per_host_unit": {
+            "value": c["fold_units_per_host_unit"], "source": "assumed",
+            "why": why_gen + "; folding and the native program share the post-cache rate, which one fill measures: "
+                   "the program time is fitted with the folding assumed"}} if modern else {}),
     }

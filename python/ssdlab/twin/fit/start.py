@@ -8,23 +8,24 @@ import math
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ...fit.params import FreeParameter
+from ...fit.params import FreeParameter, library_values
 from ..features.common import Features
 from .base import (
+    ASSUMED_SPARE_FRACTION,
     CHANNELS,
-    GENERIC_CHANNEL_BYTES_PER_S,
-    GENERIC_COMMAND_LATENCY_NS,
-    GENERIC_COMMAND_OVERHEAD_NS,
     MAX_PACKAGES_PER_CHANNEL,
+    SATA_BASE,
+    Base,
     _clamp,
     _fv,
     _tprog_measured,
+    base_of,
 )
 
 #: The datasheet ranges of the era's MLC parts (docs/model.md), widened: tR and tPROG move within them, a
 #: prior that keeps the die count and the program time apart (the sequential write rate fixes only their ratio).
-TR_RANGE_NS = (30_000, 100_000)
-TPROG_RANGE_NS = (700_000, 2_000_000)
+TR_RANGE_NS = SATA_BASE.tr_range_ns
+TPROG_RANGE_NS = SATA_BASE.program_range_ns
 #: The longest firmware time per command the fit tries: a controller with one command slot at a 4KB random
 #: write ceiling of 5-10K IOPS spends 100-200 us per write.
 COMMAND_COST_MAX_NS = 250_000
@@ -32,9 +33,9 @@ COMMAND_COST_MAX_NS = 250_000
 DIE_CAP_START = 8
 #: The user-data area of one NAND die: the era's MLC dies hold 32, 64 or 128 Gbit (docs/model.md), so a drive's
 #: raw NAND holds one of three die counts where the write rates leave a continuum open.
-DIE_BYTES = (4 << 30, 8 << 30, 16 << 30)
+DIE_BYTES = SATA_BASE.die_bytes
 #: Channel rates of the era's NAND interfaces (ONFI 1 async 40-50 MB/s to toggle/ONFI 2.x 400 MB/s).
-CHANNEL_RANGE_BYTES_PER_S = (40_000_000, 400_000_000)
+CHANNEL_RANGE_BYTES_PER_S = SATA_BASE.channel_range_bytes_per_s
 #: The read decodes a twin may get (an ECC engine slower than the channel, down to half an async one)...
 DECODE_RANGE_BYTES_PER_S = (25_000_000, 1_000_000_000)
 #: ... when the second 8KB of a unit takes this much longer than its transfers (8KB at 200 MB/s).
@@ -51,21 +52,29 @@ def raw_nand_dies(probe_doc: Mapping[str, Any]) -> List[int]:
     small to tell them apart)."""
     features = probe_doc["features"]
     onset, cap = _fv(features, "gc_onset_bytes"), _fv(features, "capacity_bytes")
+    b = base_of(features)
+    if b.modern and cap and not onset:
+        # a modern drive's torture rarely reaches its GC onset (a large spare area behind a fast cache): its raw
+        # NAND is the capacity and the spare area a drive of the class keeps
+        onset = ASSUMED_SPARE_FRACTION * float(cap)
     if probe_doc.get("target", {}).get("kind") == "file" or not onset or not cap:
         return []
     raw = float(cap) + float(onset)
-    dies = sorted({CHANNELS * max(1, round(raw / d / CHANNELS)) for d in DIE_BYTES})
-    return dies if len(dies) == len(DIE_BYTES) and dies[-1] <= CHANNELS * MAX_PACKAGES_PER_CHANNEL else []
+    dies = sorted({CHANNELS * max(1, round(raw / d / CHANNELS)) for d in b.die_bytes})
+    return dies if len(dies) == len(b.die_bytes) and dies[-1] <= CHANNELS * MAX_PACKAGES_PER_CHANNEL else []
 
 
 def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> List[FreeParameter]:
     """The twin's free parameters, each starting where the features point
     (the dies within ``dies_choices``, the counts the raw NAND allows, when
     given: :func:`raw_nand_dies`)."""
+    b = base_of(features)
     dies = _fv(features, "dies") or 16
     flush_ns = _tprog_measured(features)
-    cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us = _read_path(features, flush_ns)
-    stripe, die_cap = _layout(features, dies, die_read_ns)
+    cmd_read, r_iops, w_iops, ch_start, die_read_ns, link_r, step_us = _read_path(features, flush_ns, b)
+    # a stripe chunk and a per-request die cap are the SATA era's (SandForce, Everest 2): a modern drive reads data
+    # written at random slower because it lies where the writes put it, which the engine's layout gives itself
+    stripe, die_cap = (None, False) if b.modern else _layout(features, dies, die_read_ns)
     decode = _decode(step_us, link_r, ch_start)
     # tR: the die's read less its share of the 4KB on the channel (a chunk when striped) and its decode. (A QD1
     # read also waits now and then behind a program the writes before it left on its die, about 10% more on
@@ -73,33 +82,40 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
     tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
+    # the write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one
+    write_max = 8_000_000_000 if b.modern else 2_000_000_000
     ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
+    logs = b.page_log2s
+    page_why = ("page size 2^this bytes (4, 8 or 16 KiB)" if len(logs) > 1 else
+                f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D TLC die's)")
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
-        FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page size 2^this bytes (4, 8 or 16 KiB)"),
-        FreeParameter("nand.tr_ns", TR_RANGE_NS[0], TR_RANGE_NS[1], int(_clamp(tr, *TR_RANGE_NS)), True, 1000,
-                      "page read time: QD1 read latency beyond the controller's (within the MLC datasheets' range)"),
+        FreeParameter("nand.page_size_log2", logs[0], logs[-1], logs[len(logs) // 2], False, 1, page_why),
+        FreeParameter("nand.tr_ns", b.tr_range_ns[0], b.tr_range_ns[1], int(_clamp(tr, *b.tr_range_ns)), True, 1000,
+                      "page read time: QD1 read latency beyond the controller's (within the "
+                      + ("3D TLC/QLC dies' range)" if b.modern else "MLC datasheets' range)")),
         FreeParameter("controller.command_cost_read_ns", 1_000, COMMAND_COST_MAX_NS,
                       int(cmd_read), True, 500, "firmware time per read: the QD32 read ceiling"),
         FreeParameter("controller.command_cost_write_ns", 1_000, COMMAND_COST_MAX_NS,
                       int(_clamp(slots * 1e9 / w_iops, 1_000, COMMAND_COST_MAX_NS)), True, 500,
                       "firmware time per write: the QD32 write ceiling"),
         FreeParameter("controller.command_slots", 1, 4, slots, False, 1, "commands processed at once: QD1 against QD32"),
-        FreeParameter("controller.command_latency_ns", 1_000, 100_000, GENERIC_COMMAND_LATENCY_NS, True, 500,
+        FreeParameter("controller.command_latency_ns", 1_000, 100_000, b.command_latency_ns, True, 500,
                       "time per command outside the slots: QD1 latency"),
         # the write path starts at the fastest write measured: where a controller caps writes that is its rate,
         # and where the dies or the link do, a path no slower than them moves nothing
-        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, 2_000_000_000,
-                      int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, 2_000_000_000)), True,
+        FreeParameter("controller.max_write_bytes_per_s", 100_000_000, write_max,
+                      int(_clamp(_fv(features, "fastest_write_bytes_per_s") or 1e9, 100_000_000, write_max)), True,
                       1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
     ]
-    params += _optional(features, flush_ns, ch_start, stripe, decode, die_cap)
+    params += _optional(features, None if b.modern else flush_ns, ch_start, stripe, decode, die_cap, b,
+                        _slc_program_start(features, dies, dies_choices, b))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
 
 
-def _read_path(features: Features, flush_ns: Optional[float]
+def _read_path(features: Features, flush_ns: Optional[float], b: Base
                ) -> Tuple[float, Any, Any, int, Optional[float], Any, Any]:
     """The read path's start: the firmware time per read, the command rates, the channel rate and the die's read
     time (with the link's rate and the second page's QD1 step, which the decode needs)."""
@@ -110,31 +126,38 @@ def _read_path(features: Features, flush_ns: Optional[float]
     w_iops = _fv(features, "write_command_iops") or _fv(features, "write_iops_4k_qd32") or 40_000
     # an unwritten LBA answered from the map costs the command's time and no die read:
     # about command latency + read cost + 10 us of link and FIS exchange
-    cmd_read = (u1 - 10.0) * 1e3 - GENERIC_COMMAND_LATENCY_NS if u1 and from_map else 2e9 / r_iops
+    # (NVMe: the command's TLPs and a 4KB transfer take a microsecond or two, not SATA's 10)
+    path_us = (b.command_overhead_ns + 4096 / float(_fv(features, "link_bytes_per_s") or 3.6e9) * 1e9) / 1e3 \
+        if b.modern else 10.0
+    cmd_read = (u1 - path_us) * 1e3 - b.command_latency_ns if u1 and from_map else 2e9 / r_iops
     cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
     # the channel rate (fitted when the flushes measured the program time): sequential reads at depth well
     # below the link are bound by the NAND, so start where the channels carry that rate
     seq_r, link_r = _fv(features, "seq_read_bytes_per_s"), _fv(features, "link_bytes_per_s")
-    ch_start = GENERIC_CHANNEL_BYTES_PER_S
+    ch_start = b.channel_bytes_per_s
+    ch_range = b.channel_range_bytes_per_s
     nand_r = _fv(features, "nand_read_bytes_per_s")
     step_us = _fv(features, "second_page_read_us")
     if flush_ns is not None and seq_r and link_r and seq_r < 0.9 * link_r and not (
-            step_us and (8192 / _clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S) + 8192 / link_r) * 1e6
+            step_us and (8192 / _clamp(seq_r / CHANNELS, *ch_range) + 8192 / link_r) * 1e6
             > 1.1 * step_us):
         # (unless channels that slow would make a unit's second 8KB at QD1 cost more than it does: then the dies
         # bind the sequential reads, through a decode or tR, and the channels are faster)
-        ch_start = int(_clamp(seq_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
-    elif flush_ns is not None and nand_r and nand_r < CHANNELS * GENERIC_CHANNEL_BYTES_PER_S:
+        ch_start = int(_clamp(seq_r / CHANNELS, *ch_range))
+    elif flush_ns is not None and nand_r and nand_r < CHANNELS * b.channel_bytes_per_s:
         # link-bound at depth, but a QD1 request's NAND share is visible (SATA 3Gbps drives on 40-50 MB/s
         # asynchronous channels): the channels carry about that rate (a floor: the dies' page reads are in it)
-        ch_start = int(_clamp(nand_r / CHANNELS, *CHANNEL_RANGE_BYTES_PER_S))
+        ch_start = int(_clamp(nand_r / CHANNELS, *ch_range))
     # the die's read (tR, then the data on the channel): a mapped read beyond an unwritten one answered from
     # the map, else beyond the command's path at the start's command times (latency, FIS exchange, firmware
     # time, 4KB on the link)
+    if b.modern:
+        # the modern part's interface binds its channels (Toggle/ONFI at 0.7-1.6 GB/s): the generic rate to start
+        ch_start = b.channel_bytes_per_s
     if r1 and u1 and from_map:
         die_read_ns: Optional[float] = (r1 - u1) * 1e3
     elif r1:
-        die_read_ns = r1 * 1e3 - (GENERIC_COMMAND_LATENCY_NS + GENERIC_COMMAND_OVERHEAD_NS + cmd_read
+        die_read_ns = r1 * 1e3 - (b.command_latency_ns + b.command_overhead_ns + cmd_read
                                   + 4096 / (link_r or 550e6) * 1e9)
     else:
         die_read_ns = None
@@ -202,16 +225,39 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
     return ppc, ppc_range, ppc_why
 
 
+def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base) -> int:
+    """Where a modern twin's SLC-mode program time starts: the dies' program units (a page on each plane) at the
+    clean sequential write's rate (its writes land in the cache)."""
+    if not b.modern:
+        return 0
+    rate = _fv(features, "seq_write_bytes_per_s")
+    n = min(dies_choices, key=lambda d: abs(math.log(d / dies))) if dies_choices else dies
+    if not rate:
+        return int(library_values("part", b.part)["nand"]["slc_tprog_ns"])
+    unit = b.planes << b.page_log2s[0]
+    return int(_clamp(n * unit / float(rate) * 1e9, *b.program_range_ns))
+
+
 def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
-              decode: Optional[float], die_cap: bool) -> List[FreeParameter]:
+              decode: Optional[float], die_cap: bool, b: Base, slc_start: int = 0) -> List[FreeParameter]:
     """The parameters a twin gets only where the features call for them."""
     params: List[FreeParameter] = []
     if flush_ns is not None:
         # tPROG is then the measured flush time less the unit's transfer at this rate (build_doc)
-        params.append(FreeParameter("nand.channel_bytes_per_s", CHANNEL_RANGE_BYTES_PER_S[0], CHANNEL_RANGE_BYTES_PER_S[1],
-                                    ch_start, True, 1_000_000,
+        params.append(FreeParameter("nand.channel_bytes_per_s", b.channel_range_bytes_per_s[0],
+                                    b.channel_range_bytes_per_s[1], int(_clamp(ch_start, *b.channel_range_bytes_per_s)),
+                                    True, 1_000_000,
                                     "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
                                     "time less the program unit's transfer at this rate"))
+    elif b.modern:
+        # (the flushes do not give it: a modern drive's flush latency is not one SLC program, Crucial P1 1.6 ms
+        # where its SLC mode programs in 0.3)
+        params.append(FreeParameter("nand.channel_bytes_per_s", b.channel_range_bytes_per_s[0],
+                                    b.channel_range_bytes_per_s[1], int(_clamp(ch_start, *b.channel_range_bytes_per_s)),
+                                    True, 1_000_000, "NAND channel rate: page transfers on reads and programs"))
+        params.append(FreeParameter(b.program_key, b.program_range_ns[0], b.program_range_ns[1], slc_start, True, 1_000,
+                                    "SLC-mode program time: the clean stage's writes land in the cache, so its sustained "
+                                    "write rate with the dies"))
     else:
         params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
                                     "page program time: the sustained write rate with the dies and page size (within the "
@@ -270,8 +316,10 @@ def start_candidates(features: Features, dies_choices: Sequence[int] = ()) -> Li
         if cand not in out:
             out.append(cand)
 
+    logs = base_of(features).page_log2s
+
     def grid(feats: Features) -> None:
-        for log2 in (12, 13, 14):
+        for log2 in logs:
             if dies_choices:
                 for d in dies_choices:
                     add(feats, log2, d // CHANNELS)
@@ -283,16 +331,17 @@ def start_candidates(features: Features, dies_choices: Sequence[int] = ()) -> Li
     grid(features)
     # where the QD1 reads' NAND share moved the channel's start, the same grid at the generic channel: that share
     # holds whatever else the die spends per byte read (a decode per stripe chunk)
-    if "nand.channel_bytes_per_s" in by_key and by_key["nand.channel_bytes_per_s"].value != GENERIC_CHANNEL_BYTES_PER_S:
+    generic_ch = base_of(features).channel_bytes_per_s
+    if "nand.channel_bytes_per_s" in by_key and by_key["nand.channel_bytes_per_s"].value != generic_ch:
         plain = {k: v for k, v in features.items() if k != "nand_read_bytes_per_s"}
-        if {p.key: p.value for p in free_parameters(plain, dies_choices)}.get("nand.channel_bytes_per_s") == GENERIC_CHANNEL_BYTES_PER_S:
+        if {p.key: p.value for p in free_parameters(plain, dies_choices)}.get("nand.channel_bytes_per_s") == generic_ch:
             grid(plain)
     # a per-request die cap is offered where reads of data written at random are slow, which a decode or the
     # layout can explain too: the page sizes at the implied dies without the cap (its top: more dies than any
     # request spans), so that large requests choose
     cap = by_key.get("controller.seq_read_max_dies")
     if cap is not None:
-        for log2 in (12, 13, 14):
+        for log2 in logs:
             ppc = (min(dies_choices, key=lambda d: abs(math.log(d / (dies * 8192 / (1 << log2))))) // CHANNELS
                    if dies_choices else ppc_p.snap(dies * 8192 / (1 << log2) / CHANNELS))
             add(features, log2, ppc, **{cap.key: int(cap.high)})

@@ -14,14 +14,17 @@ from ...errors import SsdlabError
 from ...fio.guard import filename_value
 from ...suite.fio import DATA_PATTERN_OPTIONS
 
-__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "CLEAN", "FILL", "CACHE", "BUDGETS", "KiB",
-           "MiB", "GiB"]
+__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "CLEAN", "FILL", "CACHE", "QUEUES", "BUDGETS",
+           "KiB", "MiB", "GiB"]
 
 #: The stages: ``clean`` after a TRIM of the whole target, ``fill`` the state writes, ``cache`` the write cache's
 #: size and recovery (last, so that it leaves every earlier job's figures as they were).
 CLEAN = "clean"
 FILL = "fill"
 CACHE = "cache"
+#: The host link's and the command queues' ceilings: reads at depth over the span the cache stage wrote, after it
+#: (reads leave every earlier job's figures as they were).
+QUEUES = "queues"
 #: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
 HOST = "host"
 
@@ -63,6 +66,24 @@ CACHE_AFTER_IDLE = "cache-after-idle"
 CACHE_FILL_SHARE = 0.3
 #: Seconds of idle time (per unit of --budget) before the write that shows how much cache idle time gave back.
 CACHE_IDLE_S = 30.0
+#: The map cache: 4KB random reads at QD1 over growing spans of the full drive (from 1 GiB, doubling, then the
+#: whole drive), this long each per unit of --budget (at least a second), after an unmeasured ramp of
+#: :data:`MAP_RAMP_S` whatever the budget: a span's translation pages are loaded once each as its reads first meet
+#: them (a 64 GiB span's 4,096 pages of 16 KiB at 4 B per 4KB unit), which is not the cache's steady miss rate.
+MAP_SPAN_PREFIX = "map-span-"
+MAP_SPAN_FIRST_BYTES = 1 << 30
+MAP_SPAN_S = 2.0
+MAP_RAMP_S = 2.0
+#: The queue jobs: 4KB random reads over (fio jobs, iodepth per job), QD1 to 256 with 1 to 8 jobs (on NVMe each
+#: fio job has its own queue pair; on SATA every job shares the drive's 32 NCQ tags), this long each per unit of
+#: --budget.
+QUEUE_GRID = ((1, 1), (1, 8), (1, 32), (1, 128), (1, 256), (2, 32), (4, 32), (8, 32), (4, 64))
+QUEUE_S = 1.0
+QUEUE_PREFIX = "queue-randread-4k-"
+#: 128KB sequential reads by this many fio jobs at QD32, each in its own part of the span: the link's ceiling
+#: where one queue does not reach it.
+LINK_JOBS = 4
+LINK_SEQREAD = f"link-seqread-128k-j{LINK_JOBS}-qd32"
 #: The prefixes of the write families (a burst, a sequential or a random write).
 BURST_PREFIX = "burst-"
 SEQWRITE_PREFIX = "seqwrite-"
@@ -111,6 +132,24 @@ def seqread_small(bs: str, qd: int) -> str:
 
 def rewrite(bs: str) -> str:
     return f"rewrite-{bs}-qd32"
+
+
+def map_span(span_bytes: int, capacity_bytes: int) -> str:
+    """The map-cache job over ``span_bytes`` (``all``: the whole drive)."""
+    return f"{MAP_SPAN_PREFIX}all" if span_bytes >= capacity_bytes else f"{MAP_SPAN_PREFIX}{span_bytes // GiB}g"
+
+
+def queue_read(numjobs: int, qd: int) -> str:
+    return f"{QUEUE_PREFIX}j{numjobs}-qd{qd}"
+
+
+def map_spans(capacity_bytes: int) -> List[int]:
+    """The spans the map-cache jobs read: 1 GiB, doubling while below the capacity, then the whole drive."""
+    spans, s = [], MAP_SPAN_FIRST_BYTES
+    while s < capacity_bytes:
+        spans.append(s)
+        s *= 2
+    return spans + [capacity_bytes]
 
 
 @dataclass(frozen=True)
@@ -185,6 +224,7 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     _clean_layout(jobs, sp)
     _fill_stage(jobs, sp, trim)
     _cache_stage(jobs, sp, trim)
+    _queue_stage(jobs, sp)
     return list(jobs)
 
 
@@ -399,6 +439,33 @@ def _cache_stage(jobs: _Jobs, sp: _Spans, trim: bool) -> None:
              f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
              "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
              bs="128k", iodepth=32, offset=fill, size=after, startdelay=_secs(CACHE_IDLE_S * sp.budget), **inc)
+
+
+def _queue_stage(jobs: _Jobs, sp: _Spans) -> None:
+    span, _, _ = _cache_sizes(sp.cap, sp.budget)
+    for n, qd in QUEUE_GRID:
+        jobs.add(queue_read(n, qd), QUEUES, "command queues and the host interface",
+                 f"4KB random reads by {n} fio job(s) at QD{qd} each over the span the cache fill wrote: how the rate "
+                 "scales with the commands outstanding (SATA's 32 NCQ tags stop it at 32; NVMe gives each job its own "
+                 "queue pair, so it scales on to the controller's ceiling)", "read", rw="randread", bs="4k",
+                 iodepth=qd, numjobs=n, size=span, time_based=1, runtime=_secs(QUEUE_S * sp.budget))
+    part = _align(span // LINK_JOBS)
+    jobs.add(LINK_SEQREAD, QUEUES, "host link (NVMe: its PCIe generation and lanes)",
+             f"128KB sequential reads by {LINK_JOBS} fio jobs at QD32, each in its own quarter of the span the cache "
+             "fill wrote: the host link's ceiling where one queue's stream does not reach it", "read", rw="read",
+             bs="128k", iodepth=32, numjobs=LINK_JOBS, size=part, offset_increment=part, time_based=1,
+             runtime=_secs(QUEUE_S * sp.budget))
+    # then the map cache (after the queue reads, whose span it would push out of the cache): a drive that holds
+    # only part of its map (DRAM-less, a host memory buffer) loads a translation page from the NAND before a read
+    # whose entry it does not hold, whether the LBA holds data or not (the whole drive was written and trimmed by
+    # now, so every translation page is on the NAND); last, so that no earlier job's figures move (reads in the
+    # fill stage gave SandForce drives time to recycle before its TRIM: their write after it ran up to 4.5% faster)
+    for s in map_spans(sp.cap):
+        jobs.add(map_span(s, sp.cap), QUEUES, "map cache (the span whose map the controller holds)",
+            f"4KB random reads at QD1 over the first {s / 1e9:,.1f} GB: the latency is flat while the span's map fits "
+            "the controller's map cache and steps up past it (each read then also loads a translation page from the "
+            "NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=s,
+            time_based=1, ramp_time=_secs(MAP_RAMP_S), runtime=_secs(max(1.0, MAP_SPAN_S * sp.budget)))
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:

@@ -17,6 +17,7 @@ from .jobs import (
     CLEAN,
     FILL,
     HOST,
+    QUEUES,
     UNWRITTEN_READ,
     UNWRITTEN_SEQREAD,
     MiB,
@@ -122,7 +123,7 @@ def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
-def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE), budget: float = 1.0,
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES), budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
@@ -173,7 +174,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = (CLEAN, FILL, CACHE)) -> ProbeRun:
+                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES)) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.

@@ -1,0 +1,144 @@
+"""Features of the map-cache and queue jobs: the span of LBAs whose map the
+controller holds (a DRAM-less drive's map cache or host memory buffer), how
+4KB random reads scale with the commands outstanding (SATA's 32 NCQ tags
+against NVMe's queue pairs), and the NVMe link's PCIe generation from the
+fastest transfer. Only fio's rates and mean latencies are read."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ..probe.jobs import LINK_SEQREAD, MAP_SPAN_PREFIX, QUEUE_GRID, map_span, map_spans, queue_read
+from .common import Feature, _get, feature
+
+#: A span's mean QD1 latency this much above the flat spans' is past the map cache: a miss adds a translation
+#: page's read (tens of microseconds on a read of about a hundred).
+MAP_STEP_SHARE = 0.15
+#: Bytes of a map entry per 4KB unit (a 32-bit physical address: 1 GB of map per TB, the rule the DRAM of every
+#: modern drive with a full map follows: 1 GB of DRAM on the 1TB 980 PRO, MODERN.md).
+MAP_ENTRY_BYTES = 4
+#: Reads at more than 32 commands outstanding beating the best at 32 by this share: the drive takes more commands
+#: than SATA's NCQ tags (NVMe's queue pairs).
+QUEUE_SCALING_SHARE = 1.1
+#: PCIe links an M.2 NVMe drive has: four lanes, generation 3 to 5, with the engine's usable rate of each
+#: (``pcie_link_bytes_per_s``: 128b/130b coding, 256 B payloads with 24 B of TLP overhead).
+PCIE_LANES = 4
+PCIE_GENS = (3, 4, 5)
+
+
+def pcie_usable_bytes_per_s(gen: int, lanes: int = PCIE_LANES) -> int:
+    """The usable data rate of a PCIe link (the engine's formula: 8/16/32 GT/s a lane, 128b/130b, 256/(256+24))."""
+    gt = {3: 8_000_000_000, 4: 16_000_000_000, 5: 32_000_000_000}[gen]
+    return gt * lanes * 128 * 256 // (130 * 8 * (256 + 24))
+
+
+def nvme_link(link: Optional[float]) -> Optional[Tuple[int, int, float]]:
+    """(generation, lanes, usable rate) of the slowest x4 PCIe link that carries ``link`` B/s (the fastest transfer
+    measured, a little above the usable rate allowed for timing), or None when none does."""
+    if not link:
+        return None
+    for gen in PCIE_GENS:
+        rate = pcie_usable_bytes_per_s(gen)
+        if link <= 1.005 * rate:
+            return gen, PCIE_LANES, rate
+    return None
+
+
+def queue_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
+    """The read IOPS over the commands outstanding, the most of them, and whether more than 32 help."""
+    pts: List[Tuple[int, int, float]] = []
+    for n, qd in QUEUE_GRID:
+        v = _get(figs, queue_read(n, qd), "iops")
+        if v:
+            pts.append((n, qd, v))
+    if not pts:
+        return {k: feature(None, u, "none", "the queue jobs did not run") for k, u in
+                (("read_iops_4k_max", "IOPS"), ("queue_scaling", ""), ("read_depth_90_percent", ""))}
+    best = max(v for _, _, v in pts)
+    at32 = max((v for n, qd, v in pts if n * qd <= 32), default=None)
+    beyond = max((v for n, qd, v in pts if n * qd > 32), default=None)
+    shown = ", ".join(f"{n}x{qd} {v / 1e3:,.0f}K" for n, qd, v in pts)
+    out = {"read_iops_4k_max": feature(round(best), "IOPS", "high",
+                                       f"the most 4KB random read IOPS over jobs x depth ({shown}): the controller's "
+                                       "or the dies' read ceiling")}
+    if at32 and beyond:
+        ratio = beyond / at32
+        multi = ratio >= QUEUE_SCALING_SHARE
+        out["queue_scaling"] = feature(round(ratio, 3), "", "high",
+                                       "the best rate past 32 commands outstanding over the best at 32 or fewer: "
+                                       + ("more commands than SATA's 32 NCQ tags keep raising it (NVMe queues)" if multi
+                                          else "flat past 32 (SATA's NCQ, or a ceiling reached by 32)"))
+    else:
+        out["queue_scaling"] = feature(None, "", "none", "the jobs past and below 32 outstanding did not both run")
+    depth = min((n * qd for n, qd, v in pts if v >= 0.9 * best), default=None)
+    out["read_depth_90_percent"] = feature(depth, "", "high", "the fewest commands outstanding (jobs x depth) whose "
+                                           "rate is within 90% of the most: where the read path saturates")
+    return out
+
+
+def map_cache_features(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Feature]:
+    """The span of LBAs the controller's map covers: the QD1 latency over growing spans of the full drive is
+    flat while the span's map is held and rises past it, with the share of reads that miss (1 - covered/span);
+    the covered span is fitted to that curve (least squares over a log grid of spans), and the map cache is it
+    at :data:`MAP_ENTRY_BYTES` per 4KB unit."""
+    pts = [(s, _get(figs, map_span(s, capacity_bytes), "clat_mean_us")) for s in map_spans(capacity_bytes)]
+    seen = [(float(s), float(v)) for s, v in pts if v]
+    keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us")
+    if len(seen) < 3:
+        return {k: feature(None, "", "none", "the map-cache jobs did not run") for k in keys}
+    base = min(v for _, v in seen)
+    shown = ", ".join(f"{s / 1e9:,.0f} GB {v:.0f} us" for s, v in seen)
+    # the first span from which every larger one is slower by the step: a single slow span (the first, behind the
+    # programs the job before it left) is not the map
+    k = next((i for i in range(len(seen)) if all(v > (1 + MAP_STEP_SHARE) * base for _, v in seen[i:])), None)
+    if k is None or k == 0:
+        why = (f"QD1 read latency over spans of the full drive ({shown}): flat to the whole drive, so the controller "
+               "holds the whole map (DRAM)")
+        return {"map_cache_limited": feature(False, "", "high", why),
+                "map_cache_span_bytes": feature(None, "B", "none", why),
+                "map_cache_bytes": feature(None, "B", "none", why),
+                "map_miss_us": feature(None, "us", "none", why)}
+    lo, hi = seen[k - 1][0], capacity_bytes
+    covered, miss = _fit_covered(seen, lo, hi)
+    conf = "high" if len(seen) - k >= 2 else "medium"
+    why = (f"QD1 read latency over spans of the full drive ({shown}): flat to {lo / 1e9:,.0f} GB, then rising as the "
+           f"share of reads past the map cache grows (1 - covered / span); the covered span fitted to that curve over a "
+           "slow trend in log span")
+    return {"map_cache_limited": feature(True, "", "high", why),
+            "map_cache_span_bytes": feature(round(covered), "B", conf, why),
+            "map_cache_bytes": feature(int(math.ceil(covered / 4096)) * MAP_ENTRY_BYTES, "B", conf,
+                                       f"the covered span at {MAP_ENTRY_BYTES} B of map per 4KB unit"),
+            "map_miss_us": feature(round(miss, 1), "us", conf, "what a read past the map cache adds (a translation "
+                                   "page's read): the fitted step's height at a span of which nothing is held")}
+
+
+def _fit_covered(seen: List[Tuple[float, float]], lo: float, hi: float) -> Tuple[float, float]:
+    """The covered span C and a miss's cost m of L(S) = a + t log S + m max(0, 1 - C / S) fitted to the spans'
+    latencies by least squares (C on a log grid from ``lo`` to ``hi``; a, t, m linear): the reads of a larger
+    span also land on more of the drive's regions (an SLC-cached start, other page types), a slow trend the log
+    term takes, so that the step is the map's."""
+    import numpy as np
+
+    s = np.array([x for x, _ in seen])
+    y = np.array([v for _, v in seen])
+    best: Optional[Tuple[float, float, float]] = None
+    for i in range(201):
+        c = lo * (hi / lo) ** (i / 200)
+        a = np.column_stack([np.ones_like(s), np.log(s), np.maximum(0.0, 1 - c / s)])
+        coef = np.linalg.lstsq(a, y, rcond=None)[0]
+        err = float(np.sum((a @ coef - y) ** 2))
+        if coef[2] > 0 and (best is None or err < best[0]):
+            best = (err, c, float(coef[2]))
+    if best is None:
+        return lo, 0.0
+    return best[1], best[2]
+
+
+def has_map_jobs(figs: Mapping[str, Any]) -> bool:
+    return any(str(n).startswith(MAP_SPAN_PREFIX) for n in figs)
+
+
+def link_seqread(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
+    v = _get(figs, LINK_SEQREAD, "mbps")
+    return None if v is None else v * 1e6

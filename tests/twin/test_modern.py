@@ -1,0 +1,187 @@
+"""The twin of a modern drive: the probe's map-cache and queue jobs and what they reveal (the map cache, queue
+scaling, the NVMe link's generation), and the generic modern start a probe with an NVMe link or a write cache
+selects."""
+
+import pytest
+
+from ssdlab import Drive
+from ssdlab.twin.features.common import feature
+from ssdlab.twin.features.queues import (
+    map_cache_features,
+    nvme_link,
+    pcie_usable_bytes_per_s,
+    queue_features,
+)
+from ssdlab.twin.fit.base import SATA_BASE, base_of, modern_base
+from ssdlab.twin.fit.drive_file import build_doc
+from ssdlab.twin.fit.start import free_parameters, raw_nand_dies, start_candidates
+from ssdlab.twin.probe import FILL, QUEUES, jobfile_text, probe_jobs
+from ssdlab.twin.probe.jobs import LINK_SEQREAD, QUEUE_GRID, map_span, map_spans, queue_read
+from ssdlab.twin.roundtrip import MODERN_REVIEW_TESTS, review_tests
+
+TB = 1_000_000_000_000
+GiB = 1 << 30
+
+
+def test_map_and_queue_jobs_are_in_the_probe():
+    jobs = probe_jobs(TB, 1.0)
+    spans = map_spans(TB)
+    assert spans[0] == GiB and spans[-1] == TB and all(b == 2 * a for a, b in zip(spans, spans[1:-1]))
+    # the queue stage runs last (reads: every earlier job's figures stay as they were), the map-cache reads at its
+    # end (over spans of the whole drive, growing)
+    q = [j for j in jobs if j.stage == QUEUES]
+    assert jobs[-len(q):] == q
+    assert [j.name for j in q] == ([queue_read(n, d) for n, d in QUEUE_GRID] + [LINK_SEQREAD]
+                                   + [map_span(s, TB) for s in spans])
+    assert all(j.options["iodepth"] == 1 and j.options["offset"] == 0 for j in q[-len(spans):])
+    assert {(j.options["numjobs"], j.options["iodepth"]) for j in q[:len(QUEUE_GRID)]} == set(QUEUE_GRID)
+    assert min(n * d for n, d in QUEUE_GRID) == 1 and max(n * d for n, d in QUEUE_GRID) == 256
+    text = jobfile_text(q[:len(QUEUE_GRID) + 1])
+    assert "numjobs=8" in text and "offset_increment=" in text
+
+
+def _spans(latency):
+    return {map_span(s, TB): {"clat_mean_us": latency(s), "mbps": 1.0} for s in map_spans(TB)}
+
+
+def test_the_map_cache_is_the_span_where_qd1_reads_step_up():
+    covered = 64 * GiB
+    f = map_cache_features(_spans(lambda s: 60.0 + 45.0 * max(0.0, 1 - covered / s)), TB)
+    assert f["map_cache_limited"]["value"] is True
+    assert abs(f["map_cache_span_bytes"]["value"] / covered - 1) < 0.03
+    assert abs(f["map_cache_bytes"]["value"] / (64 << 20) - 1) < 0.03  # 4 B per 4KB unit
+    assert abs(f["map_miss_us"]["value"] - 45.0) < 3.0
+    # a slow first span (behind the programs the write before it left) is not a map
+    flat = map_cache_features(_spans(lambda s: 90.0 if s == GiB else 60.0), TB)
+    assert flat["map_cache_limited"]["value"] is False and flat["map_cache_bytes"]["value"] is None
+    assert map_cache_features({}, TB)["map_cache_bytes"]["confidence"] == "none"
+
+
+def test_reads_past_32_outstanding_show_nvme_queues():
+    def figs(iops):
+        return {queue_read(n, d): {"iops": iops(n * d), "mbps": 1.0} for n, d in QUEUE_GRID}
+
+    nvme = queue_features(figs(lambda qd: min(qd, 200) * 1000.0))
+    assert nvme["queue_scaling"]["value"] > 1.1 and nvme["read_iops_4k_max"]["value"] == 200_000
+    assert nvme["read_depth_90_percent"]["value"] == 256
+    sata = queue_features(figs(lambda qd: min(qd, 32) * 3000.0))  # NCQ's 32 tags
+    assert sata["queue_scaling"]["value"] == 1.0 and sata["read_depth_90_percent"]["value"] == 32
+
+
+def test_the_pcie_generation_is_the_slowest_that_carries_the_fastest_transfer():
+    assert pcie_usable_bytes_per_s(3) == Drive.load("samsung980-1000").config["host"]["link_bytes_per_s"]
+    assert pcie_usable_bytes_per_s(4) == Drive.load("samsung980pro-1000").config["host"]["link_bytes_per_s"]
+    assert nvme_link(3.5e9)[0] == 3 and nvme_link(3.61e9)[0] == 3  # a little above: the transfer's timing
+    assert nvme_link(5.0e9)[0] == 4 and nvme_link(7.1e9)[0] == 4
+    assert nvme_link(1e12) is None and nvme_link(None) is None
+
+
+def n_close(a, b):
+    return abs(a / b - 1) < 0.01
+
+
+def _modern_features(**more):
+    f = {"capacity_bytes": feature(TB, "B", "high", ""), "host_interface": feature("nvme", "", "high", "test"),
+         "pcie_gen": feature(4, "", "high", "test"), "pcie_lanes": feature(4, "", "medium", "test"),
+         "dies": feature(16, "", "medium", ""), "read_latency_4k_us": feature(70.0, "us", "high", ""),
+         "read_command_iops": feature(500_000, "IOPS", "high", ""), "write_command_iops": feature(400_000, "IOPS", "high", ""),
+         "map_cache_limited": feature(True, "", "high", "test"), "map_cache_bytes": feature(64 << 20, "B", "high", "test"),
+         "map_cache_span_bytes": feature(64 * GiB, "B", "high", "test")}
+    f.update(more)
+    return f
+
+
+def test_an_nvme_link_or_a_write_cache_selects_the_modern_start():
+    assert base_of({}) is SATA_BASE
+    assert base_of({"host_interface": feature("sata-6g", "", "high", "")}) is SATA_BASE
+    assert base_of({"host_interface": feature("nvme", "", "high", "")}).profile == "generic-nvme"
+    cache = base_of({"slc_cache": feature(True, "", "high", "")})
+    assert cache.modern and cache.part == "generic-tlc" and "write cache" in cache.why
+    # the modern start's values are the library files' (a drive file composes them)
+    lib = Drive.load({"drive": {"id": "g", "name": "g", "user_capacity_bytes": TB, "controller": "generic-nvme",
+                                "nand_part": "generic-tlc"},
+                      "nand": {"channels": 8, "packages_per_channel": 2, "dies_per_package": 1}})
+    assert lib.is_nvme and lib.config["slc_cache"]["dynamic_percent_of_capacity"] == 13.0
+    assert modern_base().channel_bytes_per_s == lib.config["nand"]["channel_bytes_per_s"]
+
+
+def test_the_modern_start_fits_within_the_modern_parts_ranges():
+    f = _modern_features()
+    b = base_of(f)
+    params = {p.key: p for p in free_parameters(f)}
+    page = params["nand.page_size_log2"]
+    assert page.low == page.high == page.value == 14  # the part's 16 KiB
+    assert (params["nand.tr_ns"].low, params["nand.tr_ns"].high) == b.tr_range_ns
+    slc = params["nand.slc_tprog_ns"]  # the clean stage writes into the cache: the SLC mode's program
+    assert (slc.low, slc.high) == b.program_range_ns and "nand.tprog_ns" not in params
+    assert params["nand.channel_bytes_per_s"].value == b.channel_bytes_per_s
+    # the SLC program starts where the dies' units give the clean sequential write, whatever the flushes say
+    # (a modern drive's flush is not one SLC program); no SATA-era stripe chunk or die cap
+    f2 = _modern_features(seq_write_bytes_per_s=feature(1_755_000_000, "B/s", "high", ""),
+                          tprog_ns=feature(1_590_000, "ns", "high", ""),
+                          random_layout_seqread_ratio=feature(0.4, "", "high", ""),
+                          read_iops_4k_qd32=feature(150_000, "IOPS", "high", ""))
+    p2 = {p.key: p for p in free_parameters(f2, [8, 16, 32])}
+    assert abs(p2["nand.slc_tprog_ns"].value - 16 * 32768 / 1.755e9 * 1e9) < 1_000
+    assert not {"controller.die_stripe_bytes", "controller.seq_read_max_dies"} & set(p2)
+    assert {c["nand.packages_per_channel"] for c in start_candidates(f2, [8, 16, 32])} == {1, 2, 4}
+    assert params["controller.max_write_bytes_per_s"].high >= 7_000_000_000
+    assert all(c["nand.page_size_log2"] == 14 for c in start_candidates(f))
+    # no GC onset (a modern drive's torture rarely reaches it): the raw NAND's dies of 256/512/1024 Gbit
+    assert raw_nand_dies({"features": f, "target": {"kind": "simulated"}}) == [8, 16, 32]
+    assert raw_nand_dies({"features": _modern_features(host_interface=feature("sata-6g", "", "high", "")),
+                          "target": {"kind": "simulated"}}) == []
+
+
+def test_the_modern_twin_records_where_each_value_came_from():
+    # unwritten reads slower than written ones: the map cache's misses, not a fixed answer time on top of them
+    f = _modern_features(unwritten_reads_from_map=feature(False, "", "high", ""),
+                         unwritten_read_latency_us=feature(375.0, "us", "high", ""))
+    values = {p.key: p.value for p in free_parameters(f)}
+    doc, prov = build_doc(f, values, "twin-x")
+    d = Drive.load(doc)
+    assert doc["drive"]["controller"] == "generic-nvme" and doc["drive"]["nand_part"] == "generic-tlc"
+    assert d.is_nvme and d.config["host"]["link_bytes_per_s"] == pcie_usable_bytes_per_s(4)
+    assert d.config["controller"]["map_cache_bytes"] == 64 << 20
+    assert prov["controller.map_cache_bytes"]["source"] == "measured"
+    assert "unmapped_read_ns" not in doc["controller"]
+    # the fitted mean page read moves the part's page types and SLC read with it
+    scale = values["nand.tr_ns"] / 50_000
+    # the drive file's TOML holds the page types as a list (the twin.toml loads)
+    import tomllib
+
+    from ssdlab.twin.fit.drive_file import _toml_text
+
+    assert Drive.load(tomllib.loads(_toml_text(doc, prov, ["t"]))).config["nand"]["tr_page_types_ns"] == doc["nand"]["tr_page_types_ns"]
+    assert n_close(doc["nand"]["slc_tr_ns"], 30_000 * scale) and n_close(doc["nand"]["tr_page_types_ns"][2], 66_300 * scale)
+    assert prov["host.pcie_gen"]["source"] == "measured" and prov["host.pcie_lanes"]["source"] == "assumed"
+    assert prov["drive.controller"]["source"] == "assumed" and "NVMe" in prov["drive.controller"]["why"]
+    assert prov["nand.slc_tprog_ns"]["source"] == "fitted" and prov["nand.tr_ns"]["source"] == "fitted"
+    # the raw NAND in the part's blocks (768 pages on 2 planes), at least the capacity
+    n = d.config["nand"]
+    raw = n["channels"] * n["packages_per_channel"] * n["planes_per_die"] * n["blocks_per_plane"] * n["pages_per_block"]
+    assert n["pages_per_block"] == 768 and raw * n["page_size_bytes"] > TB
+
+
+def test_modern_round_trips_review_the_whole_drive_fill():
+    assert review_tests(Drive.load("vertex3-120")) is None
+    tests = review_tests(Drive.load("samsung980-1000"))
+    assert tests is not None and all(t in tests for t in MODERN_REVIEW_TESTS)
+    assert "corners-sata-3g" not in tests and "corners-4k-random-write-qd32" in tests  # no SATA port on NVMe
+
+
+@pytest.mark.slow
+def test_a_simulated_probe_finds_a_dramless_drives_map_cache_and_nvme_link():
+    from ssdlab.twin.features import extract
+    from ssdlab.twin.probe import run_probe_simulated
+
+    # the Samsung 980 (HMB, 64 MiB of map: 64 GiB of LBAs) on PCIe 3.0 x4
+    names = ["fill", "trim-all"] + [j.name for j in probe_jobs(TB, 0.25) if j.stage == QUEUES]
+    run = run_probe_simulated("samsung980-1000", None, budget=0.25, stages=(FILL, QUEUES), names=names)
+    f = extract(run.figures, TB)
+    assert f["map_cache_limited"]["value"] is True
+    assert abs(f["map_cache_bytes"]["value"] / (64 << 20) - 1) < 0.1
+    # (past 32 outstanding the reads still gain, less than on the whole probe's cache-stage span: 1.10 here, 3.25
+    # there, where the data sits in the SLC cache); the link beyond SATA's makes it NVMe, PCIe 3.0
+    assert f["queue_scaling"]["value"] > 1.05
+    assert f["host_interface"]["value"] == "nvme" and f["pcie_gen"]["value"] == 3
