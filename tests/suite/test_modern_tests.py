@@ -84,3 +84,12 @@ def test_the_modern_tests_run_through_fio_on_a_file_and_on_a_block_device(tmp_pa
         fill = {f["metric"]: f["value"] for f in doc["figures"]}
         # a loop device may write 256 MiB within one log interval: then no curve to read a cache off (null)
         assert fill["write MB/s (average over the pass)"] > 0 and "write cache size GB (0: no step)" in fill
+
+
+def test_a_sata_link_test_is_skipped_on_an_nvme_drive_with_the_reason() -> None:
+    from ssdlab.backends.sim_runner import SuiteRunner
+    test = get_test("corners-sata-3g")
+    why, runs = SuiteRunner("samsung980-1000").plan(test)
+    assert runs == [] and why is not None and "NVMe" in why and "SATA" in why
+    why, runs = SuiteRunner("vertex3-120").plan(test)
+    assert why is None and runs

@@ -138,6 +138,9 @@ class SuiteRunner:
             return f"left out of the {self.scale.name} profile", []
         if self.capacity_bytes < test.get("min_capacity_bytes", 0):
             return f"needs a drive of at least {test['min_capacity_bytes']:,} B", []
+        wants = test.get("interface")
+        if wants is not None and wants != ("nvme" if self.drive.is_nvme else "sata"):
+            return f"a test of {wants.upper()} drives and {self.drive.id} is {'an NVMe' if self.drive.is_nvme else 'a SATA'} drive", []
         planned: List[PlannedRun] = []
         for ri, run in enumerate(test["runs"]):
             wanted = [si for si, st in enumerate(run["steps"]) if "measure" in st and (only is None or st["measure"] in only)]

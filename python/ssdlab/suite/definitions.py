@@ -213,6 +213,7 @@ def _corners_sata_3g() -> SuiteTest:
         "summary": "throughput",
         "chart": "bar",
         "runs": [{"state": cast(State, dict(state)), "drive": dict(SATA_3G), "steps": [step]} for state, step in runs],
+        "interface": "sata",
     }
 
 

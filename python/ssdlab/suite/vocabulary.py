@@ -127,6 +127,9 @@ class _SuiteTestOptions(TypedDict, total=False):
     x: XAxis
     steady: SteadyConfig
     min_capacity_bytes: int
+    #: The host interface a test is about ("sata" or "nvme"): a drive on the
+    #: other one skips it (a SATA link of an NVMe drive does not exist).
+    interface: str
     #: Left out of a review unless asked for (set to False by ``definitions``
     #: when a description does not say).
     on_request: bool
