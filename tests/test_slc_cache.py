@@ -116,3 +116,22 @@ def test_erases_in_slc_mode_wear_against_the_slc_rating() -> None:
     assert slc["life_remaining_percent"] > per_byte["life_remaining_percent"] > native["life_remaining_percent"]
     assert slc["wear_amplification"] < slc["waf_lifetime"]
     assert slc["lifetime_years_at_20_gb_per_day"] > native["lifetime_years_at_20_gb_per_day"]
+
+
+def test_right_after_a_trim_the_cache_erases_the_empty_blocks_it_needs() -> None:
+    """A pause just long enough to give the cache back, far too short to
+    erase what a TRIM emptied: the cache erases those blocks as it takes
+    them, so writes after a full-drive TRIM land in SLC again (without any
+    pause the cache stays full, as after a fill)."""
+    from ssdlab import Simulator
+    rate = {}
+    for pause in ("0s", "101ms"):
+        d = slc_drive(blocks=192)
+        d["ftl"]["idle_gc_delay_ns"] = 100_000_000
+        sim = Simulator(Drive.load(d), seed=1, check=True)
+        sim.run(rw="write", bs="128k", iodepth=32)
+        sim.trim()
+        sim.idle(pause)
+        rate[pause] = sim.run(rw="write", bs="128k", iodepth=32, size="40m").bw_mbps
+        sim.check()
+    assert rate["101ms"] > 1.3 * rate["0s"], rate

@@ -81,6 +81,56 @@ impl Ftl {
                 return false;
             }
         }
+        self.begin_victim(die, v, now_ns, foreground, nand);
+        true
+    }
+
+    /// Erase a sealed block of `die` that holds no valid data (TRIMmed or
+    /// rewritten), now: an SLC cache needs erased blocks for its room, and
+    /// an empty block costs one erase. False if the die has none (or is
+    /// cleaning a victim already).
+    pub(super) fn erase_empty_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
+        if self.dies[d].victim != NONE || !self.uses_buckets() || self.dies[d].heads[0] == NONE {
+            return Ok(false);
+        }
+        let v = self.dies[d].heads[0];
+        self.bucket_remove(v);
+        self.blocks[v as usize].state = BlockState::Victim;
+        self.begin_victim(die, v, now_ns, true, nand);
+        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+    }
+
+    /// Erase an SLC block of `die` whose data is all invalid (TRIMmed or
+    /// rewritten), now: it still counts against the cache's size until it
+    /// is folded, and folding it is one erase. False if there is none (or
+    /// the die is cleaning a victim already).
+    pub(super) fn erase_empty_slc_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
+        if self.dies[d].victim != NONE {
+            return Ok(false);
+        }
+        let Some(i) = self.reorg[d].iter().position(|&b| {
+            let blk = &self.blocks[b as usize];
+            blk.fast && blk.valid == 0 && blk.state == BlockState::Sealed
+        }) else {
+            return Ok(false);
+        };
+        let v = self.reorg[d].remove(i);
+        self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
+        if self.uses_buckets() {
+            self.bucket_remove(v);
+        } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
+            self.dies[d].fifo.remove(j);
+        }
+        self.blocks[v as usize].state = BlockState::Victim;
+        self.begin_victim(die, v, now_ns, true, nand);
+        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+    }
+
+    /// Make `v` (taken out of its list) the die's victim.
+    fn begin_victim(&mut self, die: u32, v: u32, now_ns: u64, foreground: bool, nand: &mut Nand) {
+        let d = die as usize;
         self.dies[d].victim = v;
         self.dies[d].victim_entry = 0;
         self.dies[d].victim_next = 0;
@@ -102,7 +152,6 @@ impl Ftl {
         } else {
             self.counters.bg_gc_victims += 1;
         }
-        true
     }
 
     fn select_victim(&mut self, die: u32, now_ns: u64) -> u32 {

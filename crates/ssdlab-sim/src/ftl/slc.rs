@@ -74,6 +74,35 @@ impl SlcCache {
 }
 
 impl Ftl {
+    /// Is die `d`'s cache at its size while it is not full (idle time gave
+    /// it back)? Its emptied SLC blocks are then what stands in the way.
+    pub(super) fn slc_at_size(&self, d: usize) -> bool {
+        let Some(c) = self.slc.as_ref() else { return false };
+        if c.full[d] {
+            return false;
+        }
+        let native = self.die_valid[d].saturating_sub(c.valid[d]);
+        let left = c.user_grans_per_die.saturating_sub(native);
+        let dynamic = (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32;
+        c.blocks[d] >= c.static_blocks + dynamic
+    }
+
+    /// Would die `d`'s cache take another block if it had one more erased
+    /// block? (Its size allows it, and it is not full.)
+    pub(super) fn slc_short_of_erased(&self, d: usize) -> bool {
+        let reserve = self.gc_threshold + 2;
+        let free = self.dies[d].free.len() as u32;
+        let Some(c) = self.slc.as_ref() else { return false };
+        if c.full[d] {
+            return false;
+        }
+        let used = c.blocks[d];
+        let native = self.die_valid[d].saturating_sub(c.valid[d]);
+        let left = c.user_grans_per_die.saturating_sub(native);
+        let dynamic = (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32;
+        used < c.static_blocks + dynamic && free <= reserve + (used + 1).div_ceil(c.bits)
+    }
+
     /// Does die `d`'s next host block go in SLC mode? Marks the cache full
     /// when it has no room.
     pub(super) fn slc_has_room(&mut self, d: usize) -> bool {
