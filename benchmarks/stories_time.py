@@ -4,7 +4,7 @@ the ledger, then the wall and CPU seconds.
 
     python benchmarks/stories_time.py [--jobs N] [--only S01,S02] [--output ledger.json]
 
-Target (issue 43): every claim within 10 minutes of wall time on 2 cores.
+Target: every claim within 10 minutes of wall time on 2 cores.
 Figures measured are in docs/stories.md.
 """
 
