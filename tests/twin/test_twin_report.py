@@ -192,6 +192,48 @@ def test_compare_reviews_refuses_mixed_inputs(two_reviews: Tuple[List[Dict[str, 
         compare_reviews(a, full)
 
 
+def _scaled(docs: List[Dict[str, Any]], factor: float) -> List[Dict[str, Any]]:
+    """A copy of one review's results with every figure that is not a share scaled by ``factor``."""
+    out = json.loads(json.dumps(docs))
+    for d in out:
+        for f in d.get("figures", []):
+            if f.get("unit") != "%" and isinstance(f.get("value"), (int, float)):
+                f["value"] = f["value"] * factor
+    return out
+
+
+def test_repeated_runs_of_the_original_give_its_spread(two_reviews: Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]) -> None:
+    a, _ = two_reviews
+    # three runs of a device: 0.9x, 1x and 1.1x; the median run is the original, its spread 10%
+    runs = [_scaled(a, 0.9), _scaled(a, 1.1)]
+    close = compare_reviews(a, _scaled(a, 1.05), repeats=runs)
+    rel = close[close["compared"] == "relative"]
+    assert len(rel) and (rel["runs"] == 3).all()
+    assert rel["original"].tolist() == pytest.approx(compare_reviews(a, a)[close["compared"] == "relative"]["original"].tolist())
+    assert rel["spread"].tolist() == pytest.approx([0.1] * len(rel)) and rel["within_spread"].all()
+    verdict = summary(close)["spread"]
+    assert verdict["runs"] == 3 and verdict["lands"] is True and "lands within" in verdict["statement"]
+    assert summary(close)["overall"]["within_spread"] == len(rel)
+    # a twin 50% off everywhere does not land, and the sentence names where
+    far = summary(compare_reviews(a, _scaled(a, 1.5), repeats=runs))["spread"]
+    assert far["lands"] is False and "does not land" in far["statement"] and "furthest outside: " in far["statement"]
+    assert far["outside"] and far["outside"][0]["median_abs_error"] == pytest.approx(0.5)
+    # one run: no spread, no verdict
+    one = compare_reviews(a, _scaled(a, 1.05))
+    assert one["spread"].isna().all() and one["within_spread"].isna().all() and summary(one)["spread"] is None
+
+
+def test_repeated_runs_must_be_of_one_target(two_reviews: Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]) -> None:
+    a, b = two_reviews
+    with pytest.raises(ValueError, match="original run 2 is of generic-mlc-120-twin"):
+        compare_reviews(a, b, repeats=[b])
+    full = json.loads(json.dumps(a))
+    for d in full:
+        d["profile"] = "full"
+    with pytest.raises(ValueError, match="original run 2 is of the full scale"):
+        compare_reviews(a, b, repeats=[full])
+
+
 # ---------------------------------------------------------------------------
 # the command
 # ---------------------------------------------------------------------------
@@ -326,6 +368,44 @@ def test_twin_report_of_a_real_target_simulates_the_twin_only(reported: Tuple[Pa
     doc = json.loads((out2 / "twin-summary.json").read_text(encoding="utf-8"))
     assert doc["truth"] is None and {r["verdict"] for r in doc["internals"]} <= {"no truth", "not recovered"}
     assert {r["test_id"] for r in doc["summary"]["tests"]} == {"corners-seq-write-128k"}
+
+
+def test_twin_report_of_several_runs_of_a_real_target_says_if_the_twin_lands(
+        reported: Tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # three "runs" of the device: the original's results and two copies 8% slower and faster
+    _, out = reported
+    src = out / "results" / "generic-mlc-120"
+    runs = []
+    for n, factor in ((1, 1.0), (2, 0.92), (3, 1.08)):
+        d = tmp_path / f"run{n}" / "generic-mlc-120"
+        shutil.copytree(src, d)
+        for f in d.rglob("*.json"):
+            doc = json.loads(f.read_text(encoding="utf-8"))
+            if isinstance(doc, dict) and "figures" in doc:
+                for fig in doc["figures"]:
+                    if fig.get("unit") != "%" and isinstance(fig.get("value"), (int, float)):
+                        fig["value"] *= factor
+                f.write_text(json.dumps(doc), encoding="utf-8")
+        runs.append(str(d))
+    pdir = _probe_dir(tmp_path / "probe", kind="file", twin=FEWER_DIES)
+    out2 = tmp_path / "report"
+    rc, stdout, err = _run(["twin-report", str(pdir), "--quick", "--tests", "corners-seq-write-128k", "--original", *runs,
+                            "--out", str(out2), "--jobs", "1"], capsys)
+    assert rc == 0, err
+    doc = json.loads((out2 / "twin-summary.json").read_text(encoding="utf-8"))
+    verdict = doc["summary"]["spread"]
+    assert verdict["runs"] == 3 and verdict["median_spread"] == pytest.approx(0.08)
+    assert verdict["lands"] is (verdict["median_abs_error_spread"] <= 0.08)
+    assert verdict["statement"] in stdout and doc["manifest"]["original"]["runs"] == runs
+    assert "device spread" in (out2 / "twin.html").read_text(encoding="utf-8")
+    rows = _rows(out2 / "twin.csv")
+    assert rows and all(r["runs"] == "3" and r["within_spread"] in ("True", "False") for r in rows if r["unit"] != "%")
+    # runs of two targets are refused before anything runs
+    other = tmp_path / "other" / "x"
+    shutil.copytree(out / "results" / "generic-mlc-120-twin", other)
+    rc, _, err = _run(["twin-report", str(pdir), "--quick", "--original", runs[0], str(other), "--out",
+                       str(tmp_path / "r2")], capsys)
+    assert rc == 2 and "give runs of one target" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("case, needle", [

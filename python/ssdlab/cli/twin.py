@@ -31,8 +31,10 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("probe_dir", metavar="DIR", help="the probe directory (probe.json, twin.toml, twin.json)")
     p.add_argument("--twin", metavar="FILE", help="the twin's drive file (default DIR/twin.toml; its provenance: FILE with .json)")
-    p.add_argument("--original", type=input_dir, metavar="RESULTS_DIR",
-                   help="the original's results (required for a real target: the --out DIR of 'ssdlab review --device')")
+    p.add_argument("--original", type=input_dir, nargs="+", metavar="RESULTS_DIR",
+                   help="the original's results (required for a real target: the --out DIR of 'ssdlab review --device'); "
+                   "several runs of the same target give its run-to-run spread, and the report says whether the twin "
+                   "lands within it")
     p.add_argument("--quick", action="store_true", help="the quick scale: shorter runtimes, smaller spans")
     p.add_argument("--tests", nargs="+", type=test_id_list, metavar="TEST_ID",
                    help="only these tests (ids or comma-separated lists; default: the review's)")
@@ -66,4 +68,7 @@ def cmd_twin_report(args: argparse.Namespace) -> int:
     rel = rep.reliability or {}
     for p in rel.get("problems", []):
         print(f"ssdlab twin-report: UNRELIABLE TWIN: {p}")
+    verdict = rep.summary.get("spread")
+    if verdict:
+        print(f"ssdlab twin-report: {verdict['statement']}")
     return EXIT_OK

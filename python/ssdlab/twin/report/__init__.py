@@ -16,7 +16,11 @@ probe extracted), ``twin.toml`` (the twin's drive file) and ``twin.json``
 - A real target (``block`` or ``file``): ``--original`` names the results of
   ``ssdlab review --device`` on it; only the twin is simulated, on the tests
   those results hold and at their scale. The internals are shown with
-  the probe's confidence (there is no truth to score against).
+  the probe's confidence (there is no truth to score against). Several
+  ``--original`` directories (repeated reviews of the same target) give the
+  device's own run-to-run spread: the original's figure is then the median
+  of its runs, and the report says whether the twin lands within that spread
+  (:func:`.compare.spread_verdict`) and, when it does not, where and why.
 
 Then ``OUT/index.html`` is the review report of both drives (the report of
 ``ssdlab report``), with a link to ``OUT/twin.html``: the per-figure table
@@ -36,7 +40,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from ...drive import Drive
 from ...errors import SsdlabError
@@ -149,6 +153,8 @@ class _Inputs:
     out_dir: Path
     truth: Optional[Dict[str, Any]] = None
     original_docs: Optional[List[Dict[str, Any]]] = None
+    #: further runs of a real original (``--original`` given several times): its run-to-run spread
+    original_repeats: List[List[Dict[str, Any]]] = field(default_factory=list)
     original_spec: Optional[str] = None
     original_drive: Optional[Drive] = None
     #: what the fit found the twin does not reproduce (twin.json's ``reliability``)
@@ -158,7 +164,7 @@ class _Inputs:
 def twin_report(
     probe_dir: str,
     twin: Optional[str] = None,
-    original: Optional[str] = None,
+    original: Union[None, str, Sequence[str]] = None,
     quick: bool = False,
     out: Optional[str] = None,
     tests: Optional[Sequence[str]] = None,
@@ -173,18 +179,21 @@ def twin_report(
     the report with the twin's page. ``tests``: test ids (default: the
     review's, :func:`ssdlab.suite.definitions.default_test_ids`; for a real
     target, those of ``original`` among them). TwinReportError (one line) on
-    bad input, before anything runs."""
+    bad input, before anything runs. ``original``: one results directory, or several runs of the same target
+    (the first is the one the report draws)."""
     from ...report import require_matplotlib
 
     require_matplotlib()
     stream = stream if stream is not None else sys.stderr
-    inp = _inputs(probe_dir, twin, original, quick, out, tests)
-    ids, orig_by_test, twin_by_test, ran, reused = _reviews(inp, original, tests, seed, jobs, scheduler, progress,
+    originals = [original] if isinstance(original, str) else list(original or [])
+    inp = _inputs(probe_dir, twin, originals, quick, out, tests)
+    first = originals[0] if originals else None
+    ids, orig_by_test, twin_by_test, ran, reused = _reviews(inp, first, tests, seed, jobs, scheduler, progress,
                                                             command, stream)
-    return _write_report(inp, ids, orig_by_test, twin_by_test, ran, reused, original, seed, command)
+    return _write_report(inp, ids, orig_by_test, twin_by_test, ran, reused, first, seed, command, originals)
 
 
-def _inputs(probe_dir: str, twin: Optional[str], original: Optional[str], quick: bool, out: Optional[str],
+def _inputs(probe_dir: str, twin: Optional[str], originals: Sequence[str], quick: bool, out: Optional[str],
             tests: Optional[Sequence[str]]) -> _Inputs:
     """Every input checked: TwinReportError (one line) on the first that is wrong."""
     pdir = Path(probe_dir)
@@ -211,14 +220,26 @@ def _inputs(probe_dir: str, twin: Optional[str], original: Optional[str], quick:
     if kind == "simulated":
         inp.original_spec, inp.original_drive = _original_drive(probe, pdir)
         inp.truth = truth_of(inp.original_drive)
-    if original is not None:
-        inp.original_docs = _load_original_results(original, target)
-        o_scale = str(inp.original_docs[0].get("profile", "full"))
+    if originals and kind not in REAL_KINDS and len(originals) > 1:
+        raise TwinReportError("argument --original: several runs are for a real target (a simulated drive gives the "
+                              "same figures every run)")
+    for n, original in enumerate(originals):
+        docs = _load_original_results(original, target)
+        o_scale = str(docs[0].get("profile", "full"))
         if o_scale != scale:
             hint = "add --quick" if o_scale == "quick" else "leave out --quick"
             raise TwinReportError(f"argument --original: {original} holds results of the {o_scale} scale: {hint} "
                                   "(the twin runs at the same scale to compare)")
-    elif kind in REAL_KINDS:
+        if n == 0:
+            inp.original_docs = docs
+        else:
+            a, b = inp.original_docs[0]["drive"] if inp.original_docs else {}, docs[0]["drive"]
+            if (a.get("id"), a.get("hash")) != (b.get("id"), b.get("hash")):
+                raise TwinReportError(f"argument --original: {original} holds results of {b.get('id')} "
+                                      f"[{str(b.get('hash'))[:8]}], {originals[0]} of {a.get('id')} "
+                                      f"[{str(a.get('hash'))[:8]}]: give runs of one target")
+            inp.original_repeats.append(docs)
+    if not originals and kind in REAL_KINDS:
         raise TwinReportError(f"probe.json's target is a real {kind} ({target.get('path', '?')}): give --original RESULTS_DIR, the "
                               f"--out DIR of 'ssdlab review --device {target.get('path', 'TARGET')}' (only the twin is simulated)")
     return inp
@@ -258,7 +279,7 @@ def _reviews(inp: _Inputs, original: Optional[str], tests: Optional[Sequence[str
 
 def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, Dict[str, Any]],
                   twin_by_test: Mapping[str, Dict[str, Any]], ran: List[str], reused: List[str], original: Optional[str],
-                  seed: int, command: str) -> TwinReport:
+                  seed: int, command: str, originals: Sequence[str] = ()) -> TwinReport:
     """The comparison, the review report of both drives, twin.csv, twin-summary.json and twin.html."""
     from ...report import build_report
 
@@ -266,11 +287,17 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
     scale, provenance, truth, original_spec, target = inp.scale, inp.provenance, inp.truth, inp.original_spec, inp.probe["target"]
     orig_list = [orig_by_test[t] for t in ids if t in orig_by_test]
     twin_list = [twin_by_test[t] for t in ids if t in twin_by_test]
+    repeats = [[d for d in run if d["test"]["id"] in ids] for run in inp.original_repeats]
     try:
-        df = compare_reviews(orig_list, twin_list)
+        df = compare_reviews(orig_list, twin_list, repeats=repeats)
     except ValueError as e:
         raise TwinReportError(str(e)) from None
     summ = summary(df)
+    verdict = summ.get("spread")
+    problems = list((inp.reliability or {}).get("problems", []))
+    if verdict and verdict.get("lands") is False and problems:
+        # the fit's own account of what the model could not represent is the why
+        verdict["statement"] += "; the fit did not reproduce its own probe: " + "; ".join(str(p) for p in problems)
     internals = internals_table(twin_internals(twin_drive, probe.get("features", {}) or {}, provenance), truth)
 
     # the review report of both drives (as 'ssdlab report' draws it); the twin named as such
@@ -285,7 +312,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         "probe_manifest": probe.get("manifest", {}),
         "target": dict(target),
         "twin_file": str(twin_path),
-        "original": (dict(summ["original"] or {}, results=original) if original else
+        "original": (dict(summ["original"] or {}, results=original, runs=list(originals)) if original else
                      dict(summ["original"] or {}, drive=original_spec)),
         "ran": ran,
         "reused": reused,

@@ -20,6 +20,14 @@ no steady state), never when one side has one. Tests skipped on
 either side (``skipped``: the quick scale, a real drive that could not run
 it) are left out and listed, as are tests present on one side only.
 
+A real drive does not give the same figure twice. Given several runs of the
+original (``repeats``: more reviews of the same target at the same scale),
+the original's figure is the median of its runs, and the figure's *spread*
+is the device's own largest deviation from that median (relative, or in
+points for a share). The twin is within the device's spread on a figure when
+its error is no larger; it *lands* within the spread overall when its median
+|error| is at most the device's median spread (:func:`spread_verdict`).
+
 pandas is needed (part of the default install; the ``twin`` extra); it is imported when a
 comparison is made."""
 
@@ -34,7 +42,7 @@ from ...errors import SsdlabError
 from ...extras import install_hint
 from ...suite.definitions import TESTS
 
-__all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
+__all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive", "spread_verdict"]
 
 #: A pandas DataFrame (typed as Any, as in ssdlab.sweep: type-checking the package does not load pandas' stubs).
 DataFrame = Any
@@ -44,7 +52,7 @@ TOLERANCE = 0.15
 
 #: The columns of :func:`compare_reviews`'s table, in order.
 COLUMNS = ["test_id", "chart", "label", "metric", "figure", "unit", "original", "twin", "error", "abs_error",
-           "abs_diff", "within_15", "compared", "note"]
+           "abs_diff", "within_15", "compared", "note", "runs", "spread", "within_spread"]
 
 
 def _pandas() -> Any:
@@ -93,14 +101,21 @@ def _test_order(test_ids: Sequence[str]) -> List[str]:
 
 
 def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Sequence[Mapping[str, Any]],
-                    tolerance: float = TOLERANCE) -> DataFrame:
+                    tolerance: float = TOLERANCE, repeats: Sequence[Sequence[Mapping[str, Any]]] = ()) -> DataFrame:
     """One row per figure of every test that ran on both drives (columns
     :data:`COLUMNS`, tests in the suite's order, figures in the original's
     order): ``original``, ``twin``, ``error`` (twin / original - 1; None when
     compared by the absolute difference or missing), ``abs_error``,
     ``abs_diff`` (|twin - original|), ``within_15`` (|error| <= ``tolerance``;
     for ``absolute`` rows: both equal; for ``missing`` ones: neither has a value),
-    ``compared`` (``relative``, ``points``, ``absolute`` or ``missing``) and ``note``.
+    ``compared`` (``relative``, ``points``, ``absolute`` or ``missing``) and ``note``;
+    ``runs`` (the original's runs with a value), ``spread`` (the device's own
+    largest deviation from the median of its runs; NaN with one run) and
+    ``within_spread`` (|error| at most ``spread``; NA without a spread).
+
+    ``repeats``: further runs of the original (each one review's results of
+    the same drive at the same scale); the original's figure is then the
+    median of every run's. ValueError when a run is of another drive or scale.
 
     ``df.attrs``: ``skipped`` (``[{"test_id", "side", "why"}]``, tests left
     out because they did not run on a side), ``only_original`` and
@@ -116,6 +131,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     if p_orig != p_twin:
         raise ValueError(f"the original's results are of the {p_orig} scale and the twin's of the {p_twin} scale: "
                          "run both at the same scale (--quick or not)")
+    runs = [orig] + [_same_original(orig, r, i + 2) for i, r in enumerate(repeats)]
     skipped: List[Dict[str, str]] = []
     rows: List[Dict[str, Any]] = []
     for tid in _test_order([t for t in orig if t in twin]):
@@ -126,15 +142,22 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
             skipped.append({"test_id": tid, "side": side, "why": str(why_o or why_t)})
             continue
         fo, ft = _figures(o), _figures(t)
+        fruns = [_figures(r[tid]) for r in runs[1:] if tid in r and not r[tid].get("skipped")]
         for key, (vo, unit) in fo.items():
             if key not in ft:
                 continue
             vt, unit_t = ft[key]
-            rows.append(_figure_row(tid, key, vo, unit, vt, unit_t, tolerance))
+            values = [v for v in [vo] + [f.get(key, (None, unit))[0] for f in fruns] if v is not None]
+            med = float(statistics.median(values)) if len(values) > 1 else vo
+            row = _figure_row(tid, key, med, unit, vt, unit_t, tolerance)
+            row.update(_spread(values, med, unit, row))
+            rows.append(row)
     df = pd.DataFrame.from_records(rows, columns=COLUMNS)
-    for c in ("original", "twin", "error", "abs_error", "abs_diff"):
+    for c in ("original", "twin", "error", "abs_error", "abs_diff", "spread"):
         df[c] = df[c].astype("float64")
     df["within_15"] = df["within_15"].astype(bool)
+    df["runs"] = df["runs"].astype("int64")
+    df["within_spread"] = df["within_spread"].astype("boolean")
 
     def who(docs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
         d = next(iter(docs.values()))
@@ -147,7 +170,36 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     df.attrs["original"] = who(orig)
     df.attrs["twin"] = who(twin)
     df.attrs["tolerance"] = tolerance
+    df.attrs["runs"] = len(runs)
     return df
+
+
+def _same_original(first: Mapping[str, Mapping[str, Any]], docs: Sequence[Mapping[str, Any]], n: int
+                   ) -> Dict[str, Mapping[str, Any]]:
+    """Run ``n`` of the original by test id; ValueError unless it is the first run's drive at its scale."""
+    run = one_drive(docs, f"original run {n}")
+    a, b = next(iter(first.values())), next(iter(run.values()))
+    if (a["drive"]["id"], a["drive"]["hash"]) != (b["drive"]["id"], b["drive"]["hash"]):
+        raise ValueError(f"original run {n} is of {b['drive']['id']} [{str(b['drive']['hash'])[:8]}], the first of "
+                         f"{a['drive']['id']} [{str(a['drive']['hash'])[:8]}]: give runs of one target")
+    if str(a.get("profile", "full")) != str(b.get("profile", "full")):
+        raise ValueError(f"original run {n} is of the {b.get('profile', 'full')} scale, the first of the "
+                         f"{a.get('profile', 'full')} scale: give runs of one scale")
+    return run
+
+
+def _spread(values: Sequence[float], med: Optional[float], unit: str, row: Mapping[str, Any]) -> Dict[str, Any]:
+    """The device's own spread over its runs (largest deviation from their median: relative, or in points of a
+    share as the row is compared), and whether the twin's error is within it."""
+    spread: Optional[float] = None
+    if len(values) > 1 and med is not None:
+        if row["compared"] == "points":
+            spread = max(abs(v - med) for v in values) / 100
+        elif row["compared"] == "relative" and med != 0:
+            spread = max(abs(v / med - 1) for v in values)
+    err = row["abs_error"]
+    within = None if spread is None or err is None else bool(err <= spread + 1e-12)
+    return {"runs": len(values), "spread": spread, "within_spread": within}
 
 
 def _figure_row(tid: str, key: Tuple[str, str, str], vo: Optional[float], unit: str, vt: Optional[float], unit_t: str,
@@ -223,6 +275,7 @@ def summary(df: DataFrame) -> Dict[str, Any]:
             "share_within": (within / n) if n else None,
             "median_abs_error": float(statistics.median(rel["abs_error"])) if len(rel) else None,
             "worst": worst,
+            **_spread_block(sub),
         }
 
     tests = []
@@ -237,4 +290,49 @@ def summary(df: DataFrame) -> Dict[str, Any]:
         "only_twin": list(df.attrs.get("only_twin", [])),
         "original": df.attrs.get("original"),
         "twin": df.attrs.get("twin"),
+        "runs": int(df.attrs.get("runs", 1)),
+        "spread": spread_verdict(df),
     }
+
+
+def _spread_block(sub: DataFrame) -> Dict[str, Any]:
+    """The figures with a device spread: how many, how many the twin is within, the median spread and the twin's
+    median |error| over those same figures."""
+    sp = sub[sub["spread"].notna() & sub["abs_error"].notna()]
+    if not len(sp):
+        return {"spread_figures": 0, "within_spread": None, "median_spread": None, "median_abs_error_spread": None}
+    return {"spread_figures": int(len(sp)), "within_spread": int(sp["within_spread"].astype(bool).sum()),
+            "median_spread": float(statistics.median(sp["spread"])),
+            "median_abs_error_spread": float(statistics.median(sp["abs_error"]))}
+
+
+def spread_verdict(df: DataFrame) -> Optional[Dict[str, Any]]:
+    """Whether the twin lands within the device's own run-to-run spread (None with one run of the original):
+    ``lands`` when the twin's median |error| is at most the device's median spread, over the figures that have a
+    spread; ``statement``, a plain sentence; ``outside``, the tests furthest outside (their median |error| over
+    their median spread, worst first)."""
+    runs = int(df.attrs.get("runs", 1))
+    if runs < 2:
+        return None
+    b = _spread_block(df)
+    if not b["spread_figures"]:
+        return {"runs": runs, "lands": None, "outside": [], **b,
+                "statement": f"{runs} runs of the original, but no figure has a spread to compare with"}
+    err, spread = b["median_abs_error_spread"], b["median_spread"]
+    outside = []
+    for tid in dict.fromkeys(df["test_id"]):
+        t = _spread_block(df[df["test_id"] == tid])
+        if t["spread_figures"] and t["median_abs_error_spread"] > t["median_spread"]:
+            outside.append({"test_id": str(tid), "median_abs_error": t["median_abs_error_spread"],
+                            "median_spread": t["median_spread"]})
+    outside.sort(key=lambda o: o["median_abs_error"] - o["median_spread"], reverse=True)
+    lands = err <= spread + 1e-12
+    head = (f"median |error| {100 * err:.1f}% against the device's own median spread {100 * spread:.1f}% over {runs} "
+            f"runs; {b['within_spread']} of {b['spread_figures']} figures within their own spread")
+    if lands:
+        statement = f"the twin lands within the device's run-to-run spread: {head}"
+    else:
+        worst = ", ".join(f"{o['test_id']} ({100 * o['median_abs_error']:.0f}% against {100 * o['median_spread']:.0f}%)"
+                          for o in outside[:3])
+        statement = f"the twin does not land within the device's run-to-run spread: {head}; furthest outside: {worst}"
+    return {"runs": runs, "lands": bool(lands), "outside": outside, **b, "statement": statement}

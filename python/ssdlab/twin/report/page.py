@@ -26,6 +26,8 @@ def _write_csv(df: Any, path: Path, seed: int, scale: str) -> None:
                 v = rec[c]
                 if isinstance(v, float):
                     row.append("" if not math.isfinite(v) else repr(v))
+                elif v is None or type(v).__name__ == "NAType":
+                    row.append("")
                 else:
                     row.append(str(v))
             w.writerow(row + [scale, seed])
@@ -163,6 +165,10 @@ def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[st
         + (f"; median |error| {100 * ov['median_abs_error']:.1f}%" if ov.get("median_abs_error") is not None else "")
         + (f"; worst: {_esc(worst['test_id'])}, {_esc(worst['figure'])} {_pct(worst['error'])}" if worst else "")
         + ".</p>")
+    verdict = summ.get("spread")
+    if verdict:
+        cls = "big" if verdict.get("lands") else "note"
+        parts.append(f"<p class={cls}>{_esc(verdict['statement'][:1].upper() + verdict['statement'][1:])}.</p>")
     if doc.get("truth") is not None:
         parts.append(f"<p class=big><b>{good}</b> of <b>{len(scored)}</b> internals recovered exactly or within 10% of the "
                      "original's description.</p>")
@@ -269,11 +275,14 @@ def _page_figures(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str
     summ = doc["summary"]
     tol = 100 * float(summ["tolerance"])
     parts: List[str] = []
-    parts.append(f"<h2 id=figures>Every figure</h2><p class=about>error = twin / original - 1; green within ±{tol:g}%. "
-                 "As CSV: <a href=\"twin.csv\">twin.csv</a>; the summary as JSON: "
+    runs = int(summ.get("runs", 1) or 1)
+    spread_note = (f" The original is the median of its {runs} runs; its spread is the largest deviation of a run from "
+                   "that median, and the twin's error is marked within it or not." if runs > 1 else "")
+    parts.append(f"<h2 id=figures>Every figure</h2><p class=about>error = twin / original - 1; green within ±{tol:g}%."
+                 f"{spread_note} As CSV: <a href=\"twin.csv\">twin.csv</a>; the summary as JSON: "
                  "<a href=\"twin-summary.json\">twin-summary.json</a>.</p>"
                  "<div class=scroll><table class=figs><tr><th>test</th><th>figure</th><th>unit</th><th>original</th><th>twin</th>"
-                 "<th>error</th><th>note</th></tr>")
+                 "<th>error</th>" + ("<th>device spread</th>" if runs > 1 else "") + "<th>note</th></tr>")
     for rec in df.to_dict("records"):
         if rec["compared"] == "relative":
             cls = "ok" if rec["within_15"] else "bad"
@@ -284,8 +293,14 @@ def _page_figures(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str
         else:
             cls = "flag"
             err = "equal" if rec["within_15"] else ("-" if rec["compared"] == "missing" else f"|diff| {_num(rec['abs_diff'])}")
+        spread = ""
+        if runs > 1:
+            sp, within = rec.get("spread"), rec.get("within_spread")
+            has = isinstance(sp, float) and math.isfinite(sp)
+            scls = "flag" if not has else ("ok" if within is True else "bad")
+            spread = f"<td class={scls}>{'±' + format(100 * sp, '.1f') + '%' if has else '-'}</td>"
         parts.append(f"<tr><td>{_esc(rec['test_id'])}</td><td class=fig>{_esc(rec['figure'])}</td><td>{_esc(rec['unit'])}</td>"
-                     f"<td>{_num(rec['original'])}</td><td>{_num(rec['twin'])}</td><td class={cls}>{err}</td>"
+                     f"<td>{_num(rec['original'])}</td><td>{_num(rec['twin'])}</td><td class={cls}>{err}</td>{spread}"
                      f"<td class=note>{_esc(rec['note'])}</td></tr>")
     parts.append("</table></div>")
     return parts
