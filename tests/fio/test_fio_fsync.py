@@ -160,6 +160,12 @@ def test_the_twin_s_tprog_is_the_measured_flush_time_less_the_unit_s_transfer() 
     ppc = params["nand.packages_per_channel"]
     dies = f["dies"]["value"]
     assert ppc.low * 8 <= dies <= ppc.high * 8 and ppc.high - ppc.low < 15
+    # a write as fast as a host-cached file's (2.6 GB/s x 1.7 ms per unit: about 270 dies) has a range the
+    # sampler can take, held at the twin's most dies, and says so
+    fast = _figs(1721.0)
+    fast["seqwrite-128k-qd32"] = {"mbps": 2593.6}
+    big = {p.key: p for p in free_parameters(extract(fast, 4 * 2**30))}["nand.packages_per_channel"]
+    assert big.low <= big.value <= big.high == 16 and "more than the twin's 128: held at its most" in big.why
     # without the measurement: the datasheets' range, no channel parameter
     g = free_parameters(extract({"seqwrite-128k-qd32": {"mbps": 256.0}}, 256_000_000_000))
     keys = {p.key: p for p in g}

@@ -208,10 +208,14 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
         # the die count from the sequential rate and the measured time per unit, within the factor the
         # page size leaves open (4KB pages: twice the dies, 16KB: half), and more when the write is bound
         # elsewhere (the link, the controller)
-        ppc_range = (max(1, math.floor(dies / 2 / CHANNELS)),
-                     min(MAX_PACKAGES_PER_CHANNEL, max(2, math.ceil(dies * 2.5 / CHANNELS))))
+        high = min(MAX_PACKAGES_PER_CHANNEL, max(2, math.ceil(dies * 2.5 / CHANNELS)))
+        ppc_range = (min(high, max(1, math.floor(dies / 2 / CHANNELS))), high)
         ppc_why = (f"dies = {CHANNELS} channels x this, from the sequential write rate x the measured flush time per unit "
                    "(a narrow range: the page size halves or doubles it)")
+        if dies / 2 > CHANNELS * MAX_PACKAGES_PER_CHANNEL:
+            # a host-cached file or a drive beyond the twin's largest: the fit's reliability check says what it misses
+            ppc_why += (f"; the rates point to about {round(dies)} dies, more than the twin's "
+                        f"{CHANNELS * MAX_PACKAGES_PER_CHANNEL}: held at its most")
     else:
         ppc_range = (1, MAX_PACKAGES_PER_CHANNEL)
         ppc_why = f"dies = {CHANNELS} channels x this: read and write parallelism"

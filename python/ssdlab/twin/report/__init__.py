@@ -294,10 +294,14 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         raise TwinReportError(str(e)) from None
     summ = summary(df)
     verdict = summ.get("spread")
-    problems = list((inp.reliability or {}).get("problems", []))
-    if verdict and verdict.get("lands") is False and problems:
+    rel = inp.reliability or {}
+    if verdict and verdict.get("lands") is False and rel.get("problems"):
         # the fit's own account of what the model could not represent is the why
-        verdict["statement"] += "; the fit did not reproduce its own probe: " + "; ".join(str(p) for p in problems)
+        missed = [str(p).split(":")[0] for p in rel["problems"] if ": measured" in str(p)]
+        objective = rel.get("objective")
+        verdict["statement"] += ("; why: the twin's fit does not reproduce its own probe"
+                                 + (f" (objective {float(objective):.2f})" if objective is not None else "")
+                                 + (f" and cannot represent {', '.join(missed)}" if missed else ""))
     internals = internals_table(twin_internals(twin_drive, probe.get("features", {}) or {}, provenance), truth)
 
     # the review report of both drives (as 'ssdlab report' draws it); the twin named as such
