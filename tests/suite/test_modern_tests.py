@@ -86,6 +86,26 @@ def test_the_modern_tests_run_through_fio_on_a_file_and_on_a_block_device(tmp_pa
         assert fill["write MB/s (average over the pass)"] > 0 and "write cache size GB (0: no step)" in fill
 
 
+def test_cache_recovery_idles_keep_their_length_at_every_scale() -> None:
+    """The idle is what the test measures (the drive folds its cache in it): the quick scale, which cuts other
+    idles to 5%, keeps these, so the labels "after 60 s idle" and "after 10 min idle" hold at every scale."""
+    from ssdlab import Simulator
+    from ssdlab.backends.sim_runner import SuiteRunner
+    from ssdlab.suite.fio import fio_sections
+    from ssdlab.suite.scale import QUICK, ScaleSizes
+
+    test = get_test("cache-recovery")
+    secs = fio_sections(test, ScaleSizes(1 << 40, QUICK))
+    assert [s.options.get("startdelay") for s in secs if s.measure in ("after 60 s idle", "after 10 min idle")] == ["60s", "600s"]
+    runner = SuiteRunner("generic-mlc-120", scale=QUICK)
+    sim = Simulator("generic-mlc-120")
+    idles = [st for st in test["runs"][0]["steps"] if st.get("action") == "idle"]
+    assert [runner._step(sim, st, None)[1] for st in idles] == [{"action": "idle", "seconds": 60.0},
+                                                                  {"action": "idle", "seconds": 600.0}]
+    # an idle that is not the measurement still shrinks with the scale
+    assert runner._step(sim, {"action": "idle", "seconds": 60}, None)[1] == {"action": "idle", "seconds": 3.0}
+
+
 def test_a_sata_link_test_is_skipped_on_an_nvme_drive_with_the_reason() -> None:
     from ssdlab.backends.sim_runner import SuiteRunner
     test = get_test("corners-sata-3g")

@@ -229,7 +229,7 @@ class SuiteRunner:
             self.precondition(sim, {"state": step["state"]}, span)
             return None, None
         if action == "idle":
-            s = self.seconds(float(step["seconds"]))
+            s = float(step["seconds"]) if step.get("unscaled") else self.seconds(float(step["seconds"]))
             return sim.idle(s), {"action": "idle", "seconds": s}
         if action == "replay":
             opts: Dict[str, Any] = {k: v for k, v in step.items() if k in ("mode", "idle_cap", "iodepth", "lay_down_reads")}

@@ -185,7 +185,9 @@ def fio_sections(test: SuiteTest, sizes: Optional[ScaleSizes] = None) -> List[Fi
             label = step.get("measure")
             name = str(label or action or step.get("rw", "job"))
             if action == "idle":
-                secs = sizes.seconds(float(step["seconds"])) if sizes is not None else float(step["seconds"])
+                secs = float(step["seconds"])
+                if sizes is not None and not step.get("unscaled"):
+                    secs = sizes.seconds(secs)
                 if label is None:
                     delay += secs
                     continue

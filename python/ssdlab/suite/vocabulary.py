@@ -77,7 +77,9 @@ class Step(Job, StorageBenchPlayback, total=False):
 
     - ``trim``: TRIM of the whole span;
     - ``precondition``: bring the drive to ``state`` in place;
-    - ``idle``: ``seconds`` of idle time;
+    - ``idle``: ``seconds`` of idle time (cut by a scale's time factor, unless
+      ``unscaled``: an idle whose length is what the test measures, the drive's
+      background work in it, which a shorter idle would not show);
     - ``replay``: the ``generated`` Storage Bench trace (``mode``, ``idle_cap``,
       ``iodepth`` for records without one).
 
@@ -87,6 +89,7 @@ class Step(Job, StorageBenchPlayback, total=False):
     action: Action
     state: StateName
     seconds: float
+    unscaled: bool
     generated: str
     measure: str
     x: Union[int, float]
