@@ -35,8 +35,6 @@ NOT_YET: Dict[str, str] = {
     "S11": "the 120GB's sequential reads equal the 240GB's (both link- or decode-bound)",
     "S13": "Heavy 2011's writes are not slower on the 120GB than on the 240GB",
     "S14": "AS-SSD's 16MB incompressible writes bind both capacities alike",
-    "S15": "TRIM after the torture restores too much on the 120GB (SandForce recycling path)",
-    "S16": "the 120GB masks a dirty-then-TRIM state better than the 240GB (SandForce recycling path)",
     "S19": "the SF-2500's dip comes in the dirty pass, not after TRIM",
     "S22": "the SF-2500's QD1 1MB copy runs at its AS-SSD rate, not below it",
     "S25": "the fw1.3 Vertex 4's QD3 random writes are half the fw1.4 figure",

@@ -107,7 +107,8 @@ def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
 def gc_of(drive: Drive) -> str:
     """A drive's foreground garbage collection: ``paced`` or ``lazy``, ``+recycle`` with a recycling path."""
     ftl = drive.config.get("ftl", {})
-    return str(ftl.get("gc_mode", "paced")) + ("+recycle" if ftl.get("recycle_bytes_per_s") else "")
+    path = ftl.get("recycle_bytes_per_s") or ftl.get("recycle_bytes_per_s_per_die")
+    return str(ftl.get("gc_mode", "paced")) + ("+recycle" if path else "")
 
 
 def gc_modes(preset: str, d: Path) -> Dict[str, Any]:

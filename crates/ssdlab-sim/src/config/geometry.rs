@@ -137,6 +137,23 @@ impl DriveConfig {
             map_unit_units,
         }
     }
+
+    /// The recycling path's rate in bytes/s for the whole controller (0: no
+    /// path): `ftl.recycle_bytes_per_s`, or `ftl.recycle_bytes_per_s_per_die`
+    /// times the dies the controller drives at once (data and parity dies,
+    /// at most `controller.max_active_dies`).
+    pub fn recycle_path_bytes_per_s(&self) -> u64 {
+        let f = &self.ftl;
+        if f.recycle_bytes_per_s_per_die == 0 {
+            return f.recycle_bytes_per_s;
+        }
+        let g = self.geometry();
+        let driven = match self.controller.max_active_dies {
+            0 => g.dies + g.parity_dies,
+            k => k.min(g.dies + g.parity_dies),
+        };
+        f.recycle_bytes_per_s_per_die.saturating_mul(driven as u64)
+    }
 }
 
 impl DriveConfig {

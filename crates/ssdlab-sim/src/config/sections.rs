@@ -536,11 +536,12 @@ pub struct FtlSection {
     #[serde(default = "default_idle_gc_delay")]
     pub idle_gc_delay_ns: u64,
     /// SandForce-style block recycling path, bytes/s for the whole
-    /// controller (0: off). Returning a block to the pre-erased pool passes
-    /// the whole block through one controller-wide recycling engine, booked
-    /// in time like the link: block_bytes / this rate per victim, shared by
-    /// every die (a die waits while the path serves the others), then the
-    /// erase, on top of moving the block's valid data through its die.
+    /// controller (0: off; or set `recycle_bytes_per_s_per_die` instead).
+    /// Returning a block to the pre-erased pool passes the whole block
+    /// through one controller-wide recycling engine, booked in time like
+    /// the link: block_bytes / the path's rate per victim, shared by every
+    /// die (a die waits while the path serves the others), then the erase,
+    /// on top of moving the block's valid data through its die.
     ///
     /// The path charges the block size, not the valid data moved: docs/model.md
     /// says every write waits for a block to be recycled and recycling runs
@@ -551,10 +552,19 @@ pub struct FtlSection {
     /// MB/s and after a full TRIM (victims hold only TRIMmed data) at 71.0,
     /// against 131.7 clean; charged per valid byte moved, both would run at
     /// the clean rate. TRIM only unmaps; it frees no pre-erased block.
-    /// Controller-wide, not per die: the path is a controller engine, so a
-    /// drive with twice the dies does not recycle twice as fast.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recycle_bytes_per_s: u64,
+    /// The recycling path's rate for each die the controller drives at once
+    /// (0: not given). The path's rate is this times the drive's dies, at
+    /// most `controller.max_active_dies`: the engine interleaves its work
+    /// over the dies it keeps active, so a controller that drives twice the
+    /// dies recycles twice as fast, and one at its active-die limit gains
+    /// nothing from more dies. The SF-2281's after-TRIM writes scale with its
+    /// dies (Vertex 3 120GB, 16 dies: 101.5 MB/s; 240GB, 32: at least 198),
+    /// while every SF-1200 120GB drive, 16 or 32 dies but 16 active, sits at
+    /// the same 70-80 MB/s. Exclusive with `recycle_bytes_per_s`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recycle_bytes_per_s_per_die: u64,
     /// Entries the logical-to-physical map can hold (0: no limit). A drive
     /// whose user LBA space needs more entries at 4KB maps coarser units, the
     /// smallest power of two times 4KB that fits (8KB, 16KB, ...; at most

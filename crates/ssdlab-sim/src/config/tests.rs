@@ -131,22 +131,33 @@ fn data_reduction_beyond_1_tib_of_raw_nand_is_refused_with_the_field_named() {
 }
 
 #[test]
-fn the_recycling_path_rate_is_range_checked_and_the_per_die_field_points_to_it() {
+fn the_recycling_path_rate_is_range_checked_and_given_one_way() {
     let with = |v: &str| SMALL.replace("gc_threshold_blocks = 2", &format!("gc_threshold_blocks = 2\nrecycle_bytes_per_s = {v}"));
     let c = DriveConfig::from_toml_str(&with("80_000_000")).unwrap();
     assert_eq!(c.ftl.recycle_bytes_per_s, 80_000_000);
+    assert_eq!(c.recycle_path_bytes_per_s(), 80_000_000);
     assert_eq!(DriveConfig::from_toml_str(&with("0")).unwrap().ftl.recycle_bytes_per_s, 0);
     assert!(!DriveConfig::from_toml_str(SMALL).unwrap().to_json_string().contains("recycle"), "off stays absent (stable hash)");
     for bad in ["999_999", "100_000_000_001"] {
         let e = DriveConfig::from_toml_str(&with(bad)).unwrap_err().to_string();
         assert!(e.contains("ftl.recycle_bytes_per_s") && e.contains("1e6..=1e11"), "{e}");
     }
-    let e = DriveConfig::from_toml_str(
-        &SMALL.replace("gc_threshold_blocks = 2", "gc_threshold_blocks = 2\nrecycle_bytes_per_s_per_die = 5_000_000"),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("recycle_bytes_per_s_per_die") && e.contains("'recycle_bytes_per_s'") && e.contains("controller-wide"), "{e}");
+    let per_die =
+        |v: &str| SMALL.replace("gc_threshold_blocks = 2", &format!("gc_threshold_blocks = 2\nrecycle_bytes_per_s_per_die = {v}"));
+    let c = DriveConfig::from_toml_str(&per_die("5_000_000")).unwrap();
+    let g = c.geometry();
+    assert_eq!(c.recycle_path_bytes_per_s(), 5_000_000 * (g.dies + g.parity_dies) as u64, "every die driven at once");
+    let limited =
+        DriveConfig::from_toml_str(&per_die("5_000_000").replace("command_cost_ns = 5000", "command_cost_ns = 5000\nmax_active_dies = 2"))
+            .unwrap();
+    assert_eq!(limited.recycle_path_bytes_per_s(), 10_000_000, "at most the active-die limit");
+    for bad in ["99_999", "100_000_000_001"] {
+        let e = DriveConfig::from_toml_str(&per_die(bad)).unwrap_err().to_string();
+        assert!(e.contains("ftl.recycle_bytes_per_s_per_die") && e.contains("1e5..=1e11"), "{e}");
+    }
+    let both = per_die("5_000_000").replace("gc_threshold_blocks = 2", "gc_threshold_blocks = 2\nrecycle_bytes_per_s = 80_000_000");
+    let e = DriveConfig::from_toml_str(&both).unwrap_err().to_string();
+    assert!(e.contains("ftl.recycle_bytes_per_s_per_die") && e.contains("one way"), "{e}");
 }
 
 #[test]

@@ -8,6 +8,8 @@ use crate::error::{Result, SimError};
 /// Range of `ftl.recycle_bytes_per_s` when on: 1 MB/s to 100 GB/s.
 const RECYCLE_MIN: u64 = 1_000_000;
 const RECYCLE_MAX: u64 = 100_000_000_000;
+/// Lower bound of `ftl.recycle_bytes_per_s_per_die`: 0.1 MB/s a die.
+const RECYCLE_PER_DIE_MIN: u64 = 100_000;
 
 impl DriveConfig {
     /// Every rule a drive must obey, with the field named in the error.
@@ -335,6 +337,24 @@ impl DriveConfig {
                 ),
             );
         }
+        if f.recycle_bytes_per_s_per_die != 0 {
+            if f.recycle_bytes_per_s != 0 {
+                return err(
+                    "ftl.recycle_bytes_per_s_per_die",
+                    "is set beside ftl.recycle_bytes_per_s; give the path's rate one way: for the whole controller or per active die"
+                        .into(),
+                );
+            }
+            if !(RECYCLE_PER_DIE_MIN..=RECYCLE_MAX).contains(&f.recycle_bytes_per_s_per_die) {
+                return err(
+                    "ftl.recycle_bytes_per_s_per_die",
+                    format!(
+                        "{} is outside 1e5..=1e11 bytes/s per active die (0: not given; the SF-1200 profile uses 4437500)",
+                        f.recycle_bytes_per_s_per_die
+                    ),
+                );
+            }
+        }
         if g.map_unit_units > MAX_MAP_UNIT_UNITS {
             return err(
                 "ftl.max_map_entries",
@@ -446,6 +466,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "bg_gc_threshold_blocks",
     "idle_gc_delay_ns",
     "recycle_bytes_per_s",
+    "recycle_bytes_per_s_per_die",
     "readahead_bytes",
     "unmapped_read_ns",
     "map_cache_bytes",
@@ -475,11 +496,6 @@ pub(super) fn explain_serde(msg: &str) -> String {
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         if let Some(end) = rest.find('`') {
             let name = &rest[..end];
-            if name == "recycle_bytes_per_s_per_die" {
-                return "unknown field 'recycle_bytes_per_s_per_die': the recycling path is controller-wide now; \
-                        use 'recycle_bytes_per_s' (bytes/s for the whole controller, not per die)"
-                    .into();
-            }
             let s = stem(name);
             for k in KNOWN_FIELDS {
                 if stem(k) == s && *k != name {

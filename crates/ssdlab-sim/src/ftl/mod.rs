@@ -364,7 +364,7 @@ impl Ftl {
             gran_bytes,
             stored_granules,
             ratio_meta_bytes: meta,
-            recycle_bytes_per_s: cfg.ftl.recycle_bytes_per_s,
+            recycle_bytes_per_s: cfg.recycle_path_bytes_per_s(),
             die_stripe_bytes: cfg.controller.die_stripe_bytes,
             raise_count: 0,
             die_valid: vec![0; g.dies as usize],

@@ -102,3 +102,40 @@ fn the_dirty_write_rate_follows_the_recycling_path_rate() {
     println!("dirty: path 20 MB/s -> {a:.1} MB/s, path 40 MB/s -> {b:.1} MB/s");
     assert!((b / a - 2.0).abs() < 0.15, "{b:.1} / {a:.1}");
 }
+
+#[test]
+fn a_path_rated_per_die_recycles_in_step_with_the_dies_the_controller_drives() {
+    // `ftl.recycle_bytes_per_s_per_die`: the path's rate is this times the
+    // dies driven at once, so twice the dies recycle twice as fast until the
+    // active-die limit, and past it more dies add nothing.
+    const PER_DIE: u64 = 4_000_000;
+    let dirty_rate = |dies: u32, active: u32| {
+        let mut s = drive(dies, 0, json!({"ftl": {"recycle_bytes_per_s_per_die": PER_DIE}, "controller": {"max_active_dies": active}}));
+        dirty(&mut s);
+        let r = as_ssd_write(&mut s);
+        assert!(r.ftl.gc_victims > 0, "the dirty write must recycle blocks");
+        mbps(&r)
+    };
+    let (d8, d16, d16_at_8) = (dirty_rate(8, 0), dirty_rate(16, 0), dirty_rate(16, 8));
+    println!("dirty, {} MB/s a die: 8 dies {d8:.1}, 16 dies {d16:.1}, 16 dies with 8 active {d16_at_8:.1} MB/s", PER_DIE / 1_000_000);
+    let path8 = (8 * PER_DIE) as f64 / 1e6;
+    assert!((d8 / path8 - 1.0).abs() < 0.1, "8 dies dirty {d8:.1} MB/s vs the path's {path8} MB/s");
+    assert!((d16 / d8 - 2.0).abs() < 0.2, "16 dies recycle twice as fast as 8: {d16:.1} vs {d8:.1} MB/s");
+    assert!((d16_at_8 / d8 - 1.0).abs() < 0.1, "8 of 16 dies active recycle as 8 dies: {d16_at_8:.1} vs {d8:.1} MB/s");
+}
+
+#[test]
+fn the_sandforce_presets_recycle_at_their_rate_per_active_die() {
+    // The SF-2000's 6.66e6 B/s a die: 213e6 on the 32-die drives it was set
+    // on (Vertex 3 Pro: dirty 230.0, after TRIM 198.2 MB/s) and on the 480GB
+    // (32 of 64 dies active), half that on the 16-die 120GB (101.5 MB/s after
+    // torture and TRIM, page 000). Every SF-1200 drive drives 16 dies: 71e6.
+    let rate = |id: &str| preset_config(id).recycle_path_bytes_per_s();
+    assert_eq!(rate("vertex3pro-200"), 213_000_000);
+    assert_eq!(rate("vertex3-240"), 213_000_000);
+    assert_eq!(rate("vertex3-480"), 213_000_000);
+    assert_eq!(rate("vertex3-120"), 106_500_000);
+    for id in ["force-f120", "vertex2-25nm-120", "vertex2-hynix-120"] {
+        assert_eq!(rate(id), 71_000_000, "{id}");
+    }
+}
