@@ -498,9 +498,7 @@ impl Simulator {
         let mut out = Vec::with_capacity(subs.len());
         for (s, end) in subs.into_iter().zip(ends) {
             let mut stats = s.stats;
-            stats.busy_time_ns = s.busy.total[0];
-            stats.read_busy_time_ns = s.busy.total[1];
-            stats.write_busy_time_ns = s.busy.total[2];
+            s.busy.write_to(&mut stats);
             stats.finish(end - s.start_ns);
             let mut r = self.finish_phase(s.w.name.clone(), "workload", s.start_ns..end, stats, before, interrupted)?;
             r.iodepth = s.w.iodepth;
