@@ -46,7 +46,23 @@ struct JobSource<'w> {
     sync_due: bool,
 }
 
-impl JobSource<'_> {
+impl<'w> JobSource<'w> {
+    /// Job `w`'s source, seeded `seed`, from `start_ns` on a drive whose
+    /// queue holds `queue_slots` commands.
+    fn new(w: &'w Workload, seed: u64, queue_slots: u32, start_ns: u64) -> JobSource<'w> {
+        JobSource {
+            w,
+            gen: IoGen::new(w, seed),
+            ahead: VecDeque::with_capacity(3 * LOOK_AHEAD),
+            // Device-side NCQ slots when the host queues more than the drive takes.
+            slots: NcqSlots::new(w.iodepth, queue_slots, start_ns),
+            limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
+            limit_ios: w.number_ios.unwrap_or(u64::MAX),
+            writes_since_sync: 0,
+            sync_due: false,
+        }
+    }
+
     #[inline]
     fn done_issuing(&self, io: &PhaseIo) -> bool {
         io.issued_bytes >= self.limit_bytes || io.issued_ios >= self.limit_ios
@@ -192,6 +208,22 @@ impl Simulator {
         })
     }
 
+    /// Refuse a job whose runtime alone needs more than `max_intervals`
+    /// intervals of series, before anything runs.
+    fn check_runtime_series(&self, w: &Workload, max_intervals: u64) -> Result<()> {
+        if let Some(r) = w.runtime_ns {
+            let n = r.div_ceil(w.interval_ns.max(1));
+            if n > max_intervals {
+                return Err(self.series_error(
+                    format!("job '{}': its runtime of {} in intervals of {}", w.name, duration_text(r), duration_text(w.interval_ns)),
+                    n,
+                    "lengthen the interval (log_avg_msec / --log-avg-msec), shorten the runtime",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Run a closed-loop workload. `progress` is called about once per
     /// interval of simulated time; returning false stops the phase early (the
     /// result is then marked interrupted and holds what finished).
@@ -204,16 +236,7 @@ impl Simulator {
             return Err(SimError::workload("size", "region beyond the drive's capacity"));
         }
         let max_intervals = self.max_series_intervals();
-        if let Some(r) = w.runtime_ns {
-            let n = r.div_ceil(w.interval_ns.max(1));
-            if n > max_intervals {
-                return Err(self.series_error(
-                    format!("job '{}': its runtime of {} in intervals of {}", w.name, duration_text(r), duration_text(w.interval_ns)),
-                    n,
-                    "lengthen the interval (log_avg_msec / --log-avg-msec), shorten the runtime",
-                ));
-            }
-        }
+        self.check_runtime_series(w, max_intervals)?;
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
         let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -222,17 +245,7 @@ impl Simulator {
         let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
         let stats = PhaseStats::bounded(w.interval_ns, max_intervals);
         let mut io = PhaseIo::new(start, stats, ncq, w.iodepth as usize + 1, w.runtime_ns.unwrap_or(0), total_bytes);
-        let mut job = JobSource {
-            w,
-            gen: IoGen::new(w, seed),
-            ahead: VecDeque::with_capacity(3 * LOOK_AHEAD),
-            // Device-side NCQ slots when the host queues more than the drive takes.
-            slots: NcqSlots::new(w.iodepth, ncq, start),
-            limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
-            limit_ios: w.number_ios.unwrap_or(u64::MAX),
-            writes_since_sync: 0,
-            sync_due: false,
-        };
+        let mut job = JobSource::new(w, seed, ncq, start);
         self.fill_queue(&mut job, &mut io, start)?;
         while let Some(done) = self.complete_next(&mut io, end) {
             let t = done.complete_ns;

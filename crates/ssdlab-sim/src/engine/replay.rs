@@ -217,9 +217,6 @@ impl Simulator {
         let start = self.now_ns.max(self.last_io_end_ns);
         let max_intervals = self.max_series_intervals();
         let interval_ns = opts.interval_ns.max(1);
-        // An I/O log entry costs its own size; together with the series it
-        // must fit in what the limit leaves beside the drive's tables.
-        let max_log_entries = self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64;
         let ncq = self.cfg.host.queue_slots();
         let cap = self.capacity_bytes();
         let mut io = PhaseIo::new(start, PhaseStats::bounded(interval_ns, max_intervals), ncq, 0, 0, 0);
@@ -261,23 +258,9 @@ impl Simulator {
                 let c = self.issue_record(&mut io, &r, t)?;
                 clock = t;
                 if opts.io_log {
-                    if log.len() as u64 >= max_log_entries {
-                        self.now_ns = io.last_complete_ns;
-                        self.last_io_end_ns = io.max_complete_ns;
-                        return Err(SimError::Allocation {
-                            what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
-                            needed_bytes: (log.len() as u64 + 1) * size_of::<IoLogEntry>() as u64,
-                            limit_bytes: self.memory_budget_bytes(),
-                            remedy: "replay less of the trace with the I/O log on (number_ios, runtime), or raise the memory limit (memory_limit_bytes / --memory-limit)".into(),
-                        });
-                    }
-                    log.push(IoLogEntry {
-                        submit_ns: t,
-                        complete_ns: c,
-                        op: r.op,
-                        offset_bytes: r.offset_bytes,
-                        length_bytes: r.length_bytes,
-                    });
+                    let e =
+                        IoLogEntry { submit_ns: t, complete_ns: c, op: r.op, offset_bytes: r.offset_bytes, length_bytes: r.length_bytes };
+                    self.log_io(&mut log, e, &io, opts)?;
                 }
                 continue;
             }
@@ -310,6 +293,25 @@ impl Simulator {
         r.iodepth = opts.iodepth;
         r.io_log = log;
         Ok(r)
+    }
+
+    /// Keep entry `e` in the replay's I/O log. An entry costs its own size:
+    /// the log holds as many as fit in what the memory limit leaves beside
+    /// the drive's tables; past that the replay ends with the error, the
+    /// drive's time where it got to.
+    fn log_io(&mut self, log: &mut Vec<IoLogEntry>, e: IoLogEntry, io: &PhaseIo, opts: &ReplayOptions) -> Result<()> {
+        if log.len() as u64 >= self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64 {
+            self.now_ns = io.last_complete_ns;
+            self.last_io_end_ns = io.max_complete_ns;
+            return Err(SimError::Allocation {
+                what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
+                needed_bytes: (log.len() as u64 + 1) * size_of::<IoLogEntry>() as u64,
+                limit_bytes: self.memory_budget_bytes(),
+                remedy: "replay less of the trace with the I/O log on (number_ios, runtime), or raise the memory limit (memory_limit_bytes / --memory-limit)".into(),
+            });
+        }
+        log.push(e);
+        Ok(())
     }
 
     /// Issue trace record `r` at `t`; returns when it completes.
