@@ -28,14 +28,35 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::in_flight::{Busy, Command};
-use super::pacing::{Flow, LatencySearch, Poisson, Quiesce, Verdict};
+use super::pacing::{Flow, Quiesce, Verdict};
 use super::phases::Progress;
 use super::submitter::{Event, EventKind, Submitter};
 use super::{PhaseResult, Simulator};
 use crate::controller::NcqSlots;
 use crate::error::{Result, SimError};
+use crate::ftl::FtlCounters;
+use crate::nand::NandCounters;
 use crate::stats::PhaseStats;
-use crate::workload::{IoGen, Op, Workload};
+use crate::workload::{Op, Workload};
+
+/// The submitters of a run and what they share: the events ahead in time
+/// order, the drive's queues and fio's flows.
+struct Group<'w> {
+    subs: Vec<Submitter<'w>>,
+    heap: BinaryHeap<Reverse<Event>>,
+    /// SATA: one NCQ for every submitter. NVMe: a queue pair per
+    /// submitter, submitters beyond `queue_count` sharing them in turn.
+    queues: Vec<NcqSlots>,
+    /// Commands the drive's queues hold together.
+    max_outstanding: u32,
+    flows: Vec<Flow>,
+    in_flight_total: u32,
+    max_complete: u64,
+    /// I/Os completing after their submitter's runtime: they finish in the
+    /// background, as in `run`.
+    late: Vec<Event>,
+    max_intervals: u64,
+}
 
 impl Simulator {
     /// Run closed-loop workloads at the same time, one submitter each (see
@@ -49,7 +70,6 @@ impl Simulator {
         if ws.len() > u32::MAX as usize {
             return Err(SimError::workload("jobs", "too many jobs"));
         }
-        let max_intervals = self.max_series_intervals();
         for w in ws {
             if w.offset_bytes + w.size_bytes > self.capacity_bytes() {
                 return Err(SimError::workload("size", format!("job '{}': region beyond the drive's capacity", w.name)));
@@ -57,16 +77,86 @@ impl Simulator {
         }
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
+        let mut g = self.group(ws, start);
+        let round_robin = self.cfg.host.is_nvme();
+        let interval = ws.iter().map(|w| w.interval_ns).min().unwrap_or(1_000_000_000);
+        let total_ns = ws.iter().filter_map(|w| w.runtime_ns.map(|r| r + w.startdelay_ns)).max().unwrap_or(0);
+        let total_bytes: u64 = if ws.iter().all(|w| w.runtime_ns.is_none()) { ws.iter().filter_map(|w| w.io_limit_bytes).sum() } else { 0 };
+        let mut next_progress = start + interval;
+        let mut interrupted = false;
+        let mut ready: Vec<usize> = Vec::with_capacity(ws.len());
+        while let Some(Reverse(ev)) = g.heap.pop() {
+            let t = ev.time_ns;
+            let j = ev.job as usize;
+            ready.clear();
+            if g.take(ev) {
+                ready.push(j);
+            }
+            if round_robin {
+                // Every queue with a command at this instant is served in
+                // turn, one command each (NVMe round-robin arbitration,
+                // burst 1).
+                while g.heap.peek().is_some_and(|e| e.0.time_ns == t) {
+                    let Some(Reverse(e)) = g.heap.pop() else { break };
+                    if g.take(e) && !ready.contains(&(e.job as usize)) {
+                        ready.push(e.job as usize);
+                    }
+                }
+            }
+            if ready.is_empty() {
+                continue;
+            }
+            if t >= next_progress {
+                if g.subs.iter().any(|s| s.stats.overflowed()) {
+                    break;
+                }
+                next_progress = t + interval;
+                let done_bytes = g.subs.iter().map(|s| s.issued_bytes).sum();
+                if !progress(Progress { done_ns: t - start, total_ns, done_bytes, total_bytes }) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            for &k in &ready {
+                g.check_latency(k, t);
+            }
+            if round_robin {
+                loop {
+                    let mut any = false;
+                    for &k in &ready {
+                        any |= g.issue_one(self, k, t)?;
+                    }
+                    if !any {
+                        break;
+                    }
+                }
+            } else {
+                while g.issue_one(self, j, t)? {}
+            }
+            if !g.flows.is_empty() {
+                for k in 0..g.subs.len() {
+                    g.leave_flow(&mut self.seq, k, t);
+                }
+            }
+            if (ev.seq & 15) == 0 {
+                self.nand.advance(t);
+                self.ctl.advance(t);
+            }
+        }
+        self.finish_group(g, start, before, interrupted)
+    }
+
+    /// The submitters of `ws` from `start` (each after its start delay),
+    /// each with a wake-up booked at its start.
+    fn group<'w>(&mut self, ws: &'w [Workload], start: u64) -> Group<'w> {
+        let max_intervals = self.max_series_intervals();
         let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        // SATA: one NCQ for every submitter. NVMe: a queue pair per
-        // submitter, submitters beyond `queue_count` sharing them in turn.
         let host = &self.cfg.host;
         let nq = (host.queues() as usize).min(ws.len());
         let per_queue = host.queue_slots();
         let max_outstanding = (nq as u64 * per_queue as u64).min(u32::MAX as u64) as u32;
-        let round_robin = host.is_nvme();
         let total_depth: u32 = ws.iter().map(|w| w.iodepth).sum();
-        let mut queues: Vec<NcqSlots> = (0..nq)
+        let queues: Vec<NcqSlots> = (0..nq)
             .map(|q| {
                 let depth: u32 = ws.iter().enumerate().filter(|(i, _)| i % nq == q).map(|(_, w)| w.iodepth).sum();
                 NcqSlots::new(depth, per_queue, start)
@@ -80,405 +170,50 @@ impl Simulator {
                 flow_ids.push(w.flow_id);
             }
         }
-        let mut flows: Vec<Flow> = flow_ids
+        let flows: Vec<Flow> = flow_ids
             .iter()
             .map(|&id| Flow {
                 counter: 1,
                 total_weight: ws.iter().filter(|w| w.flow_weight > 0 && w.flow_id == id).map(|w| w.flow_weight as u64).sum(),
             })
             .collect();
-        let mut subs: Vec<Submitter<'_>> = ws
+        let subs: Vec<Submitter<'_>> = ws
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                let s0 = start + w.startdelay_ns;
-                Submitter {
-                    w,
-                    gen: IoGen::new(w, job_seed(i)),
-                    stats: PhaseStats::bounded(w.interval_ns, max_intervals),
-                    busy: Busy::default(),
-                    start_ns: s0,
-                    end_ns: w.runtime_ns.map(|r| s0.saturating_add(r)),
-                    limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
-                    limit_ios: w.number_ios.unwrap_or(u64::MAX),
-                    issued_bytes: 0,
-                    issued_ios: 0,
-                    rate_base: (0, 0),
-                    in_flight: 0,
-                    last_complete_ns: s0,
-                    timed_out: false,
-                    wake_pending: true,
-                    think_until_ns: s0,
-                    since_think: 0,
-                    writes_since_sync: 0,
-                    sync_due: false,
-                    sync_in_flight: false,
-                    poisson: Poisson::new(w, job_seed(i)),
-                    flow: (w.flow_weight > 0).then(|| flow_ids.iter().position(|&f| f == w.flow_id).unwrap_or(0)),
-                    flow_count: 0,
-                    flow_left: false,
-                    flow_waiting: false,
-                    flow_until_ns: s0,
-                    quiesce: None,
-                    latency: (w.latency_target_ns > 0).then(|| LatencySearch::new(w.iodepth, s0)),
-                    stopped: false,
-                    latency_fatal: false,
-                }
+                let flow = (w.flow_weight > 0).then(|| flow_ids.iter().position(|&f| f == w.flow_id).unwrap_or(0));
+                Submitter::new(w, job_seed(i), start + w.startdelay_ns, max_intervals, flow)
             })
             .collect();
-        let mut heap: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(total_depth as usize + ws.len());
-        for (i, s) in subs.iter().enumerate() {
-            self.seq += 1;
-            heap.push(Reverse(Event {
-                time_ns: s.start_ns,
-                seq: self.seq,
-                job: i as u32,
-                kind: EventKind::Wake,
-                submit_ns: s.start_ns,
-                bytes: 0,
-            }));
+        let mut g = Group {
+            subs,
+            heap: BinaryHeap::with_capacity(total_depth as usize + ws.len()),
+            queues,
+            max_outstanding,
+            flows,
+            in_flight_total: 0,
+            max_complete: start,
+            late: Vec::new(),
+            max_intervals,
+        };
+        for i in 0..g.subs.len() {
+            let s0 = g.subs[i].start_ns;
+            g.book(&mut self.seq, s0, i, EventKind::Wake, s0, 0);
         }
-        let interval = ws.iter().map(|w| w.interval_ns).min().unwrap_or(1_000_000_000);
-        let total_ns = ws.iter().filter_map(|w| w.runtime_ns.map(|r| r + w.startdelay_ns)).max().unwrap_or(0);
-        let total_bytes: u64 = if ws.iter().all(|w| w.runtime_ns.is_none()) { ws.iter().filter_map(|w| w.io_limit_bytes).sum() } else { 0 };
-        let mut next_progress = start + interval;
-        let mut interrupted = false;
-        let mut max_complete = start;
-        let mut in_flight_total: u32 = 0;
-        // I/Os completing after their submitter's runtime: they finish in the
-        // background, as in `run`.
-        let mut late: Vec<Event> = Vec::new();
+        g
+    }
 
-        // One event's bookkeeping: the submitter woke, or one of its I/Os
-        // completed. Returns false for a completion past its runtime (left
-        // to finish in the background).
-        macro_rules! take {
-            ($ev:expr) => {{
-                let ev: Event = $ev;
-                let t = ev.time_ns;
-                let j = ev.job as usize;
-                if ev.kind == EventKind::Wake {
-                    subs[j].wake_pending = false;
-                    true
-                } else {
-                    in_flight_total -= 1;
-                    let s = &mut subs[j];
-                    s.in_flight -= 1;
-                    if s.end_ns.is_some_and(|e| t > e) {
-                        s.timed_out = true;
-                        late.push(ev);
-                        false
-                    } else {
-                        s.last_complete_ns = t;
-                        let cmd = ev.command();
-                        s.busy.end(cmd, t);
-                        match cmd.dir() {
-                            Some(dir) => {
-                                s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
-                                if let Some(l) = s.latency.as_mut() {
-                                    // fio judges each I/O's total latency against the target.
-                                    if t - ev.submit_ns > s.w.latency_target_ns {
-                                        if s.w.latency_percentile >= 100.0 {
-                                            if l.ramp_down() {
-                                                if s.quiesce != Some(Quiesce::FinalRun) {
-                                                    s.quiesce = Some(Quiesce::RampDown);
-                                                }
-                                            } else {
-                                                // fio fails the job: the target missed at depth 1.
-                                                s.stopped = true;
-                                                s.latency_fatal = true;
-                                            }
-                                        } else {
-                                            l.failed += 1;
-                                        }
-                                    }
-                                    l.completed += 1;
-                                }
-                            }
-                            None => {
-                                s.sync_in_flight = false;
-                                s.stats.record_sync(t - ev.submit_ns);
-                            }
-                        }
-                        true
-                    }
-                }
-            }};
-        }
-        // The members of flow `f` waiting for another to issue try again at `t`.
-        macro_rules! wake_flow {
-            ($f:expr, $t:expr) => {{
-                let f: usize = $f;
-                let t: u64 = $t;
-                for (k, o) in subs.iter_mut().enumerate() {
-                    if o.flow == Some(f) && o.flow_waiting {
-                        o.flow_waiting = false;
-                        self.seq += 1;
-                        heap.push(Reverse(Event {
-                            time_ns: t,
-                            seq: self.seq,
-                            job: k as u32,
-                            kind: EventKind::Wake,
-                            submit_ns: t,
-                            bytes: 0,
-                        }));
-                    }
-                }
-            }};
-        }
-        // A submitter that has finished leaves its flow (fio's flow_exit_job):
-        // its count and weight no longer hold the others back.
-        macro_rules! leave_flow {
-            ($j:expr, $t:expr) => {{
-                let j: usize = $j;
-                let s = &mut subs[j];
-                if let Some(f) = s.flow.filter(|_| !s.flow_left && (s.timed_out || (s.done_issuing() && s.in_flight == 0))) {
-                    s.flow_left = true;
-                    flows[f].counter -= s.flow_count;
-                    flows[f].total_weight -= s.w.flow_weight as u64;
-                    wake_flow!(f, $t);
-                }
-            }};
-        }
-        // fio's check of a latency-target window once it has lasted
-        // latency_window (lat_target_check): the share of the window's I/Os
-        // within the target decides whether the depth goes up or down.
-        macro_rules! check_latency {
-            ($j:expr, $t:expr) => {{
-                let s = &mut subs[$j];
-                let t: u64 = $t;
-                let (w, quiet) = (s.w, s.quiesce.is_none() && !s.stopped);
-                if let Some(l) = s.latency.as_mut().filter(|l| quiet && t.saturating_sub(l.window_start_ns) >= w.latency_window_ns) {
-                    let ios = l.completed - l.window_first;
-                    // No I/O in the window fails it, as fio's 0/0 does.
-                    let met = ios > 0 && (ios - l.failed) as f64 / ios as f64 * 100.0 >= w.latency_percentile;
-                    if met {
-                        match l.success(w.iodepth, w.latency_run) {
-                            Verdict::Continue => l.new_window(t),
-                            Verdict::FinalRun => s.quiesce = Some(Quiesce::FinalRun),
-                            Verdict::Done => s.stopped = true,
-                        }
-                    } else if l.ramp_down() {
-                        s.quiesce = Some(Quiesce::RampDown);
-                    }
-                }
-            }};
-        }
-        // Submitter `j` issues one command at `t` if its depth, limits and
-        // pacing allow; false when it cannot (it has booked its wake-up).
-        macro_rules! issue_one {
-            ($j:expr, $t:expr) => {{
-                let j: usize = $j;
-                let t: u64 = $t;
-                let s = &mut subs[j];
-                if let Some(q) = s.quiesce.filter(|_| s.in_flight == 0) {
-                    // Drained: what the submitter waited for happens now.
-                    s.quiesce = None;
-                    match q {
-                        Quiesce::Flow => s.flow_until_ns = t + s.w.flow_sleep_ns,
-                        Quiesce::RampDown => {
-                            if let Some(l) = s.latency.as_mut() {
-                                l.new_window(t);
-                            }
-                        }
-                        Quiesce::FinalRun => {
-                            // fio resets the job's statistics, its clock and
-                            // its rate schedule for the run at the depth it
-                            // found (not the bytes it may still issue).
-                            s.stats = PhaseStats::bounded(s.w.interval_ns, max_intervals);
-                            s.busy = Busy::default();
-                            s.start_ns = t;
-                            s.end_ns = s.w.runtime_ns.map(|r| t.saturating_add(r));
-                            s.last_complete_ns = t;
-                            s.rate_base = (s.issued_bytes, s.issued_ios);
-                            if let Some(p) = s.poisson.as_mut() {
-                                p.due_ns = 0;
-                            }
-                            if let Some(l) = s.latency.as_mut() {
-                                l.new_window(t);
-                            }
-                        }
-                    }
-                }
-                if s.quiesce.is_some() || s.in_flight >= s.depth() || s.done_issuing() || s.sync_in_flight {
-                    false
-                } else if s.end_ns.is_some_and(|e| t >= e) {
-                    s.timed_out = true;
-                    false
-                } else if s.sync_due {
-                    if s.in_flight == 0 {
-                        let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                        s.busy.start(Command::Flush, t);
-                        s.sync_due = false;
-                        s.sync_in_flight = true;
-                        s.in_flight += 1;
-                        in_flight_total += 1;
-                        self.seq += 1;
-                        heap.push(Reverse(Event {
-                            time_ns: c,
-                            seq: self.seq,
-                            job: j as u32,
-                            kind: EventKind::Done(Command::Flush),
-                            submit_ns: t,
-                            bytes: 0,
-                        }));
-                        max_complete = max_complete.max(c);
-                    }
-                    false
-                } else {
-                    let allowed = s.allowed_ns();
-                    if allowed > t {
-                        if !s.wake_pending {
-                            s.wake_pending = true;
-                            self.seq += 1;
-                            heap.push(Reverse(Event {
-                                time_ns: allowed,
-                                seq: self.seq,
-                                job: j as u32,
-                                kind: EventKind::Wake,
-                                submit_ns: allowed,
-                                bytes: 0,
-                            }));
-                        }
-                        false
-                    } else if s.flow.is_some_and(|f| {
-                        // fio holds a job back while its share of the flow's
-                        // I/Os is above its share of the weights.
-                        s.flow_count as u128 * flows[f].total_weight as u128 > s.w.flow_weight as u128 * flows[f].counter as u128
-                    }) {
-                        if s.w.flow_sleep_ns == 0 {
-                            s.flow_waiting = true;
-                        } else if s.in_flight > 0 {
-                            s.quiesce = Some(Quiesce::Flow);
-                        } else {
-                            s.flow_until_ns = t + s.w.flow_sleep_ns;
-                            if !s.wake_pending {
-                                s.wake_pending = true;
-                                self.seq += 1;
-                                heap.push(Reverse(Event {
-                                    time_ns: s.flow_until_ns,
-                                    seq: self.seq,
-                                    job: j as u32,
-                                    kind: EventKind::Wake,
-                                    submit_ns: s.flow_until_ns,
-                                    bytes: 0,
-                                }));
-                            }
-                        }
-                        false
-                    } else {
-                        let (op, off, len) = s.gen.next_io();
-                        let q = &mut queues[j % nq];
-                        let t_dev = q.admit(t);
-                        self.ctl.outstanding = (in_flight_total + 1).min(max_outstanding);
-                        let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, s.w.data_pattern)?;
-                        q.release(c);
-                        let cmd = Command::of(op);
-                        s.busy.start(cmd, t);
-                        s.in_flight += 1;
-                        in_flight_total += 1;
-                        s.issued_bytes += len;
-                        s.issued_ios += 1;
-                        if let Some(p) = s.poisson.as_mut() {
-                            p.advance();
-                        }
-                        self.seq += 1;
-                        heap.push(Reverse(Event {
-                            time_ns: c,
-                            seq: self.seq,
-                            job: j as u32,
-                            kind: EventKind::Done(cmd),
-                            submit_ns: t,
-                            bytes: len,
-                        }));
-                        max_complete = max_complete.max(c);
-                        if s.w.fsync_every > 0 && op == Op::Write {
-                            s.writes_since_sync += 1;
-                            if s.writes_since_sync == s.w.fsync_every {
-                                s.writes_since_sync = 0;
-                                s.sync_due = !s.done_issuing();
-                            }
-                        }
-                        if s.w.thinktime_ns > 0 {
-                            s.since_think += 1;
-                            if s.since_think >= s.w.thinktime_blocks {
-                                s.since_think = 0;
-                                s.think_until_ns = t + s.w.thinktime_ns;
-                            }
-                        }
-                        if let Some(f) = s.flow {
-                            s.flow_count += 1;
-                            flows[f].counter += 1;
-                            wake_flow!(f, t);
-                        }
-                        true
-                    }
-                }
-            }};
-        }
-
-        let mut ready: Vec<usize> = Vec::with_capacity(ws.len());
-        while let Some(Reverse(ev)) = heap.pop() {
-            let t = ev.time_ns;
-            let j = ev.job as usize;
-            ready.clear();
-            if take!(ev) {
-                ready.push(j);
-            }
-            if round_robin {
-                // Every queue with a command at this instant is served in
-                // turn, one command each (NVMe round-robin arbitration,
-                // burst 1).
-                while heap.peek().is_some_and(|e| e.0.time_ns == t) {
-                    let Some(Reverse(e)) = heap.pop() else { break };
-                    if take!(e) && !ready.contains(&(e.job as usize)) {
-                        ready.push(e.job as usize);
-                    }
-                }
-            }
-            if ready.is_empty() {
-                continue;
-            }
-            if t >= next_progress {
-                if subs.iter().any(|s| s.stats.overflowed()) {
-                    break;
-                }
-                next_progress = t + interval;
-                let done_bytes = subs.iter().map(|s| s.issued_bytes).sum();
-                if !progress(Progress { done_ns: t - start, total_ns, done_bytes, total_bytes }) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            for &k in &ready {
-                check_latency!(k, t);
-            }
-            if round_robin {
-                loop {
-                    let mut any = false;
-                    for &k in &ready {
-                        any |= issue_one!(k, t);
-                    }
-                    if !any {
-                        break;
-                    }
-                }
-            } else {
-                while issue_one!(j, t) {}
-            }
-            if !flows.is_empty() {
-                for k in 0..subs.len() {
-                    leave_flow!(k, t);
-                }
-            }
-            if (ev.seq & 15) == 0 {
-                self.nand.advance(t);
-                self.ctl.advance(t);
-            }
-        }
-
-        // Each submitter's end: its runtime when I/O was still in flight at
-        // the deadline, else its last completion (as `run`).
+    /// Each submitter's result: its figures up to its end, which is its
+    /// runtime when I/O was still in flight at the deadline, else its last
+    /// completion (as `run`).
+    fn finish_group(
+        &mut self,
+        g: Group<'_>,
+        start: u64,
+        before: (FtlCounters, NandCounters),
+        interrupted: bool,
+    ) -> Result<Vec<PhaseResult>> {
+        let Group { mut subs, heap, late, max_complete, .. } = g;
         let mut ends = Vec::with_capacity(subs.len());
         for (i, s) in subs.iter_mut().enumerate() {
             let pending: Vec<Event> =
@@ -498,9 +233,7 @@ impl Simulator {
         let mut out = Vec::with_capacity(subs.len());
         for (s, end) in subs.into_iter().zip(ends) {
             let mut stats = s.stats;
-            stats.busy_time_ns = s.busy.total[0];
-            stats.read_busy_time_ns = s.busy.total[1];
-            stats.write_busy_time_ns = s.busy.total[2];
+            s.busy.write_to(&mut stats);
             stats.finish(end - s.start_ns);
             let mut r = self.finish_phase(s.w.name.clone(), "workload", s.start_ns..end, stats, before, interrupted)?;
             r.iodepth = s.w.iodepth;
@@ -509,5 +242,244 @@ impl Simulator {
             out.push(r);
         }
         Ok(out)
+    }
+}
+
+impl Group<'_> {
+    /// An event of submitter `job` at `time_ns`, in order after those booked before it.
+    fn book(&mut self, seq: &mut u64, time_ns: u64, job: usize, kind: EventKind, submit_ns: u64, bytes: u64) {
+        *seq += 1;
+        self.heap.push(Reverse(Event { time_ns, seq: *seq, job: job as u32, kind, submit_ns, bytes }));
+    }
+
+    /// One event's bookkeeping: the submitter woke, or one of its I/Os
+    /// completed. False for a completion past its runtime (left to finish
+    /// in the background).
+    fn take(&mut self, ev: Event) -> bool {
+        let t = ev.time_ns;
+        let j = ev.job as usize;
+        if ev.kind == EventKind::Wake {
+            self.subs[j].wake_pending = false;
+            return true;
+        }
+        self.in_flight_total -= 1;
+        let s = &mut self.subs[j];
+        s.in_flight -= 1;
+        if s.end_ns.is_some_and(|e| t > e) {
+            s.timed_out = true;
+            self.late.push(ev);
+            return false;
+        }
+        s.last_complete_ns = t;
+        let cmd = ev.command();
+        s.busy.end(cmd, t);
+        match cmd.dir() {
+            Some(dir) => {
+                s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
+                if let Some(l) = s.latency.as_mut() {
+                    // fio judges each I/O's total latency against the target.
+                    if t - ev.submit_ns > s.w.latency_target_ns {
+                        if s.w.latency_percentile >= 100.0 {
+                            if l.ramp_down() {
+                                if s.quiesce != Some(Quiesce::FinalRun) {
+                                    s.quiesce = Some(Quiesce::RampDown);
+                                }
+                            } else {
+                                // fio fails the job: the target missed at depth 1.
+                                s.stopped = true;
+                                s.latency_fatal = true;
+                            }
+                        } else {
+                            l.failed += 1;
+                        }
+                    }
+                    l.completed += 1;
+                }
+            }
+            None => {
+                s.sync_in_flight = false;
+                s.stats.record_sync(t - ev.submit_ns);
+            }
+        }
+        true
+    }
+
+    /// The members of flow `f` waiting for another to issue try again at `t`.
+    fn wake_flow(&mut self, seq: &mut u64, f: usize, t: u64) {
+        for k in 0..self.subs.len() {
+            let o = &mut self.subs[k];
+            if o.flow == Some(f) && o.flow_waiting {
+                o.flow_waiting = false;
+                self.book(seq, t, k, EventKind::Wake, t, 0);
+            }
+        }
+    }
+
+    /// A submitter that has finished leaves its flow (fio's flow_exit_job):
+    /// its count and weight no longer hold the others back.
+    fn leave_flow(&mut self, seq: &mut u64, j: usize, t: u64) {
+        let s = &mut self.subs[j];
+        if let Some(f) = s.flow.filter(|_| !s.flow_left && (s.timed_out || (s.done_issuing() && s.in_flight == 0))) {
+            s.flow_left = true;
+            self.flows[f].counter -= s.flow_count;
+            self.flows[f].total_weight -= s.w.flow_weight as u64;
+            self.wake_flow(seq, f, t);
+        }
+    }
+
+    /// fio's check of a latency-target window once it has lasted
+    /// latency_window (lat_target_check): the share of the window's I/Os
+    /// within the target decides whether the depth goes up or down.
+    fn check_latency(&mut self, j: usize, t: u64) {
+        let s = &mut self.subs[j];
+        let (w, quiet) = (s.w, s.quiesce.is_none() && !s.stopped);
+        if let Some(l) = s.latency.as_mut().filter(|l| quiet && t.saturating_sub(l.window_start_ns) >= w.latency_window_ns) {
+            let ios = l.completed - l.window_first;
+            // No I/O in the window fails it, as fio's 0/0 does.
+            let met = ios > 0 && (ios - l.failed) as f64 / ios as f64 * 100.0 >= w.latency_percentile;
+            if met {
+                match l.success(w.iodepth, w.latency_run) {
+                    Verdict::Continue => l.new_window(t),
+                    Verdict::FinalRun => s.quiesce = Some(Quiesce::FinalRun),
+                    Verdict::Done => s.stopped = true,
+                }
+            } else if l.ramp_down() {
+                s.quiesce = Some(Quiesce::RampDown);
+            }
+        }
+    }
+
+    /// Submitter `j`, drained, does what it waited for at `t`.
+    fn drained(&mut self, j: usize, t: u64) {
+        let max_intervals = self.max_intervals;
+        let s = &mut self.subs[j];
+        let Some(q) = s.quiesce.filter(|_| s.in_flight == 0) else { return };
+        s.quiesce = None;
+        match q {
+            Quiesce::Flow => s.flow_until_ns = t + s.w.flow_sleep_ns,
+            Quiesce::RampDown => {
+                if let Some(l) = s.latency.as_mut() {
+                    l.new_window(t);
+                }
+            }
+            Quiesce::FinalRun => {
+                // fio resets the job's statistics, its clock and its rate
+                // schedule for the run at the depth it found (not the bytes
+                // it may still issue).
+                s.stats = PhaseStats::bounded(s.w.interval_ns, max_intervals);
+                s.busy = Busy::default();
+                s.start_ns = t;
+                s.end_ns = s.w.runtime_ns.map(|r| t.saturating_add(r));
+                s.last_complete_ns = t;
+                s.rate_base = (s.issued_bytes, s.issued_ios);
+                if let Some(p) = s.poisson.as_mut() {
+                    p.due_ns = 0;
+                }
+                if let Some(l) = s.latency.as_mut() {
+                    l.new_window(t);
+                }
+            }
+        }
+    }
+
+    /// Submitter `j` issues one command at `t` if its depth, limits and
+    /// pacing allow; false when it cannot (it has booked its wake-up).
+    fn issue_one(&mut self, sim: &mut Simulator, j: usize, t: u64) -> Result<bool> {
+        self.drained(j, t);
+        let s = &mut self.subs[j];
+        if s.quiesce.is_some() || s.in_flight >= s.depth() || s.done_issuing() || s.sync_in_flight {
+            return Ok(false);
+        }
+        if s.end_ns.is_some_and(|e| t >= e) {
+            s.timed_out = true;
+            return Ok(false);
+        }
+        if s.sync_due {
+            if s.in_flight == 0 {
+                let c = sim.ctl.sync_command(&mut sim.ftl, &mut sim.nand, t);
+                s.busy.start(Command::Flush, t);
+                s.sync_due = false;
+                s.sync_in_flight = true;
+                s.in_flight += 1;
+                self.in_flight_total += 1;
+                self.book(&mut sim.seq, c, j, EventKind::Done(Command::Flush), t, 0);
+                self.max_complete = self.max_complete.max(c);
+            }
+            return Ok(false);
+        }
+        let allowed = s.allowed_ns();
+        if allowed > t {
+            if !s.wake_pending {
+                s.wake_pending = true;
+                self.book(&mut sim.seq, allowed, j, EventKind::Wake, allowed, 0);
+            }
+            return Ok(false);
+        }
+        let flows = &self.flows;
+        if s.flow.is_some_and(|f| {
+            // fio holds a job back while its share of the flow's I/Os is
+            // above its share of the weights.
+            s.flow_count as u128 * flows[f].total_weight as u128 > s.w.flow_weight as u128 * flows[f].counter as u128
+        }) {
+            if s.w.flow_sleep_ns == 0 {
+                s.flow_waiting = true;
+            } else if s.in_flight > 0 {
+                s.quiesce = Some(Quiesce::Flow);
+            } else {
+                s.flow_until_ns = t + s.w.flow_sleep_ns;
+                if !s.wake_pending {
+                    s.wake_pending = true;
+                    let until = s.flow_until_ns;
+                    self.book(&mut sim.seq, until, j, EventKind::Wake, until, 0);
+                }
+            }
+            return Ok(false);
+        }
+        self.send(sim, j, t)?;
+        Ok(true)
+    }
+
+    /// Submitter `j` sends its next I/O at `t`.
+    fn send(&mut self, sim: &mut Simulator, j: usize, t: u64) -> Result<()> {
+        let s = &mut self.subs[j];
+        let (op, off, len) = s.gen.next_io();
+        let nq = self.queues.len();
+        let q = &mut self.queues[j % nq];
+        let t_dev = q.admit(t);
+        sim.ctl.outstanding = (self.in_flight_total + 1).min(self.max_outstanding);
+        let c = sim.ctl.submit(&mut sim.ftl, &mut sim.nand, op, off, len, t_dev, s.w.data_pattern)?;
+        q.release(c);
+        let cmd = Command::of(op);
+        s.busy.start(cmd, t);
+        s.in_flight += 1;
+        self.in_flight_total += 1;
+        s.issued_bytes += len;
+        s.issued_ios += 1;
+        if let Some(p) = s.poisson.as_mut() {
+            p.advance();
+        }
+        if s.w.fsync_every > 0 && op == Op::Write {
+            s.writes_since_sync += 1;
+            if s.writes_since_sync == s.w.fsync_every {
+                s.writes_since_sync = 0;
+                s.sync_due = !s.done_issuing();
+            }
+        }
+        if s.w.thinktime_ns > 0 {
+            s.since_think += 1;
+            if s.since_think >= s.w.thinktime_blocks {
+                s.since_think = 0;
+                s.think_until_ns = t + s.w.thinktime_ns;
+            }
+        }
+        let flow = s.flow;
+        self.book(&mut sim.seq, c, j, EventKind::Done(cmd), t, len);
+        self.max_complete = self.max_complete.max(c);
+        if let Some(f) = flow {
+            self.subs[j].flow_count += 1;
+            self.flows[f].counter += 1;
+            self.wake_flow(&mut sim.seq, f, t);
+        }
+        Ok(())
     }
 }

@@ -2,18 +2,17 @@
 //! fio's vocabulary (`run`), idle time, a TRIM, a secure erase, a flush; and
 //! what every phase shares (busy time, power, the phase result).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use serde_json::{json, Value};
 
-use super::in_flight::{Busy, Command, InFlight};
+use super::in_flight::{Command, PhaseIo};
 use super::{duration_text, PhaseResult, Simulator, MAX_SIM_TIME_NS};
 use crate::config::{SECTOR_BYTES, UNIT_BYTES};
 use crate::controller::NcqSlots;
 use crate::error::{Result, SimError};
-use crate::ftl::FtlCounters;
+use crate::ftl::{Ftl, FtlCounters};
 use crate::nand::NandCounters;
 use crate::pattern::DataPattern;
 use crate::stats::{Dir, PhaseStats};
@@ -29,7 +28,104 @@ pub struct Progress {
     pub total_bytes: u64,
 }
 
+/// I/Os a job generates at a time, two batches before they issue.
+const LOOK_AHEAD: usize = 8;
+
+/// Where a closed-loop job's commands come from: its generator, read ahead
+/// of issuing, its limits, the drive's queue it waits for and its
+/// `fsync=N` count.
+struct JobSource<'w> {
+    w: &'w Workload,
+    gen: IoGen,
+    ahead: VecDeque<(Op, u64, u64)>,
+    slots: NcqSlots,
+    limit_bytes: u64,
+    limit_ios: u64,
+    writes_since_sync: u64,
+    /// N writes issued since the last sync: the next command is a flush.
+    sync_due: bool,
+}
+
+impl<'w> JobSource<'w> {
+    /// Job `w`'s source, seeded `seed`, from `start_ns` on a drive whose
+    /// queue holds `queue_slots` commands.
+    fn new(w: &'w Workload, seed: u64, queue_slots: u32, start_ns: u64) -> JobSource<'w> {
+        JobSource {
+            w,
+            gen: IoGen::new(w, seed),
+            ahead: VecDeque::with_capacity(3 * LOOK_AHEAD),
+            // Device-side NCQ slots when the host queues more than the drive takes.
+            slots: NcqSlots::new(w.iodepth, queue_slots, start_ns),
+            limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
+            limit_ios: w.number_ios.unwrap_or(u64::MAX),
+            writes_since_sync: 0,
+            sync_due: false,
+        }
+    }
+
+    #[inline]
+    fn done_issuing(&self, io: &PhaseIo) -> bool {
+        io.issued_bytes >= self.limit_bytes || io.issued_ios >= self.limit_ios
+    }
+
+    /// The next I/O. They are generated a batch at a time, two batches
+    /// before they are issued: a new batch has its map entries prefetched,
+    /// and the batch before it then the live bits and blocks of the data its
+    /// writes replace, all at once so that the cache misses overlap.
+    #[inline]
+    fn next_io(&mut self, ftl: &Ftl) -> (Op, u64, u64) {
+        let ahead = &mut self.ahead;
+        if ahead.len() <= 2 * LOOK_AHEAD {
+            for m in ahead.range(..ahead.len().saturating_sub(LOOK_AHEAD)) {
+                if m.0 == Op::Write {
+                    ftl.prefetch_write(m.1 / UNIT_BYTES, 2);
+                }
+            }
+            for m in ahead.range(ahead.len().saturating_sub(LOOK_AHEAD)..) {
+                if m.0 == Op::Write {
+                    ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
+                }
+            }
+            for _ in 0..LOOK_AHEAD {
+                let nxt = self.gen.next_io();
+                ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
+                ahead.push_back(nxt);
+            }
+        }
+        ahead.pop_front().unwrap()
+    }
+}
+
 impl Simulator {
+    /// The job issues its next I/O at `t`.
+    #[inline]
+    fn issue_next(&mut self, job: &mut JobSource<'_>, io: &mut PhaseIo, t: u64) -> Result<()> {
+        let (op, off, len) = job.next_io(&self.ftl);
+        let t_dev = job.slots.admit(t);
+        let c = self.issue(io, op, off, len, t, t_dev, job.w.data_pattern)?;
+        job.slots.release(c);
+        if job.w.fsync_every > 0 && op == Op::Write {
+            job.writes_since_sync += 1;
+            if job.writes_since_sync == job.w.fsync_every {
+                job.writes_since_sync = 0;
+                job.sync_due = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The job fills its queue at `t` (at its start, and after a sync), as
+    /// far as its limits and `fsync=N` let it.
+    fn fill_queue(&mut self, job: &mut JobSource<'_>, io: &mut PhaseIo, t: u64) -> Result<()> {
+        for _ in 0..job.w.iodepth {
+            if job.done_issuing(io) || job.sync_due {
+                break;
+            }
+            self.issue_next(job, io, t)?;
+        }
+        Ok(())
+    }
+
     /// Average power of a phase from what the NAND did and how long the
     /// drive was busy (POWER section of the drive file).
     fn power_json(&self, nand: &NandCounters, duration_ns: u64, busy_ns: u64) -> Value {
@@ -112,6 +208,22 @@ impl Simulator {
         })
     }
 
+    /// Refuse a job whose runtime alone needs more than `max_intervals`
+    /// intervals of series, before anything runs.
+    fn check_runtime_series(&self, w: &Workload, max_intervals: u64) -> Result<()> {
+        if let Some(r) = w.runtime_ns {
+            let n = r.div_ceil(w.interval_ns.max(1));
+            if n > max_intervals {
+                return Err(self.series_error(
+                    format!("job '{}': its runtime of {} in intervals of {}", w.name, duration_text(r), duration_text(w.interval_ns)),
+                    n,
+                    "lengthen the interval (log_avg_msec / --log-avg-msec), shorten the runtime",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Run a closed-loop workload. `progress` is called about once per
     /// interval of simulated time; returning false stops the phase early (the
     /// result is then marked interrupted and holds what finished).
@@ -124,182 +236,58 @@ impl Simulator {
             return Err(SimError::workload("size", "region beyond the drive's capacity"));
         }
         let max_intervals = self.max_series_intervals();
-        if let Some(r) = w.runtime_ns {
-            let n = r.div_ceil(w.interval_ns.max(1));
-            if n > max_intervals {
-                return Err(self.series_error(
-                    format!("job '{}': its runtime of {} in intervals of {}", w.name, duration_text(r), duration_text(w.interval_ns)),
-                    n,
-                    "lengthen the interval (log_avg_msec / --log-avg-msec), shorten the runtime",
-                ));
-            }
-        }
+        self.check_runtime_series(w, max_intervals)?;
         let before = self.snapshot();
         let start = self.now_ns.max(self.last_io_end_ns);
         let seed = self.seed ^ self.phase_count.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut gen = IoGen::new(w, seed);
-        let mut stats = PhaseStats::bounded(w.interval_ns, max_intervals);
         let end = w.runtime_ns.map(|r| start.saturating_add(r));
-        let limit_bytes = w.io_limit_bytes.unwrap_or(u64::MAX);
-        let limit_ios = w.number_ios.unwrap_or(u64::MAX);
         let ncq = self.cfg.host.queue_slots();
-        // Device-side NCQ slots when the host queues more than the drive takes.
-        let mut ncq_slots = NcqSlots::new(w.iodepth, ncq, start);
-        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::with_capacity(w.iodepth as usize + 1);
-        let mut issued_bytes = 0u64;
-        let mut issued_ios = 0u64;
-        let mut busy = Busy::default();
-        let mut next_progress = start + w.interval_ns;
-        let mut interrupted = false;
-        let mut last_complete = start;
-        let mut max_complete = start;
         let total_bytes = if w.runtime_ns.is_none() { w.io_limit_bytes.unwrap_or(0) } else { 0 };
-
-        // Look ahead: the I/Os are generated a batch at a time, two batches
-        // before they are issued. A new batch has its map entries prefetched,
-        // and the batch before it then the live bits and blocks of
-        // the data its writes replace, all at once so that the misses overlap.
-        let sync_every = w.fsync_every;
-        let mut writes_since_sync = 0u64;
-        let mut sync_due = false;
-        const BATCH: usize = 8;
-        let mut ahead: VecDeque<(Op, u64, u64)> = VecDeque::with_capacity(3 * BATCH);
-        macro_rules! issue {
-            ($t:expr) => {{
-                let t: u64 = $t;
-                if ahead.len() <= 2 * BATCH {
-                    for m in ahead.range(..ahead.len().saturating_sub(BATCH)) {
-                        if m.0 == Op::Write {
-                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 2);
-                        }
-                    }
-                    for m in ahead.range(ahead.len().saturating_sub(BATCH)..) {
-                        if m.0 == Op::Write {
-                            self.ftl.prefetch_write(m.1 / UNIT_BYTES, 1);
-                        }
-                    }
-                    for _ in 0..BATCH {
-                        let nxt = gen.next_io();
-                        self.ftl.prefetch_write(nxt.1 / UNIT_BYTES, 0);
-                        ahead.push_back(nxt);
-                    }
-                }
-                let (op, off, len) = ahead.pop_front().unwrap();
-                let t_dev = ncq_slots.admit(t);
-                self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
-                let c = self.ctl.submit(&mut self.ftl, &mut self.nand, op, off, len, t_dev, w.data_pattern)?;
-                ncq_slots.release(c);
-                let cmd = Command::of(op);
-                busy.start(cmd, t);
-                self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: len, cmd }));
-                issued_bytes += len;
-                issued_ios += 1;
-                if c > max_complete {
-                    max_complete = c;
-                }
-                if sync_every > 0 && op == Op::Write {
-                    writes_since_sync += 1;
-                    if writes_since_sync == sync_every {
-                        writes_since_sync = 0;
-                        sync_due = true;
-                    }
-                }
-            }};
-        }
-        // fio `fsync=N`: after every N writes issued the job stops issuing,
-        // waits for what is in flight, then sends a FLUSH CACHE and waits for
-        // it (fio's async engines quiesce before a sync); the queue refills
-        // when it completes. No flush once the job has issued all it will.
-        macro_rules! sync {
-            ($t:expr) => {{
-                let t: u64 = $t;
-                let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                busy.start(Command::Flush, t);
-                self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: 0, cmd: Command::Flush }));
-                sync_due = false;
-                if c > max_complete {
-                    max_complete = c;
-                }
-            }};
-        }
-
-        for _ in 0..w.iodepth {
-            if issued_bytes >= limit_bytes || issued_ios >= limit_ios || sync_due {
+        let stats = PhaseStats::bounded(w.interval_ns, max_intervals);
+        let mut io = PhaseIo::new(start, stats, ncq, w.iodepth as usize + 1, w.runtime_ns.unwrap_or(0), total_bytes);
+        let mut job = JobSource::new(w, seed, ncq, start);
+        self.fill_queue(&mut job, &mut io, start)?;
+        while let Some(done) = self.complete_next(&mut io, end) {
+            let t = done.complete_ns;
+            if done.cmd == Command::Flush {
+                // fio reports the latency of a job's syncs.
+                io.stats.record_sync(t - done.submit_ns);
+            }
+            if !io.report(t, progress) {
                 break;
             }
-            issue!(start);
-        }
-        while let Some(Reverse(io)) = heap.pop() {
-            let t = io.complete_ns;
-            if let Some(e) = end {
-                if t > e {
-                    heap.push(Reverse(io));
-                    break;
-                }
+            if job.done_issuing(&io) {
+                continue;
             }
-            last_complete = t;
-            busy.end(io.cmd, t);
-            if io.seq & 15 == 0 {
-                self.nand.advance(t);
-                self.ctl.advance(t);
-            }
-            match io.cmd.dir() {
-                Some(dir) => stats.record(dir, io.bytes, t - io.submit_ns, t - start),
-                None => stats.record_sync(t - io.submit_ns),
-            }
-            if t >= next_progress {
-                if stats.overflowed() {
-                    break;
+            if job.sync_due {
+                // fio `fsync=N`: after every N writes issued the job stops
+                // issuing, waits for what is in flight, then sends a FLUSH
+                // CACHE and waits for it (fio's async engines quiesce before
+                // a sync); the queue refills when it completes. No flush
+                // once the job has issued all it will.
+                if io.in_flight() == 0 {
+                    let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
+                    self.put_in_flight(&mut io, Command::Flush, t, c, 0);
+                    job.sync_due = false;
                 }
-                next_progress = t + w.interval_ns;
-                let p = Progress { done_ns: t - start, total_ns: w.runtime_ns.unwrap_or(0), done_bytes: issued_bytes, total_bytes };
-                if !progress(p) {
-                    interrupted = true;
-                    break;
-                }
-            }
-            if issued_bytes < limit_bytes && issued_ios < limit_ios {
-                if sync_every == 0 {
-                    issue!(t);
-                } else if sync_due {
-                    if heap.is_empty() {
-                        sync!(t);
-                    }
-                } else if io.cmd == Command::Flush {
-                    // The flush is done: the queue refills.
-                    for _ in 0..w.iodepth {
-                        if issued_bytes >= limit_bytes || issued_ios >= limit_ios || sync_due {
-                            break;
-                        }
-                        issue!(t);
-                    }
-                } else {
-                    issue!(t);
-                }
+            } else if done.cmd == Command::Flush {
+                self.fill_queue(&mut job, &mut io, t)?;
+            } else {
+                self.issue_next(&mut job, &mut io, t)?;
             }
         }
         // fio: a job with both a byte/count limit and a runtime ends at
         // whichever comes first. The runtime ended it only if I/O was still
-        // in flight at the deadline; when the transfer finished first (the
-        // heap ran empty) the phase ends at its last completion.
-        let transfer_done = heap.is_empty();
+        // in flight at the deadline; when the transfer finished first
+        // (nothing left in flight) the phase ends at its last completion.
+        let interrupted = io.interrupted;
         let phase_end = match end {
-            Some(e) if !interrupted && !transfer_done => e,
-            _ => last_complete,
+            Some(e) if !interrupted && io.in_flight() > 0 => e,
+            _ => io.last_complete_ns,
         };
-        // I/Os still in flight finish in the background after the phase.
-        for Reverse(io) in heap.iter() {
-            busy.end(io.cmd, phase_end.min(io.complete_ns).max(io.submit_ns));
-        }
-        stats.busy_time_ns = busy.total[0];
-        stats.read_busy_time_ns = busy.total[1];
-        stats.write_busy_time_ns = busy.total[2];
+        let max_complete = io.max_complete_ns;
+        let stats = self.settle(io, phase_end);
         let duration = phase_end - start;
-        stats.finish(duration);
-        self.now_ns = phase_end;
-        self.last_io_end_ns = max_complete;
         if stats.overflowed() {
             return Err(self.series_error(
                 format!(

@@ -2,12 +2,9 @@
 //! generator are issued as recorded (idle gaps kept, or capped) or as fast as
 //! possible, at the trace's own iodepth.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use serde_json::Value;
 
-use super::in_flight::{Busy, Command, InFlight};
+use super::in_flight::{Command, PhaseIo};
 use super::{duration_text, PhaseResult, Progress, Simulator, MAX_SIM_TIME_NS};
 use crate::error::{Result, SimError};
 use crate::parse::{duration_ns_either, get, known_keys, object, werr};
@@ -120,6 +117,77 @@ impl ReplayOptions {
     }
 }
 
+impl ReplayOptions {
+    /// Commands a replay keeps in flight while record `r` waits: the
+    /// trace's iodepth at it when it has one, else the drive's queue (as
+    /// recorded) or `iodepth` (as fast as possible); never more than the
+    /// drive's queue of `queue_slots` takes.
+    fn depth_of(&self, r: &TraceRecord, queue_slots: u32) -> u32 {
+        let depth = match self.mode {
+            ReplayMode::AsRecorded if r.iodepth > 0 => (r.iodepth as u32).max(1),
+            ReplayMode::AsRecorded => queue_slots,
+            ReplayMode::AsFastAsPossible if r.iodepth > 0 => r.iodepth as u32,
+            ReplayMode::AsFastAsPossible => self.iodepth.max(1),
+        };
+        depth.min(queue_slots.max(1))
+    }
+}
+
+/// Where a replay's commands come from: the trace's records in order, until
+/// it ends or the options cut it, each timed from the first record with
+/// idle gaps capped.
+struct TraceFeed<'r> {
+    records: &'r mut dyn Iterator<Item = std::result::Result<TraceRecord, TraceError>>,
+    /// Records read so far.
+    index: u64,
+    /// The first record's timestamp, the latest since it, and that latest
+    /// once gaps are capped.
+    first_ns: Option<u64>,
+    prev_ns: u64,
+    warped_ns: u64,
+    /// The trace ended or was cut: nothing more is read.
+    cut: bool,
+}
+
+impl TraceFeed<'_> {
+    /// The next record, its time that since the first (gaps capped); None
+    /// once the trace ends or is cut. A record outside the drive of
+    /// `capacity_bytes` is an error naming it.
+    fn next(&mut self, opts: &ReplayOptions, capacity_bytes: u64) -> Result<Option<TraceRecord>> {
+        if self.cut || (opts.max_records > 0 && self.index >= opts.max_records) {
+            self.cut = true;
+            return Ok(None);
+        }
+        let r = match self.records.next() {
+            None => {
+                self.cut = true;
+                return Ok(None);
+            }
+            Some(r) => r.map_err(SimError::Trace)?,
+        };
+        self.index += 1;
+        if r.op != TraceOp::Flush && (r.length_bytes == 0 || r.offset_bytes + r.length_bytes > capacity_bytes) {
+            return Err(SimError::workload(
+                "trace",
+                format!(
+                    "record {}: offset {} + length {} is outside the drive's {capacity_bytes} B (import with folding, or pick a larger drive)",
+                    self.index, r.offset_bytes, r.length_bytes
+                ),
+            ));
+        }
+        let t0 = *self.first_ns.get_or_insert(r.time_ns);
+        let t = r.time_ns.saturating_sub(t0);
+        if opts.max_trace_ns.is_some_and(|m| t >= m) {
+            self.cut = true;
+            return Ok(None);
+        }
+        let gap = t.saturating_sub(self.prev_ns);
+        self.prev_ns = self.prev_ns.max(t);
+        self.warped_ns = self.warped_ns.saturating_add(opts.idle_cap_ns.map_or(gap, |c| gap.min(c)));
+        Ok(Some(TraceRecord { time_ns: self.warped_ns, ..r }))
+    }
+}
+
 /// One I/O of a replay, when `ReplayOptions::io_log` asks for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IoLogEntry {
@@ -131,6 +199,7 @@ pub struct IoLogEntry {
 }
 
 impl Simulator {
+    /// Replay a trace's records on the drive, as one phase.
     ///
     /// `AsRecorded` issues each I/O at its timestamp (gaps longer than
     /// `idle_cap_ns` shortened to it), or later if the trace's own iodepth
@@ -148,192 +217,59 @@ impl Simulator {
         let start = self.now_ns.max(self.last_io_end_ns);
         let max_intervals = self.max_series_intervals();
         let interval_ns = opts.interval_ns.max(1);
-        let mut stats = PhaseStats::bounded(interval_ns, max_intervals);
-        // An I/O log entry costs its own size; together with the series it
-        // must fit in what the limit leaves beside the drive's tables.
-        let max_log_entries = self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64;
         let ncq = self.cfg.host.queue_slots();
         let cap = self.capacity_bytes();
-        let mut heap: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
-        let mut busy = Busy::default();
+        let mut io = PhaseIo::new(start, PhaseStats::bounded(interval_ns, max_intervals), ncq, 0, 0, 0);
         let mut pending: Option<TraceRecord> = None;
-        let mut index: u64 = 0;
-        let mut first_trace_ns: Option<u64> = None;
-        let mut prev_trace_ns = 0u64;
-        let mut warped_ns = 0u64; // trace time after capping gaps
-        let mut last_done = start;
-        let mut max_complete = start;
-        let mut next_progress = start + stats.interval_ns;
-        let mut interrupted = false;
-        let mut issued_bytes = 0u64;
+        let mut feed = TraceFeed { records, index: 0, first_ns: None, prev_ns: 0, warped_ns: 0, cut: false };
         let delay = self.cfg.ftl.idle_gc_delay_ns;
         let mut clock = start;
         let mut log = Vec::new();
-        // The trace is cut here (a record or time limit): nothing more is read.
-        let mut cut = false;
         loop {
-            if pending.is_none() && !cut {
-                if opts.max_records > 0 && index >= opts.max_records {
-                    cut = true;
-                    continue;
-                }
-                match records.next() {
-                    None => cut = true,
-                    Some(Err(e)) => return Err(SimError::Trace(e)),
-                    Some(Ok(r)) => {
-                        index += 1;
-                        if r.op != TraceOp::Flush && (r.length_bytes == 0 || r.offset_bytes + r.length_bytes > cap) {
-                            return Err(SimError::workload(
-                                "trace",
-                                format!(
-                                    "record {index}: offset {} + length {} is outside the drive's {cap} B (import with folding, or pick a larger drive)",
-                                    r.offset_bytes, r.length_bytes
-                                ),
-                            ));
-                        }
-                        let t0 = *first_trace_ns.get_or_insert(r.time_ns);
-                        let t = r.time_ns.saturating_sub(t0);
-                        if opts.max_trace_ns.is_some_and(|m| t >= m) {
-                            cut = true;
-                            continue;
-                        }
-                        let gap = t.saturating_sub(prev_trace_ns);
-                        prev_trace_ns = prev_trace_ns.max(t);
-                        warped_ns = warped_ns.saturating_add(opts.idle_cap_ns.map_or(gap, |c| gap.min(c)));
-                        // The series must reach this record's issue time: refuse
-                        // before anything grows (a stray timestamp years away).
-                        let needed = warped_ns / interval_ns + 1;
-                        if needed > max_intervals || start.checked_add(warped_ns).is_none_or(|at| at > MAX_SIM_TIME_NS) {
-                            self.now_ns = last_done.max(start);
-                            self.last_io_end_ns = max_complete;
-                            return Err(self.series_error(
-                                format!(
-                                    "phase '{}': record {index} (in time order) comes {} after the first{}, so in intervals of {}",
-                                    opts.name,
-                                    duration_text(warped_ns),
-                                    if opts.idle_cap_ns.is_some() { " once idle gaps are capped" } else { "" },
-                                    duration_text(interval_ns)
-                                ),
-                                needed,
-                                "check the trace's timestamps, cut idle gaps (idle_cap / --idle-cap), replay less of the trace (runtime, number_ios / --runtime, --number-ios), lengthen the interval (log_avg_msec / --log-avg-msec)",
-                            ));
-                        }
-                        let mut r = r;
-                        r.time_ns = warped_ns;
-                        pending = Some(r);
+            if pending.is_none() {
+                pending = feed.next(opts, cap)?;
+                if let Some(r) = pending {
+                    // The series must reach this record's issue time: refuse
+                    // before anything grows (a stray timestamp years away).
+                    let needed = r.time_ns / interval_ns + 1;
+                    if needed > max_intervals || start.checked_add(r.time_ns).is_none_or(|at| at > MAX_SIM_TIME_NS) {
+                        return Err(self.record_too_late(&io, opts, feed.index, r.time_ns, needed));
                     }
                 }
             }
-            // When may the pending record go?
-            let can_issue = pending.map(|r| {
-                let limit = match opts.mode {
-                    ReplayMode::AsRecorded => {
-                        if r.iodepth > 0 {
-                            (r.iodepth as u32).max(1)
-                        } else {
-                            ncq
-                        }
-                    }
-                    ReplayMode::AsFastAsPossible => {
-                        if r.iodepth > 0 {
-                            r.iodepth as u32
-                        } else {
-                            opts.iodepth.max(1)
-                        }
-                    }
-                }
-                .min(ncq.max(1));
-                (heap.len() as u32) < limit
+            // The pending record goes once the depth allows it, at its time
+            // (as recorded) or at once (as fast as possible), unless a
+            // command in flight completes first.
+            let issue_at = pending.filter(|r| (io.in_flight() as u32) < opts.depth_of(r, ncq)).map(|r| match opts.mode {
+                ReplayMode::AsRecorded => start + r.time_ns,
+                ReplayMode::AsFastAsPossible => io.last_complete_ns,
             });
-            let issue_at = match (pending, opts.mode) {
-                (Some(r), ReplayMode::AsRecorded) => Some(start + r.time_ns),
-                (Some(_), ReplayMode::AsFastAsPossible) => Some(last_done.max(start)),
-                (None, _) => None,
-            };
-            let next_completion = heap.peek().map(|x| x.0.complete_ns);
-            let do_issue = match (can_issue, issue_at, next_completion) {
-                (Some(true), Some(ti), Some(tc)) => ti <= tc,
-                (Some(true), Some(_), None) => true,
-                _ => false,
-            };
-            if do_issue {
+            if let Some(at) = issue_at.filter(|&at| io.next_completion_ns().is_none_or(|tc| at <= tc)) {
                 let r = pending.take().unwrap();
-                let mut t = issue_at.unwrap().max(clock);
-                if heap.is_empty() {
+                let mut t = at.max(clock);
+                if io.in_flight() == 0 {
                     // Idle gap: idle-time GC may work in it.
-                    if t > last_done + delay {
-                        self.ftl.background_gc(last_done + delay, t, &mut self.nand)?;
+                    let from = io.last_complete_ns + delay;
+                    if t > from {
+                        self.ftl.background_gc(from, t, &mut self.nand)?;
                     }
                 }
                 t = t.max(start);
-                self.ctl.outstanding = (heap.len() as u32 + 1).min(ncq);
-                let op = match r.op {
-                    TraceOp::Read => Some(Op::Read),
-                    TraceOp::Write => Some(Op::Write),
-                    TraceOp::Trim => Some(Op::Trim),
-                    TraceOp::Flush => None,
-                };
-                let (cmd, c) = match op {
-                    Some(op) => (
-                        Command::of(op),
-                        self.ctl.submit(&mut self.ftl, &mut self.nand, op, r.offset_bytes, r.length_bytes, t, r.data_pattern)?,
-                    ),
-                    None => {
-                        let t2 = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t);
-                        (Command::Flush, t2.max(self.busiest_die()))
-                    }
-                };
+                let c = self.issue_record(&mut io, &r, t)?;
                 clock = t;
                 if opts.io_log {
-                    if log.len() as u64 >= max_log_entries {
-                        self.now_ns = last_done.max(start);
-                        self.last_io_end_ns = max_complete.max(c);
-                        return Err(SimError::Allocation {
-                            what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
-                            needed_bytes: (log.len() as u64 + 1) * size_of::<IoLogEntry>() as u64,
-                            limit_bytes: self.memory_budget_bytes(),
-                            remedy: "replay less of the trace with the I/O log on (number_ios, runtime), or raise the memory limit (memory_limit_bytes / --memory-limit)".into(),
-                        });
-                    }
-                    log.push(IoLogEntry {
-                        submit_ns: t,
-                        complete_ns: c,
-                        op: r.op,
-                        offset_bytes: r.offset_bytes,
-                        length_bytes: r.length_bytes,
-                    });
+                    let e =
+                        IoLogEntry { submit_ns: t, complete_ns: c, op: r.op, offset_bytes: r.offset_bytes, length_bytes: r.length_bytes };
+                    self.log_io(&mut log, e, &io, opts)?;
                 }
-                busy.start(cmd, t);
-                self.seq += 1;
-                heap.push(Reverse(InFlight { complete_ns: c, seq: self.seq, submit_ns: t, bytes: r.length_bytes, cmd }));
-                issued_bytes += r.length_bytes;
-                max_complete = max_complete.max(c);
                 continue;
             }
-            match heap.pop() {
-                Some(Reverse(io)) => {
-                    let t = io.complete_ns;
-                    last_done = last_done.max(t);
-                    clock = clock.max(t);
-                    busy.end(io.cmd, t);
-                    // a trace's flush moves no data and has no latency series of its own
-                    if let Some(d) = io.cmd.dir() {
-                        stats.record(d, io.bytes, t - io.submit_ns, t - start);
-                    }
-                    if io.seq & 15 == 0 {
-                        self.nand.advance(t);
-                        self.ctl.advance(t);
-                    }
-                    if t >= next_progress {
-                        if stats.overflowed() {
-                            break;
-                        }
-                        next_progress = t + stats.interval_ns;
-                        let p = Progress { done_ns: t - start, total_ns: 0, done_bytes: issued_bytes, total_bytes: 0 };
-                        if !progress(p) {
-                            interrupted = true;
-                            break;
-                        }
+            // A trace's flush moves no data and has no latency series of its own.
+            match self.complete_next(&mut io, None) {
+                Some(done) => {
+                    clock = clock.max(done.complete_ns);
+                    if !io.report(done.complete_ns, progress) {
+                        break;
                     }
                 }
                 None => {
@@ -343,13 +279,9 @@ impl Simulator {
                 }
             }
         }
-        stats.busy_time_ns = busy.total[0];
-        stats.read_busy_time_ns = busy.total[1];
-        stats.write_busy_time_ns = busy.total[2];
-        let end = last_done.max(start);
-        stats.finish(end - start);
-        self.now_ns = end;
-        self.last_io_end_ns = max_complete;
+        let end = io.last_complete_ns;
+        let interrupted = io.interrupted;
+        let stats = self.settle(io, end);
         if stats.overflowed() {
             return Err(self.series_error(
                 format!("phase '{}': after {} of simulated time in intervals of {}", opts.name, duration_text(end - start), duration_text(interval_ns)),
@@ -361,6 +293,60 @@ impl Simulator {
         r.iodepth = opts.iodepth;
         r.io_log = log;
         Ok(r)
+    }
+
+    /// Keep entry `e` in the replay's I/O log. An entry costs its own size:
+    /// the log holds as many as fit in what the memory limit leaves beside
+    /// the drive's tables; past that the replay ends with the error, the
+    /// drive's time where it got to.
+    fn log_io(&mut self, log: &mut Vec<IoLogEntry>, e: IoLogEntry, io: &PhaseIo, opts: &ReplayOptions) -> Result<()> {
+        if log.len() as u64 >= self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64 {
+            self.now_ns = io.last_complete_ns;
+            self.last_io_end_ns = io.max_complete_ns;
+            return Err(SimError::Allocation {
+                what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
+                needed_bytes: (log.len() as u64 + 1) * size_of::<IoLogEntry>() as u64,
+                limit_bytes: self.memory_budget_bytes(),
+                remedy: "replay less of the trace with the I/O log on (number_ios, runtime), or raise the memory limit (memory_limit_bytes / --memory-limit)".into(),
+            });
+        }
+        log.push(e);
+        Ok(())
+    }
+
+    /// Issue trace record `r` at `t`; returns when it completes.
+    fn issue_record(&mut self, io: &mut PhaseIo, r: &TraceRecord, t: u64) -> Result<u64> {
+        let op = match r.op {
+            TraceOp::Read => Op::Read,
+            TraceOp::Write => Op::Write,
+            TraceOp::Trim => Op::Trim,
+            TraceOp::Flush => {
+                // A trace's flush completes once every die is idle.
+                let c = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t).max(self.busiest_die());
+                self.put_in_flight(io, Command::Flush, t, c, 0);
+                return Ok(c);
+            }
+        };
+        self.issue(io, op, r.offset_bytes, r.length_bytes, t, t, r.data_pattern)
+    }
+
+    /// The error of a record `index` (in time order) that issues `at_ns`
+    /// into the replay, past what its series of `needed` intervals may
+    /// hold; the drive's time stays where the replay got to.
+    fn record_too_late(&mut self, io: &PhaseIo, opts: &ReplayOptions, index: u64, at_ns: u64, needed: u64) -> SimError {
+        self.now_ns = io.last_complete_ns;
+        self.last_io_end_ns = io.max_complete_ns;
+        self.series_error(
+            format!(
+                "phase '{}': record {index} (in time order) comes {} after the first{}, so in intervals of {}",
+                opts.name,
+                duration_text(at_ns),
+                if opts.idle_cap_ns.is_some() { " once idle gaps are capped" } else { "" },
+                duration_text(io.stats.interval_ns)
+            ),
+            needed,
+            "check the trace's timestamps, cut idle gaps (idle_cap / --idle-cap), replay less of the trace (runtime, number_ios / --runtime, --number-ios), lengthen the interval (log_avg_msec / --log-avg-msec)",
+        )
     }
 
     /// Replay a trace given as plain data: `source` as

@@ -79,6 +79,45 @@ pub(super) struct Submitter<'w> {
     pub(super) latency_fatal: bool,
 }
 
+impl<'w> Submitter<'w> {
+    /// Submitter of job `w` (seeded `seed`), starting at `start_ns`, in
+    /// fio flow `flow` if any.
+    pub(super) fn new(w: &'w Workload, seed: u64, start_ns: u64, max_intervals: u64, flow: Option<usize>) -> Submitter<'w> {
+        Submitter {
+            w,
+            gen: IoGen::new(w, seed),
+            stats: PhaseStats::bounded(w.interval_ns, max_intervals),
+            busy: Busy::default(),
+            start_ns,
+            end_ns: w.runtime_ns.map(|r| start_ns.saturating_add(r)),
+            limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
+            limit_ios: w.number_ios.unwrap_or(u64::MAX),
+            issued_bytes: 0,
+            issued_ios: 0,
+            rate_base: (0, 0),
+            in_flight: 0,
+            last_complete_ns: start_ns,
+            timed_out: false,
+            wake_pending: true,
+            think_until_ns: start_ns,
+            since_think: 0,
+            writes_since_sync: 0,
+            sync_due: false,
+            sync_in_flight: false,
+            poisson: Poisson::new(w, seed),
+            flow,
+            flow_count: 0,
+            flow_left: false,
+            flow_waiting: false,
+            flow_until_ns: start_ns,
+            quiesce: None,
+            latency: (w.latency_target_ns > 0).then(|| LatencySearch::new(w.iodepth, start_ns)),
+            stopped: false,
+            latency_fatal: false,
+        }
+    }
+}
+
 impl Submitter<'_> {
     pub(super) fn done_issuing(&self) -> bool {
         self.timed_out || self.stopped || self.issued_bytes >= self.limit_bytes || self.issued_ios >= self.limit_ios

@@ -74,56 +74,51 @@ impl SlcCache {
 }
 
 impl Ftl {
+    /// SLC blocks die `d`'s cache may hold now: the static part, plus the
+    /// dynamic part in proportion to the die's user capacity that native
+    /// blocks do not hold yet (0 without a cache).
+    pub(super) fn slc_size(&self, d: usize) -> u32 {
+        let Some(c) = self.slc.as_ref() else { return 0 };
+        let native = self.die_valid[d].saturating_sub(c.valid[d]);
+        let left = c.user_grans_per_die.saturating_sub(native);
+        c.static_blocks + (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32
+    }
+
     /// Is die `d`'s cache at its size while it is not full (idle time gave
     /// it back)? Its emptied SLC blocks are then what stands in the way.
     pub(super) fn slc_at_size(&self, d: usize) -> bool {
         let Some(c) = self.slc.as_ref() else { return false };
-        if c.full[d] {
-            return false;
-        }
-        let native = self.die_valid[d].saturating_sub(c.valid[d]);
-        let left = c.user_grans_per_die.saturating_sub(native);
-        let dynamic = (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32;
-        c.blocks[d] >= c.static_blocks + dynamic
+        !c.full[d] && c.blocks[d] >= self.slc_size(d)
     }
 
     /// Would die `d`'s cache take another block if it had one more erased
     /// block? (Its size allows it, and it is not full.)
     pub(super) fn slc_short_of_erased(&self, d: usize) -> bool {
-        let reserve = self.gc_threshold + 2;
-        let free = self.dies[d].free.len() as u32;
         let Some(c) = self.slc.as_ref() else { return false };
-        if c.full[d] {
-            return false;
-        }
-        let used = c.blocks[d];
-        let native = self.die_valid[d].saturating_sub(c.valid[d]);
-        let left = c.user_grans_per_die.saturating_sub(native);
-        let dynamic = (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32;
-        used < c.static_blocks + dynamic && free <= reserve + (used + 1).div_ceil(c.bits)
+        !c.full[d] && c.blocks[d] < self.slc_size(d) && self.dies[d].free.len() as u32 <= self.slc_erased_reserve(c, d)
     }
 
     /// Does die `d`'s next host block go in SLC mode? Marks the cache full
     /// when it has no room.
     pub(super) fn slc_has_room(&mut self, d: usize) -> bool {
-        let reserve = self.gc_threshold + 2;
-        let free = self.dies[d].free.len() as u32;
-        let die_valid = self.die_valid[d];
-        let Some(c) = self.slc.as_mut() else { return false };
+        let Some(c) = self.slc.as_ref() else { return false };
         if c.full[d] {
             return false;
         }
-        let used = c.blocks[d];
-        let native = die_valid.saturating_sub(c.valid[d]);
-        let left = c.user_grans_per_die.saturating_sub(native);
-        let dynamic = (c.dynamic_blocks as u64 * left / c.user_grans_per_die) as u32;
-        // Folding every SLC block (one more included) needs 1/bits of a
-        // native block each, beyond the blocks GC keeps in reserve.
-        let room = used < c.static_blocks + dynamic && free > reserve + (used + 1).div_ceil(c.bits);
+        let room = c.blocks[d] < self.slc_size(d) && self.dies[d].free.len() as u32 > self.slc_erased_reserve(c, d);
         if !room {
-            c.full[d] = true;
+            if let Some(c) = self.slc.as_mut() {
+                c.full[d] = true;
+            }
         }
         room
+    }
+
+    /// Erased blocks die `d` keeps back from its cache: folding every SLC
+    /// block (one more included) needs 1/bits of a native block each,
+    /// beyond the blocks GC keeps in reserve.
+    fn slc_erased_reserve(&self, c: &SlcCache, d: usize) -> u32 {
+        self.gc_threshold + 2 + (c.blocks[d] + 1).div_ceil(c.bits)
     }
 
     /// A block of die `d` leaves SLC use (folded and erased).

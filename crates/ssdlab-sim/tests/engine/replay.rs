@@ -156,6 +156,35 @@ fn umass_financial1_and_websearch_replay() {
     replay_and_check("umass_websearch_mqsim_small/wsrch-small.trace", "disksim", ReplayMode::AsRecorded);
 }
 
+/// A replay stopped by its progress callback counts the I/Os still in
+/// flight as busy up to where it stopped, as a workload does: busy time is
+/// the union of the I/O intervals cut at the phase's end.
+#[test]
+fn an_interrupted_replay_is_busy_until_it_stops() {
+    let path = traces_dir().join("tencent_cbs_sample/cloud_storage-sample.bz2");
+    let mut s = sim(drive(8, 512, 256, 1.15, "greedy"), 3, false);
+    fill(&mut s);
+    let mut opts = ImportOptions::new(s.capacity_bytes());
+    opts.format = "tencent".parse().unwrap();
+    let mut reader = open(&path, &opts).unwrap();
+    let ro = ReplayOptions { mode: ReplayMode::AsFastAsPossible, iodepth: 8, io_log: true, interval_ns: 1_000_000, ..Default::default() };
+    let mut calls = 0;
+    let r = s
+        .replay(&mut reader, &ro, &mut |_| {
+            calls += 1;
+            calls < 3
+        })
+        .unwrap();
+    assert!(r.interrupted);
+    let end = r.start_ns + r.duration_ns;
+    assert!(r.io_log.iter().any(|e| e.complete_ns > end), "I/O in flight at the stop");
+    let cut: Vec<IoLogEntry> = r.io_log.iter().map(|e| IoLogEntry { complete_ns: e.complete_ns.min(end), ..*e }).collect();
+    assert_eq!(r.stats.busy_time_ns, union_ns(&cut, |_| true));
+    assert_eq!(r.stats.read_busy_time_ns, union_ns(&cut, |e| e.op == TraceOp::Read));
+    assert_eq!(r.stats.write_busy_time_ns, union_ns(&cut, |e| e.op == TraceOp::Write));
+    assert!(r.stats.busy_time_ns > 0 && r.stats.busy_time_ns <= r.duration_ns);
+}
+
 /// Idle gaps in an as-recorded replay let idle-time GC refill the free pool.
 #[test]
 fn idle_gaps_in_a_replay_let_background_gc_work() {
