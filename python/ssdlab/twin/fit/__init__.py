@@ -2,8 +2,9 @@
 
 The twin is a generic 2011-2013 SATA drive (controller profile
 ``generic-2011``, NAND part ``imft-25nm-l74a``), or a generic modern one
-(``generic-nvme`` on ``generic-tlc``, with an SLC cache) where the probe
-shows an NVMe link or a write cache (:func:`.base.base_of`), with:
+(``generic-nvme`` on ``generic-tlc``, or on ``generic-qlc`` where the
+post-cache write is a QLC drive's, with an SLC cache) where the probe shows
+an NVMe link or a write cache (:func:`.base.base_of`), with:
 
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead

@@ -107,7 +107,7 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapp
                                    "why": f"whole victims cleaned when a block is needed: {errors}"}
     return drive_doc, all_figs[0], {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
                                     "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
-                                    "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
+                                    "why": f"{_profile_of(drive_doc)}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
                                            "of paced, and the variability not farther)"}
 
 

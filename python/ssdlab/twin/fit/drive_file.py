@@ -17,7 +17,6 @@ from .base import (
     ASSUMED_BUFFER_BYTES,
     ASSUMED_READAHEAD_BYTES,
     ASSUMED_SPARE_FRACTION,
-    BASE_PART,
     CHANNELS,
     CHANNELS_KEY,
     GENERIC_CHANNEL_BYTES_PER_S,
@@ -224,8 +223,9 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
             # the fill ended at the link's rate: the standard mode shows only in the fall, where each die
             # programs the host's unit and r reorganised ones (each read first): per host unit
             # (1 + r) x (transfer + tPROG) + r x (tR + transfer)
-            r = int(_base_profile_ftl().get("perf_mode_reorg_units_per_host_unit", REORG_UNITS_PER_HOST_UNIT))
-            tr = float(doc["nand"].get("tr_ns", library_values("part", BASE_PART)["nand"]["tr_ns"]))
+            r = int(_base_profile_ftl(doc["drive"]["controller"]).get("perf_mode_reorg_units_per_host_unit",
+                                                                     REORG_UNITS_PER_HOST_UNIT))
+            tr = float(doc["nand"].get("tr_ns", library_values("part", doc["drive"]["nand_part"])["nand"]["tr_ns"]))
             per_unit_ns = dies * unit / float(dip_rate) * 1e9
             std = (per_unit_ns - r * (tr + xfer_ns)) / (1 + r) - xfer_ns
             why = (f"the standard mode's program time, from the fill's fall to {float(dip_rate) / 1e6:.0f} MB/s (its "

@@ -14,6 +14,7 @@ from .base import (
     ASSUMED_SPARE_FRACTION,
     CHANNELS,
     MAX_PACKAGES_PER_CHANNEL,
+    QLC_PART,
     SATA_BASE,
     Base,
     _clamp,
@@ -87,7 +88,8 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
     logs = b.page_log2s
     page_why = ("page size 2^this bytes (4, 8 or 16 KiB)" if len(logs) > 1 else
-                f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D TLC die's)")
+                f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D "
+                f"{'QLC' if b.part == QLC_PART else 'TLC'} die's)")
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
         FreeParameter("nand.page_size_log2", logs[0], logs[-1], logs[len(logs) // 2], False, 1, page_why),
