@@ -13,7 +13,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from ..features.cache import cache_features
 from ..features.common import Features
 from ..probe import CACHE, CLEAN, FILL, probe_jobs
-from ..probe.jobs import FILL_JOB
+from ..probe.names import FILL_JOB
+from ..records import Figures, Provenance, SlcFit
 from .base import _fv, modern_base
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
@@ -33,10 +34,7 @@ NATIVE_UNIT_BYTES = 96 * 1024
 ROUNDS = 4
 TOLERANCE = 0.02
 
-Prov = Dict[str, Dict[str, Any]]
 
-
-Figures = Dict[str, Dict[str, Any]]
 
 
 def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float, job: str) -> Tuple[Dict[str, Any], Figures]:
@@ -101,7 +99,7 @@ def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tp
 
 
 def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, budget: float,
-                     base_tprog_ns: int) -> Tuple[Dict[str, Any], Prov, Optional[Dict[str, Any]], Figures]:
+                     base_tprog_ns: int) -> Tuple[Dict[str, Any], Provenance, Optional[SlcFit], Figures]:
     """The twin with the cache the probe showed (unchanged without one), the provenance of its values, the
     fit's record (rounds, twin against measured; None without a cache) and the twin's cache-stage figures."""
     size, post = _fv(features, "slc_cache_bytes"), _fv(features, "post_cache_write_bytes_per_s")
@@ -164,7 +162,7 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
 
 
 def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False,
-                bits: int = GENERIC_BITS_PER_CELL) -> Prov:
+                bits: int = GENERIC_BITS_PER_CELL) -> Provenance:
     why_gen = (f"{doc['drive']['controller']}'s (the middle of the modern profiles'; " if modern else
                "a generic modern drive's (") + "one fill of an empty drive measures the cache, not its split)"
     fit = f"{n} rounds of the cache stage simulated on the twin"

@@ -33,6 +33,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ...errors import SsdlabError
 from ...extras import install_hint
 from ...suite.definitions import TESTS
+from ..records import ComparisonSummary, SummaryBlock, TestSummary, WorstFigure
 
 __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive"]
 
@@ -192,7 +193,7 @@ def _f(x: Any) -> Optional[float]:
     return None if v is None else float(v)
 
 
-def summary(df: DataFrame) -> Dict[str, Any]:
+def summary(df: DataFrame) -> ComparisonSummary:
     """The comparison in a few numbers (JSON-ready): per test (in the
     table's order) the figures compared, the median |error| and the worst
     figure (signed error) of the relatively compared ones (and the shares
@@ -203,11 +204,11 @@ def summary(df: DataFrame) -> Dict[str, Any]:
     ``attrs`` (skipped tests, one-sided tests, drives) are carried over."""
     tol = float(df.attrs.get("tolerance", TOLERANCE))
 
-    def block(sub: DataFrame) -> Dict[str, Any]:
+    def block(sub: DataFrame) -> SummaryBlock:
         rel = sub[sub["compared"].isin(["relative", "points"])]
         n = int(len(sub))
         within = int(sub["within_15"].sum())
-        worst: Optional[Dict[str, Any]] = None
+        worst: Optional[WorstFigure] = None
         if len(rel):
             i = rel["abs_error"].idxmax()
             r = rel.loc[i]
@@ -225,7 +226,7 @@ def summary(df: DataFrame) -> Dict[str, Any]:
             "worst": worst,
         }
 
-    tests = []
+    tests: List[TestSummary] = []
     for tid in dict.fromkeys(df["test_id"]):
         tests.append({"test_id": str(tid), **block(df[df["test_id"] == tid])})
     return {
