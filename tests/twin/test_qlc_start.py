@@ -74,3 +74,15 @@ def test_a_qlc_twin_starts_on_the_qlc_part_and_its_native_program_range():
     assert native_tprog_range_ns(library_values("part", "generic-tlc")["nand"]) == NATIVE_TPROG_RANGE_NS
     lo, hi = native_tprog_range_ns(library_values("part", "generic-qlc")["nand"])
     assert lo == NATIVE_TPROG_RANGE_NS[0] * 256 // 96 and 21_000_000 < hi < 22_000_000
+
+
+def test_a_modern_twins_page_read_starts_where_its_slc_read_is_the_measured_die_read():
+    # the clean stage's QD1 reads read the cache's SLC pages: the fitted mean page read scales the part's SLC read
+    from ssdlab.twin.fit.start import _modern_tr_start
+
+    qlc, tlc = base_of(_cache_probe(96e6)), base_of(_cache_probe(516e6))
+    assert abs(_modern_tr_start(40_000, qlc) - 40_000 * 121_700 / 35_000) < 1
+    assert abs(_modern_tr_start(30_000, tlc) - 50_000) < 1
+    assert _modern_tr_start(None, qlc) == 121_700
+    # the QLC part's range reaches twice its own mean (an SLC read of 45 us is a mean of 157 us)
+    assert qlc.tr_range_ns == (25_000, 243_400) and tlc.tr_range_ns == (25_000, 150_000)

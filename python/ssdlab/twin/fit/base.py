@@ -105,8 +105,10 @@ def _modern_base(part_id: str = TLC_PART) -> Base:
     page = int(part["nand"]["page_size_bytes"])
     return Base(
         "generic-nvme", part_id, True,
-        # tR 40-58 us on the ISSCC 2019-2021 TLC dies and 48-228 us by page type on QLC (MODERN.md), widened
-        tr_range_ns=(25_000, 150_000),
+        # the mean page read: tR 40-58 us on the ISSCC 2019-2021 TLC dies and 48-228 us by page type on QLC
+        # (MODERN.md), widened; at least to twice the part's own mean (the QLC part's SLC read at 35 us is a
+        # mean of 122: a drive whose SLC pages read in 45 us needs 157)
+        tr_range_ns=(25_000, max(150_000, 2 * int(part["nand"]["tr_ns"]))),
         # SLC-mode programs are not published (MODERN.md): from a third of the library's 100 us to the IMFT QLC's
         # 300 us, widened
         program_range_ns=(30_000, 600_000), program_key="nand.slc_tprog_ns",
