@@ -81,6 +81,7 @@ pub const NAND_PARTS: &[(&str, &str)] = lib_files!("nand":
     "micron-64l-tlc",
     "kioxia-bics5-tlc",
     "generic-tlc",
+    "generic-qlc",
 );
 
 /// The controller profiles (controller + firmware) shipped with the engine, by id.

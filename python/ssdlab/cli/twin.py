@@ -65,8 +65,7 @@ def cmd_twin_report(args: argparse.Namespace) -> int:
     internals = f"; internals exact or within 10%: {good}/{len(scored)}" if scored else ""
     print(f"ssdlab twin-report: {ov['within']} of {ov['figures']} figures within 15%{share}{med}{internals}; "
           f"report {rep.index}, twin page {rep.page}")
-    rel = rep.reliability or {}
-    for p in rel.get("problems", []):
+    for p in rep.reliability.get("problems", []) if rep.reliability else []:
         print(f"ssdlab twin-report: UNRELIABLE TWIN: {p}")
     verdict = rep.summary.get("spread")
     if verdict:

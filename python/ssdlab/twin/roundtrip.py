@@ -23,6 +23,7 @@ from ..drive import Drive
 from ..outputs import atomic_open, write_text
 from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
+from .records import BufferSeen, GcModes, Internal, RoundTripRow
 
 __all__ = ["roundtrip_one", "roundtrip", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
            "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
@@ -39,7 +40,7 @@ INTERNAL_TOLERANCE = 0.10
 UNOBSERVABLE_TESTS = ("power",)
 
 
-def observable_within(row: Dict[str, Any]) -> Tuple[int, int]:
+def observable_within(row: RoundTripRow) -> Tuple[int, int]:
     """``(within, figures)`` of a round-trip row's review figures outside :data:`UNOBSERVABLE_TESTS`."""
     tests = [t for t in row.get("tests", []) if t["test_id"] not in UNOBSERVABLE_TESTS]
     return sum(int(t["within"]) for t in tests), sum(int(t["figures"]) for t in tests)
@@ -93,15 +94,22 @@ def modern_truth(drive: Drive) -> Dict[str, Any]:
             "pcie_gen": cfg["host"].get("pcie_gen")}
 
 
-def _internals(original: Drive, twin: Drive) -> List[Dict[str, Any]]:
-    from .report.truth import truth_of, verdict_of
+def _internals(original: Drive, twin: Drive) -> List[Internal]:
+    from .report.truth import truth_of
 
     t, r = truth_of(original), truth_of(twin)
-    out = [{"name": n, "truth": t[n], "recovered": r[n], **verdict_of(t[n], r[n])} for n in INTERNAL_NAMES]
+    out = [_internal(n, t[n], r[n]) for n in INTERNAL_NAMES]
     if review_tests(original) is not None:
         mt, mr = modern_truth(original), modern_truth(twin)
-        out += [{"name": n, "truth": mt[n], "recovered": mr[n], **verdict_of(mt[n], mr[n])} for n in MODERN_INTERNAL_NAMES]
+        out += [_internal(n, mt[n], mr[n]) for n in MODERN_INTERNAL_NAMES]
     return out
+
+
+def _internal(name: str, truth: Any, recovered: Any) -> Internal:
+    from .report.truth import verdict_of
+
+    v = verdict_of(truth, recovered)
+    return {"name": name, "truth": truth, "recovered": recovered, "error": v["error"], "verdict": v["verdict"]}
 
 
 def gc_of(drive: Drive) -> str:
@@ -111,7 +119,7 @@ def gc_of(drive: Drive) -> str:
     return str(ftl.get("gc_mode", "paced")) + ("+recycle" if path else "")
 
 
-def gc_modes(preset: str, d: Path) -> Dict[str, Any]:
+def gc_modes(preset: str, d: Path) -> GcModes:
     """The original's and the twin's garbage collection (shown beside the internals, not one of them: the
     twin's target names dies, page, buffer, spare and data reduction)."""
     t, r = gc_of(Drive.load(preset)), gc_of(Drive.load(str(d / "twin.toml")))
@@ -122,7 +130,7 @@ def gc_modes(preset: str, d: Path) -> Dict[str, Any]:
 SEEN_CHANGE = 0.01
 
 
-def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: Any) -> Dict[str, Any]:
+def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: Any) -> BufferSeen:
     """Whether the probe can see the write buffer at all: the whole probe on
     the twin as fitted and on the twin given the original's buffer (nothing
     else changed). If no job's rate moves by :data:`SEEN_CHANGE`, no fit to
@@ -149,33 +157,40 @@ def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: An
     return {"probe_sees": moved >= SEEN_CHANGE, "truth_moves_probe": round(moved, 4), "most_moved_job": job}
 
 
+def _fit(preset: str, d: Path, trials: int, runner: Any, seed: int, command: str, stream: TextIO,
+         polish: Optional[int]) -> Dict[str, Any]:
+    """The twin's record (twin.json): the one under ``d`` when it was fitted with ``trials``, else a new fit."""
+    from .fit import fit_twin
+
+    twin_json = d / "twin.json"
+    if twin_json.is_file():
+        rec: Dict[str, Any] = json.loads(twin_json.read_text())
+        if rec.get("fit", {}).get("trials") == trials:
+            return rec
+    t1 = time.perf_counter()
+    storage = d / "twin-fit.db"
+    if storage.exists():
+        storage.unlink()
+    more: Dict[str, Any] = {} if polish is None else {"polish_evaluations": polish}
+    rec = fit_twin(d, d / "twin.toml", trials=trials, runner=runner, storage=str(storage), seed=seed, command=command,
+                   stream=None, **more)
+    stream.write(f"twin round trip: [{preset}] fit: {trials} trials, objective {rec['fit']['objective_start']:.2f} -> "
+                 f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
+    return rec
+
+
 def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True, runner: Any = None,
                   jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
-                  stream: TextIO = sys.stderr, polish: Optional[int] = None) -> Dict[str, Any]:
+                  stream: TextIO = sys.stderr, polish: Optional[int] = None) -> RoundTripRow:
     """One preset's round trip (see the module docstring); its row."""
-    from .fit import fit_twin
     from .report import twin_report
 
     d = Path(out) / preset
     t0 = time.perf_counter()
     probe = _probe(preset, d, budget, seed, command, stream)
     t_probe = time.perf_counter() - t0
-    twin_json = d / "twin.json"
-    rec: Optional[Dict[str, Any]] = None
-    if twin_json.is_file():
-        rec = json.loads(twin_json.read_text())
-        if rec.get("fit", {}).get("trials") != trials:
-            rec = None
     t1 = time.perf_counter()
-    if rec is None:
-        storage = d / "twin-fit.db"
-        if storage.exists():
-            storage.unlink()
-        more: Dict[str, Any] = {} if polish is None else {"polish_evaluations": polish}
-        rec = fit_twin(d, d / "twin.toml", trials=trials, runner=runner, storage=str(storage), seed=seed, command=command,
-                       stream=None, **more)
-        stream.write(f"twin round trip: [{preset}] fit: {trials} trials, objective {rec['fit']['objective_start']:.2f} -> "
-                     f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
+    rec = _fit(preset, d, trials, runner, seed, command, stream, polish)
     t_fit = time.perf_counter() - t1
     t2 = time.perf_counter()
     rep = twin_report(str(d), quick=quick, out=str(d / "report"), tests=review_tests(Drive.load(preset)), jobs=jobs,
@@ -185,15 +200,17 @@ def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 
     internals = _internals(original, twin)
     for i in internals:
         if i["name"] == "write_buffer_bytes" and i["verdict"] == "missed":
-            i.update(_buffer_seen(d, int(i["truth"]), budget, seed, runner))
+            seen = _buffer_seen(d, int(i["truth"]), budget, seed, runner)
+            i["probe_sees"], i["truth_moves_probe"], i["most_moved_job"] = (
+                seen["probe_sees"], seen["truth_moves_probe"], seen["most_moved_job"])
     s = rep.summary["overall"]
     tests = rep.summary["tests"]
-    worst_test = max((t for t in tests if t.get("median_abs_error") is not None), key=lambda t: t["median_abs_error"],
+    worst_test = max((t for t in tests if t.get("median_abs_error") is not None), key=lambda t: t["median_abs_error"] or 0.0,
                      default=None)
     ok_internals = all(i["verdict"] in ("exact", "within 10%") for i in internals)
     ok_seen = all(i["verdict"] in ("exact", "within 10%") or i.get("probe_sees") is False for i in internals)
     ok_review = s["figures"] > 0 and s["within"] == s["figures"]
-    row: Dict[str, Any] = {
+    row: RoundTripRow = {
         "preset": preset,
         "internals": internals,
         "internals_ok": ok_internals,
@@ -230,24 +247,24 @@ def roundtrip_one(preset: str, out: Path, *, trials: int = 100, budget: float = 
     return row
 
 
-def _csv_rows(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def _csv_rows(rows: Sequence[RoundTripRow]) -> List[Dict[str, Any]]:
     out = []
     for r in rows:
         flat = {k: v for k, v in r.items() if not isinstance(v, (list, dict))}
-        gc = r.get("gc") or {}
-        flat["gc_truth"], flat["gc_twin"] = gc.get("truth"), gc.get("twin")
+        gc = r.get("gc")
+        flat["gc_truth"], flat["gc_twin"] = (gc["truth"], gc["twin"]) if gc else (None, None)
         for i in r["internals"]:
             flat[f"{i['name']}_truth"] = i["truth"]
             flat[f"{i['name']}_twin"] = i["recovered"]
             flat[f"{i['name']}_verdict"] = i["verdict"]
-        w = r.get("review_worst") or {}
-        flat["review_worst_figure"] = f"{w.get('test_id', '')}: {w.get('figure', '')}"
-        flat["review_worst_error"] = w.get("error")
+        w = r.get("review_worst")
+        flat["review_worst_figure"] = f"{w['test_id']}: {w['figure']}" if w else ": "
+        flat["review_worst_error"] = w["error"] if w else None
         out.append(flat)
     return out
 
 
-def _fmt_internal(i: Dict[str, Any]) -> str:
+def _fmt_internal(i: Internal) -> str:
     t, r = i["truth"], i["recovered"]
     if isinstance(t, bool):
         shown = f"{'yes' if r else 'no'}"
@@ -267,13 +284,18 @@ def _fmt_internal(i: Dict[str, Any]) -> str:
     return f"{shown} {mark}"
 
 
-def _fmt_gc(gc: Optional[Dict[str, Any]]) -> str:
+def _gc_truth(r: RoundTripRow) -> str:
+    gc = r.get("gc")
+    return gc["truth"] if gc else "-"
+
+
+def _fmt_gc(gc: Optional[GcModes]) -> str:
     if not gc:
         return "-"
     return f"{gc['twin']} {'=' if gc['verdict'] == 'exact' else 'x'}"
 
 
-def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
+def markdown_table(rows: Sequence[RoundTripRow]) -> str:
     """The round-trip table: per preset the twin's internals (= exact, ~
     within 10%, x missed, truth in the header cell's table below) and its
     review figures within 15%."""
@@ -285,13 +307,13 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
     for r in rows:
         cells = [_fmt_internal(i) for i in r["internals"]]
         cells += ["-"] * ((len(INTERNAL_NAMES) + len(MODERN_INTERNAL_NAMES) - len(cells)) if modern else 0)
-        wt = r.get("worst_test") or {}
+        wt = r.get("worst_test")
         lines.append(
             f"| {r['preset']} | " + " | ".join(cells)
             + f" | {r['review_within_15']}/{r['review_figures']} ({100 * (r['review_share_within_15'] or 0):.0f}%)"
             + " | {}/{}".format(*observable_within(r))
             + f" | {100 * (r['review_median_abs_error'] or 0):.1f}%"
-            + f" | {wt.get('test_id', '-')} ({100 * (wt.get('median_abs_error') or 0):.0f}%)"
+            + f" | {wt['test_id'] if wt else '-'} ({100 * ((wt['median_abs_error'] if wt else None) or 0):.0f}%)"
             + f" | {r['fit_objective_start']:.2f} -> {r['fit_objective']:.2f}"
             + f" | {'met' if r['target_met'] else 'missed'}"
             + f" | {_fmt_gc(r.get('gc'))} |")
@@ -310,20 +332,20 @@ def markdown_table(rows: Sequence[Dict[str, Any]]) -> str:
         truth.append(f"| {r['preset']} | {t['dies']} | {t['page_size_bytes'] // 1024} KiB | "
                      f"{t['write_buffer_bytes'] / 2**20:.3g} MiB | {t['spare_fraction']:.3f} | "
                      f"{'yes' if t['data_reduction'] else 'no'} | {t['compressible_stored_fraction']:.3f} |{more} "
-                     f"{(r.get('gc') or {}).get('truth', '-')} |")
+                     f"{_gc_truth(r)} |")
     return "\n".join(lines + truth)
 
 
 def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: float = 1.0, quick: bool = True,
               jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
-              stream: TextIO = sys.stderr, polish: Optional[int] = None) -> List[Dict[str, Any]]:
+              stream: TextIO = sys.stderr, polish: Optional[int] = None) -> List[RoundTripRow]:
     """Every preset's round trip; ``OUT/roundtrip.json`` and ``.csv`` rewritten
     after each (an interrupted run keeps the presets that finished)."""
     from ..cluster import Runner
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rows: List[Dict[str, Any]] = []
+    rows: List[RoundTripRow] = []
     with Runner(jobs=jobs, scheduler=scheduler, progress=False) as runner:
         for p in presets:
             rows.append(roundtrip_one(p, out, trials=trials, budget=budget, quick=quick, runner=runner, jobs=jobs,

@@ -15,9 +15,9 @@ The modules: :mod:`.common` (the :class:`Feature` record), :mod:`.clean`
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional
 
-from ..probe.jobs import (
+from ..probe.names import (
     AFTER_IDLE_RANDWRITE,
     AFTER_TRIM_SEQWRITE,
     BURST_PREFIX,
@@ -45,6 +45,7 @@ from ..probe.jobs import (
     seqwrite_pattern,
     seqwrite_small,
 )
+from ..records import JobFigures
 from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
 from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature, field_of
@@ -66,7 +67,7 @@ __all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS
            "steady_iops"]
 
 
-def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Feature]:
+def extract(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
     """Every feature from a probe's figures by job name (in the order
     probe.json lists them)."""
     F: Dict[str, Feature] = {}
@@ -85,7 +86,7 @@ def extract(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[
     return physical(F)
 
 
-def _nvme(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]]) -> None:
+def _nvme(F: Dict[str, Feature], figs: Mapping[str, JobFigures]) -> None:
     """An NVMe link where the probe shows one: a transfer faster than any SATA link (the reads by several jobs at
     once reach it where one queue's do not), or reads that scale past SATA's 32 commands outstanding. Its PCIe
     generation is the slowest x4 link that carries the fastest transfer. A SATA drive's features stay as they were."""
@@ -113,7 +114,7 @@ def _nvme(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]]) -> None:
         F["pcie_lanes"] = feature(lanes, "", "medium", "assumed: an M.2 drive's four lanes")
 
 
-def _link_and_reads(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Optional[float]:
+def _link_and_reads(F: Dict[str, Feature], figs: Mapping[str, JobFigures], capacity_bytes: int) -> Optional[float]:
     """The capacity, the host link and the clean drive's read path; returns the link's estimate (B/s)."""
     F["capacity_bytes"] = feature(capacity_bytes, "B", "high", "the size of the target")
     fast = [(_get(figs, n, "mbps") or 0.0) for n in (seqread_128k(32), RANDREAD_128K_QD32, UNWRITTEN_SEQREAD)]
@@ -139,7 +140,7 @@ def _link_and_reads(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]]
     return link
 
 
-def _writes(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> Optional[float]:
+def _writes(F: Dict[str, Feature], figs: Mapping[str, JobFigures], link: Optional[float]) -> Optional[float]:
     """The clean drive's writes, the write buffer, the command ceilings, the program time and the dies; returns the
     4KB QD32 random read rate."""
     seq_w = _get(figs, SEQWRITE_128K_QD32, "mbps")
@@ -201,7 +202,7 @@ def _writes(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], link: 
     return iops32
 
 
-def _reduction_and_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int,
+def _reduction_and_layout(F: Dict[str, Feature], figs: Mapping[str, JobFigures], capacity_bytes: int,
                           link: Optional[float], iops32: Optional[float]) -> None:
     """Data reduction, read-ahead, the map unit and the layout random writes leave, the GC onset, the buffer the
     flush after the torture shows and a performance mode."""
@@ -246,7 +247,7 @@ def _reduction_and_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str,
     _readahead_layout(F, figs, capacity_bytes, iops32)
 
 
-def _readahead_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int,
+def _readahead_layout(F: Dict[str, Feature], figs: Mapping[str, JobFigures], capacity_bytes: int,
                       iops32: Optional[float]) -> None:
     """Read-ahead, the map unit, the layout random writes leave, the GC onset, the dirty buffer, a performance
     mode."""
@@ -279,7 +280,7 @@ def _readahead_layout(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any
     F.update(_perf_mode(figs, capacity_bytes))
 
 
-def _state(F: Dict[str, Feature], figs: Mapping[str, Mapping[str, Any]], iops32: Optional[float]) -> None:
+def _state(F: Dict[str, Feature], figs: Mapping[str, JobFigures], iops32: Optional[float]) -> None:
     """The state behaviours: the dirty drive, idle time, the tortured reads and TRIM."""
     # state behaviours
     clean = _get(figs, SEQWRITE_128K_QD32, "mbps")

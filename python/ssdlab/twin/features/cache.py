@@ -6,9 +6,10 @@ per-second rates are read, as on a real drive."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
-from ..probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL, FILL_JOB
+from ..probe.names import CACHE_AFTER_IDLE, CACHE_FILL, FILL_JOB
+from ..records import JobFigures
 from .common import Feature, feature
 
 #: A step down to under this share of the first rate, held for :data:`STEP_SECONDS`, is a full cache; a
@@ -25,7 +26,7 @@ KEYS = ("slc_cache", "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_wri
 FILL_STEP_SHARE = 0.5
 
 
-def _rates(figs: Mapping[str, Mapping[str, Any]], job: str) -> Tuple[List[float], float]:
+def _rates(figs: Mapping[str, JobFigures], job: str) -> Tuple[List[float], float]:
     f = figs.get(job) or {}
     series = [float(x) * CACHE_BLOCK_BYTES for x in (f.get("iops_series") or [])]
     return series, float(f.get("interval_ms") or 1000) / 1e3
@@ -38,7 +39,7 @@ def _step(rate: List[float]) -> Optional[int]:
                  if all(r < STEP_SHARE * first for r in rate[i:i + STEP_SECONDS])), None)
 
 
-def _fill_step(figs: Mapping[str, Mapping[str, Any]]) -> Optional[int]:
+def _fill_step(figs: Mapping[str, JobFigures]) -> Optional[int]:
     """A cache's step in the whole-drive fill: in its first half, and for good (no recovery: that is a
     performance mode's reorganisation)."""
     rate, _ = _rates(figs, FILL_JOB)
@@ -52,7 +53,7 @@ def _fill_step(figs: Mapping[str, Mapping[str, Any]]) -> Optional[int]:
     return k if rest[int(0.9 * (len(rest) - 1))] < STEP_SHARE * first else None
 
 
-def cache_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
+def cache_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
     """The write cache from the cache fill and the write after idle time; where the cache fill shows no step
     (a drive that does not free the blocks a TRIM of a full drive leaves), from the whole-drive fill after the
     clean stage: the cache that stage's writes left."""
@@ -95,7 +96,7 @@ def cache_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
     return out
 
 
-def _recovered(figs: Mapping[str, Mapping[str, Any]], fast: float) -> Feature:
+def _recovered(figs: Mapping[str, JobFigures], fast: float) -> Feature:
     rate, dt = _rates(figs, CACHE_AFTER_IDLE)
     if len(rate) < STEP_SECONDS:
         return feature(None, "B", "none", "the write after idle time did not run long enough (needs its log)")

@@ -5,19 +5,20 @@ host link's generation."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
-from ..probe.jobs import (
+from ..probe.names import (
     BURST_PREFIX,
     KiB,
     flushwrite,
     randread_qd1,
     rewrite,
 )
+from ..records import JobFigures
 from .common import MIN_FLUSH_PROGRAM_NS, Feature, _get, feature
 
 
-def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_slow: Optional[float]) -> Feature:
+def _buffer(figs: Mapping[str, JobFigures], r_fast: Optional[float], r_slow: Optional[float]) -> Feature:
     """The write buffer from bursts after idle: while it fills, the host
     writes at r_fast and the buffer drains at the NAND's rate r_d, so a burst
     of S bytes beyond what the buffer absorbs (S1 at r_fast) takes
@@ -65,7 +66,7 @@ def _buffer(figs: Mapping[str, Mapping[str, Any]], r_fast: Optional[float], r_sl
                    f"draining at the sustained {r_slow / 1e6:.0f} MB/s")
 
 
-def _nand_read(figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> Feature:
+def _nand_read(figs: Mapping[str, JobFigures], link: Optional[float]) -> Feature:
     """The NAND's read rate for one request, from large random reads at QD1:
     a drive that does not overlap a request's NAND reads with its transfer to
     the host takes, per extra byte, one byte time on the link plus one on the
@@ -86,7 +87,7 @@ def _nand_read(figs: Mapping[str, Mapping[str, Any]], link: Optional[float]) -> 
                    f"beyond the link's ({link / 1e6:.0f} MB/s): the channels' (or the dies') read rate for one request")
 
 
-def _program(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
+def _program(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
     """The program time from the flushed writes: a FLUSH CACHE after a 4KB
     write at QD1 returns once the data is on the NAND, i.e. after the program
     unit holding it (padded) crossed the channel and was programmed; the write
@@ -140,7 +141,7 @@ LINK_SHARE = 0.85
 MAP_UNIT_IOPS_RATIO = 0.75
 
 
-def _map_unit(figs: Mapping[str, Mapping[str, Any]]) -> Feature:
+def _map_unit(figs: Mapping[str, JobFigures]) -> Feature:
     """The map unit from aligned random writes of 4, 8 and 16KB into data
     written at random: the size that runs fastest, when it beats 4KB writes
     by more than 1 / ``MAP_UNIT_IOPS_RATIO`` (writes below the unit rewrite

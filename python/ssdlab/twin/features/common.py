@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, TypedDict
 
+from ..records import FigureKey, JobFigures
+
 #: The typical MLC program unit of the drives the probe targets (8KB pages,
 #: two planes) and its program time (IMFT 25nm L74A, docs/model.md): used only
 #: for the starting estimate of the dies from the sequential write rate.
@@ -42,7 +44,7 @@ def feature(value: Any, unit: str, confidence: str, how: str) -> Feature:
     return {"value": value, "unit": unit, "confidence": confidence, "how": how}
 
 
-def _get(figs: Mapping[str, Mapping[str, Any]], job: str, key: str) -> Optional[float]:
+def _get(figs: Mapping[str, JobFigures], job: str, key: FigureKey) -> Optional[float]:
     f = figs.get(job)
     if not f:
         return None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..probe.jobs import LINK_SEQREAD, MAP_SPAN_PREFIX, QUEUE_GRID, map_span, map_spans, queue_read
+from ..probe.names import LINK_SEQREAD, MAP_SPAN_PREFIX, QUEUE_GRID, map_span, map_spans, queue_read
+from ..records import JobFigures
 from .common import Feature, _get, feature
 
 #: A span's mean QD1 latency this much above the flat spans' is past the map cache: a miss adds a translation
@@ -45,7 +46,7 @@ def nvme_link(link: Optional[float]) -> Optional[Tuple[int, int, float]]:
     return None
 
 
-def queue_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
+def queue_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
     """The read IOPS over the commands outstanding, the most of them, and whether more than 32 help."""
     pts: List[Tuple[int, int, float]] = []
     for n, qd in QUEUE_GRID:
@@ -77,7 +78,7 @@ def queue_features(figs: Mapping[str, Mapping[str, Any]]) -> Dict[str, Feature]:
     return out
 
 
-def map_cache_features(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Feature]:
+def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
     """The span of LBAs the controller's map covers: the QD1 latency over growing spans of the full drive is
     flat while the span's map is held and rises past it, with the share of reads that miss (1 - covered/span);
     the covered span is fitted to that curve (least squares over a log grid of spans), and the map cache is it
@@ -139,6 +140,6 @@ def has_map_jobs(figs: Mapping[str, Any]) -> bool:
     return any(str(n).startswith(MAP_SPAN_PREFIX) for n in figs)
 
 
-def link_seqread(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
+def link_seqread(figs: Mapping[str, JobFigures]) -> Optional[float]:
     v = _get(figs, LINK_SEQREAD, "mbps")
     return None if v is None else v * 1e6

@@ -5,20 +5,21 @@ the fill."""
 from __future__ import annotations
 
 import statistics
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from ..probe.jobs import (
+from ..probe.names import (
     FILL_JOB,
     TORTURE,
     TORTURED_FLUSH,
 )
+from ..records import JobFigures
 from .common import Feature, feature
 
 #: A flush after the torture shorter than this says the drive acknowledges flushes at once (power-loss protection).
 MIN_DIRTY_FLUSH_S = 0.005
 
 
-def _dirty_buffer(figs: Mapping[str, Mapping[str, Any]], steady_iops: Optional[float]
+def _dirty_buffer(figs: Mapping[str, JobFigures], steady_iops: Optional[float]
                   ) -> Tuple[Feature, Feature]:
     """The buffer seen in the steady state: the torture holds the host at the
     rate garbage collection lets the buffer drain, so it ends with the buffer
@@ -50,7 +51,7 @@ def steady_iops(series: Sequence[float]) -> float:
     return float(statistics.median(series[int(len(series) * 0.8):]))
 
 
-def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int, map_unit_bytes: int = 4096
+def _onset(figs: Mapping[str, JobFigures], capacity_bytes: int, map_unit_bytes: int = 4096
            ) -> Dict[str, Feature]:
     """Where garbage collection bit in the torture, and the spare area that
     gives. On a drive whose map unit is coarser than 4KB every 4KB write of
@@ -101,7 +102,7 @@ def _onset(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int, map_unit_
 FILL_BLOCK_BYTES = 128 * 1024
 
 
-def _perf_mode(figs: Mapping[str, Mapping[str, Any]], capacity_bytes: int) -> Dict[str, Feature]:
+def _perf_mode(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
     """A faster write mode while the drive is partly empty (a
     "performance mode": lower pages only until half the LBAs hold data, then
     a one-time reorganisation and the standard mode), from the fill's rate per

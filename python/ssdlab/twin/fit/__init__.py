@@ -2,8 +2,9 @@
 
 The twin is a generic 2011-2013 SATA drive (controller profile
 ``generic-2011``, NAND part ``imft-25nm-l74a``), or a generic modern one
-(``generic-nvme`` on ``generic-tlc``, with an SLC cache) where the probe
-shows an NVMe link or a write cache (:func:`.base.base_of`), with:
+(``generic-nvme`` on ``generic-tlc``, or on ``generic-qlc`` where the
+post-cache write is a QLC drive's, with an SLC cache) where the probe shows
+an NVMe link or a write cache (:func:`.base.base_of`), with:
 
 - *measured* values, set from the probe's features: the capacity, the host
   link, the write buffer, data reduction and its stored fractions, read-ahead
@@ -51,6 +52,7 @@ from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
 from ..probe import apply_power_log, capacity_of, figures_of, load_probe
+from ..records import Figures, Provenance, SlcFit, StructureRecord
 from .base import BASE_PART, BASE_PROFILE, base_of
 from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
@@ -119,8 +121,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     return record
 
 
-def _slc_cache(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], twin_figs: Dict[str, Dict[str, Any]],
-               doc: Dict[str, Any], seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+def _slc_cache(drive_doc: Dict[str, Any], prov: Provenance, twin_figs: Figures,
+               doc: Dict[str, Any], seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[SlcFit]]:
     """The write cache the probe's cache stage showed (:mod:`.slc`): the twin with it, and the fit's record."""
     _, budget = capacity_of(doc)
     b = base_of(doc["features"])
@@ -147,7 +149,7 @@ def _slc_cache(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], twin_
 
 def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials: int, sampler: str,
             storage: Optional[str], resume: bool, stream: Optional[TextIO], polish_evaluations: int
-            ) -> Tuple[Target, Any, Any, Evaluation, List[Dict[str, Any]]]:
+            ) -> Tuple[Target, Any, Any, Evaluation, List[StructureRecord]]:
     """The scan of structures, the sampler from its best start, the polish, then the structure weighed again at
     the fitted times: the target, the sampler's and the polish's results, the best twin and the structures
     compared."""
@@ -172,7 +174,7 @@ def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials:
     best = polished.best
     # the structures the scan compared at its starts' times, compared again at the fitted ones (again from the
     # structure kept: one round may change the layout, the next add parity)
-    structures: List[Dict[str, Any]] = []
+    structures: List[StructureRecord] = []
     for _ in range(STRUCTURE_ROUNDS):
         target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream)
         if rec is None:
@@ -183,8 +185,8 @@ def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials:
     return target, result, polished, best, structures
 
 
-def _behaviours(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], doc: Dict[str, Any], run: Runner,
-                seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+def _behaviours(drive_doc: Dict[str, Any], prov: Provenance, doc: Dict[str, Any], run: Runner,
+                seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Figures]:
     """What the fill stage shows, on the whole probe simulated on the twin: the garbage collection, the recycling
     path, idle-time GC and the buffer the clean drive hid. Returns the drive and its probe's figures; ``prov``
     gains each choice's provenance."""
@@ -212,11 +214,11 @@ def _behaviours(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], doc:
                          "TRIM's rate is its lower bound)\n")
     # idle-time GC before the buffer: the writes after idle time and the dirty write it moves are in the fill
     # stage the buffer is judged on
-    drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks", {}),
+    drive_doc, twin_figs, idle_prov = choose_idle_gc(drive_doc, twin_figs, prov.get("ftl.bg_gc_threshold_blocks"),
                                                      features, measured, run, seed, budget)
     if idle_prov:
         prov["ftl.bg_gc_threshold_blocks"] = idle_prov
-    if stream is not None and idle_prov.get("source") == "fitted":
+    if stream is not None and idle_prov is not None and idle_prov.get("source") == "fitted":
         stream.write(f"ssdlab fit: idle-time GC restores {idle_prov['value']} blocks per die\n")
     drive_doc, twin_figs, buffer_prov = choose_dirty_buffer(drive_doc, twin_figs, prov["controller.write_buffer_bytes"],
                                                             features, measured, run, seed, budget,
@@ -227,10 +229,10 @@ def _behaviours(drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], doc:
     return drive_doc, twin_figs
 
 
-def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]],
-                twin_figs: Dict[str, Dict[str, Any]], out: Path, probe_dir: Path, power_log: Optional[Path],
+def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Provenance,
+                twin_figs: Figures, out: Path, probe_dir: Path, power_log: Optional[Path],
                 source_id: str, tid: str, command: str, seed: int, sampler: str, result: Any, polished: Any,
-                best: Evaluation, structures: List[Dict[str, Any]], slc_fit: Optional[Dict[str, Any]] = None
+                best: Evaluation, structures: List[StructureRecord], slc_fit: Optional[SlcFit] = None
                 ) -> Dict[str, Any]:
     """The power model, then the drive file and its provenance document (returned)."""
     from ...results import ssdlab_version

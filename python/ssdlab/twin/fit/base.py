@@ -59,8 +59,9 @@ BUFFER_POW2_SHARE = 0.2
 @dataclass(frozen=True)
 class Base:
     """The generic drive a twin starts from, and the ranges its fit moves within: the SATA-era MLC drive
-    (``generic-2011`` on ``imft-25nm-l74a``), or the modern one (``generic-nvme`` on ``generic-tlc``, with an
-    SLC cache) where the probe shows an NVMe link or a write cache (:func:`base_of`)."""
+    (``generic-2011`` on ``imft-25nm-l74a``), or the modern one (``generic-nvme`` on ``generic-tlc``, or on
+    ``generic-qlc`` for a QLC drive, with an SLC cache) where the probe shows an NVMe link or a write cache
+    (:func:`base_of`)."""
 
     profile: str
     part: str
@@ -85,13 +86,29 @@ class Base:
     why: str
 
 
-def _modern_base() -> Base:
-    prof, part = library_values("profile", "generic-nvme"), library_values("part", "generic-tlc")
+#: The generic modern parts: 3D TLC, and 3D QLC where the probe shows a QLC drive (:func:`base_of`).
+TLC_PART = "generic-tlc"
+QLC_PART = "generic-qlc"
+#: A modern drive whose post-cache write rate, per TB of its capacity, is below this holds QLC. Past its cache a
+#: drive writes at its native dies' program rate (less what folding takes), and bits per cell set that rate per
+#: stored byte: the QLC dies of MODERN.md program 12-30 MB/s per 1 Tbit die, at most 8 x 30 = 240 MB/s per TB
+#: with every die at work; its TLC dies 57-184 MB/s per 512 Gbit die, at least 16 x 57 = 912 MB/s per TB (456
+#: even with 1 Tbit TLC dies). This is the geometric middle of 240 and 456. (Measured, MODERN.md: QLC Crucial
+#: P1 150 and 60, Intel 660p about 100, Samsung 870 QVO 80 on the 1TB, 169 on the 4TB (42 a TB); TLC Samsung
+#: 980 about 500, WD SN550 466, SN580 450, Crucial MX500 just above 400, P5 1,000, 980 PRO 1,500 MB/s per TB.)
+#: The read latency cannot tell them apart: the clean stage reads what its writes left in the cache, in SLC mode.
+QLC_POST_CACHE_PER_TB_BYTES_PER_S = 330_000_000
+
+
+def _modern_base(part_id: str = TLC_PART) -> Base:
+    prof, part = library_values("profile", "generic-nvme"), library_values("part", part_id)
     page = int(part["nand"]["page_size_bytes"])
     return Base(
-        "generic-nvme", "generic-tlc", True,
-        # tR 40-58 us on the ISSCC 2019-2021 TLC dies and 48-228 us by page type on QLC (MODERN.md), widened
-        tr_range_ns=(25_000, 150_000),
+        "generic-nvme", part_id, True,
+        # the mean page read: tR 40-58 us on the ISSCC 2019-2021 TLC dies and 48-228 us by page type on QLC
+        # (MODERN.md), widened; at least to twice the part's own mean (the QLC part's SLC read at 35 us is a
+        # mean of 122: a drive whose SLC pages read in 45 us needs 157)
+        tr_range_ns=(25_000, max(150_000, 2 * int(part["nand"]["tr_ns"]))),
         # SLC-mode programs are not published (MODERN.md): from a third of the library's 100 us to the IMFT QLC's
         # 300 us, widened
         program_range_ns=(30_000, 600_000), program_key="nand.slc_tprog_ns",
@@ -116,20 +133,37 @@ SATA_BASE = Base("generic-2011", "imft-25nm-l74a", False, tr_range_ns=(30_000, 1
 
 
 @functools.lru_cache(maxsize=None)
-def modern_base() -> Base:
-    return _modern_base()
+def modern_base(part_id: str = TLC_PART) -> Base:
+    return _modern_base(part_id)
+
+
+def qlc_evidence(features: Features) -> Optional[str]:
+    """Why the probe shows a QLC drive (None: it does not, or cannot tell): a post-cache write rate per TB of
+    capacity below :data:`QLC_POST_CACHE_PER_TB_BYTES_PER_S`."""
+    post, cap = _fv(features, "post_cache_write_bytes_per_s"), _fv(features, "capacity_bytes")
+    if _fv(features, "slc_cache") is not True or not post or not cap:
+        return None
+    per_tb = float(post) / (float(cap) / 1e12)
+    if per_tb >= QLC_POST_CACHE_PER_TB_BYTES_PER_S:
+        return None
+    return (f"its post-cache write, {float(post) / 1e6:,.0f} MB/s on {float(cap) / 1e12:,.2f} TB ({per_tb / 1e6:,.0f} "
+            f"MB/s per TB), is below the {QLC_POST_CACHE_PER_TB_BYTES_PER_S / 1e6:,.0f} MB/s per TB a TLC drive writes "
+            "at least: QLC dies")
 
 
 def base_of(features: Features) -> Base:
     """The modern base where the probe shows an NVMe link (``host_interface``) or a write cache (``slc_cache``),
-    else the SATA era's."""
+    on the generic QLC part where its post-cache write is a QLC drive's (:func:`qlc_evidence`), else the SATA
+    era's."""
     nvme = field_of(features, "host_interface", "value") == "nvme"
     cache = field_of(features, "slc_cache", "value") is True
     if not nvme and not cache:
         return SATA_BASE
     why = " and ".join(w for w, on in (("an NVMe link", nvme), ("a write cache (a step down in a long write)", cache))
                        if on)
-    return Base(**{**modern_base().__dict__, "why": f"the probe shows {why}: a modern drive"})
+    qlc = qlc_evidence(features)
+    b = modern_base(QLC_PART if qlc else TLC_PART)
+    return Base(**{**b.__dict__, "why": f"the probe shows {why}: a modern drive" + (f"; {qlc}" if qlc else "")})
 
 
 def _fv(features: Features, name: str) -> Any:

@@ -11,7 +11,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from ...cluster import Runner
 from ...drive import Drive
 from ..features.common import Features
-from ..probe.jobs import AFTER_TRIM_SEQWRITE
+from ..probe.names import AFTER_TRIM_SEQWRITE
+from ..records import Figures, JobFigures, ValueSource
 from .base import BASE_PROFILE, _base_profile_ftl, _fv
 from .evaluate import _fill_error, _rate_jobs, _simulate_docs, _torture_steady
 
@@ -49,9 +50,9 @@ def _recycling(drive_doc: Dict[str, Any], features: Features) -> Optional[Dict[s
 RECYCLE_NEEDS = "data reduction measured"
 
 
-def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapping[str, Mapping[str, Any]],
+def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapping[str, JobFigures],
                    runner: Runner, seed: int, budget: float
-                   ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+                   ) -> Tuple[Dict[str, Any], Figures, ValueSource]:
     """When the twin's foreground garbage collection works: the whole probe
     simulated with paced GC (the base profile's: a little before every host
     program once a die is short of blocks), lazy GC (whole victims when a
@@ -107,7 +108,7 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapp
                                    "why": f"whole victims cleaned when a block is needed: {errors}"}
     return drive_doc, all_figs[0], {"value": "paced", "source": "fitted" if math.isfinite(e_paced) else "assumed",
                                     "residual": round(e_paced, 4) if math.isfinite(e_paced) else None,
-                                    "why": f"{BASE_PROFILE}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
+                                    "why": f"{_profile_of(drive_doc)}'s paced GC: {errors} (lazy needs below {GC_MODE_EVIDENCE} "
                                            "of paced, and the variability not farther)"}
 
 
@@ -121,9 +122,9 @@ RECYCLE_PATH_STEPS = (1.06, 1.12, 1.19, 1.26, 1.34, 1.42)
 RECYCLE_PATH_TOLERANCE = 0.02
 
 
-def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                        features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
-                        seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Figures, assumed: ValueSource,
+                        features: Features, measured: Mapping[str, JobFigures], runner: Runner,
+                        seed: int, budget: float) -> Tuple[Dict[str, Any], Figures, ValueSource]:
     """The rate of a twin's recycling path (``ftl.recycle_bytes_per_s``, set
     from the write after the full TRIM, a lower bound: see
     :data:`RECYCLE_PATH_STEPS`): where the twin's own write after the TRIM
@@ -140,7 +141,7 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
     if not r0 or ftl.get("gc_mode") != "lazy" or not meas:
         return drive_doc, figs0, assumed
 
-    def short(figs: Mapping[str, Mapping[str, Any]]) -> float:
+    def short(figs: Mapping[str, JobFigures]) -> float:
         got = (figs.get(job) or {}).get("mbps")
         return float(got) / float(meas) - 1 if got else -1.0
 
@@ -183,9 +184,9 @@ def _spare_blocks_per_die(drive_doc: Mapping[str, Any]) -> int:
     return int(n["blocks_per_plane"]) - math.ceil(int(c["drive"]["user_capacity_bytes"]) / (dies * block))
 
 
-def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                   features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
-                   seed: int, budget: float) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Figures, assumed: Optional[ValueSource],
+                   features: Features, measured: Mapping[str, JobFigures], runner: Runner,
+                   seed: int, budget: float) -> Tuple[Dict[str, Any], Figures, Optional[ValueSource]]:
     """How many free blocks per die idle-time garbage collection restores,
     where the probe saw the drive recover while idle (``ftl.bg_gc_threshold_blocks``
     above 0): the foreground's threshold plus each of :data:`IDLE_GC_EXTRA_BLOCKS`
@@ -195,7 +196,7 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], 
     could not tell (no value in ``drive_doc``), the base profile's is sized
     the same way. ``figs0``: the
     whole probe simulated on ``drive_doc``; ``assumed``: the value's
-    provenance so far. Returns the drive, its probe's figures and the value's
+    provenance so far (None: none). Returns the drive, its probe's figures and the value's
     provenance."""
     own = drive_doc.get("ftl", {}).get("bg_gc_threshold_blocks")
     # a threshold the probe did not measure (the writes after idle time met a firmware ceiling) is the base

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ...cluster import Runner
 from ..features.common import Features
+from ..records import Figures, JobFigures, ValueSource
 from .base import _buffer_bytes, _buffer_pow2, _fv
 from .behaviours import PACED_CV_EVIDENCE
 from .evaluate import _fill_error, _flush_s, _rate_jobs, _simulate_docs, _torture_steady
@@ -27,10 +28,10 @@ BURST_EVIDENCE = 0.5
 FLUSH_TOLERANCE = 0.02
 
 
-def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                        features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner,
+def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: ValueSource,
+                        features: Features, measured: Mapping[str, JobFigures], runner: Runner,
                         seed: int, budget: float, gc_mode: str = "paced"
-                        ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+                        ) -> Tuple[Dict[str, Any], Figures, ValueSource]:
     """The twin's write buffer where the clean drive hid it (NAND as fast as
     the link: no burst fills it). ``figs0``: the whole probe simulated on
     ``drive_doc``. The buffer the flush after the torture gives
@@ -99,7 +100,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, An
                                         f"{int(assumed['value']):,} B)" + snapped,
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
-def _secant(tried: List[Tuple[float, Optional[float], Dict[str, Any], Dict[str, Dict[str, Any]]]], t_meas: float,
+def _secant(tried: List[Tuple[float, Optional[float], Dict[str, Any], Figures]], t_meas: float,
             with_buffer: Callable[[float], Dict[str, Any]], runner: Runner, seed: int, budget: float) -> None:
     """Append to ``tried`` (buffer, its twin's flush time, drive, figures) the buffer scaled once by the flush
     times, then a secant step through the last two, until a flush comes within :data:`FLUSH_TOLERANCE`."""
@@ -135,10 +136,10 @@ LAZY_BUFFER_EVIDENCE = 0.7
 LAZY_BUFFER_TIE = 0.05
 
 
-def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Dict[str, Dict[str, Any]], assumed: Dict[str, Any],
-                 features: Features, measured: Mapping[str, Mapping[str, Any]], runner: Runner, seed: int,
+def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: ValueSource,
+                 features: Features, measured: Mapping[str, JobFigures], runner: Runner, seed: int,
                  budget: float, with_buffer: Callable[[float], Dict[str, Any]]
-                 ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+                 ) -> Tuple[Dict[str, Any], Figures, ValueSource]:
     """The buffer of a twin with lazy garbage collection, where the bursts did
     not see it: each of :data:`LAZY_BUFFER_GRID_BYTES` on the whole probe at
     once, the best fill stage kept under :data:`LAZY_BUFFER_EVIDENCE`, and only

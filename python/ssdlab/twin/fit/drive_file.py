@@ -12,12 +12,12 @@ from ...fit.output import toml_value
 from ...fit.params import library_values
 from ..features import SATA_LINKS
 from ..features.common import Features, field_of
+from ..records import JobFigures, Provenance, ValueSource
 from .base import (
     _RESERVE_BLOCKS,
     ASSUMED_BUFFER_BYTES,
     ASSUMED_READAHEAD_BYTES,
     ASSUMED_SPARE_FRACTION,
-    BASE_PART,
     CHANNELS,
     CHANNELS_KEY,
     GENERIC_CHANNEL_BYTES_PER_S,
@@ -34,10 +34,10 @@ from .base import (
 
 
 def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name: str = ""
-              ) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+              ) -> Tuple[Dict[str, Any], Provenance]:
     """The twin's drive description (a dict for :meth:`Drive.load`) and the
     provenance of every value it sets: ``{dotted key: {value, source, why}}``."""
-    prov: Dict[str, Dict[str, Any]] = {}
+    prov: Provenance = {}
     cap = int(_fv(features, "capacity_bytes"))
     b = base_of(features)
     doc: Dict[str, Any] = {"drive": {"id": drive_id, "name": name or f"Twin of {drive_id}",
@@ -58,7 +58,7 @@ def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name
     return doc, prov
 
 
-def _map_cache(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _map_cache(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     """The map cache of a drive that holds only part of its map, from the span its QD1 reads stay fast over."""
     size = _fv(features, "map_cache_bytes")
     if _fv(features, "map_cache_limited") and size:
@@ -66,14 +66,14 @@ def _map_cache(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
              + features["map_cache_span_bytes"]["how"])
 
 
-def _put(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], key: str, value: Any, source: str, why: str) -> None:
+def _put(doc: Dict[str, Any], prov: Provenance, key: str, value: Any, source: str, why: str) -> None:
     """Set a dotted key of the drive description and record where it came from."""
     section, field = key.split(".", 1)
     doc.setdefault(section, {})[field] = value
     prov[key] = {"value": value, "source": source, "why": why}
 
 
-def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _host(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     """The host link: a SATA generation's rate and FIS time, or the fastest transfer's rate."""
     link, iface = _fv(features, "link_bytes_per_s"), _fv(features, "host_interface")
     sata = {name: (rate, fis) for name, rate, fis in SATA_LINKS}
@@ -91,7 +91,7 @@ def _host(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Featur
             "2% above the fastest large transfer measured (the link is never quite saturated)")
 
 
-def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _buffer_and_readahead(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     buf = _fv(features, "write_buffer_bytes")
     if buf:
         size, snapped = _buffer_pow2(buf)
@@ -105,7 +105,7 @@ def _buffer_and_readahead(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], 
             "the lowest depth at which sequential 4KB reads beat random ones")
 
 
-def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _data_reduction(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     if _fv(features, "data_reduction"):
         doc.setdefault("data_reduction", {})["enabled"] = True
         prov["data_reduction.enabled"] = {"value": True, "source": "measured", "why": features["data_reduction"]["how"]}
@@ -129,7 +129,7 @@ def _data_reduction(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], featur
                     "measured", f.get("how", ""))
 
 
-def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features) -> None:
+def _map_idle_trim(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     """The map unit, idle-time GC and the recycling path the write after a full TRIM shows."""
     map_unit = _fv(features, "map_unit_bytes")
     if map_unit and int(map_unit) > 4096:
@@ -153,7 +153,7 @@ def _map_idle_trim(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             "victim block through a recycling path of this rate")
 
 
-def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, values: Mapping[str, Any],
+def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: Mapping[str, Any],
             b: Base) -> Tuple[int, int]:
     """The fitted values, then what they imply (channels, the program time from the flushes); returns the dies
     and the page size."""
@@ -166,7 +166,9 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Feat
     if b.modern and "nand.tr_ns" in values:
         _read_times(doc, prov, float(values["nand.tr_ns"]), b)
     if CHANNELS_KEY not in values:
-        _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed", "8 channels, the common layout of the era")
+        _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed",
+             "8 channels, as the high-end modern controllers (Elpis, Phoenix; the DRAM-less and QLC ones have 4)"
+             if b.modern else "8 channels, the common layout of the era")
     _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
     page = int(doc["nand"].get("page_size_bytes", 8192))
@@ -187,7 +189,7 @@ def _fitted(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Feat
     return dies, page
 
 
-def _read_times(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], tr_ns: float, b: Base) -> None:
+def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base) -> None:
     """A modern part's read times moved together: the fitted mean page read scales its page types' times and its
     SLC mode's (the engine reads each page at its type's time, and the clean stage's data in the cache at the SLC
     mode's, so the mean alone would move nothing the probe sees)."""
@@ -201,7 +203,7 @@ def _read_times(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], tr_ns: flo
         _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted", why)
 
 
-def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, dies: int, page: int) -> None:
+def _perf_mode(doc: Dict[str, Any], prov: Provenance, features: Features, dies: int, page: int) -> None:
     """A performance mode's program times, where the fill showed one."""
     std_rate = _fv(features, "standard_write_bytes_per_s")
     dip_rate = _fv(features, "perf_mode_dip_bytes_per_s")
@@ -224,8 +226,9 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
             # the fill ended at the link's rate: the standard mode shows only in the fall, where each die
             # programs the host's unit and r reorganised ones (each read first): per host unit
             # (1 + r) x (transfer + tPROG) + r x (tR + transfer)
-            r = int(_base_profile_ftl().get("perf_mode_reorg_units_per_host_unit", REORG_UNITS_PER_HOST_UNIT))
-            tr = float(doc["nand"].get("tr_ns", library_values("part", BASE_PART)["nand"]["tr_ns"]))
+            r = int(_base_profile_ftl(doc["drive"]["controller"]).get("perf_mode_reorg_units_per_host_unit",
+                                                                     REORG_UNITS_PER_HOST_UNIT))
+            tr = float(doc["nand"].get("tr_ns", library_values("part", doc["drive"]["nand_part"])["nand"]["tr_ns"]))
             per_unit_ns = dies * unit / float(dip_rate) * 1e9
             std = (per_unit_ns - r * (tr + xfer_ns)) / (1 + r) - xfer_ns
             why = (f"the standard mode's program time, from the fill's fall to {float(dip_rate) / 1e6:.0f} MB/s (its "
@@ -234,7 +237,7 @@ def _perf_mode(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: F
         _put(doc, prov, "nand.tprog_ns", int(round(max(fast_tprog + 10_000, std), -3)), "measured", why)
 
 
-def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, b: Base) -> None:
+def _unmapped_read(doc: Dict[str, Any], prov: Provenance, features: Features, b: Base) -> None:
     """The drive's own time to answer a read of an unwritten LBA, where it does not answer from its map."""
     u1 = _fv(features, "unwritten_read_latency_us")
     # a drive that holds only part of its map reads a translation page before it can tell an LBA holds nothing:
@@ -254,7 +257,7 @@ def _unmapped_read(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], feature
             f"command times ({path_ns / 1e3:.0f} us)")
 
 
-def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: Features, cap: int, dies: int, page: int,
+def _spare_area(doc: Dict[str, Any], prov: Provenance, features: Features, cap: int, dies: int, page: int,
                 b: Base) -> None:
     """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
     planes, ppb = b.planes, b.pages_per_block
@@ -291,7 +294,7 @@ def _spare_area(doc: Dict[str, Any], prov: Dict[str, Dict[str, Any]], features: 
             old["why"] + f"; at most the {spare_blocks} spare blocks a die has")
 
 
-def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], header: Sequence[str]) -> str:
+def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, ValueSource], header: Sequence[str]) -> str:
     lines = [f"# {h}" for h in header] + [""]
     for section in ("drive", "host", "controller", "nand", "ftl", "slc_cache", "data_reduction", "power"):
         if section not in doc:
@@ -312,8 +315,8 @@ def _toml_text(doc: Mapping[str, Any], prov: Mapping[str, Dict[str, Any]], heade
 NAND_ENERGY_KEYS = ("read_uj_per_page", "program_uj_per_unit", "erase_uj_per_block", "transfer_pj_per_byte")
 
 
-def fit_power(measured: Mapping[str, Mapping[str, Any]], idle_w: float, twin: Mapping[str, Mapping[str, Any]],
-              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]], Dict[str, Any]]:
+def fit_power(measured: Mapping[str, JobFigures], idle_w: float, twin: Mapping[str, JobFigures],
+              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Provenance, Dict[str, Any]]:
     """The twin's power model from the probe's power readings: the idle draw
     is the idle window's average; every job's average watts is then
     ``idle + active x busy share + scale x the twin's NAND watts`` (its NAND
@@ -356,7 +359,7 @@ def fit_power(measured: Mapping[str, Mapping[str, Any]], idle_w: float, twin: Ma
     for k in NAND_ENERGY_KEYS:
         values[k] = round(float(base[k]) * scale, 4)
     why = f"least squares over {n} probe jobs' average watts (RMS error {rms:.1%})"
-    prov = {"power.idle_mw": {"value": values["idle_mw"], "source": "measured",
+    prov: Provenance = {"power.idle_mw": {"value": values["idle_mw"], "source": "measured",
                               "why": "the probe's idle window: the draw with nothing outstanding"},
             "power.active_mw": {"value": values["active_mw"], "source": "fitted",
                                 "why": "the controller's draw while I/O is outstanding, " + why}}

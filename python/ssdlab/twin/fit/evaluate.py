@@ -17,7 +17,8 @@ from ...suite.calibrate import Published
 from ..features import steady_iops
 from ..features.common import Features
 from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
-from ..probe.jobs import TORTURE, TORTURED_FLUSH
+from ..probe.names import TORTURE, TORTURED_FLUSH
+from ..records import Figures, JobFigures
 from .base import _fv
 from .drive_file import build_doc
 from .start import free_parameters, raw_nand_dies
@@ -44,7 +45,7 @@ def probe_rows(doc: Mapping[str, Any], twin_id: str, stages: Sequence[str] = (CL
     return rows
 
 
-def simulate_probe_figures(item: Tuple[Dict[str, Any], int, float, Tuple[str, ...]]) -> Dict[str, Dict[str, Any]]:
+def simulate_probe_figures(item: Tuple[Dict[str, Any], int, float, Tuple[str, ...]]) -> Figures:
     """(drive dict, seed, budget, stages) -> the simulated probe's figures by
     job (a module-level function: the runner's workers import it)."""
     doc, seed, budget, stages = item
@@ -98,14 +99,14 @@ def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
                   sigma0=TWIN_SIGMA0)
 
 
-def _fill_error(measured: Mapping[str, Mapping[str, Any]], twin: Mapping[str, Mapping[str, Any]],
+def _fill_error(measured: Mapping[str, JobFigures], twin: Mapping[str, JobFigures],
                 jobs: Sequence[str]) -> float:
     errs = [math.log(float(twin[j]["mbps"]) / float(measured[j]["mbps"])) for j in jobs
             if (measured.get(j) or {}).get("mbps") and (twin.get(j) or {}).get("mbps")]
     return math.sqrt(sum(e * e for e in errs) / len(errs)) if errs else math.inf
 
 
-def _torture_steady(figs: Mapping[str, Mapping[str, Any]]) -> Tuple[Optional[float], Optional[float]]:
+def _torture_steady(figs: Mapping[str, JobFigures]) -> Tuple[Optional[float], Optional[float]]:
     """The torture's steady state: the median of its per-second IOPS over the last 20%, and their coefficient of
     variation over its second half."""
     series = [float(x) for x in (figs.get(TORTURE) or {}).get("iops_series") or []]
@@ -115,12 +116,12 @@ def _torture_steady(figs: Mapping[str, Mapping[str, Any]]) -> Tuple[Optional[flo
     return steady_iops(series), statistics.pstdev(half) / statistics.fmean(half)
 
 
-def _flush_s(figs: Mapping[str, Mapping[str, Any]]) -> Optional[float]:
+def _flush_s(figs: Mapping[str, JobFigures]) -> Optional[float]:
     us = (figs.get(TORTURED_FLUSH) or {}).get("sync_mean_us")
     return None if not us else float(us) / 1e6
 
 
-def _rate_jobs(features: Features, measured: Mapping[str, Mapping[str, Any]], budget: float) -> List[str]:
+def _rate_jobs(features: Features, measured: Mapping[str, JobFigures], budget: float) -> List[str]:
     """The fill stage's measured rate jobs (not its TRIM)."""
     rate = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes")), budget)
             if j.stage == FILL and j.direction != "trim"}
@@ -128,7 +129,7 @@ def _rate_jobs(features: Features, measured: Mapping[str, Mapping[str, Any]], bu
 
 
 def _simulate_docs(docs: Sequence[Dict[str, Any]], runner: Runner, seed: int, budget: float
-                   ) -> List[Dict[str, Dict[str, Any]]]:
+                   ) -> List[Figures]:
     """Each drive's whole probe (clean and fill stages), at once on the runner."""
     items = [(d, seed, budget, (CLEAN, FILL)) for d in docs]
     return [f for _, f in sorted(runner.map(simulate_probe_figures, items, what="twin probes"), key=lambda x: x[0])]

@@ -13,7 +13,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from ..features.cache import cache_features
 from ..features.common import Features
 from ..probe import CACHE, CLEAN, FILL, probe_jobs
-from ..probe.jobs import FILL_JOB
+from ..probe.names import FILL_JOB
+from ..records import Figures, Provenance, SlcFit
 from .base import _fv, modern_base
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
@@ -25,16 +26,15 @@ GENERIC_SLC_CACHE: Dict[str, Any] = {"static_percent_of_capacity": 1.0, "dynamic
 #: Bits per cell of the generic modern part (TLC): a native block used in SLC mode holds a third of its data.
 GENERIC_BITS_PER_CELL = 3
 #: The native program time a modern twin's fit moves within: the ISSCC TLC and QLC dies program 12-184 MB/s each
-#: (MODERN.md), which for the generic part's 96 KiB one-shot unit is 0.53-8.2 ms.
+#: (MODERN.md), which for the generic TLC part's 96 KiB one-shot unit is 0.53-8.2 ms (:data:`NATIVE_UNIT_BYTES`);
+#: a part with another unit scales it (:func:`native_tprog_range_ns`).
 NATIVE_TPROG_RANGE_NS = (530_000, 8_200_000)
+NATIVE_UNIT_BYTES = 96 * 1024
 #: Rounds of the fit, and the relative error at which it stops.
 ROUNDS = 4
 TOLERANCE = 0.02
 
-Prov = Dict[str, Dict[str, Any]]
 
-
-Figures = Dict[str, Dict[str, Any]]
 
 
 def _cache_of(drive_doc: Dict[str, Any], seed: int, budget: float, job: str) -> Tuple[Dict[str, Any], Figures]:
@@ -63,6 +63,23 @@ def _modern_cache(drive_doc: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     return dict(library_values("profile", prof)["slc_cache"])
 
 
+def _part_nand(drive_doc: Mapping[str, Any]) -> Dict[str, Any]:
+    """The [nand] values of the part a twin names, under those its drive file sets."""
+    from ...fit.params import library_values
+
+    part = str(drive_doc.get("drive", {}).get("nand_part") or "")
+    nand: Dict[str, Any] = dict(library_values("part", part).get("nand", {})) if part else {}
+    nand.update(drive_doc.get("nand", {}))
+    return nand
+
+
+def native_tprog_range_ns(nand: Mapping[str, Any]) -> Tuple[int, int]:
+    """:data:`NATIVE_TPROG_RANGE_NS` for the one-shot unit (a page on each plane, one per bit of a cell) of a part."""
+    unit = int(nand.get("planes_per_die", 2)) * int(nand.get("page_size_bytes", 16384)) * int(
+        nand.get("bits_per_cell", GENERIC_BITS_PER_CELL))
+    return (NATIVE_TPROG_RANGE_NS[0] * unit // NATIVE_UNIT_BYTES, NATIVE_TPROG_RANGE_NS[1] * unit // NATIVE_UNIT_BYTES)
+
+
 def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int) -> Dict[str, Any]:
     d = copy.deepcopy(drive_doc)
     nand = d.setdefault("nand", {})
@@ -82,7 +99,7 @@ def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tp
 
 
 def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, budget: float,
-                     base_tprog_ns: int) -> Tuple[Dict[str, Any], Prov, Optional[Dict[str, Any]], Figures]:
+                     base_tprog_ns: int) -> Tuple[Dict[str, Any], Provenance, Optional[SlcFit], Figures]:
     """The twin with the cache the probe showed (unchanged without one), the provenance of its values, the
     fit's record (rounds, twin against measured; None without a cache) and the twin's cache-stage figures."""
     size, post = _fv(features, "slc_cache_bytes"), _fv(features, "post_cache_write_bytes_per_s")
@@ -98,10 +115,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     # the ratio of the rates the step shows (on the modern part, a native one-shot program holds bits-per-cell
     # times the SLC mode's unit)
     slc_tprog = int(base_tprog_ns)
-    bits = int(drive_doc.get("nand", {}).get("bits_per_cell") or GENERIC_BITS_PER_CELL) if modern is not None else 1
+    part = _part_nand(drive_doc) if modern is not None else {}
+    bits = int(part.get("bits_per_cell") or GENERIC_BITS_PER_CELL) if modern is not None else 1
+    lo, hi = native_tprog_range_ns(part) if modern is not None else (0, 0)
     tprog = int(bits * slc_tprog * float(fast) / float(post))
     if modern is not None:
-        tprog = int(min(max(tprog, NATIVE_TPROG_RANGE_NS[0]), NATIVE_TPROG_RANGE_NS[1]))
+        tprog = int(min(max(tprog, lo), hi))
     rounds = []
     figs: Figures = {}
     doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
@@ -125,11 +144,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         dynamic = max(0.0, (dynamic + static) / (1 + e_size) - static)
         tprog = int(tprog * min(max(1 + e_post, 0.5), 2.0))
         if modern is not None:
-            tprog = int(min(max(tprog, NATIVE_TPROG_RANGE_NS[0]), NATIVE_TPROG_RANGE_NS[1]))
+            tprog = int(min(max(tprog, lo), hi))
         doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
     resid, doc, figs = round(best[0], 4), best[1], best[2]
     rounds[best[3]]["kept"] = True
-    prov = _provenance(doc, size, post, resid, len(rounds), modern is not None)
+    prov = _provenance(doc, size, post, resid, len(rounds), modern is not None,
+                       bits if modern is not None else GENERIC_BITS_PER_CELL)
     if not rounds[best[3]].get("slc_cache_bytes"):
         # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
         # start, not a fit that reproduced it
@@ -141,7 +161,8 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
                        "rounds": rounds, "residual": resid}, figs
 
 
-def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False) -> Prov:
+def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False,
+                bits: int = GENERIC_BITS_PER_CELL) -> Provenance:
     why_gen = (f"{doc['drive']['controller']}'s (the middle of the modern profiles'; " if modern else
                "a generic modern drive's (") + "one fill of an empty drive measures the cache, not its split)"
     fit = f"{n} rounds of the cache stage simulated on the twin"
@@ -159,8 +180,9 @@ def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, 
                           "why": f"the native program time: the post-cache rate {post / 1e6:,.0f} MB/s ({fit})"},
         "nand.slc_tprog_ns": {"value": doc["nand"]["slc_tprog_ns"], "source": "fitted",
                               "why": "the clean stage's program time: its writes land in the cache"},
-        "nand.bits_per_cell": {"value": doc["nand"].get("bits_per_cell", GENERIC_BITS_PER_CELL), "source": "assumed",
-                               "why": "a generic modern (TLC) part: the cache's blocks hold a third in SLC mode"},
+        "nand.bits_per_cell": {"value": doc["nand"].get("bits_per_cell", bits), "source": "assumed",
+                               "why": (f"the {doc['drive']['nand_part']} part's" if modern else "a generic modern (TLC) part")
+                               + f": the cache's blocks hold 1/{bits} of their data in SLC mode"},
         **({"slc_cache.fold_units_per_host_unit": {
             "value": c["fold_units_per_host_unit"], "source": "assumed",
             "why": why_gen + "; folding and the native program share the post-cache rate, which one fill measures: "

@@ -14,6 +14,7 @@ from .base import (
     ASSUMED_SPARE_FRACTION,
     CHANNELS,
     MAX_PACKAGES_PER_CHANNEL,
+    QLC_PART,
     SATA_BASE,
     Base,
     _clamp,
@@ -81,13 +82,16 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     # the generic twin; the measured drive's reads wait the same way, so the start leaves that in tR.)
     xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
     tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
+    if b.modern:
+        tr = _modern_tr_start(tr if die_read_ns and die_read_ns > xfer_ns else None, b)
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
     # the write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one
     write_max = 8_000_000_000 if b.modern else 2_000_000_000
     ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
     logs = b.page_log2s
     page_why = ("page size 2^this bytes (4, 8 or 16 KiB)" if len(logs) > 1 else
-                f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D TLC die's)")
+                f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D "
+                f"{'QLC' if b.part == QLC_PART else 'TLC'} die's)")
     params = [
         FreeParameter("nand.packages_per_channel", ppc_range[0], ppc_range[1], int(_clamp(ppc, *ppc_range)), True, 1, ppc_why),
         FreeParameter("nand.page_size_log2", logs[0], logs[-1], logs[len(logs) // 2], False, 1, page_why),
@@ -113,6 +117,16 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
+
+
+def _modern_tr_start(slc_read_ns: Optional[float], b: Base) -> float:
+    """Where a modern twin's mean page read starts: the clean stage's QD1 reads read what its writes left in the
+    cache, in SLC mode, and the fitted mean scales the part's SLC read with it (one factor), so the start gives the
+    part's SLC read the die read measured (the part's own mean where none was)."""
+    part = library_values("part", b.part)["nand"]
+    if slc_read_ns is None:
+        return float(part["tr_ns"])
+    return slc_read_ns * float(part["tr_ns"]) / float(part["slc_tr_ns"])
 
 
 def _read_path(features: Features, flush_ns: Optional[float], b: Base

@@ -11,6 +11,7 @@ from ...cluster import Runner
 from ...fit.evaluate import Evaluation
 from ...fit.params import Target
 from ...fit.polish import polish
+from ..records import StructureRecord
 from .base import ACTIVE_DIES_KEY, CHANNEL_CHOICES, CHANNELS, CHANNELS_KEY, MAX_PACKAGES_PER_CHANNEL, PLANES, PROGRAM_BUFFER_KEY, cap_of
 from .candidates import CONTEST_EVALUATIONS, _channel_moved, _target_for
 from .evaluate import evaluate_twin
@@ -32,7 +33,7 @@ STRUCTURE_ROUNDS = 3
 
 def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: int, dies_choices: Sequence[int],
                       polish_evaluations: int, stream: Optional[TextIO] = None
-                      ) -> Tuple[Target, Evaluation, Optional[Dict[str, Any]]]:
+                      ) -> Tuple[Target, Evaluation, Optional[StructureRecord]]:
     """The fitted twin (every die at work) against, at its fitted times:
     twice its dies with the fitted ones at work, held by a cap on the dies
     at work (reads too) or by a program buffer with room for their units
@@ -62,8 +63,8 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     here = (f"{dies} dies on {channels} channels, " + (f"{vals[ACTIVE_DIES_KEY]} at work" if ACTIVE_DIES_KEY in vals
                                                            else "a program buffer" if capped else "all at work")
             + (", parity on one" if vals.get("nand.raise") else ""))
-    record: Dict[str, Any] = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
-                              "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    record: StructureRecord = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
+                               "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
     if stream is not None:
         stream.write(f"ssdlab fit: the structure at the fitted times: {here} {best.objective:.3f}; "
                      + ", ".join(f"{name} {ev.objective:.3f}" for (name, _), ev in zip(cands, evs)) + "\n")

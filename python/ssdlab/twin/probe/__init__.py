@@ -23,8 +23,10 @@ feature and figures, the features, wall time, manifest), ``fio/probe.fio``
 (the job file as run), ``fio/probe.json`` (fio's JSON) and the fio logs
 under ``fio/``.
 
-The modules: :mod:`.jobs` (the job list as data), :mod:`.run` (running it),
-:mod:`.document` (probe.json and power logs).
+The modules: :mod:`.jobs` (the job list and its fio job file), :mod:`.names`
+(the stages and job names), :mod:`.spec` (a job as data, the spans),
+:mod:`.clean` and :mod:`.later` (the jobs by stage), :mod:`.run` (running
+them), :mod:`.document` (probe.json and power logs).
 """
 
 from __future__ import annotations

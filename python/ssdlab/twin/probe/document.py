@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ...errors import SsdlabError
 from ...outputs import write_text
+from ..records import Figures
 from .run import ProbeRun
 
 __all__ = ["PROBE_SCHEMA", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "ProbeError", "probe_document", "save_probe", "load_probe",
@@ -146,7 +147,7 @@ def apply_power_log(doc: Dict[str, Any], path: Union[str, Path]) -> Dict[str, An
     return new
 
 
-def figures_of(doc: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+def figures_of(doc: Mapping[str, Any]) -> Figures:
     """The figures by job name of a probe document."""
     return {j["name"]: j["figures"] for j in doc.get("jobs", []) if j.get("figures")}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
 
 from ...outputs import write_text
+from ..records import Figures, JobFigures, PhasePower
 from .jobs import (
     CACHE,
     CLEAN,
@@ -37,7 +38,7 @@ IDLE_POWER_S = 10.0
 IDLE_SETTLE_S = 5.0
 
 
-def job_figures(job: Any, direction: str) -> Dict[str, Any]:
+def job_figures(job: Any, direction: str) -> JobFigures:
     """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
     measured direction: IOPS, MB/s, mean and p99 completion latency (us),
     bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
@@ -47,7 +48,7 @@ def job_figures(job: Any, direction: str) -> Dict[str, Any]:
     d = job.read if direction == "rw" else getattr(job, direction)
     lat = d.clat
     both = (job.read, job.write) if direction == "rw" else (d,)
-    out: Dict[str, Any] = {
+    out: JobFigures = {
         "iops": sum(x.iops for x in both), "mbps": sum(x.mbps for x in both),
         "io_bytes": sum(x.io_bytes for x in both), "runtime_s": max(x.runtime_ms for x in both) / 1e3,
         "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
@@ -74,7 +75,7 @@ class ProbeRun:
 
     target: Dict[str, Any]
     jobs: List[ProbeJob]
-    figures: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    figures: Figures = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
     wall_time_s: float = 0.0
     simulated_time_s: Optional[float] = None
@@ -92,7 +93,7 @@ class ProbeRun:
         return out
 
 
-def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[ProbeJob]) -> Dict[str, Dict[str, Any]]:
+def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[ProbeJob]) -> Figures:
     from ...fio.jobfile import parse_jobfile_text
     from ...fio.parse import read_fio_output
 
@@ -101,7 +102,7 @@ def _read_run(json_path: Path, log_dir: Path, jobfile: str, jobs: Sequence[Probe
     return {j.name: job_figures(result.job(j.name), j.direction) for j in jobs if j.name in names}
 
 
-def _host_rate(json_path: Path, job: ProbeJob) -> Dict[str, Dict[str, Any]]:
+def _host_rate(json_path: Path, job: ProbeJob) -> Figures:
     """The host's buffer generation job read straight from fio's JSON (the null engine has no device for the
     job file's parser, which checks what a drive can run)."""
     import json
@@ -114,7 +115,7 @@ def _host_rate(json_path: Path, job: ProbeJob) -> Dict[str, Dict[str, Any]]:
         return {}
 
 
-def phase_power(data: Mapping[str, Any]) -> Dict[str, float]:
+def phase_power(data: Mapping[str, Any]) -> PhasePower:
     """A simulated phase's average watts (``avg_w``), its duration and busy
     time (``power_s``, ``power_busy_s``) and the NAND's share of its energy
     (``nand_energy_j``)."""
@@ -163,7 +164,9 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     for r in srun.measured:
         f = run.figures.get(str(r.data.get("jobname")))
         if f is not None:
-            f.update(phase_power(r.data))
+            p = phase_power(r.data)
+            f["avg_w"], f["power_s"], f["power_busy_s"], f["nand_energy_j"] = (
+                p["avg_w"], p["power_s"], p["power_busy_s"], p["nand_energy_j"])
     run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
                  "idle_s": IDLE_POWER_S}
     run.simulated_time_s = sim.now_ns / 1e9

@@ -40,7 +40,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple, Union, cast
 
 from ...drive import Drive
 from ...errors import SsdlabError
@@ -48,10 +48,14 @@ from ...outputs import atomic_open
 from ...results import load_results, manifest, write_json
 from ...suite.definitions import TESTS, default_test_ids, test_ids
 from ..probe import REAL_KINDS, load_probe
+from ..records import ComparisonSummary, InternalRow
 from .compare import compare_reviews, one_drive, summary
 from .page import _link_index, _write_csv, _write_page
 from .runs import _run_reviews
 from .truth import internals_table, truth_of, twin_internals
+
+if TYPE_CHECKING:
+    from ..fit.reliability import Reliability
 
 __all__ = ["TWIN_SUMMARY_SCHEMA", "TwinReportError", "TwinReport", "load_probe", "load_provenance",
            "twin_report", "REAL_KINDS"]
@@ -72,13 +76,13 @@ class TwinReport:
     page: Path
     csv: Path
     summary_json: Path
-    summary: Dict[str, Any]
-    internals: List[Dict[str, Any]]
+    summary: ComparisonSummary
+    internals: List[InternalRow]
     #: drives reviewed this time, and drives whose saved results were reused (ids)
     ran: List[str] = field(default_factory=list)
     reused: List[str] = field(default_factory=list)
     #: what the fit found the twin does not reproduce (twin.json's ``reliability``; None: not judged)
-    reliability: Optional[Dict[str, Any]] = None
+    reliability: Optional[Reliability] = None
 
 
 def _twin_json(path: Path) -> Optional[Dict[str, Any]]:
@@ -105,12 +109,12 @@ def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
     return values
 
 
-def load_reliability(path: Path) -> Optional[Dict[str, Any]]:
+def load_reliability(path: Path) -> Optional[Reliability]:
     """``twin.json``'s ``reliability`` (``reliable``, ``objective``, ``problems``), or None (no file, or a twin
     fitted before the fit judged its own reliability)."""
     doc = _twin_json(path)
     rel = doc.get("reliability") if doc is not None else None
-    return rel if isinstance(rel, dict) else None
+    return cast("Reliability", rel) if isinstance(rel, dict) else None
 
 
 def _original_drive(probe: Mapping[str, Any], probe_dir: Path) -> Tuple[str, Drive]:
@@ -158,7 +162,7 @@ class _Inputs:
     original_spec: Optional[str] = None
     original_drive: Optional[Drive] = None
     #: what the fit found the twin does not reproduce (twin.json's ``reliability``)
-    reliability: Optional[Dict[str, Any]] = None
+    reliability: Optional[Reliability] = None
 
 
 def twin_report(
@@ -294,7 +298,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         raise TwinReportError(str(e)) from None
     summ = summary(df)
     verdict = summ.get("spread")
-    rel = inp.reliability or {}
+    rel: Mapping[str, Any] = cast(Mapping[str, Any], inp.reliability or {})
     if verdict and verdict.get("lands") is False and rel.get("problems"):
         # the fit's own account of what the model could not represent is the why
         missed = [str(p).split(":")[0] for p in rel["problems"] if ": measured" in str(p)]

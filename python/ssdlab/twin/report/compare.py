@@ -41,6 +41,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ...errors import SsdlabError
 from ...extras import install_hint
 from ...suite.definitions import TESTS
+from ..records import ComparisonSummary, SpreadBlock, SpreadOutside, SpreadVerdict, SummaryBlock, TestSummary, WorstFigure
 
 __all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive", "spread_verdict"]
 
@@ -244,7 +245,7 @@ def _f(x: Any) -> Optional[float]:
     return None if v is None else float(v)
 
 
-def summary(df: DataFrame) -> Dict[str, Any]:
+def summary(df: DataFrame) -> ComparisonSummary:
     """The comparison in a few numbers (JSON-ready): per test (in the
     table's order) the figures compared, the median |error| and the worst
     figure (signed error) of the relatively compared ones (and the shares
@@ -255,11 +256,12 @@ def summary(df: DataFrame) -> Dict[str, Any]:
     ``attrs`` (skipped tests, one-sided tests, drives) are carried over."""
     tol = float(df.attrs.get("tolerance", TOLERANCE))
 
-    def block(sub: DataFrame) -> Dict[str, Any]:
+    def block(sub: DataFrame) -> SummaryBlock:
         rel = sub[sub["compared"].isin(["relative", "points"])]
         n = int(len(sub))
         within = int(sub["within_15"].sum())
-        worst: Optional[Dict[str, Any]] = None
+        worst: Optional[WorstFigure] = None
+        sp = _spread_block(sub)
         if len(rel):
             i = rel["abs_error"].idxmax()
             r = rel.loc[i]
@@ -275,10 +277,13 @@ def summary(df: DataFrame) -> Dict[str, Any]:
             "share_within": (within / n) if n else None,
             "median_abs_error": float(statistics.median(rel["abs_error"])) if len(rel) else None,
             "worst": worst,
-            **_spread_block(sub),
+            "spread_figures": sp["spread_figures"],
+            "within_spread": sp["within_spread"],
+            "median_spread": sp["median_spread"],
+            "median_abs_error_spread": sp["median_abs_error_spread"],
         }
 
-    tests = []
+    tests: List[TestSummary] = []
     for tid in dict.fromkeys(df["test_id"]):
         tests.append({"test_id": str(tid), **block(df[df["test_id"] == tid])})
     return {
@@ -295,7 +300,7 @@ def summary(df: DataFrame) -> Dict[str, Any]:
     }
 
 
-def _spread_block(sub: DataFrame) -> Dict[str, Any]:
+def _spread_block(sub: DataFrame) -> SpreadBlock:
     """The figures with a device spread: how many, how many the twin is within, the median spread and the twin's
     median |error| over those same figures."""
     sp = sub[sub["spread"].notna() & sub["abs_error"].notna()]
@@ -306,7 +311,7 @@ def _spread_block(sub: DataFrame) -> Dict[str, Any]:
             "median_abs_error_spread": float(statistics.median(sp["abs_error"]))}
 
 
-def spread_verdict(df: DataFrame) -> Optional[Dict[str, Any]]:
+def spread_verdict(df: DataFrame) -> Optional[SpreadVerdict]:
     """Whether the twin lands within the device's own run-to-run spread (None with one run of the original):
     ``lands`` when the twin's median |error| is at most the device's median spread, over the figures that have a
     spread; ``statement``, a plain sentence; ``outside``, the tests furthest outside (their median |error| over
@@ -315,16 +320,15 @@ def spread_verdict(df: DataFrame) -> Optional[Dict[str, Any]]:
     if runs < 2:
         return None
     b = _spread_block(df)
-    if not b["spread_figures"]:
-        return {"runs": runs, "lands": None, "outside": [], **b,
-                "statement": f"{runs} runs of the original, but no figure has a spread to compare with"}
     err, spread = b["median_abs_error_spread"], b["median_spread"]
-    outside = []
+    outside: List[SpreadOutside] = []
+    if err is None or spread is None:
+        return _verdict(runs, None, outside, b, f"{runs} runs of the original, but no figure has a spread to compare with")
     for tid in dict.fromkeys(df["test_id"]):
         t = _spread_block(df[df["test_id"] == tid])
-        if t["spread_figures"] and t["median_abs_error_spread"] > t["median_spread"]:
-            outside.append({"test_id": str(tid), "median_abs_error": t["median_abs_error_spread"],
-                            "median_spread": t["median_spread"]})
+        t_err, t_spread = t["median_abs_error_spread"], t["median_spread"]
+        if t_err is not None and t_spread is not None and t_err > t_spread:
+            outside.append({"test_id": str(tid), "median_abs_error": t_err, "median_spread": t_spread})
     outside.sort(key=lambda o: o["median_abs_error"] - o["median_spread"], reverse=True)
     lands = err <= spread + 1e-12
     head = (f"median |error| {100 * err:.1f}% against the device's own median spread {100 * spread:.1f}% over {runs} "
@@ -335,4 +339,11 @@ def spread_verdict(df: DataFrame) -> Optional[Dict[str, Any]]:
         worst = ", ".join(f"{o['test_id']} ({100 * o['median_abs_error']:.0f}% against {100 * o['median_spread']:.0f}%)"
                           for o in outside[:3])
         statement = f"the twin does not land within the device's run-to-run spread: {head}; furthest outside: {worst}"
-    return {"runs": runs, "lands": bool(lands), "outside": outside, **b, "statement": statement}
+    return _verdict(runs, bool(lands), outside, b, statement)
+
+
+def _verdict(runs: int, lands: Optional[bool], outside: List[SpreadOutside], b: SpreadBlock, statement: str
+             ) -> SpreadVerdict:
+    return {"runs": runs, "lands": lands, "outside": outside, "spread_figures": b["spread_figures"],
+            "within_spread": b["within_spread"], "median_spread": b["median_spread"],
+            "median_abs_error_spread": b["median_abs_error_spread"], "statement": statement}

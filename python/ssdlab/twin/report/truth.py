@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional
 
 from ...drive import Drive
+from ..records import InternalRow, Verdict
 from .compare import finite_number
 
 __all__ = ["INTERNALS", "UNIT_BYTES", "GRANULE_BYTES", "FIO_COMPRESS_PERCENTAGE", "truth_of", "internals_table", "verdict_of",
@@ -111,7 +112,7 @@ def truth_of(drive: Drive) -> Dict[str, Any]:
     }
 
 
-def verdict_of(truth: Any, recovered: Any) -> Dict[str, Any]:
+def verdict_of(truth: Any, recovered: Any) -> Verdict:
     """``{"error", "verdict"}`` of one recovered value against the truth.
     ``verdict``: ``exact`` (equal; a float within 1e-6 relative),
     ``within 10%``, ``missed``, ``not recovered`` (no value) or ``no truth``
@@ -140,12 +141,12 @@ def verdict_of(truth: Any, recovered: Any) -> Dict[str, Any]:
     return {"error": err, "verdict": v}
 
 
-def internals_table(features: Mapping[str, Any], truth: Optional[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+def internals_table(features: Mapping[str, Any], truth: Optional[Mapping[str, Any]]) -> List[InternalRow]:
     """One row per internal (:data:`INTERNALS`): ``name``, ``unit``, ``about``,
     ``truth`` (None for a real drive: ``truth`` None), ``recovered`` (the
     feature's value, None when the probe has none), ``confidence``, ``how``,
     ``error`` and ``verdict`` (:func:`verdict_of`)."""
-    rows = []
+    rows: List[InternalRow] = []
     for name, unit, about in INTERNALS:
         f = features.get(name)
         f = f if isinstance(f, Mapping) else {}

@@ -1,0 +1,125 @@
+"""The probe's later stages: the fill (the state writes: fill, torture, dirty and trimmed writes), the write cache,
+and the queue and map-cache reads (last: reads leave every earlier job's figures as they were)."""
+
+from __future__ import annotations
+
+from ...suite.fio import DATA_PATTERN_OPTIONS
+from .names import (
+    AFTER_IDLE_RANDWRITE,
+    AFTER_TRIM_SEQWRITE,
+    CACHE,
+    CACHE_AFTER_IDLE,
+    CACHE_FILL,
+    CACHE_IDLE_S,
+    CACHE_TRIM,
+    DIRTY_SEQWRITE,
+    FILL,
+    FILL_JOB,
+    LINK_JOBS,
+    LINK_SEQREAD,
+    MAP_RAMP_S,
+    MAP_SPAN_S,
+    QUEUE_GRID,
+    QUEUE_S,
+    QUEUES,
+    TORTURE,
+    TORTURED_FLUSH,
+    TORTURED_RANDREAD,
+    TORTURED_SEQREAD,
+    TRIM_ALL,
+    GiB,
+    map_span,
+    map_spans,
+    queue_read,
+)
+from .spec import JobList, Spans, align, cache_sizes, secs
+
+
+def fill_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
+    # the state: fill, write past the capacity, dirty, idle, TRIM
+    jobs.add(FILL_JOB, FILL, "sequential write of the whole drive",
+        "every LBA written once in order: the first-pass sequential rate", "write", log_ms=1000, rw="write",
+        bs="128k", iodepth=32, **inc)
+    # long enough to write 35% of the capacity at 100 MB/s: past the spare area of the drives of the era
+    # (7-28%) and on into the steady state
+    torture_s = max(60.0, 0.35 * sp.cap / 100e6) * sp.budget
+    jobs.add(TORTURE, FILL, "spare area, GC onset and steady state",
+        "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
+        "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
+        "write", log_ms=1000, rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=secs(torture_s), **inc)
+    # the buffer in the steady state: the torture leaves it full (the host is held at the rate garbage collection
+    # lets the buffer drain), so a FLUSH CACHE at once waits for all of it to drain at that rate. On a clean drive
+    # whose NAND writes as fast as the link lets data in, no burst fills the buffer, and this is what shows it
+    jobs.add(TORTURED_FLUSH, FILL, "write buffer size",
+        "one 4KB write and a FLUSH CACHE (fio fsync=1) right after the torture: the torture leaves the buffer full "
+        "and draining at the steady state's rate, so the flush's latency x that rate is the buffer (a drive that "
+        "acknowledges flushes at once has power-loss protection: no buffer shows)", "write", rw="randwrite",
+        bs="4k", iodepth=1, fsync=1, io_size=8192, **inc)
+    jobs.add(AFTER_IDLE_RANDWRITE, FILL, "idle-time garbage collection",
+        "4KB random writes after idle time: faster than the steady state when the drive cleans blocks while idle",
+        "write", rw="randwrite", bs="4k", iodepth=32, time_based=1, runtime=secs(5.0 * sp.budget),
+        startdelay=secs(60.0 * sp.budget), **inc)
+    for name, rw, bs in ((TORTURED_RANDREAD, "randread", "4k"), (TORTURED_SEQREAD, "read", "128k")):
+        jobs.add(name, FILL, "reads of data written at random",
+            "reads after the torture, over the whole drive: the layout random writes leave", "read", rw=rw, bs=bs,
+            iodepth=32, time_based=1, runtime=secs(2.0 * sp.budget))
+    dirty_size = align(min(2 * GiB * sp.budget, sp.cap // 8))
+    jobs.add(DIRTY_SEQWRITE, FILL, "sequential write on a dirty drive",
+        "a sequential write right after random writes: how much garbage collection costs a large write",
+        "write", rw="write", bs="128k", iodepth=32, offset=0, size=dirty_size, **inc)
+    if trim:
+        jobs.add(TRIM_ALL, FILL, "TRIM response", "a TRIM of the whole drive after the torture", "trim", rw="trim", bs="64m")
+        jobs.add(AFTER_TRIM_SEQWRITE, FILL, "TRIM response",
+            "a sequential write right after the full TRIM: back near the clean rate when TRIM frees the blocks at "
+            "once; at the dirty rate when the drive still recycles the trimmed blocks", "write", rw="write",
+            bs="128k", iodepth=32, offset=dirty_size, size=dirty_size, **inc)
+
+
+
+def cache_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
+    fill, after, _ = cache_sizes(sp.cap, sp.budget)
+    if trim:
+        jobs.add(CACHE_TRIM, CACHE, "write cache size", "a TRIM of the whole drive: every native block free again, so "
+                 "a cache that uses free blocks in SLC mode (a dynamic part) is at its largest", "trim", rw="trim",
+                 bs="64m")
+    # the idle time first lets a drive fold what the TRIM's write before it left in its cache
+    jobs.add(CACHE_FILL, CACHE, "write cache size, in-cache and post-cache write speed",
+             "a long sequential write after idle time: it runs at the cache's (SLC mode's) rate until the cache is "
+             "full, then steps down to the native NAND's (with folding) for good: the bytes written before the step "
+             "are the cache", "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=0, size=fill,
+             startdelay=secs(max(5.0, 10.0 * sp.budget)), **inc)
+    jobs.add(CACHE_AFTER_IDLE, CACHE, "write cache recovery in idle time",
+             f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
+             "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
+             bs="128k", iodepth=32, offset=fill, size=after, startdelay=secs(CACHE_IDLE_S * sp.budget), **inc)
+
+
+
+def queue_stage(jobs: JobList, sp: Spans) -> None:
+    span, _, _ = cache_sizes(sp.cap, sp.budget)
+    for n, qd in QUEUE_GRID:
+        jobs.add(queue_read(n, qd), QUEUES, "command queues and the host interface",
+                 f"4KB random reads by {n} fio job(s) at QD{qd} each over the span the cache fill wrote: how the rate "
+                 "scales with the commands outstanding (SATA's 32 NCQ tags stop it at 32; NVMe gives each job its own "
+                 "queue pair, so it scales on to the controller's ceiling)", "read", rw="randread", bs="4k",
+                 iodepth=qd, numjobs=n, size=span, time_based=1, runtime=secs(QUEUE_S * sp.budget))
+    part = align(span // LINK_JOBS)
+    jobs.add(LINK_SEQREAD, QUEUES, "host link (NVMe: its PCIe generation and lanes)",
+             f"128KB sequential reads by {LINK_JOBS} fio jobs at QD32, each in its own quarter of the span the cache "
+             "fill wrote: the host link's ceiling where one queue's stream does not reach it", "read", rw="read",
+             bs="128k", iodepth=32, numjobs=LINK_JOBS, size=part, offset_increment=part, time_based=1,
+             runtime=secs(QUEUE_S * sp.budget))
+    # then the map cache (after the queue reads, whose span it would push out of the cache): a drive that holds
+    # only part of its map (DRAM-less, a host memory buffer) loads a translation page from the NAND before a read
+    # whose entry it does not hold, whether the LBA holds data or not (the whole drive was written and trimmed by
+    # now, so every translation page is on the NAND); last, so that no earlier job's figures move (reads in the
+    # fill stage gave SandForce drives time to recycle before its TRIM: their write after it ran up to 4.5% faster)
+    for s in map_spans(sp.cap):
+        jobs.add(map_span(s, sp.cap), QUEUES, "map cache (the span whose map the controller holds)",
+            f"4KB random reads at QD1 over the first {s / 1e9:,.1f} GB: the latency is flat while the span's map fits "
+            "the controller's map cache and steps up past it (each read then also loads a translation page from the "
+            "NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=s,
+            time_based=1, ramp_time=secs(MAP_RAMP_S), runtime=secs(max(1.0, MAP_SPAN_S * sp.budget)))
+

@@ -1,0 +1,154 @@
+"""The probe's stages and job names: constants for the fixed names, functions for the families (over a queue
+depth, a transfer size or a data pattern), so that the features and the fit, which read figures by job name, fail
+at import on a typo rather than reading ``None``."""
+
+from __future__ import annotations
+
+from typing import List
+
+#: The stages: ``clean`` after a TRIM of the whole target, ``fill`` the state writes, ``cache`` the write cache's
+#: size and recovery (last, so that it leaves every earlier job's figures as they were).
+CLEAN = "clean"
+FILL = "fill"
+CACHE = "cache"
+#: The host link's and the command queues' ceilings: reads at depth over the span the cache stage wrote, after it
+#: (reads leave every earlier job's figures as they were).
+QUEUES = "queues"
+#: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
+HOST = "host"
+
+#: --budget names: a factor on every runtime and on the sizes of the state writes.
+BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 3.0}
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+
+# The job names. Fixed names first, then the families.
+ERASE = "erase"
+UNWRITTEN_READ = "unwritten-read"
+UNWRITTEN_SEQREAD = "unwritten-seqread-128k-qd32"
+SEQWRITE_128K_QD32 = "seqwrite-128k-qd32"
+SEQWRITE_128K_QD1 = "seqwrite-128k-qd1"
+SEQWRITE_4M_QD4 = "seqwrite-4m-qd4"
+SEQREAD_4M_QD4 = "seqread-4m-qd4"
+RANDREAD_128K_QD32 = "randread-128k-qd32"
+RANDWRITE_SPAN = "randwrite-span"
+RANDREAD_RANDOMLY_WRITTEN = "randread-randomly-written-4k-qd32"
+SEQREAD_RANDOMLY_WRITTEN = "seqread-randomly-written-128k-qd32"
+RANDRW_4K_QD4 = "randrw-4k-qd4"
+FILL_JOB = "fill"
+TORTURE = "torture"
+TORTURED_FLUSH = "tortured-flush"
+AFTER_IDLE_RANDWRITE = "after-idle-randwrite"
+TORTURED_RANDREAD = "tortured-randread-4k-qd32"
+TORTURED_SEQREAD = "tortured-seqread-128k-qd32"
+DIRTY_SEQWRITE = "dirty-seqwrite"
+TRIM_ALL = "trim-all"
+AFTER_TRIM_SEQWRITE = "after-trim-seqwrite"
+HOST_BUFFERS = "host-buffer-rate"
+CACHE_TRIM = "cache-trim"
+CACHE_FILL = "cache-fill"
+CACHE_AFTER_IDLE = "cache-after-idle"
+#: The share of the capacity the cache fill writes per unit of --budget: past the SLC caches of the TLC/QLC
+#: drives on an empty drive (10-25% of their capacity) at the default budget, about 5-10 minutes on a 1TB drive.
+CACHE_FILL_SHARE = 0.3
+#: Seconds of idle time (per unit of --budget) before the write that shows how much cache idle time gave back.
+CACHE_IDLE_S = 30.0
+#: The map cache: 4KB random reads at QD1 over growing spans of the full drive (from 1 GiB, doubling, then the
+#: whole drive), this long each per unit of --budget (at least a second), after an unmeasured ramp of
+#: :data:`MAP_RAMP_S` whatever the budget: a span's translation pages are loaded once each as its reads first meet
+#: them (a 64 GiB span's 4,096 pages of 16 KiB at 4 B per 4KB unit), which is not the cache's steady miss rate.
+MAP_SPAN_PREFIX = "map-span-"
+MAP_SPAN_FIRST_BYTES = 1 << 30
+MAP_SPAN_S = 2.0
+MAP_RAMP_S = 2.0
+#: The queue jobs: 4KB random reads over (fio jobs, iodepth per job), QD1 to 256 with 1 to 8 jobs (on NVMe each
+#: fio job has its own queue pair; on SATA every job shares the drive's 32 NCQ tags), this long each per unit of
+#: --budget.
+QUEUE_GRID = ((1, 1), (1, 8), (1, 32), (1, 128), (1, 256), (2, 32), (4, 32), (8, 32), (4, 64))
+QUEUE_S = 1.0
+QUEUE_PREFIX = "queue-randread-4k-"
+#: 128KB sequential reads by this many fio jobs at QD32, each in its own part of the span: the link's ceiling
+#: where one queue does not reach it.
+LINK_JOBS = 4
+LINK_SEQREAD = f"link-seqread-128k-j{LINK_JOBS}-qd32"
+#: The prefixes of the write families (a burst, a sequential or a random write).
+BURST_PREFIX = "burst-"
+SEQWRITE_PREFIX = "seqwrite-"
+RANDWRITE_PREFIX = "randwrite-"
+
+
+def burst(label: str) -> str:
+    return f"{BURST_PREFIX}{label}"
+
+
+def randwrite_4k(qd: int) -> str:
+    return f"randwrite-4k-qd{qd}"
+
+
+def flushwrite(bs: str) -> str:
+    return f"flushwrite-{bs}-qd1"
+
+
+def seqwrite_pattern(pattern: str) -> str:
+    return f"seqwrite-{pattern}"
+
+
+def randread_4k(qd: int) -> str:
+    return f"randread-4k-qd{qd}"
+
+
+def randread_qd1(bs: str) -> str:
+    return f"randread-{bs}-qd1"
+
+
+def seqread_128k(qd: int) -> str:
+    return f"seqread-128k-qd{qd}"
+
+
+def seqread_4k(qd: int) -> str:
+    return f"seqread-4k-qd{qd}"
+
+
+def seqwrite_small(bs: str, qd: int) -> str:
+    return f"seqwrite-{bs}-qd{qd}"
+
+
+def seqread_small(bs: str, qd: int) -> str:
+    return f"seqread-{bs}-qd{qd}"
+
+
+def rewrite(bs: str) -> str:
+    return f"rewrite-{bs}-qd32"
+
+
+def map_span(span_bytes: int, capacity_bytes: int) -> str:
+    """The map-cache job over ``span_bytes`` (``all``: the whole drive)."""
+    return f"{MAP_SPAN_PREFIX}all" if span_bytes >= capacity_bytes else f"{MAP_SPAN_PREFIX}{span_bytes // GiB}g"
+
+
+def queue_read(numjobs: int, qd: int) -> str:
+    return f"{QUEUE_PREFIX}j{numjobs}-qd{qd}"
+
+
+def map_spans(capacity_bytes: int) -> List[int]:
+    """The spans the map-cache jobs read: 1 GiB, doubling while below the capacity, then the whole drive."""
+    spans, s = [], MAP_SPAN_FIRST_BYTES
+    while s < capacity_bytes:
+        spans.append(s)
+        s *= 2
+    return spans + [capacity_bytes]
+
+
+__all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "HOST", "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
+           "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",
+           "RANDREAD_128K_QD32", "RANDWRITE_SPAN", "RANDREAD_RANDOMLY_WRITTEN", "SEQREAD_RANDOMLY_WRITTEN",
+           "RANDRW_4K_QD4", "FILL_JOB", "TORTURE", "TORTURED_FLUSH", "AFTER_IDLE_RANDWRITE",
+           "TORTURED_RANDREAD", "TORTURED_SEQREAD", "DIRTY_SEQWRITE", "TRIM_ALL", "AFTER_TRIM_SEQWRITE",
+           "HOST_BUFFERS", "CACHE_TRIM", "CACHE_FILL", "CACHE_AFTER_IDLE", "CACHE_FILL_SHARE", "CACHE_IDLE_S",
+           "MAP_SPAN_PREFIX", "MAP_SPAN_FIRST_BYTES", "MAP_SPAN_S", "MAP_RAMP_S", "QUEUE_GRID", "QUEUE_S",
+           "QUEUE_PREFIX", "LINK_JOBS", "LINK_SEQREAD", "BURST_PREFIX", "SEQWRITE_PREFIX", "RANDWRITE_PREFIX",
+           "burst", "randwrite_4k", "flushwrite", "seqwrite_pattern", "randread_4k", "randread_qd1",
+           "seqread_128k", "seqread_4k", "seqwrite_small", "seqread_small", "rewrite", "map_span", "queue_read",
+           "map_spans"]

@@ -1,0 +1,75 @@
+"""A probe job as data (:class:`ProbeJob`), and where the jobs of one target write and read, and for how long."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Tuple
+
+from .names import CACHE_FILL_SHARE, GiB, KiB, MiB
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """One diagnosis job: fio ``options`` (beyond the shared header), the
+    ``stage``, the ``feature`` it reveals and ``why``, the direction its
+    figures come from (``read``, ``write``, ``trim``, or ``rw``: both), and whether fio
+    logs its IOPS and bandwidth per ``log_ms``."""
+
+    name: str
+    stage: str
+    feature: str
+    why: str
+    options: Dict[str, Any]
+    direction: str
+    log_ms: int = 0
+
+    @property
+    def block_bytes(self) -> int:
+        bs = str(self.options.get("bs", "4k")).lower()
+        mult = {"k": KiB, "m": MiB, "g": GiB}.get(bs[-1], 1)
+        return int(bs[:-1] if bs[-1] in "kmg" else bs) * mult
+
+
+def align(n: float, unit: int = MiB) -> int:
+    return max(unit, int(n) // unit * unit)
+
+
+def secs(s: float) -> str:
+    return f"{int(round(max(s, 0.2) * 1000))}ms"
+
+
+@dataclass(frozen=True)
+class Spans:
+    """Where the jobs of one target write and read, and for how long."""
+
+    cap: int
+    budget: float
+
+    @property
+    def read(self) -> int:
+        return align(min(8 * GiB, self.cap // 4))
+
+    @property
+    def write(self) -> int:
+        return align(min(8 * GiB, self.cap // 4))
+
+    @property
+    def reduction(self) -> int:
+        return align(min(1 * GiB, self.cap // 16))
+
+    @property
+    def short(self) -> str:
+        return secs(1.0 * self.budget)
+
+
+class JobList(List[ProbeJob]):
+    def add(self, name: str, stage: str, feature: str, why: str, direction: str, log_ms: int = 0, **opts: Any) -> None:
+        self.append(ProbeJob(name, stage, feature, why, opts, direction, log_ms))
+
+
+def cache_sizes(cap: int, budget: float) -> Tuple[int, int, float]:
+    """The cache fill's and the write after idle's sizes, and what the budget asked of the fill (bytes)."""
+    asked = CACHE_FILL_SHARE * budget * cap
+    fill = align(min(asked, 0.75 * cap))
+    return fill, align(min(fill / 2, cap - fill)), asked
+

@@ -1,0 +1,270 @@
+"""The twin's records whose keys are fixed, typed: where a value of the twin's
+drive file came from, a recovered value's verdict against the truth, and a
+round trip's row with its internals. They are dicts at run time (they go to
+twin.json and roundtrip.json as they are); a drive document (a TOML tree)
+stays a plain mapping."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict
+
+
+class _ValueSource(TypedDict):
+    value: Any
+    source: str
+    why: str
+
+
+class ValueSource(_ValueSource, total=False):
+    """Where one value of the twin's drive file came from: ``measured``,
+    ``fitted`` (with the fit's ``residual``, None where it did not run) or
+    ``assumed``, and ``why``."""
+
+    residual: Optional[float]
+
+
+#: Every value the twin's drive file sets, by dotted key (``nand.tr_ns``).
+Provenance = Dict[str, ValueSource]
+
+
+class Verdict(TypedDict):
+    """A recovered value against the truth: ``error`` (recovered / truth - 1; None where it does not apply) and
+    ``verdict`` (``exact``, ``within 10%``, ``missed``, ``not recovered`` or ``no truth``)."""
+
+    error: Optional[float]
+    verdict: str
+
+
+class InternalRow(Verdict):
+    """One internal in the twin report: what it is (``name``, ``unit``, ``about``), the truth (None for a real
+    drive), the recovered value, its ``confidence`` and ``how`` it was found, and its verdict."""
+
+    name: str
+    unit: str
+    about: str
+    truth: Any
+    recovered: Any
+    confidence: Optional[str]
+    how: str
+
+
+class _Internal(Verdict):
+    name: str
+    truth: Any
+    recovered: Any
+
+
+class BufferSeen(TypedDict):
+    """Whether the probe can see the write buffer at all: does the twin's probe move when it gets the preset's?"""
+
+    probe_sees: bool
+    truth_moves_probe: float
+    most_moved_job: str
+
+
+class _MaybeBufferSeen(TypedDict, total=False):
+    probe_sees: bool
+    truth_moves_probe: float
+    most_moved_job: str
+
+
+class Internal(_Internal, _MaybeBufferSeen):
+    """One internal of a round trip: the preset's value, the twin's, its verdict and, for a missed write buffer,
+    whether the probe could see it at all (:class:`BufferSeen`)."""
+
+
+class GcModes(TypedDict):
+    """The preset's and the twin's foreground garbage collection, and whether they agree (``exact``/``missed``)."""
+
+    truth: str
+    twin: str
+    verdict: str
+
+
+class ReviewTestError(TypedDict):
+    """One review test of a round trip: its median |error| and its figures within the tolerance."""
+
+    test_id: str
+    median_abs_error: Optional[float]
+    within: int
+    figures: int
+
+
+class WorstTest(TypedDict):
+    test_id: str
+    median_abs_error: Optional[float]
+
+
+class _RoundTripRow(TypedDict):
+    preset: str
+    internals: List[Internal]
+    internals_ok: bool
+    internals_ok_where_seen: bool
+    review_figures: int
+    review_within_15: int
+    review_share_within_15: Optional[float]
+    review_median_abs_error: Optional[float]
+    review_worst: Optional["WorstFigure"]
+    worst_test: Optional[WorstTest]
+    tests: List[ReviewTestError]
+    review_ok: bool
+    review_ok_without_power: Optional[bool]
+    target_met: bool
+    fit_objective_start: float
+    fit_objective: float
+    fit_trials: int
+    probe_wall_s: float
+    probe_simulated_s: Optional[float]
+    fit_wall_s: float
+    review_wall_s: float
+    wall_s: float
+    report: str
+
+
+class RoundTripRow(_RoundTripRow, total=False):
+    """One preset's round trip (roundtrip.json's ``rows``); ``gc`` missing in a run from before it was recorded."""
+
+    gc: GcModes
+
+
+class PhasePower(TypedDict):
+    """A simulated phase's average watts, its duration and busy time (s) and the NAND's share of its energy (J)."""
+
+    avg_w: float
+    power_s: float
+    power_busy_s: float
+    nand_energy_j: float
+
+
+class JobFigures(TypedDict, total=False):
+    """One probe job's figures in its measured direction (:func:`ssdlab.twin.probe.run.job_figures`): rates,
+    completion latencies (us), the FLUSH CACHE latencies of a job with fsync, the per-interval IOPS where logged,
+    a simulated job's power (:func:`ssdlab.twin.probe.run.phase_power`) and a real job's wall clock."""
+
+    iops: float
+    mbps: float
+    io_bytes: int
+    runtime_s: float
+    clat_mean_us: Optional[float]
+    clat_p50_us: Optional[float]
+    clat_p99_us: Optional[float]
+    syncs: int
+    sync_mean_us: float
+    sync_p50_us: float
+    sync_p99_us: float
+    interval_ms: int
+    iops_series: List[float]
+    avg_w: float
+    power_s: float
+    power_busy_s: float
+    nand_energy_j: float
+    wall_start_s: float
+    wall_end_s: float
+
+
+#: Every job's figures, by job name.
+Figures = Dict[str, JobFigures]
+#: A figure's name (the keys of :class:`JobFigures`), where one is read by name.
+FigureKey = Literal["iops", "mbps", "io_bytes", "runtime_s", "clat_mean_us", "clat_p50_us", "clat_p99_us", "syncs",
+                    "sync_mean_us", "sync_p50_us", "sync_p99_us", "interval_ms", "avg_w", "power_s", "power_busy_s",
+                    "nand_energy_j", "wall_start_s", "wall_end_s"]
+
+
+class _StructureRecord(TypedDict):
+    fitted: str
+    objective: float
+    kept: Optional[str]
+    others: Dict[str, float]
+
+
+class StructureRecord(_StructureRecord, total=False):
+    """The structures weighed against the fitted twin at its fitted times (:func:`ssdlab.twin.fit.recheck_structure`):
+    ``fitted`` the twin's, with its ``objective``; ``others`` each one's; ``contest`` those polished a little;
+    ``kept`` the one taken (None: the twin's), the values it ``changed`` and its objective once ``polished``."""
+
+    contest: Dict[str, float]
+    changed: List[str]
+    polished: float
+
+
+class SlcFit(TypedDict):
+    """The fit of a twin's write cache (:func:`ssdlab.twin.fit.slc.choose_slc_cache`): what the probe measured, each
+    round's values and the twin's cache features, and the kept round's residual."""
+
+    measured: Dict[str, Any]
+    rounds: List[Dict[str, Any]]
+    residual: float
+
+
+class WorstFigure(TypedDict):
+    """The review figure with the largest relative error: its test, name, unit, both values and the signed error."""
+
+    test_id: str
+    figure: str
+    unit: str
+    original: Optional[float]
+    twin: Optional[float]
+    error: Optional[float]
+
+
+class SpreadBlock(TypedDict):
+    """The figures of a set that have the device's own run-to-run spread (several runs of a real original): how many,
+    how many the twin is within, the median spread and the twin's median |error| over those figures (None: no
+    spread)."""
+
+    spread_figures: int
+    within_spread: Optional[int]
+    median_spread: Optional[float]
+    median_abs_error_spread: Optional[float]
+
+
+class SpreadOutside(TypedDict):
+    """A test whose figures the twin misses by more than the device's own spread."""
+
+    test_id: str
+    median_abs_error: float
+    median_spread: float
+
+
+class SpreadVerdict(SpreadBlock):
+    """Whether the twin lands within the device's run-to-run spread, and a sentence saying so (and why not)."""
+
+    runs: int
+    lands: Optional[bool]
+    outside: List[SpreadOutside]
+    statement: str
+
+
+class SummaryBlock(SpreadBlock):
+    """The comparison of a set of review figures (one test's, or all): how many were compared and how, how many are
+    within the tolerance (and their share), the median |error| and the worst figure; the spread's figures with
+    several runs of the original."""
+
+    figures: int
+    relative: int
+    points: int
+    absolute: int
+    missing: int
+    within: int
+    share_within: Optional[float]
+    median_abs_error: Optional[float]
+    worst: Optional[WorstFigure]
+
+
+class TestSummary(SummaryBlock):
+    test_id: str
+
+
+class ComparisonSummary(TypedDict):
+    """The twin report's comparison in a few numbers (twin-summary.json's ``summary``)."""
+
+    tolerance: float
+    overall: SummaryBlock
+    tests: List[TestSummary]
+    skipped: List[Any]
+    only_original: List[Any]
+    only_twin: List[Any]
+    original: Any
+    twin: Any
+    runs: int
+    spread: Optional[SpreadVerdict]

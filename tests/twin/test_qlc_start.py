@@ -1,0 +1,88 @@
+"""The generic QLC start: a modern probe whose post-cache write is slower, per TB of capacity, than any TLC drive
+writes selects the generic QLC part; a TLC drive's, a probe without a cache and a SATA-era probe do not."""
+
+from ssdlab import Drive
+from ssdlab.fit.params import library_values
+from ssdlab.twin.features.common import feature
+from ssdlab.twin.fit.base import QLC_POST_CACHE_PER_TB_BYTES_PER_S, SATA_BASE, base_of, qlc_evidence
+from ssdlab.twin.fit.drive_file import build_doc
+from ssdlab.twin.fit.slc import NATIVE_TPROG_RANGE_NS, native_tprog_range_ns
+from ssdlab.twin.fit.start import free_parameters
+
+TB = 1_000_000_000_000
+
+
+def _cache_probe(post_bytes_per_s, cap=TB, **more):
+    f = {"capacity_bytes": feature(cap, "B", "high", ""), "host_interface": feature("nvme", "", "high", "test"),
+         "pcie_gen": feature(3, "", "high", "test"), "pcie_lanes": feature(4, "", "medium", "test"),
+         "slc_cache": feature(True, "", "high", "test"), "slc_cache_bytes": feature(140e9, "B", "high", ""),
+         "slc_write_bytes_per_s": feature(1.75e9, "B/s", "high", ""),
+         "post_cache_write_bytes_per_s": feature(post_bytes_per_s, "B/s", "high", ""),
+         "seq_write_bytes_per_s": feature(1.75e9, "B/s", "high", ""), "dies": feature(16, "", "medium", "")}
+    f.update(more)
+    return f
+
+
+def test_a_slow_post_cache_write_per_tb_selects_the_qlc_part():
+    # the Crucial P1's probe: 96 MB/s past its cache on 1 TB
+    b = base_of(_cache_probe(96e6))
+    assert b.modern and b.profile == "generic-nvme" and b.part == "generic-qlc"
+    assert "QLC" in b.why and "96 MB/s" in b.why
+    # the 980's 516 and the 980 PRO's 1,000 MB/s: TLC
+    assert base_of(_cache_probe(516e6)).part == "generic-tlc"
+    assert base_of(_cache_probe(998e6)).part == "generic-tlc"
+    # per TB: 150 MB/s on a 250 GB drive is 600 MB/s per TB (TLC); 169 MB/s on 4 TB (the 870 QVO 4TB) is QLC
+    assert base_of(_cache_probe(150e6, cap=TB // 4)).part == "generic-tlc"
+    assert base_of(_cache_probe(169e6, cap=4 * TB)).part == "generic-qlc"
+    edge = QLC_POST_CACHE_PER_TB_BYTES_PER_S
+    assert qlc_evidence(_cache_probe(edge)) is None and qlc_evidence(_cache_probe(edge - 1e6)) is not None
+    # no cache, or no post-cache rate: nothing tells, the TLC part; no NVMe link and no cache: the SATA era's
+    no_step = _cache_probe(None, slc_cache=feature(None, "", "low", ""))
+    assert qlc_evidence(no_step) is None and base_of(no_step).part == "generic-tlc"
+    assert base_of({"host_interface": feature("sata-6g", "", "high", ""),
+                    "post_cache_write_bytes_per_s": feature(50e6, "B/s", "high", "")}) is SATA_BASE
+
+
+def test_the_qlc_part_is_the_middle_of_the_librarys_qlc_parts():
+    q, parts = library_values("part", "generic-qlc")["nand"], [
+        library_values("part", p)["nand"] for p in ("imft-64l-qlc", "samsung-9xl-qlc")]
+    assert q["bits_per_cell"] == 4 and q["page_size_bytes"] == 16384 and q["pages_per_block"] == 768
+    for k in ("tprog_ns", "slc_tprog_ns", "slc_tr_ns"):
+        lo, hi = sorted(p[k] for p in parts)
+        assert lo <= q[k] <= hi, k
+    # 1 Tbit a die, as every QLC die of MODERN.md
+    bits = q["planes_per_die"] * q["blocks_per_plane"] * q["pages_per_block"] * q["page_size_bytes"] * 8
+    assert 1.0 <= bits / 2**40 <= 1.01
+    # a drive on it composes (the engine checks every value)
+    d = Drive.load({"drive": {"id": "q", "name": "q", "user_capacity_bytes": TB, "controller": "generic-nvme",
+                              "nand_part": "generic-qlc"},
+                    "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 2}})
+    assert d.config["nand"]["bits_per_cell"] == 4
+
+
+def test_a_qlc_twin_starts_on_the_qlc_part_and_its_native_program_range():
+    f = _cache_probe(96e6)
+    b = base_of(f)
+    params = {p.key: p for p in free_parameters(f, [8, 16, 32])}
+    # the SLC program starts at the dies' units (a page on each of the part's 4 planes) over the clean write
+    unit = b.planes * 16384
+    assert b.planes == 4 and abs(params["nand.slc_tprog_ns"].value - 16 * unit / 1.75e9 * 1e9) < 1_000
+    doc, prov = build_doc(f, {p.key: p.value for p in params.values()}, "twin-q")
+    assert doc["drive"]["nand_part"] == "generic-qlc" and "QLC" in prov["drive.nand_part"]["why"]
+    assert Drive.load(doc).config["nand"]["bits_per_cell"] == 4
+    # the native program's range follows the one-shot unit: 96 KiB on the TLC part, 256 KiB on the QLC one
+    assert native_tprog_range_ns(library_values("part", "generic-tlc")["nand"]) == NATIVE_TPROG_RANGE_NS
+    lo, hi = native_tprog_range_ns(library_values("part", "generic-qlc")["nand"])
+    assert lo == NATIVE_TPROG_RANGE_NS[0] * 256 // 96 and 21_000_000 < hi < 22_000_000
+
+
+def test_a_modern_twins_page_read_starts_where_its_slc_read_is_the_measured_die_read():
+    # the clean stage's QD1 reads read the cache's SLC pages: the fitted mean page read scales the part's SLC read
+    from ssdlab.twin.fit.start import _modern_tr_start
+
+    qlc, tlc = base_of(_cache_probe(96e6)), base_of(_cache_probe(516e6))
+    assert abs(_modern_tr_start(40_000, qlc) - 40_000 * 121_700 / 35_000) < 1
+    assert abs(_modern_tr_start(30_000, tlc) - 50_000) < 1
+    assert _modern_tr_start(None, qlc) == 121_700
+    # the QLC part's range reaches twice its own mean (an SLC read of 45 us is a mean of 157 us)
+    assert qlc.tr_range_ns == (25_000, 243_400) and tlc.tr_range_ns == (25_000, 150_000)
