@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from conftest import make_drive
 from ssdlab import Drive, Simulator, SsdlabError
-from ssdlab.traces import trace_stats
+from ssdlab.trace import trace_stats
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli, ssdlab_command
 from ssdlab import Drive, MemoryLimitError, Simulator, TraceError, WorkloadError
-from ssdlab.traces import generated_stats, trace_stats, write_generated_trace
+from ssdlab.trace import generated_stats, trace_stats, write_generated_trace
 
 MSR_SAMPLE = "msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
 

@@ -5,7 +5,7 @@ The pipeline, in the order data flows (one module each):
 2. :mod:`ssdlab.sim`: the simulated drive, which keeps its state between phases;
 3. :mod:`ssdlab.results`: phase figures with fio's field names, series, manifest,
    and the results documents (schemas, save/load, figures.csv);
-4. :mod:`ssdlab.traces`: trace statistics and the Storage Bench generators;
+4. :mod:`ssdlab.trace`: trace statistics and the Storage Bench generators;
 5. :mod:`ssdlab.suite`: the review suite: preconditioning states, every test as
    data, the runner, summaries, reviews, calibration;
 6. :mod:`ssdlab.report`: the HTML report and its charts; :mod:`ssdlab.text`:

@@ -293,7 +293,7 @@ class Simulator:
         options of those names cut a replayed iolog. ``lay_down_reads=True``
         first writes (unmeasured, 1 MiB at QD32) every LBA the trace reads
         before it writes it, as the recorded disk held that data. ``trace_options`` are
-        those of :func:`ssdlab.traces.trace_stats` (``format``, ``device``,
+        those of :func:`ssdlab.trace.trace_stats` (``format``, ``device``,
         ``out_of_range``, ``skip_bad_lines``, ``data_pattern``, ...; the
         capacity defaults to the drive's). The engine parses and checks all of
         them. The result's ``data["storage_bench"]`` has the data rates over

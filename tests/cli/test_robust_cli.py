@@ -32,7 +32,7 @@ from conftest import (
 )
 from ssdlab import Drive, Simulator, sweep
 from ssdlab.errors import ConfigError, SsdlabError, WorkloadError
-from ssdlab.traces import generated_stats, trace_stats, write_generated_trace
+from ssdlab.trace import generated_stats, trace_stats, write_generated_trace
 
 SAMPLE_TRACE = REPO / "tests/data/traces/msr_cambridge_hm0_sample/msr-cambridge1-sample.csv"
 

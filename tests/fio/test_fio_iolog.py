@@ -71,7 +71,7 @@ def test_the_iolog_is_written_for_the_target_bounded_and_renamed(tmp_path: Path)
 
 
 def test_an_iolog_for_a_big_drive_is_scaled_onto_a_small_target(tmp_path: Path) -> None:
-    from ssdlab.traces import write_generated_trace
+    from ssdlab.trace import write_generated_trace
 
     big = tmp_path / "big.iolog"
     write_generated_trace("typical-2010", big, capacity_bytes=120 * GB, seed=1, format="fio-iolog")

@@ -12,13 +12,13 @@
 //! 4. `workload`: `Workload` (a job parsed once) and the engine's parsers of
 //!    sizes, durations and data patterns;
 //! 5. `simulator`: `Simulator` (phases, replay, state, clone, checking mode);
-//! 6. `traces`: trace statistics, the Storage Bench traces, trace export.
+//! 6. `trace`: trace statistics, the Storage Bench traces, trace export.
 
 mod convert;
 mod drive;
 mod errors;
 mod simulator;
-mod traces;
+mod trace;
 mod workload;
 
 use pyo3::prelude::*;
@@ -35,7 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     drive::register(m)?;
     workload::register(m)?;
     simulator::register(m)?;
-    traces::register(m)?;
+    trace::register(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("UNIT_BYTES", ssdlab_sim::config::UNIT_BYTES)?;
     Ok(())

@@ -22,7 +22,7 @@ from ..suite.definitions import storage_bench_method
 from ..suite.states import STATE_ABOUT, STATES
 from ..suite.vocabulary import StorageBenchMethod
 from ..text import format_summary
-from ..traces import TRACE_FORMATS, storage_bench_traces
+from ..trace import TRACE_FORMATS, storage_bench_traces
 from .flags import (
     EXIT_INTERRUPTED,
     EXIT_OK,

@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional
 from .. import _core
 from ..results import command_line, manifest
 from ..text import format_generated_trace_stats, format_storage_bench_list, format_trace_stats, gb
-from ..traces import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_traces, trace_stats, write_generated_trace
+from ..trace import DEFAULT_CAPACITY_BYTES, generated_stats, storage_bench_traces, trace_stats, write_generated_trace
 from .flags import (
     EXIT_OK,
     UsageError,

@@ -207,7 +207,7 @@ def write_storage_bench_iolog(
     ``ssdlab trace generate``) placed on a target of ``target_bytes`` (at least
     1 GB), bounded and aligned for replay on it. Raises TraceError for a bad
     workload or a target too small."""
-    from ..traces import write_generated_trace
+    from ..trace import write_generated_trace
 
     out = os.fspath(path)
     with tempfile.TemporaryDirectory(prefix="ssdlab-iolog-") as tmp:

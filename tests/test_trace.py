@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ssdlab import TraceError, WorkloadError
-from ssdlab.traces import (
+from ssdlab.trace import (
     generated_stats,
     published_stats,
     storage_bench_traces,
