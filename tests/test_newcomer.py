@@ -30,14 +30,14 @@ def test_the_consistency_minimum_names_its_window_and_a_quick_run_says_it_is_not
     assert mins and all(re.search(r"\[0\.05-s intervals, steady state t > 70 s of 100 s\]", ln) for ln in mins), mins
     peaks = [ln for ln in cp.stdout.splitlines() if " peak_iops " in ln]
     assert peaks and all("whole run 0-100 s" in ln for ln in peaks), peaks
-    assert "not comparable with the full profile" in cp.stdout
+    assert "not comparable with the full scale" in cp.stdout
 
 
 def test_a_quick_review_logs_left_out_tests_as_left_out(tmp_path: Path) -> None:
     cp = cli_in_process("review", "--drive", "generic-mlc-120", "--quick", "--tests", "as-ssd", "storage-bench-heavy-2011",
                         "--jobs", "1", "--out", str(tmp_path / "r"), timeout=120)
     assert cp.returncode == 0, cp.stderr
-    assert "storage-bench-heavy-2011 left out of the quick profile" in cp.stderr
+    assert "storage-bench-heavy-2011 left out of the quick scale" in cp.stderr
     assert "done in 0.0 s" not in cp.stderr
 
 

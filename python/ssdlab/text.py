@@ -345,7 +345,7 @@ def format_test_figures(doc: Mapping[str, Any]) -> str:
         lines.append(f"  INTERRUPTED: the figures of the {steps} measured step{'' if steps == 1 else 's'} that finished"
                      if steps else "  INTERRUPTED before any measured step finished")
     if doc.get("profile") == "quick":
-        lines.append("  quick profile: runtimes and spans cut (see 'ssdlab tests'); not comparable with the full profile's figures")
+        lines.append("  quick scale: runtimes and spans cut (see 'ssdlab tests'); not comparable with the full scale's figures")
     for f in doc["figures"]:
         v = f["value"]
         val = "-" if v is None or v != v else (f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}")

@@ -77,7 +77,7 @@ def test_what_each_test_needs_and_why_it_is_skipped() -> None:
     assert why("trim-validation", BLOCK_CAPS, clean_by_trim=True) is None
     assert why("power", BLOCK_CAPS, clean_by_trim=True) == "fio measures no power (a power meter on the drive's supply would)"
     assert why("corners-sata-3g", BLOCK_CAPS, clean_by_trim=True).startswith("it changes the drive (host.command_overhead_ns=5000")
-    assert why("storage-bench-heavy-2011-full", FILE_CAPS, scale=QUICK) == "left out of the quick profile"
+    assert why("storage-bench-heavy-2011-full", FILE_CAPS, scale=QUICK) == "left out of the quick scale"
     assert "at least 1,000,000,000 B" in why("storage-bench-gaming-2010-full", FILE_CAPS, cap=512 << 20)
     assert "3.31" in why("storage-bench-gaming-2010-full", FILE_CAPS, version=fio_run.FioVersion(3, 28))
 

@@ -235,7 +235,7 @@ def test_a_state_is_preconditioned_once_and_cloned() -> None:
     assert a.now_ns == b.now_ns > 0
 
 
-def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
+def test_the_quick_scale_shortens_a_log_interval_only_with_its_job() -> None:
     """A full-span pass is as long in the quick scale as in the full one, so
     its log interval stays the methodology's 1 s (cut to 50 ms with the time
     scale, the slowest interval of the pass was the longest single stall:
@@ -254,7 +254,7 @@ def test_the_quick_profile_shortens_a_log_interval_only_with_its_job() -> None:
     assert SuiteRunner(make_drive()).resolve_job(torture, None)["log_avg_msec"] == 1000
 
 
-def test_the_quick_profile_tortures_as_the_full_one_and_measures_the_tortured_drive_as_long() -> None:
+def test_the_quick_scale_tortures_as_the_full_one_and_measures_the_tortured_drive_as_long() -> None:
     """Cut to 60 s, the torture wrote 0.14-1.00 of a preset's spare area, and
     a 3 s window after it sampled lazy GC's stalls at a random phase (the
     Samsung 840 Pro's steady-state 128KB writes 34-88 MB/s over 2044-2052
@@ -330,7 +330,7 @@ def test_a_pass_reports_its_first_percentile_beside_its_slowest_interval() -> No
     assert by2["trim-validation.min"] == 1.0 and abs(by2["trim-validation.p1"] - p1) / p1 < 0.05
 
 
-def test_the_quick_profile_cuts_no_transfer_below_a_gibibyte() -> None:
+def test_the_quick_scale_cuts_no_transfer_below_a_gibibyte() -> None:
     """A transfer cut below what the drives' caches hold measures the cache:
     AS-SSD's 1 GiB write stays 1 GiB (cut to 64 MiB, the write buffer of a
     Vertex 4, after the torture it measured the drain of that buffer), larger

@@ -127,7 +127,7 @@ def test_compare_reviews_of_two_drives(two_reviews: Tuple[List[Dict[str, Any]], 
     a, b = two_reviews
     df = compare_reviews(a, b)
     assert list(dict.fromkeys(df["test_id"])) == RAN
-    assert df.attrs["skipped"] == [{"test_id": "storage-bench-heavy-2011", "side": "both", "why": "left out of the quick profile"}]
+    assert df.attrs["skipped"] == [{"test_id": "storage-bench-heavy-2011", "side": "both", "why": "left out of the quick scale"}]
     fig_a = {(d["test"]["id"], f["chart"], f["label"], f["metric"]): f["value"] for d in a for f in d["figures"]}
     fig_b = {(d["test"]["id"], f["chart"], f["label"], f["metric"]): f["value"] for d in b for f in d["figures"]}
     assert len(df) == len(fig_a) == len(fig_b)

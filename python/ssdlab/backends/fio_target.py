@@ -87,7 +87,7 @@ def skip_reason(test: SuiteTest, *, scale: Scale, capacity_bytes: int, caps: Cap
                 version: Optional[FioVersion] = None) -> Optional[str]:
     """Why ``test`` cannot run on this target (None when it can)."""
     if test["id"] in scale.skip:
-        return f"left out of the {scale.name} profile"
+        return f"left out of the {scale.name} scale"
     need_cap = int(test.get("min_capacity_bytes", 0))
     if capacity_bytes < need_cap:
         return f"needs a drive of at least {need_cap:,} B and the target has {capacity_bytes:,} B"

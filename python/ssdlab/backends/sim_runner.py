@@ -135,7 +135,7 @@ class SuiteRunner:
         cut after its last wanted step. Runs are independent of each other: a
         run starts from its own copy of its state."""
         if test["id"] in self.scale.skip:
-            return f"left out of the {self.scale.name} profile", []
+            return f"left out of the {self.scale.name} scale", []
         if self.capacity_bytes < test.get("min_capacity_bytes", 0):
             return f"needs a drive of at least {test['min_capacity_bytes']:,} B", []
         wants = test.get("interface")

@@ -478,7 +478,7 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
         parts.append("<p class=note>Drives marked <i>(real, fio)</i> are real drives measured with fio (<code>ssdlab review "
                      "--device</code>), in the same charts as the simulated ones.</p>")
     if profiles != ["full"]:
-        parts.append(f"<p class=note>Profile: {_esc(', '.join(profiles))}. The quick profile cuts runtimes and spans; "
+        parts.append(f"<p class=note>Scale: {_esc(', '.join(profiles))}. The quick scale cuts runtimes and spans; "
                      "its figures are not comparable with published reviews.</p>")
     side: List[Tuple[str, str, List[Tuple[str, str]]]] = [("verdict", "Verdict", [])]
     if not has_cdm:

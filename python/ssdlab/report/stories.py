@@ -50,7 +50,7 @@ def stories_section(docs: Sequence[Mapping[str, Any]]) -> str:
     return (
         "<h2 id=stories>The reviews' stories</h2>"
         "<p>What the seed reviews measured on these drives, claim by claim, in ssdlab's words, against this report's "
-        f"results (full profile only): {held} of {len(judged)} hold"
+        f"results (full scale only): {held} of {len(judged)} hold"
         + (f", {not_run} need a test or profile this report does not hold" if not_run else "")
         + (f"; {others} other claims concern drives not in this report" if others else "")
         + ". <code>ssdlab stories</code> runs every claim.</p>"

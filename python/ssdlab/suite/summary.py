@@ -188,7 +188,7 @@ def _consistency(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tup
         else:
             snia["judged"] = False
             snia["why"] = (f"rounds of {round_s:g} s: shorter than the PTS's {SNIA_MIN_ROUND_S:g} s, they do not "
-                           "average the drive's garbage collection cycles (run the full profile)")
+                           "average the drive's garbage collection cycles (run the full scale)")
     ends = [float(d["time_s"][-1]) for d in chart["data"].values() if d["time_s"]]
     if scale.name != "full" and ends:
         # the title names the methodology's length; say what this scale ran

@@ -129,8 +129,8 @@ def _page_top(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, An
              f"from the probe in <code>{_esc(man['probe_dir'])}</code>) predicts the "
              + ("simulated drive" if target.get("kind") == "simulated" else f"real {_esc(target.get('kind'))}")
              + f" <b>{_esc(o.get('name', '?'))}</b>: the review on both, figure by figure. Both drives side by side in every "
-             f"chart: <a href=\"index.html\">the review report</a>. Profile: {_esc(man['profile'])}"
-             + (" (the quick profile cuts runtimes and spans: not comparable with published reviews)" if man["profile"] != "full" else "")
+             f"chart: <a href=\"index.html\">the review report</a>. Scale: {_esc(man['profile'])}"
+             + (" (the quick scale cuts runtimes and spans: not comparable with published reviews)" if man["profile"] != "full" else "")
              + ".</p>",
              "<nav><b>Contents:</b> <a href=\"#headline\">Headline</a> &middot; <a href=\"#tests\">Per test</a> &middot; "
              "<a href=\"#internals\">Internals</a> &middot; <a href=\"#provenance\">Provenance</a> &middot; "
