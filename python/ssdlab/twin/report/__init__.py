@@ -49,7 +49,7 @@ from ...results import load_results, manifest, write_json
 from ...suite.definitions import TESTS, default_test_ids, test_ids
 from ..probe import REAL_KINDS, load_probe
 from ..records import ComparisonSummary, InternalRow
-from .compare import compare_reviews, one_drive, summary
+from .compare import compare_reviews, one_drive, same_original, summary
 from .page import _link_index, _write_csv, _write_page
 from .runs import _run_reviews
 from .truth import internals_table, truth_of, twin_internals
@@ -237,11 +237,10 @@ def _inputs(probe_dir: str, twin: Optional[str], originals: Sequence[str], quick
         if n == 0:
             inp.original_docs = docs
         else:
-            a, b = inp.original_docs[0]["drive"] if inp.original_docs else {}, docs[0]["drive"]
-            if (a.get("id"), a.get("hash")) != (b.get("id"), b.get("hash")):
-                raise TwinReportError(f"argument --original: {original} holds results of {b.get('id')} "
-                                      f"[{str(b.get('hash'))[:8]}], {originals[0]} of {a.get('id')} "
-                                      f"[{str(a.get('hash'))[:8]}]: give runs of one target")
+            try:
+                same_original(one_drive(inp.original_docs or [], "original"), docs, n + 1)
+            except ValueError as e:
+                raise TwinReportError(f"argument --original: {original}: {e}") from None
             inp.original_repeats.append(docs)
     if not originals and kind in REAL_KINDS:
         raise TwinReportError(f"probe.json's target is a real {kind} ({target.get('path', '?')}): give --original RESULTS_DIR, the "

@@ -43,7 +43,7 @@ from ...extras import install_hint
 from ...suite.definitions import TESTS
 from ..records import ComparisonSummary, SpreadBlock, SpreadOutside, SpreadVerdict, SummaryBlock, TestSummary, WorstFigure
 
-__all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive", "spread_verdict"]
+__all__ = ["TOLERANCE", "COLUMNS", "compare_reviews", "summary", "one_drive", "same_original", "spread_verdict"]
 
 #: A pandas DataFrame (typed as Any, as in ssdlab.sweep: type-checking the package does not load pandas' stubs).
 DataFrame = Any
@@ -132,7 +132,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     if p_orig != p_twin:
         raise ValueError(f"the original's results are of the {p_orig} scale and the twin's of the {p_twin} scale: "
                          "run both at the same scale (--quick or not)")
-    runs = [orig] + [_same_original(orig, r, i + 2) for i, r in enumerate(repeats)]
+    runs = [orig] + [same_original(orig, r, i + 2) for i, r in enumerate(repeats)]
     skipped: List[Dict[str, str]] = []
     rows: List[Dict[str, Any]] = []
     for tid in _test_order([t for t in orig if t in twin]):
@@ -175,7 +175,7 @@ def compare_reviews(original_docs: Sequence[Mapping[str, Any]], twin_docs: Seque
     return df
 
 
-def _same_original(first: Mapping[str, Mapping[str, Any]], docs: Sequence[Mapping[str, Any]], n: int
+def same_original(first: Mapping[str, Mapping[str, Any]], docs: Sequence[Mapping[str, Any]], n: int
                    ) -> Dict[str, Mapping[str, Any]]:
     """Run ``n`` of the original by test id; ValueError unless it is the first run's drive at its scale."""
     run = one_drive(docs, f"original run {n}")
