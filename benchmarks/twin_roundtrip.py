@@ -12,8 +12,10 @@ table has their write cache, map cache and PCIe generation too), written between
 roundtrip-modern markers. Each takes 40-60 minutes on 2 cores (a 1TB drive's probe, fit and whole-drive fills).
 
 Resumable: what finished under --out (default /tmp/ssdlab-twin-roundtrip) is
-not run again; --table-only runs nothing and writes the table of the run
-under --out (its roundtrip.json) into --doc. Target: every recovered internal exact or within 10%, every
+not run again, and presets run one invocation at a time under one --out add
+up to one table (roundtrip.json keeps every preset's row of runs with the same
+settings); --table-only runs nothing and writes the table of the run under
+--out (its roundtrip.json) into --doc. Target: every recovered internal exact or within 10%, every
 review figure of the twin within 15% of the original's, for at least 20
 presets. Takes about 2.5 hours on 2 cores with --jobs 2 and the quick review profile
 (145 min for the 26 presets from scratch, rt39 in docs/twin-history.md, the fit 60-70% of it; the
@@ -25,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from ssdlab import Drive
@@ -56,25 +57,22 @@ def main() -> int:
                [x for x in Drive.preset_ids() if x != "generic-mlc-120" and x not in nvme])
     section = MODERN_SECTION if a.modern else SECTION
     begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
-    t0 = time.perf_counter()
-    if a.table_only:
-        done = Path(a.out) / "roundtrip.json"
-        if not done.is_file():
-            print(f"--table-only: {done} does not exist (run the round trip first)", file=sys.stderr)
-            return 2
-        run = json.loads(done.read_text())
-        rows = [r for r in run["rows"] if r["preset"] in presets]
-        for r in rows:  # a run from before the GC column: the twin's drive file and the preset say it
-            if "gc" not in r and (Path(a.out) / r["preset"] / "twin.toml").is_file():
-                r["gc"] = gc_modes(r["preset"], Path(a.out) / r["preset"])
-        command = str(run.get("command") or command_line())
-        a.trials, a.budget, a.full = run["trials"], run["budget"], run.get("profile") == "full"
-        wall = sum(float(r.get("wall_s") or r["probe_wall_s"] + r["fit_wall_s"] + r["review_wall_s"]) for r in rows)
-    else:
-        command = command_line()
-        rows = roundtrip(presets, Path(a.out), trials=a.trials, budget=a.budget, quick=not a.full, jobs=a.jobs,
-                         command=command, polish=a.polish)
-        wall = time.perf_counter() - t0
+    done = Path(a.out) / "roundtrip.json"
+    if a.table_only and not done.is_file():
+        print(f"--table-only: {done} does not exist (run the round trip first)", file=sys.stderr)
+        return 2
+    if not a.table_only:
+        roundtrip(presets, Path(a.out), trials=a.trials, budget=a.budget, quick=not a.full, jobs=a.jobs,
+                  command=command_line(), polish=a.polish)
+    # The table is every preset the directory's record holds: runs of one preset at a time add up.
+    run = json.loads(done.read_text())
+    rows = [r for r in run["rows"] if (r["preset"] in nvme) == a.modern]
+    for r in rows:  # a run from before the GC column: the twin's drive file and the preset say it
+        if "gc" not in r and (Path(a.out) / r["preset"] / "twin.toml").is_file():
+            r["gc"] = gc_modes(r["preset"], Path(a.out) / r["preset"])
+    commands = [str(c) for c in run.get("commands") or [run.get("command") or command_line()]]
+    a.trials, a.budget, a.full = run["trials"], run["budget"], run.get("profile") == "full"
+    wall = sum(float(r.get("wall_s") or r["probe_wall_s"] + r["fit_wall_s"] + r["review_wall_s"]) for r in rows)
     met = sum(1 for r in rows if r["target_met"])
     internals = sum(1 for r in rows if r["internals_ok"])
     seen = sum(1 for r in rows if r.get("internals_ok_where_seen"))
@@ -103,8 +101,9 @@ def main() -> int:
             return 2
         head, rest = text.split(begin, 1)
         _, tail = rest.split(end, 1)
-        block = (f"{begin}\n`{command}` ({'full' if a.full else 'quick'} review profile, {a.trials} trials, "
-                 f"probe budget {a.budget:g}):\n\n{table}\n\n{summary}\n{end}")
+        block = (f"{begin}\n" + ", then ".join(f"`{c}`" for c in commands)
+                 + f" ({'full' if a.full else 'quick'} review profile, {a.trials} trials, probe budget {a.budget:g}):"
+                 f"\n\n{table}\n\n{summary}\n{end}")
         doc.write_text(head + block + tail)
         print(f"table written to {doc}")
     return 0

@@ -19,3 +19,26 @@ def test_the_round_trip_table_shows_each_twins_garbage_collection_beside_the_ori
            "gc": {"truth": "lazy", "twin": "paced", "verdict": "missed"}}
     table = markdown_table([row]).splitlines()
     assert table[0].endswith("| GC |") and table[2].endswith("| paced x |")
+
+
+def test_presets_run_one_invocation_at_a_time_under_one_directory_make_one_record(tmp_path, monkeypatch) -> None:
+    import io
+    import json
+
+    from ssdlab.twin import roundtrip as rt
+
+    def one(preset, out, **kw):
+        return {"preset": preset, "target_met": preset == "b", "internals": [], "review_figures": 1}
+
+    monkeypatch.setattr(rt, "roundtrip_one", one)
+    monkeypatch.setattr(rt, "_csv_rows", lambda rows: [{"preset": r["preset"]} for r in rows])
+    rt.roundtrip(["a", "b"], tmp_path, trials=20, jobs=1, command="run 1", stream=io.StringIO())
+    rt.roundtrip(["c", "a"], tmp_path, trials=20, jobs=1, command="run 2", stream=io.StringIO())
+    doc = json.loads((tmp_path / "roundtrip.json").read_text())
+    assert [r["preset"] for r in doc["rows"]] == ["b", "c", "a"]
+    assert doc["commands"] == ["run 1", "run 2"] and doc["presets"] == 3 and doc["target_met"] == 1
+    said = io.StringIO()
+    rt.roundtrip(["c"], tmp_path, trials=40, jobs=1, command="run 3", stream=said)
+    doc = json.loads((tmp_path / "roundtrip.json").read_text())
+    assert [r["preset"] for r in doc["rows"]] == ["c"] and doc["commands"] == ["run 3"]
+    assert "other settings" in said.getvalue() and "trials 20" in said.getvalue()

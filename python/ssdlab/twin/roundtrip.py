@@ -340,23 +340,49 @@ def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: f
               jobs: Optional[int] = None, scheduler: Optional[str] = None, seed: int = 1, command: str = "",
               stream: TextIO = sys.stderr, polish: Optional[int] = None) -> List[RoundTripRow]:
     """Every preset's round trip; ``OUT/roundtrip.json`` and ``.csv`` rewritten
-    after each (an interrupted run keeps the presets that finished)."""
+    after each (an interrupted run keeps the presets that finished). Rows of
+    other presets already in ``OUT/roundtrip.json`` from a run with the same
+    trials, budget, scale and seed are kept, so presets run one invocation at
+    a time make one table; the rows of this invocation are returned."""
     from ..cluster import Runner
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    settings = {"trials": trials, "budget": budget, "profile": "quick" if quick else "full", "seed": seed}
+    kept, commands = _earlier_rows(out / "roundtrip.json", settings, presets, stream)
+    commands = [c for c in commands if c != command] + [command]
     rows: List[RoundTripRow] = []
     with Runner(jobs=jobs, scheduler=scheduler, progress=False) as runner:
         for p in presets:
             rows.append(roundtrip_one(p, out, trials=trials, budget=budget, quick=quick, runner=runner, jobs=jobs,
                                       scheduler=scheduler, seed=seed, command=command, stream=stream, polish=polish))
-            met = sum(1 for r in rows if r["target_met"])
-            doc = {"command": command, "trials": trials, "budget": budget, "profile": "quick" if quick else "full",
-                   "seed": seed, "presets": len(rows), "target_met": met, "rows": rows}
+            every = kept + rows
+            doc = {"command": command, "commands": commands, **settings, "presets": len(every),
+                   "target_met": sum(1 for r in every if r["target_met"]), "rows": every}
             write_text(out / "roundtrip.json", json.dumps(doc, indent=1) + "\n")
-            flat = _csv_rows(rows)
+            flat = _csv_rows(every)
             with atomic_open(out / "roundtrip.csv", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=list(flat[0]))
                 w.writeheader()
                 w.writerows(flat)
     return rows
+
+
+def _earlier_rows(path: Path, settings: Dict[str, Any], presets: Sequence[str],
+                  stream: TextIO) -> Tuple[List[RoundTripRow], List[str]]:
+    """The rows of an earlier run under the same directory that this run keeps (other presets, same settings)
+    and the commands that made them; a run with other settings is replaced, and the user is told."""
+    if not path.is_file():
+        return [], []
+    try:
+        doc = json.loads(path.read_text())
+        rows, same = doc["rows"], all(doc.get(k) == v for k, v in settings.items())
+    except (ValueError, KeyError, TypeError):
+        stream.write(f"twin round trip: {path} is not a round trip's record; it is replaced\n")
+        return [], []
+    if not same:
+        stream.write(f"twin round trip: {path} holds a run with other settings "
+                     f"({', '.join(f'{k} {doc.get(k)}' for k in settings)}); its rows are replaced\n")
+        return [], []
+    commands = doc.get("commands") or ([doc["command"]] if doc.get("command") else [])
+    return [r for r in rows if r["preset"] not in presets], [str(c) for c in commands]
