@@ -70,3 +70,17 @@ def test_a_late_fall_or_a_recovery_in_the_fill_is_no_cache():
     assert cache_features(late)["slc_cache"]["value"] is None
     mode = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([500.0] * 100 + [200.0] * 20 + [480.0] * 100)}
     assert cache_features(mode)["slc_cache"]["value"] is None
+
+
+def test_a_twins_cache_found_in_the_whole_drive_fill_is_a_feature_of_the_twin():
+    from ssdlab.twin.fit.reliability import assess
+    from ssdlab.twin.probe.jobs import FILL_JOB
+
+    # the cache fit of a twin whose probe found the cache in the whole-drive fill simulates that job alone
+    twin_figs = {FILL_JOB: _log([2300.0] * 50 + [500.0] * 400)}
+    assert "slc_cache" not in extract(twin_figs, TB)
+    twin = extract(twin_figs, TB, cache=True)
+    assert twin["slc_cache"]["value"] is True and twin["slc_cache_bytes"]["value"] == 115_000_000_000
+    measured = cache_features({CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2300.0] * 52 + [500.0] * 400)})
+    assert assess(1.0, [], measured, twin)["problems"] == []
+    assert any("slc_cache" in p for p in assess(1.0, [], measured, extract(twin_figs, TB))["problems"])

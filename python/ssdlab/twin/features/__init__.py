@@ -67,16 +67,18 @@ __all__ = ["extract", "feature", "ASSUMED_PROGRAM_UNIT_BYTES", "ASSUMED_TPROG_NS
            "steady_iops"]
 
 
-def extract(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
+def extract(figs: Mapping[str, JobFigures], capacity_bytes: int, *, cache: bool = False) -> Dict[str, Feature]:
     """Every feature from a probe's figures by job name (in the order
-    probe.json lists them)."""
+    probe.json lists them). ``cache``: the cache's features even without the
+    cache fill's job (a twin's cache fit runs only the job its probe found the
+    cache in, which may be the whole-drive fill)."""
     F: Dict[str, Feature] = {}
     link = _link_and_reads(F, figs, capacity_bytes)
     iops32 = _writes(F, figs, link)
     _reduction_and_layout(F, figs, capacity_bytes, link, iops32)
     _state(F, figs, iops32)
     # the cache stage's features only where it ran: a probe taken before it keeps the features it had
-    if CACHE_FILL in figs:
+    if CACHE_FILL in figs or cache:
         F.update(cache_features(figs))
     if has_map_jobs(figs):
         F.update(map_cache_features(figs, capacity_bytes))

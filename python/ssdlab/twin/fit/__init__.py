@@ -245,7 +245,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Provenance
         if not f.get("mbps") or t is None:
             continue
         jobs.append({"job": name, "measured_mbps": f["mbps"], "twin_mbps": t["mbps"], "error": t["mbps"] / f["mbps"] - 1})
-    twin_features = extract(twin_figs, cap)
+    twin_features = extract(twin_figs, cap, cache=slc_fit is not None)
     reliability = assess(best.objective, jobs, doc["features"], twin_features)
     power_fit: Optional[Dict[str, Any]] = None
     idle_w = (doc.get("power") or {}).get("idle_w")
