@@ -1,4 +1,4 @@
-//! Issue 15 stories on spare area, performance mode, TRIM and idle GC
+//! Stories on spare area, performance mode, TRIM and idle GC
 //! (Barefoot 3, Everest 2 and SandForce presets), one claim per test with
 //! its figures printed (`cargo test --release --test engine stories_trim --
 //! --nocapture`).
