@@ -337,7 +337,7 @@ def format_test_figures(doc: Mapping[str, Any]) -> str:
     """``ssdlab test``: a results document's figures."""
     t = doc["test"]
     m = doc["manifest"]
-    lines = [f"{t['title']}  [{t['id']}]  drive {m['drive_id']} [{m['drive_hash']}]  seed {m['seed']}  profile {doc['profile']}"]
+    lines = [f"{t['title']}  [{t['id']}]  drive {m['drive_id']} [{m['drive_hash']}]  seed {m['seed']}  scale {doc['profile']}"]
     if doc["skipped"]:
         lines.append(f"  not run: {doc['skipped']}")
     if doc.get("interrupted"):

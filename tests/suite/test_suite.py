@@ -47,7 +47,8 @@ def test_every_test_is_plain_data_in_fio_vocabulary() -> None:
                 if "action" in step:
                     assert step["action"] in ACTIONS
                 else:
-                    assert set(step) - {"measure", "x", "line"} <= FIO_KEYS, step
+                    assert set(step) - {"measure", "x", "line", "source"} <= FIO_KEYS, step
+                    assert set(step.get("source", {})) <= {"drive"}, step
 
 
 def test_every_job_is_accepted_by_the_engine(small_drive: Dict[str, Any]) -> None:
@@ -354,7 +355,7 @@ def test_trimmed_state_is_a_state_then_a_full_trim() -> None:
 
 FIO_OPTIONS = FIO_KEYS | {"filename", "ioengine", "direct", "group_reporting", "stonewall", "write_iops_log", "time_based",
                           "refill_buffers", "scramble_buffers", "buffer_compress_percentage", "zero_buffers", "exec_prerun",
-                          "startdelay", "read_iolog", "replay_redirect", "write_bw_log", "description"}
+                          "startdelay", "read_iolog", "replay_redirect", "write_bw_log", "description", "rate"}
 
 
 def test_every_test_renders_as_an_fio_job_file() -> None:
@@ -516,3 +517,26 @@ def test_the_report_flags_results_made_by_another_description_of_the_test(quick_
     sb[0]["test"]["runs"][0]["state"] = {"state": "filled"}
     page = build_report(docs, str(tmp_path / "old")).read_text()
     assert f"{sb[0]['drive']['name']}: measured with a different description of this test (from the filled state" in page
+
+
+def test_a_copy_runs_no_faster_than_its_source_reads_on_both_backends() -> None:
+    from ssdlab.suite.fio import fio_sections
+    from ssdlab.suite.scale import ScaleSizes
+    from ssdlab.suite.source import source_read_bytes_per_s
+
+    test = get_test("file-copy")
+    rate = source_read_bytes_per_s("x25m-g2-160", "1m", 1, 2**30)
+    # the simulated X25-M G2 reads 1MB at QD1 well below a SATA 6Gbps drive's write rate
+    assert 100e6 < rate < 250e6
+    sizes = ScaleSizes(200 * 10**9, QUICK)
+    writes = [s for s in fio_sections(test, sizes) if str(s.measure).startswith("write")]
+    assert writes and all("source" not in s.options and s.options["rate"] > 0 for s in writes)
+    runner = SuiteRunner("vertex3pro-200", scale=QUICK)
+    res = runner.run_test(test, only={"write, clean"})
+    job = next(j for j in res["jobs"] if j["jobname"] == "write, clean")
+    assert job["job"]["source"]["drive"] == "x25m-g2-160" and job["job"]["rate"] == writes[0].options["rate"]
+    mbps = next(f["value"] for f in res["figures"] if f["label"] == "write, clean" and f["unit"] == "MB/s")
+    # paced by the source: within 2% of its rate (this drive's own 1MB QD1 writes run above 200 MB/s)
+    assert abs(mbps * 1e6 / job["job"]["rate"] - 1) < 0.02
+    unpaced = Simulator("vertex3pro-200").run(rw="write", bs="1m", iodepth=1, size="2g", data_pattern="incompressible")
+    assert unpaced.bw_mbps > 200

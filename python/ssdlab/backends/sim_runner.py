@@ -19,6 +19,7 @@ from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from ..suite import summary as _summary
 from ..suite.scale import FULL, Scale, ScaleSizes
+from ..suite.source import paced_by_source
 from ..suite.states import State, StatePhase, run_phase, state_spec, tortured_at
 from ..suite.vocabulary import Measured, Size, Step, SuiteTest
 from .jobs import KEPT_SERIES, job_doc
@@ -96,6 +97,8 @@ class SuiteRunner:
             job["log_avg_msec"] = sizes.log_avg_msec(job["log_avg_msec"], step, steady)
         if "name" not in job:
             job["name"] = step.get("measure", job.get("rw", "job"))
+        if "source" in job:
+            job, _ = paced_by_source(job, _copy_bytes(job))
         return job
 
     # -- states ---------------------------------------------------------------
@@ -221,7 +224,10 @@ class SuiteRunner:
         label = step.get("measure", action or step.get("rw", "job"))
         if action is None:
             job = self.resolve_job(step, span, steady)
-            return sim.run(job, progress=self._phase_progress(str(label))), job
+            r = sim.run(job, progress=self._phase_progress(str(label)))
+            if "source" in step:  # what paced the copy, for the record
+                job = {**job, "source": paced_by_source({**step, **job}, _copy_bytes(job))[1]}
+            return r, job
         if action == "trim":
             r = sim.trim(0, span)
             return r, {"action": "trim", "offset": 0, "length": span}
@@ -236,6 +242,11 @@ class SuiteRunner:
             r = sim.replay(generated=step["generated"], progress=self._phase_progress(str(label)), **opts)
             return r, {"action": "replay", "generated": step["generated"], **opts}
         raise ValueError(f"unknown step action {action!r}")
+
+
+def _copy_bytes(job: Mapping[str, Any]) -> int:
+    """The bytes a copy moves: the job's resolved ``io_size``, else its ``size``."""
+    return int(job.get("io_size") or job["size"])
 
 
 class SimBackend:

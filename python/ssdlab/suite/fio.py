@@ -32,8 +32,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
+from .. import _core
 from ..fio.guard import filename_value
 from .scale import ScaleSizes
+from .source import paced_by_source
 from .states import DEFAULT_DATA_PATTERN, phases, tortured_at
 from .vocabulary import Size, State, SuiteTest
 
@@ -155,6 +157,10 @@ def _job_options(step: Mapping[str, Any], span: Optional[Size], sizes: Optional[
         opts["time_based"] = 1  # run for the runtime (wrapping), not one pass
     if span is not None and "size" not in opts:
         opts["size"] = span
+    if "source" in opts:
+        # a copy from another drive: the writes paced by the source's read rate, as on the simulator
+        size = opts.get("io_size") or opts.get("size")
+        opts, _ = paced_by_source(opts, size if isinstance(size, int) else int(_core.parse_size_bytes(str(size), 0, "size")))
     return opts
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "Job",
     "Action",
     "Step",
+    "CopySource",
     "Run",
     "XAxis",
     "SteadyConfig",
@@ -72,6 +73,13 @@ class StorageBenchPlayback(TypedDict, total=False):
     lay_down_reads: bool
 
 
+class CopySource(TypedDict):
+    """The drive a copy reads its file from (a preset or drive file): the
+    writes go no faster than it reads (:mod:`ssdlab.suite.source`)."""
+
+    drive: str
+
+
 class Step(Job, StorageBenchPlayback, total=False):
     """One step of a run: an fio job, or an ``action``:
 
@@ -83,8 +91,9 @@ class Step(Job, StorageBenchPlayback, total=False):
     - ``replay``: the ``generated`` Storage Bench trace (``mode``, ``idle_cap``,
       ``iodepth`` for records without one).
 
-    ``measure`` (a label) makes it a measured step; ``x`` and ``line`` place
-    it in a line chart."""
+    A job with ``source`` copies a file from that drive: its writes are paced
+    by the source's read rate. ``measure`` (a label) makes it a measured step;
+    ``x`` and ``line`` place it in a line chart."""
 
     action: Action
     state: StateName
@@ -94,6 +103,7 @@ class Step(Job, StorageBenchPlayback, total=False):
     measure: str
     x: Union[int, float]
     line: str
+    source: CopySource
 
 
 class _RunOptions(TypedDict, total=False):
