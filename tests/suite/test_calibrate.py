@@ -163,9 +163,6 @@ KNOWN_MISSES = {
     # and the model gives the link's 543 on all three; the override that landed
     # it was the rating put in as a write-path ceiling.
     ("vertex3-480", "rated sequential write"),
-    # The SLC cache is entered only at QD32's rate; the rating is met for
-    # 114 GB and the 60 s rated run writes past it.
-    ("samsung980pro-1000", "rated sequential write (in the SLC cache)"),
     # AnandTech's Gen4 host saw a larger cache than its Gen3 host; nothing in
     # the model makes the cache size depend on the host.
     ("samsung980pro-1000", "whole-drive fill 128KB QD32: SLC cache size (Gen4 host)"),
