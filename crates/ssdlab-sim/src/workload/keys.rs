@@ -86,6 +86,14 @@ struct Pacing {
     rate_poisson: bool,
 }
 
+/// Where random offsets fall: a skew, or zones of the region; and the bytes
+/// after which a sequential stream starts again at its offset.
+struct Distribution {
+    skew: Option<Skew>,
+    zones: Vec<(u32, u64, u64)>,
+    loop_bytes: u64,
+}
+
 /// fio's flows and latency-target search.
 struct FlowAndTarget {
     flow_id: u64,
@@ -115,7 +123,7 @@ impl Workload {
         let fsync_every = parse_flushes(&k)?;
         let name = k.get("name").map(as_text).unwrap_or_else(|| mode.rw.name().to_string());
         let pacing = parse_pacing(&k)?;
-        let (skew, zones, loop_bytes) = parse_distribution(&k, &bs, &region)?;
+        let dist = parse_distribution(&k, &bs, &region)?;
         let pacing = parse_rate_process(&k, pacing, bs.min_bs())?;
         let flow = parse_flow_and_target(&k)?;
         Ok(Workload {
@@ -142,11 +150,11 @@ impl Workload {
             thinktime_ns: pacing.thinktime_ns,
             thinktime_blocks: pacing.thinktime_blocks,
             startdelay_ns: pacing.startdelay_ns,
-            zones,
-            skew,
+            zones: dist.zones,
+            skew: dist.skew,
             write_sizes: bs.write_sizes,
             write_blockalign_bytes: region.write_blockalign_bytes,
-            loop_bytes,
+            loop_bytes: dist.loop_bytes,
             rate_poisson: pacing.rate_poisson,
             flow_id: flow.flow_id,
             flow_weight: flow.flow_weight,
@@ -389,14 +397,14 @@ fn parse_pacing(k: &Keys<'_>) -> Result<Pacing> {
 }
 
 /// `random_distribution` (a skew, or zones of the region) and `loop_bytes`.
-fn parse_distribution(k: &Keys<'_>, bs: &BlockSizes, region: &Region) -> Result<(Option<Skew>, Vec<(u32, u64, u64)>, u64)> {
+fn parse_distribution(k: &Keys<'_>, bs: &BlockSizes, region: &Region) -> Result<Distribution> {
     let skew = k.get("random_distribution").map(|v| Skew::parse(&as_text(v))).transpose()?.flatten();
     let zones = match k.get("random_distribution") {
         Some(v) if skew.is_none() => parse_zones(&as_text(v), region.size_bytes, bs.max_bs(), region.blockalign_bytes, k.capacity_bytes)?,
         _ => Vec::new(),
     };
     let loop_bytes = k.get("loop_bytes").map(|v| k.size("loop_bytes", v)).transpose()?.unwrap_or(0);
-    Ok((skew, zones, loop_bytes))
+    Ok(Distribution { skew, zones, loop_bytes })
 }
 
 /// `rate_process`: linear, or poisson (which needs a rate).
