@@ -402,6 +402,29 @@ class Reliability(TypedDict):
     problems: List[str]
 
 
+class TwinSummaryFiles(TypedDict):
+    index: str
+    twin_page: str
+    table: str
+
+
+class TwinSummaryDoc(TypedDict):
+    """twin-summary.json (:func:`ssdlab.twin.report.twin_report`): the run's manifest, whether both sides are one
+    drive, the comparison in a few numbers, the internals against the truth, the twin's provenance and reliability,
+    and the files beside it."""
+
+    schema: str
+    schema_version: int
+    manifest: Dict[str, Any]
+    same_drive: bool
+    summary: ComparisonSummary
+    internals: List[InternalRow]
+    truth: Optional[Dict[str, Any]]
+    provenance: Optional[Provenance]
+    reliability: Optional[Reliability]
+    files: TwinSummaryFiles
+
+
 class TwinRecord(TypedDict):
     """twin.json, beside the twin's drive file (:func:`ssdlab.twin.fit_twin`)."""
 

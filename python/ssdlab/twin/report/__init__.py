@@ -48,7 +48,7 @@ from ...outputs import atomic_open
 from ...results import load_results, manifest, write_json
 from ...suite.definitions import TESTS, default_test_ids, test_ids
 from ..probe import REAL_KINDS, load_probe
-from ..records import ComparisonSummary, InternalRow, ProbeDoc, Provenance
+from ..records import ComparisonSummary, InternalRow, ProbeDoc, Provenance, TwinSummaryDoc
 from .compare import compare_reviews, one_drive, same_original, summary
 from .page import _link_index, _write_csv, _write_page
 from .runs import _run_reviews
@@ -324,7 +324,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         "ran": ran,
         "reused": reused,
     })
-    doc = {
+    doc: TwinSummaryDoc = {
         "schema": TWIN_SUMMARY_SCHEMA,
         "schema_version": TWIN_SUMMARY_SCHEMA_VERSION,
         "manifest": man,
