@@ -155,6 +155,49 @@ def _waf_line(s: Mapping[str, Any]) -> str:
     return line
 
 
+def _direction_lines(d: Mapping[str, Any]) -> List[str]:
+    """Per direction with I/O: IOPS, MB/s, bytes and completion-latency percentiles."""
+    lines: List[str] = []
+    for direction in ("read", "write", "trim"):
+        x = d[direction]
+        if not x["total_ios"]:
+            continue
+        lines.append(
+            f"  {direction:<5} IOPS {_fmt_int(x['iops']):>10}   {x['bw_bytes'] / 1e6:10,.1f} MB/s   "
+            f"{gb(x['io_bytes'])} in {_fmt_int(x['total_ios'])} I/Os"
+        )
+        c = x["clat_ns"]
+        pct = c["percentile"]
+        lines.append(
+            "        latency (us): "
+            f"p50 {pct[PERCENTILE_KEYS['p50']] / 1e3:,.1f}  p99 {pct[PERCENTILE_KEYS['p99']] / 1e3:,.1f}  "
+            f"p99.9 {pct[PERCENTILE_KEYS['p99.9']] / 1e3:,.1f}  max {c['max'] / 1e3:,.1f}  mean {c['mean'] / 1e3:,.1f}"
+        )
+    if not any(d[k]["total_ios"] for k in ("read", "write", "trim")):
+        lines.append("  no I/O completed")
+    return lines
+
+
+def _drive_lines(s: Mapping[str, Any]) -> List[str]:
+    """What the drive did: WAF, GC, wear and power."""
+    smart = s["smart"]
+    lines: List[str] = []
+    lines.append(_waf_line(s))
+    lines.append(
+        f"  GC victims {_fmt_int(s['gc_victims'])} (foreground {_fmt_int(s['fg_gc_victims'])}, "
+        f"background {_fmt_int(s['bg_gc_victims'])}); block erases {_fmt_int(s['block_erases'])}"
+    )
+    lines.append(
+        f"  wear: erase count avg {smart['erase_count_avg']:.3f} (min {smart['erase_count_min']}, "
+        f"max {smart['erase_count_max']}) of {smart['pe_cycles_rated']} rated; "
+        f"life remaining {smart['life_remaining_percent']:.3f}%"
+    )
+    power = s.get("power")
+    if isinstance(power, dict) and "avg_w" in power:
+        lines.append(f"  power: average {power['avg_w']:.2f} W, energy {power.get('energy_j', 0.0):,.1f} J")
+    return lines
+
+
 def format_summary(
     result: PhaseResult,
     man: Mapping[str, Any],
@@ -168,7 +211,6 @@ def format_summary(
     command that reproduces it."""
     d = result.data
     s = d["ssdlab"]
-    smart = s["smart"]
     lines: List[str] = []
     head = f"ssdlab {man.get('ssdlab_version', '?')} (engine {man.get('engine_version', '?')})"
     lines.append(f"{head}  drive {man.get('drive_id')} [{man.get('drive_hash')}]  seed {man.get('seed')}")
@@ -190,23 +232,7 @@ def format_summary(
         kind = str(d.get("kind"))
         label = result.name if result.name.startswith(kind + " ") else f"{kind} {result.name}"
         lines.append(f"{label} ({keys}){status}")
-    for direction in ("read", "write", "trim"):
-        x = d[direction]
-        if not x["total_ios"]:
-            continue
-        lines.append(
-            f"  {direction:<5} IOPS {_fmt_int(x['iops']):>10}   {x['bw_bytes'] / 1e6:10,.1f} MB/s   "
-            f"{gb(x['io_bytes'])} in {_fmt_int(x['total_ios'])} I/Os"
-        )
-        c = x["clat_ns"]
-        pct = c["percentile"]
-        lines.append(
-            "        latency (us): "
-            f"p50 {pct[PERCENTILE_KEYS['p50']] / 1e3:,.1f}  p99 {pct[PERCENTILE_KEYS['p99']] / 1e3:,.1f}  "
-            f"p99.9 {pct[PERCENTILE_KEYS['p99.9']] / 1e3:,.1f}  max {c['max'] / 1e3:,.1f}  mean {c['mean'] / 1e3:,.1f}"
-        )
-    if not any(d[k]["total_ios"] for k in ("read", "write", "trim")):
-        lines.append("  no I/O completed")
+    lines += _direction_lines(d)
     sb = d.get("storage_bench")
     if sb and d.get("kind") == "replay":
         # the busy-time rates are the Storage Bench method; only a Storage Bench trace gives a Storage Bench figure
@@ -218,19 +244,7 @@ def format_summary(
     steady = _steady_line(result)
     if steady:
         lines.append(steady)
-    lines.append(_waf_line(s))
-    lines.append(
-        f"  GC victims {_fmt_int(s['gc_victims'])} (foreground {_fmt_int(s['fg_gc_victims'])}, "
-        f"background {_fmt_int(s['bg_gc_victims'])}); block erases {_fmt_int(s['block_erases'])}"
-    )
-    lines.append(
-        f"  wear: erase count avg {smart['erase_count_avg']:.3f} (min {smart['erase_count_min']}, "
-        f"max {smart['erase_count_max']}) of {smart['pe_cycles_rated']} rated; "
-        f"life remaining {smart['life_remaining_percent']:.3f}%"
-    )
-    power = s.get("power")
-    if isinstance(power, dict) and "avg_w" in power:
-        lines.append(f"  power: average {power['avg_w']:.2f} W, energy {power.get('energy_j', 0.0):,.1f} J")
+    lines += _drive_lines(s)
     lines.append(
         f"  busy time {d['busy_time_ns'] / 1e9:,.3f} s (read {d['read_busy_time_ns'] / 1e9:,.3f} s, "
         f"write {d['write_busy_time_ns'] / 1e9:,.3f} s)"

@@ -247,13 +247,9 @@ fn named(doc: &Map<String, Value>, kind: Kind) -> Result<Option<String>> {
     }
 }
 
-/// Compose a drive document with the profile and part it names (none: the
-/// document as it is, every value from the file).
-pub fn compose(doc: Value) -> Result<Composed> {
-    let Value::Object(file) = doc else {
-        return Err(SimError::config("(top level)", "a drive description is a table of sections"));
-    };
-    for (k, v) in &file {
+/// Every top-level value of a drive document is a section (or null).
+fn check_sections(file: &Map<String, Value>) -> Result<()> {
+    for (k, v) in file {
         if !v.is_object() && !v.is_null() {
             let mut shown = v.to_string();
             if shown.chars().count() > 40 {
@@ -262,6 +258,39 @@ pub fn compose(doc: Value) -> Result<Composed> {
             return Err(SimError::config(k, format!("must be a section, a table of fields ([{k}] in TOML), not {shown}")));
         }
     }
+    Ok(())
+}
+
+/// The channel runs at the slower of the controller's NAND bus (the
+/// profile's nand.channel_bytes_per_s) and the part's interface.
+fn channel_rate(p: &LibraryEntry, base: &mut Map<String, Value>, provenance: &mut Provenance) {
+    let Some(rate) = p.interface_bytes_per_s() else {
+        return;
+    };
+    let key = "nand.channel_bytes_per_s";
+    match get_leaf(base, key).and_then(Value::as_u64) {
+        Some(bus) if bus > rate => {
+            set_leaf(base, key, Value::from(rate));
+            provenance.insert(key.into(), format!("derived: part {} interface {rate} B/s, below the controller's bus {bus}", p.id));
+        }
+        Some(bus) => {
+            let by = provenance.get(key).cloned().unwrap_or_default();
+            provenance.insert(key.into(), format!("{by} (controller bus {bus} B/s, within part {} interface {rate})", p.id));
+        }
+        None => {
+            set_leaf(base, key, Value::from(rate));
+            provenance.insert(key.into(), format!("part {} interface", p.id));
+        }
+    }
+}
+
+/// Compose a drive document with the profile and part it names (none: the
+/// document as it is, every value from the file).
+pub fn compose(doc: Value) -> Result<Composed> {
+    let Value::Object(file) = doc else {
+        return Err(SimError::config("(top level)", "a drive description is a table of sections"));
+    };
+    check_sections(&file)?;
     let profile = named(&file, Kind::Controller)?.map(|id| entry(Kind::Controller, &id)).transpose()?;
     let part = named(&file, Kind::NandPart)?.map(|id| entry(Kind::NandPart, &id)).transpose()?;
     let mut base = Map::new();
@@ -280,24 +309,8 @@ pub fn compose(doc: Value) -> Result<Composed> {
             set_leaf(&mut base, &k, v);
         }
     }
-    // The channel runs at the slower of the controller's NAND bus (the
-    // profile's nand.channel_bytes_per_s) and the part's interface.
-    if let (Some(p), Some(rate)) = (&part, part.as_ref().and_then(|p| p.interface_bytes_per_s())) {
-        let key = "nand.channel_bytes_per_s";
-        match get_leaf(&base, key).and_then(Value::as_u64) {
-            Some(bus) if bus > rate => {
-                set_leaf(&mut base, key, Value::from(rate));
-                provenance.insert(key.into(), format!("derived: part {} interface {rate} B/s, below the controller's bus {bus}", p.id));
-            }
-            Some(bus) => {
-                let by = provenance.get(key).cloned().unwrap_or_default();
-                provenance.insert(key.into(), format!("{by} (controller bus {bus} B/s, within part {} interface {rate})", p.id));
-            }
-            None => {
-                set_leaf(&mut base, key, Value::from(rate));
-                provenance.insert(key.into(), format!("part {} interface", p.id));
-            }
-        }
+    if let Some(p) = &part {
+        channel_rate(p, &mut base, &mut provenance);
     }
     // A drive file that puts the profile's controller behind the other kind
     // of host (NVMe instead of SATA, or back) replaces the profile's whole

@@ -86,7 +86,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     else:
         run = run_probe_device(args.target, out, size_bytes=args.size, destroy_data=args.destroy_data,
                                budget=args.budget, fio=args.fio, seed=args.seed)
-        drive_hash = str(run.target.get("drive", {}).get("hash", ""))
+        info = run.target.get("drive")
+        drive_hash = str(info.get("hash", "")) if isinstance(info, dict) else ""
     features = extract(run.figures, int(run.target["capacity_bytes"]))
     doc = probe_document(run, features, seed=args.seed, budget=args.budget, command=cmd, drive_hash=drive_hash)
     path = save_probe(doc, out)

@@ -53,9 +53,24 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
 
 
 def add_parsers(sub: Any) -> None:
+    _add_tests(sub)
+    _add_test(sub)
+    _add_review(sub)
+    _add_report(sub)
+    _add_table(sub)
+    _add_calibrate(sub)
+    _add_stories(sub)
+    _add_spec(sub)
+
+
+def _add_tests(sub: Any) -> None:
+    """``ssdlab tests``."""
     t = sub.add_parser("tests", help="list the review suite's tests")
     t.set_defaults(func=cmd_tests)
 
+
+def _add_test(sub: Any) -> None:
+    """``ssdlab test``: one test on a drive."""
     p = sub.add_parser(
         "test",
         help="run one test of the suite on a drive and print its figures",
@@ -73,6 +88,9 @@ def add_parsers(sub: Any) -> None:
     add_progress(p)
     p.set_defaults(func=cmd_test)
 
+
+def _add_review(sub: Any) -> None:
+    """``ssdlab review``: the suite on several drives."""
     r = sub.add_parser(
         "review",
         help="run the suite on several drives (in parallel) and write results and the report",
@@ -90,6 +108,9 @@ def add_parsers(sub: Any) -> None:
     add_device_flags(r)
     r.set_defaults(func=cmd_review)
 
+
+def _add_report(sub: Any) -> None:
+    """``ssdlab report``: the report from saved results."""
     rep = sub.add_parser(
         "report",
         help="rebuild the report from saved results (no simulation); merges several runs",
@@ -100,6 +121,9 @@ def add_parsers(sub: Any) -> None:
     rep.add_argument("--out", required=True, metavar="DIR", help="output directory")
     rep.set_defaults(func=cmd_report)
 
+
+def _add_table(sub: Any) -> None:
+    """``ssdlab table``: measured results as a calibration table."""
     tab = sub.add_parser(
         "table",
         help="turn measured results (a real drive's) into a calibration table for calibrate/fit --table",
@@ -114,6 +138,9 @@ def add_parsers(sub: Any) -> None:
     tab.add_argument("--out", required=True, type=output_file, metavar="FILE", help="the table to write (CSV)")
     tab.set_defaults(func=cmd_table)
 
+
+def _add_calibrate(sub: Any) -> None:
+    """``ssdlab calibrate``: the published figures through the suite, and cross-validation."""
     c = sub.add_parser(
         "calibrate",
         help="run every published figure of the presets through the suite and compare",
@@ -146,6 +173,9 @@ def add_parsers(sub: Any) -> None:
     add_fit_options(c, trials=32)
     c.set_defaults(func=cmd_calibrate)
 
+
+def _add_stories(sub: Any) -> None:
+    """``ssdlab stories``: the seed reviews' claims."""
     st = sub.add_parser(
         "stories",
         help="check every claim of the seed reviews on the presets and print the ledger",
@@ -163,6 +193,9 @@ def add_parsers(sub: Any) -> None:
     add_seed(st)
     st.set_defaults(func=cmd_stories)
 
+
+def _add_spec(sub: Any) -> None:
+    """``ssdlab spec``: the honest spec sheet."""
     sp = sub.add_parser(
         "spec",
         help="the honest spec sheet of a drive: rated-style peaks beside steady-state figures",
@@ -177,7 +210,6 @@ def add_parsers(sub: Any) -> None:
     add_output(sp, "also write the JSON sheet to FILE")
     _add_jobs(sp)
     sp.set_defaults(func=cmd_spec)
-
 
 def _scale(args: argparse.Namespace) -> Scale:
     return get_scale("quick" if args.quick else "full")

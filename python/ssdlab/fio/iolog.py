@@ -93,6 +93,37 @@ def scale_offset(offset: int, length: int, source_bytes: int, target_bytes: int,
     return off, ln
 
 
+def _check_rewrite(trims: str, target_bytes: int, align_bytes: int) -> None:
+    if trims not in ("keep", "drop", "error"):
+        raise ValueError(f"trims '{trims}': use keep, drop or error")
+    if target_bytes < align_bytes:
+        raise ValueError(f"target of {target_bytes} B is smaller than one {align_bytes} B block")
+
+
+def _check_header(path: str, first_line: str) -> None:
+    first = first_line.strip()
+    if first != HEADER_V3:
+        raise FioOutputError(path, f"first line is {first!r}, not '{HEADER_V3}' (only v3 iologs carry timestamps)", line=1)
+
+
+def _io_record(path: str, parts: List[str], line: str, ln: int) -> Tuple[int, int, int]:
+    """An I/O or sync record's timestamp, offset and length; FioOutputError naming line ``ln`` otherwise."""
+    if len(parts) != 5 or parts[2] not in _IO_ACTIONS + ("sync", "datasync"):
+        raise FioOutputError(path, f"'{line.strip()}' is not 'timestamp filename action offset length'", line=ln)
+    try:
+        return int(parts[0]), int(parts[3]), int(parts[4])
+    except ValueError:
+        raise FioOutputError(path, f"'{line.strip()}': timestamp, offset and length must be whole numbers", line=ln) from None
+
+
+def _fit_offset(off: int, length: int, source_bytes: int, target_bytes: int, align_bytes: int, chunk_bytes: int,
+                mode: str) -> Tuple[int, int]:
+    """A record's extent on the target: scaled from a source of another size, else only folded in and aligned."""
+    if source_bytes != target_bytes:
+        return scale_offset(off, length, source_bytes, target_bytes, align_bytes=align_bytes, chunk_bytes=chunk_bytes, mode=mode)
+    return scale_offset(off, length, target_bytes, target_bytes, align_bytes=align_bytes, chunk_bytes=chunk_bytes, mode="fold")
+
+
 def rewrite_iolog(
     src: PathLike,
     dst: PathLike,
@@ -115,10 +146,7 @@ def rewrite_iolog(
     cuts every gap between consecutive timestamps to at most that long (the
     suite's Storage Bench playback: gaps cut to 25 ms), before the time bound
     applies. Raises FioOutputError naming the line of a bad record."""
-    if trims not in ("keep", "drop", "error"):
-        raise ValueError(f"trims '{trims}': use keep, drop or error")
-    if target_bytes < align_bytes:
-        raise ValueError(f"target of {target_bytes} B is smaller than one {align_bytes} B block")
+    _check_rewrite(trims, target_bytes, align_bytes)
     s = os.fspath(src)
     reads = writes = kept_trims = dropped = adjusted = 0
     truncated = False
@@ -128,9 +156,7 @@ def rewrite_iolog(
     prev_in: Optional[int] = None  # the last timestamp read, before capping
     cut_us = 0  # idle time removed so far
     with open(s, encoding="utf-8") as fin, atomic_open(dst, what="iolog") as fout:
-        first = fin.readline().strip()
-        if first != HEADER_V3:
-            raise FioOutputError(s, f"first line is {first!r}, not '{HEADER_V3}' (only v3 iologs carry timestamps)", line=1)
+        _check_header(s, fin.readline())
         fout.write(HEADER_V3 + "\n")
         for ln, line in enumerate(fin, start=2):
             parts = line.split()
@@ -142,12 +168,7 @@ def rewrite_iolog(
                 name_seen = parts[1]
                 fout.write(f"{parts[0]} {filename or parts[1]} {parts[2]}\n")
                 continue
-            if len(parts) != 5 or parts[2] not in _IO_ACTIONS + ("sync", "datasync"):
-                raise FioOutputError(s, f"'{line.strip()}' is not 'timestamp filename action offset length'", line=ln)
-            try:
-                t, off, length = int(parts[0]), int(parts[3]), int(parts[4])
-            except ValueError:
-                raise FioOutputError(s, f"'{line.strip()}': timestamp, offset and length must be whole numbers", line=ln) from None
+            t, off, length = _io_record(s, parts, line, ln)
             if idle_cap_us is not None:
                 if prev_in is not None and t - prev_in > idle_cap_us:
                     cut_us += t - prev_in - idle_cap_us
@@ -167,13 +188,8 @@ def rewrite_iolog(
                 if max_ios is not None and reads + writes + kept_trims >= max_ios:
                     truncated = True
                     break
-                src_b = source_bytes or target_bytes
-                if src_b != target_bytes:
-                    noff, nlen = scale_offset(off, length, src_b, target_bytes, align_bytes=align_bytes, chunk_bytes=chunk_bytes, mode=mode)
-                else:
-                    noff, nlen = scale_offset(off, length, target_bytes, target_bytes, align_bytes=align_bytes, chunk_bytes=chunk_bytes, mode="fold")
-                if (noff, nlen) != (off, length):
-                    adjusted += 1
+                noff, nlen = _fit_offset(off, length, source_bytes or target_bytes, target_bytes, align_bytes, chunk_bytes, mode)
+                adjusted += (noff, nlen) != (off, length)
                 off, length = noff, nlen
                 max_end = max(max_end, off + length)
                 if action == "read":

@@ -157,6 +157,33 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         notes.append("verify_only: the job writes nothing and its read-back checks what the drive holds")
     random = rw_base(rw) in RANDOM_MODES
     e: Dict[str, Any] = {"name": job.name, "rw": rw}
+    _block_sizes(job, e, notes)
+    if job.has("blockalign"):
+        e["blockalign"] = job.int_value("blockalign", 4096)
+    offset, size, pass_bytes = _region(job, capacity_bytes, notes)
+    e["offset"] = offset
+    e["size"] = size
+    _data_keys(job, e, notes)
+    e.update(_pacing(job, rw))
+    dist = str(job.value("random_distribution", "random")).strip()
+    if dist != "random" and random:
+        e["random_distribution"] = dist
+    _queue_depth(job, clones, e, notes)
+    time_based, number_ios = _bounds(job, clones, e, notes, random, size, pass_bytes)
+    _log_interval(job, e, notes)
+    ramp = job.int_value("ramp_time", 0) if job.has("ramp_time") else 0
+    if ramp:
+        _check_ramp(job, time_based, random, number_ios, notes)
+    if random and not job.flag("norandommap"):
+        notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches "
+                     "each block once per pass)")
+    if job.has("direct") and not job.flag("direct") or job.flag("buffered"):
+        notes.append("a simulated drive has no page cache: buffered I/O (direct=0) is simulated as direct I/O")
+    return e, notes, ramp
+
+
+def _block_sizes(job: Job, e: Dict[str, Any], notes: List[str]) -> None:
+    """``bsrange``, ``bssplit`` or ``bs`` (per direction too) as engine keys."""
     if job.has("bsrange") and not job.has("bssplit"):
         rng = job.value("bsrange")
         assert isinstance(rng, tuple)
@@ -188,11 +215,10 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         e["write_bssplit"] = f"{bs.write}/100"
     else:
         e["bs"] = job.int_value("bs", 4096)
-    if job.has("blockalign"):
-        e["blockalign"] = job.int_value("blockalign", 4096)
-    offset, size, pass_bytes = _region(job, capacity_bytes, notes)
-    e["offset"] = offset
-    e["size"] = size
+
+
+def _data_keys(job: Job, e: Dict[str, Any], notes: List[str]) -> None:
+    """The mix, the data written (fio's buffer options), the seed and the syncs as engine keys."""
     for k in ("rwmixread", "refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage", "randseed"):
         v = job.value(k)
         if v is not None:
@@ -207,12 +233,10 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
         n = job.int_value(k, 0)
         if n > 0:  # fio: 0 (its default) never syncs
             e[k] = n
-    e.update(_pacing(job, rw))
-    dist = str(job.value("random_distribution", "random")).strip()
-    if dist != "random" and random:
-        e["random_distribution"] = dist
 
-    # Queue depth: sync engines (fio's default psync) keep one I/O in flight.
+
+def _queue_depth(job: Job, clones: int, e: Dict[str, Any], notes: List[str]) -> None:
+    """The queue depth of ``clones`` instances: sync engines (fio's default psync) keep one I/O in flight."""
     engine = str(job.value("ioengine", "psync"))
     qd = job.int_value("iodepth", 1)
     if engine in SYNC_ENGINES:
@@ -228,13 +252,16 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     if clones > 1:
         notes.append(f"{clones} identical random jobs run as one queue of {clones} x {qd} = {total_qd} I/Os in flight")
 
-    # Bounds (fio semantics; the engine gets explicit keys).
+
+def _bounds(job: Job, clones: int, e: Dict[str, Any], notes: List[str], random: bool, size: int,
+            pass_bytes: Optional[int]) -> Tuple[bool, Optional[int]]:
+    """When the job ends, with fio's semantics as explicit engine keys; whether it is time based and its
+    ``number_ios``."""
     time_based = job.flag("time_based")
     runtime = job.value("runtime")
     loops = job.int_value("loops", 1)
     io_size = job.value("io_size")
     number_ios = job.value("number_ios") or None  # fio: 0 (its default) sets no limit
-    ramp = job.int_value("ramp_time", 0) if job.has("ramp_time") else 0
     if runtime is not None:
         assert isinstance(runtime, int)
         if runtime <= 0:
@@ -259,32 +286,32 @@ def _engine_job(job: Job, clones: int, capacity_bytes: int) -> Tuple[Dict[str, A
     if number_ios is not None:
         assert isinstance(number_ios, int)
         e["number_ios"] = number_ios * clones
+    return time_based, number_ios
+
+
+def _log_interval(job: Job, e: Dict[str, Any], notes: List[str]) -> None:
+    """The series interval: fio logs every I/O without log_avg_msec; the simulator averages."""
     if job.has("log_avg_msec"):
         e["log_avg_msec"] = job.int_value("log_avg_msec", 1000)
     elif any(job.has(k) for k in ("write_iops_log", "write_bw_log", "write_lat_log", "write_clat_log", "write_slat_log")):
         e["log_avg_msec"] = 1000
         notes.append("log_avg_msec unset: fio would log every I/O; the simulator logs 1000 ms averages")
 
-    if ramp:
-        if not time_based:
-            raise job.error("ramp_time", "ramp_time is supported on time_based jobs only (fio counts the ramp's I/O toward "
-                            "size/io_size, which the simulator cannot split)")
-        if not random:
-            raise job.error("ramp_time", "a sequential job would restart at offset after the ramp (fio continues the stream): "
-                            "ramp_time is supported on random jobs only")
-        if number_ios is not None:
-            raise job.error("number_ios", "number_ios with ramp_time: fio counts the ramp's I/Os; not supported")
-        if job.has("latency_target"):
-            raise job.error("ramp_time", "ramp_time with latency_target is not simulated (fio holds the search at depth 1 "
-                            "through the ramp): drop one of them")
-        notes.append("ramp_time: the ramp and the measurement are two engine phases; the queue drains at the boundary")
-    if random and not job.flag("norandommap"):
-        notes.append("random offsets are drawn with replacement, as fio with norandommap=1 (fio's default random map touches "
-                     "each block once per pass)")
-    if job.has("direct") and not job.flag("direct") or job.flag("buffered"):
-        notes.append("a simulated drive has no page cache: buffered I/O (direct=0) is simulated as direct I/O")
-    return e, notes, ramp
 
+def _check_ramp(job: Job, time_based: bool, random: bool, number_ios: Optional[int], notes: List[str]) -> None:
+    """A ramp is a phase of its own: what fio counts across it the simulator cannot split."""
+    if not time_based:
+        raise job.error("ramp_time", "ramp_time is supported on time_based jobs only (fio counts the ramp's I/O toward "
+                        "size/io_size, which the simulator cannot split)")
+    if not random:
+        raise job.error("ramp_time", "a sequential job would restart at offset after the ramp (fio continues the stream): "
+                        "ramp_time is supported on random jobs only")
+    if number_ios is not None:
+        raise job.error("number_ios", "number_ios with ramp_time: fio counts the ramp's I/Os; not supported")
+    if job.has("latency_target"):
+        raise job.error("ramp_time", "ramp_time with latency_target is not simulated (fio holds the search at depth 1 "
+                        "through the ramp): drop one of them")
+    notes.append("ramp_time: the ramp and the measurement are two engine phases; the queue drains at the boundary")
 
 def _pacing(job: Job, rw: str) -> Dict[str, Any]:
     """fio's rate limits, think time, flows and latency target as engine

@@ -198,6 +198,32 @@ def _stop(proc: "subprocess.Popen[str]") -> None:
     proc.wait()
 
 
+def _wait(proc: "subprocess.Popen[str]", should_stop: Optional[Callable[[], bool]], timeout_s: Optional[float]) -> None:
+    """Until fio exits; _Stop when ``should_stop()`` says so or the timeout passes."""
+    t0 = time.monotonic()
+    while proc.poll() is None:
+        if (should_stop is not None and should_stop()) or (timeout_s is not None and time.monotonic() - t0 > timeout_s):
+            raise _Stop()
+        try:
+            proc.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _read_output(json_path: Path, err_path: Path, wd: Path) -> Tuple[Optional[FioResult], str]:
+    """fio's results with their logs (None when it wrote none) and what it said on stderr."""
+    stderr = err_path.read_text(errors="replace")
+    result: Optional[FioResult] = None
+    out_text = json_path.read_text(errors="replace") if json_path.exists() else ""
+    if out_text.strip():
+        try:
+            result = attach_logs(parse_fio_json_text(out_text, str(json_path)), wd)
+        except FioOutputError:
+            # fio writes its own errors ("fio: failed parsing bs=...") to --output.
+            stderr = out_text + stderr
+    return result, stderr
+
+
 def run_fio(
     jobfile_text: str,
     workdir: PathLike,
@@ -245,15 +271,8 @@ def run_fio(
         )
         if in_main:
             old_term = signal.signal(signal.SIGTERM, on_term)
-        t0 = time.monotonic()
         try:
-            while proc.poll() is None:
-                if (should_stop is not None and should_stop()) or (timeout_s is not None and time.monotonic() - t0 > timeout_s):
-                    raise _Stop()
-                try:
-                    proc.wait(timeout=0.1)
-                except subprocess.TimeoutExpired:
-                    pass
+            _wait(proc, should_stop, timeout_s)
         except _Stop:
             interrupted = True
             _stop(proc)
@@ -264,15 +283,7 @@ def run_fio(
         finally:
             if in_main and old_term is not None:
                 signal.signal(signal.SIGTERM, old_term)
-    stderr = err_path.read_text(errors="replace")
-    result: Optional[FioResult] = None
-    out_text = json_path.read_text(errors="replace") if json_path.exists() else ""
-    if out_text.strip():
-        try:
-            result = attach_logs(parse_fio_json_text(out_text, str(json_path)), wd)
-        except FioOutputError:
-            # fio writes its own errors ("fio: failed parsing bs=...") to --output.
-            stderr = out_text + stderr
+    result, stderr = _read_output(json_path, err_path, wd)
     if result is None and not interrupted:
         tail = " | ".join(stderr.strip().splitlines()[-3:])
         raise FioRunError(f"fio exited with status {proc.returncode} and wrote no results: {tail or 'no message'}",

@@ -305,6 +305,45 @@ def _check_engine(sim: Any, p: PlannedJob) -> None:
         raise JobFileError(f, ln, opt or "rw", f"job '{job.name}': {msg}") from None
 
 
+def _run_notes(jobfile: JobFile, planned: Sequence[PlannedJob], verifying: bool, check_mode: bool) -> List[str]:
+    """The job file's notes, checking mode's when a job verifies, and each job's own (once)."""
+    notes: List[str] = list(jobfile.notes)
+    if verifying:
+        notes.append("verify: the simulator runs in checking mode (every read and, after every phase, the whole FTL compared "
+                      "with a trivial model of what was written); a verifying job then reads its region back, reported as "
+                      "its reads, as fio's verify phase" + ("" if check_mode else "; the simulator passed in is not in "
+                                                         "checking mode, so only the read-back runs"))
+    for p in planned:
+        for n in p.notes:
+            line = f"job '{p.name}': {n}"
+            if line not in notes:
+                notes.append(line)
+    return notes
+
+
+def _delay_and_ramp(sim: Any, p: PlannedJob, run: SimulatedRun, progress: Optional[ProgressCallback]
+                    ) -> Optional[PhaseResult]:
+    """A job's start delay (idle) and its ramp (a phase of its own, with another seed), before it is measured."""
+    if p.startdelay_ns:
+        run.phases.append(sim.idle(duration_ns=p.startdelay_ns))
+    ramp: Optional[PhaseResult] = None
+    if p.ramp_ns:
+        rj = dict(p.engine, runtime=f"{p.ramp_ns}ns", time_based=1, name=f"{p.name} (ramp)")
+        if "randseed" in rj:
+            rj["randseed"] = int(rj["randseed"]) ^ 0x5EED
+        ramp = sim.run(rj, progress=progress)
+        run.phases.append(ramp)
+    return ramp
+
+
+def _cut_entries(p: PlannedJob, partial: PhaseResult) -> List[Dict[str, Any]]:
+    """The entries of the job a Ctrl-C cut short, marked interrupted."""
+    cut = job_entries(p, partial, None, p.startdelay_ns)
+    for c in cut:
+        c["ssdlab"]["interrupted"] = True
+    return cut
+
+
 def simulate(
     jobfile: JobFile,
     drive: Any = "generic-mlc-120",
@@ -329,17 +368,7 @@ def simulate(
         _check_engine(sim, p)
     run = SimulatedRun(document={}, logs={})
     entries: List[Dict[str, Any]] = []
-    notes: List[str] = list(jobfile.notes)
-    if verifying:
-        notes.append("verify: the simulator runs in checking mode (every read and, after every phase, the whole FTL compared "
-                      "with a trivial model of what was written); a verifying job then reads its region back, reported as "
-                      "its reads, as fio's verify phase" + ("" if sim.check_mode else "; the simulator passed in is not in "
-                                                             "checking mode, so only the read-back runs"))
-    for p in planned:
-        for n in p.notes:
-            line = f"job '{p.name}': {n}"
-            if line not in notes:
-                notes.append(line)
+    notes = _run_notes(jobfile, planned, verifying, bool(sim.check_mode))
     done = 0  # planned jobs finished
     try:
         for batch in _batches(planned):
@@ -358,15 +387,7 @@ def simulate(
                 done += len(batch)
                 continue
             p = batch[0]
-            if p.startdelay_ns:
-                run.phases.append(sim.idle(duration_ns=p.startdelay_ns))
-            ramp: Optional[PhaseResult] = None
-            if p.ramp_ns:
-                rj = dict(p.engine, runtime=f"{p.ramp_ns}ns", time_based=1, name=f"{p.name} (ramp)")
-                if "randseed" in rj:
-                    rj["randseed"] = int(rj["randseed"]) ^ 0x5EED
-                ramp = sim.run(rj, progress=progress)
-                run.phases.append(ramp)
+            ramp = _delay_and_ramp(sim, p, run, progress)
             if p.verify and p.jobs[0].flag("verify_only"):
                 r = _verify_phase(sim, p, None, progress)
             else:
@@ -389,12 +410,8 @@ def simulate(
             done += 1
     except KeyboardInterrupt as e:
         partial = getattr(e, "result", None)
-        if isinstance(partial, PhaseResult) and partial.kind == "workload":
-            if done < len(planned):
-                cut = job_entries(planned[done], partial, None, planned[done].startdelay_ns)
-                for c in cut:
-                    c["ssdlab"]["interrupted"] = True
-                entries.extend(cut)
+        if isinstance(partial, PhaseResult) and partial.kind == "workload" and done < len(planned):
+            entries.extend(_cut_entries(planned[done], partial))
         run.interrupted = True
         run.document = fio_document(jobfile, entries, sim, notes, True)
         e.run = run  # type: ignore[attr-defined]

@@ -149,6 +149,52 @@ def _open(target: Target, optuna: Any, sampler: str, seed: int, trials: int, sto
     return f
 
 
+_Asked = List[Tuple[_Fit, Any, Dict[str, Any]]]
+
+
+def _ask(fits: Sequence[_Fit], per_batch: int) -> _Asked:
+    """The next trials of every fit to simulate (a trial at the committed values is told at once)."""
+    asked: _Asked = []
+    for f in fits:
+        # a new study's first batch is its start alone (the sampler learns the space from it)
+        for _ in range(min(per_batch if f.done() else 1, f.trials - f.done())):
+            with _quiet():
+                trial = f.study.ask()
+                values = {p.key: p.snap(trial.suggest_float(p.key, p.low, p.high, log=p.log))
+                          for p in f.target.params}
+            trial.set_user_attr("values", values)
+            assert f.committed is not None
+            if values == f.committed.values:  # simulated already
+                trial.set_user_attr("simulated", f.committed.simulated)
+                f.study.tell(trial, f.committed.objective)
+                f.history.append(f.committed.objective)
+                continue
+            asked.append((f, trial, values))
+    return asked
+
+
+def _tell(asked: _Asked, evs: Sequence[Evaluation], optuna: Any) -> None:
+    """Each trial's evaluation to its study (a failed simulation a failed trial)."""
+    for (f, trial, _), ev in zip(asked, evs):
+        trial.set_user_attr("simulated", ev.simulated)
+        if ev.error is not None:
+            trial.set_user_attr("error", ev.error)
+            f.study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            f.study.tell(trial, ev.objective)
+            f.history.append(ev.objective)
+
+
+def _report(fits: Sequence[_Fit], stream: TextIO, t0: float) -> None:
+    """Every fit's progress, one line each."""
+    for f in fits:
+        low = min(f.history) if f.history else float("nan")
+        assert f.committed is not None
+        stream.write(f"ssdlab fit: {f.target.label}: {f.done()}/{f.trials} trials, best {low:.3f} "
+                     f"(committed {f.committed.objective:.3f}), {time.perf_counter() - t0:.0f} s wall\n")
+    stream.flush()
+
+
 def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes", seed: int = 1,
              storage: Optional[str] = None, resume: bool = False, starts: Optional[Sequence[Dict[str, Any]]] = None,
              batch: Optional[int] = None, runner: Optional[Runner] = None, stream: Optional[TextIO] = sys.stderr,
@@ -179,22 +225,7 @@ def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes"
                 f.study.set_user_attr("committed_simulated", ev.simulated)
         try:
             while True:
-                asked: List[Tuple[_Fit, Any, Dict[str, Any]]] = []
-                for f in fits:
-                    # a new study's first batch is its start alone (the sampler learns the space from it)
-                    for _ in range(min(per_batch if f.done() else 1, f.trials - f.done())):
-                        with _quiet():
-                            trial = f.study.ask()
-                            values = {p.key: p.snap(trial.suggest_float(p.key, p.low, p.high, log=p.log))
-                                      for p in f.target.params}
-                        trial.set_user_attr("values", values)
-                        assert f.committed is not None
-                        if values == f.committed.values:  # simulated already
-                            trial.set_user_attr("simulated", f.committed.simulated)
-                            f.study.tell(trial, f.committed.objective)
-                            f.history.append(f.committed.objective)
-                            continue
-                        asked.append((f, trial, values))
+                asked = _ask(fits, per_batch)
                 if not asked:
                     if all(f.done() >= f.trials for f in fits):
                         break
@@ -205,21 +236,9 @@ def fit_many(targets: Sequence[Target], trials: int = 40, sampler: str = "cmaes"
                     for f, trial, _ in asked:
                         f.study.tell(trial, state=optuna.trial.TrialState.FAIL)
                     raise
-                for (f, trial, _), ev in zip(asked, evs):
-                    trial.set_user_attr("simulated", ev.simulated)
-                    if ev.error is not None:
-                        trial.set_user_attr("error", ev.error)
-                        f.study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                    else:
-                        f.study.tell(trial, ev.objective)
-                        f.history.append(ev.objective)
+                _tell(asked, evs, optuna)
                 if stream is not None:
-                    for f in fits:
-                        low = min(f.history) if f.history else float("nan")
-                        assert f.committed is not None
-                        stream.write(f"ssdlab fit: {f.target.label}: {f.done()}/{f.trials} trials, best {low:.3f} "
-                                     f"(committed {f.committed.objective:.3f}), {time.perf_counter() - t0:.0f} s wall\n")
-                    stream.flush()
+                    _report(fits, stream, t0)
         except KeyboardInterrupt:
             interrupted = True
         out = []

@@ -14,7 +14,7 @@ from ..suite.definitions import TESTS
 from . import charts as _charts
 from . import navigation as _nav
 from . import verdict as _verdict
-from .checks import find_checks
+from .checks import Check, find_checks
 from .labels import chart_values, drive_label, names_with_hashes
 from .stories import stories_section
 from .tables import _drive_table, _esc, _fmt, _reproduce, _scroll, _spec_table, _verdict_section
@@ -418,6 +418,52 @@ def _group_anchor(gid: str, tests: Sequence[Mapping[str, Any]]) -> str:
     return f"{gid}-group" if any(str(t["id"]) == gid for t in tests) else gid
 
 
+_Toc = List[Tuple[str, str, List[Tuple[str, str]]]]
+
+
+def _group_sections(known: Sequence[Mapping[str, Any]], by_test: Mapping[str, Mapping[str, Dict[str, Any]]],
+                    drives: Mapping[str, Dict[str, Any]], out: Path, found: Sequence[Check]
+                    ) -> Tuple[List[Tuple[str, str, str]], List[Tuple[str, str, str]], _Toc]:
+    """Each group's section (group, title, html) with its tests, the first take of each group for the verdict,
+    and the contents entries."""
+    sections: List[Tuple[str, str, str]] = []  # (group, title, html)
+    group_takes: List[Tuple[str, str, str]] = []
+    toc: _Toc = []
+    for gid, gtitle in list(GROUPS.items()) + [("other", "Other tests")]:
+        tests = [t for t in known if t.get("group", "other") == gid or (gid == "other" and t.get("group") not in GROUPS)]
+        if not tests:
+            continue
+        body = [_spec_table(by_test, drives)] if gid == "spec" else []
+        first_take = None
+        for t in tests:
+            section, take = _test_section(t, by_test[t["id"]], out,
+                                          [f"{c.drive}: {c.message}" for c in found if c.test_id == t["id"]])
+            body.append(section)
+            if first_take is None and take:
+                first_take = (str(t["id"]), gtitle, take)
+        if first_take:
+            group_takes.append(first_take)
+        sections.append((gid, gtitle, "".join(body)))
+        toc.append((_group_anchor(gid, known), gtitle, [(str(t["id"]), str(t["title"])) for t in tests]))
+    return sections, group_takes, toc
+
+
+def _side_entries(toc: _Toc, has_cdm: bool, stories: bool) -> _Toc:
+    """The sidebar's contents: the verdict, the drives (after CrystalDiskMark's group when there is one), the
+    groups, the stories and the notes."""
+    side: _Toc = [("verdict", "Verdict", [])]
+    if not has_cdm:
+        side.append(("drives", "The drives", []))
+    for entry in toc:
+        side.append(entry)
+        if entry[0].startswith("cdm"):
+            side.append(("drives", "The drives", []))
+    if stories:
+        side.append(("stories", "The reviews' stories", []))
+    side.append(("about-results", "About these results", []))
+    return side
+
+
 def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = "") -> Path:
     """Write OUT/index.html, OUT/charts/*.png|svg and OUT/figures.csv from results documents."""
     out = Path(out_dir)
@@ -436,26 +482,8 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
     title = ", ".join(drives) if len(drives) <= 3 else f"{len(drives)} drives"
     known = [t for t in TESTS if t["id"] in by_test] + [
         next(iter(v.values()))["test"] for k, v in by_test.items() if k not in {t["id"] for t in TESTS}]
-    sections: List[Tuple[str, str, str]] = []  # (group, title, html)
-    group_takes: List[Tuple[str, str, str]] = []
     found = find_checks(by_test)
-    toc: List[Tuple[str, str, List[Tuple[str, str]]]] = []
-    for gid, gtitle in list(GROUPS.items()) + [("other", "Other tests")]:
-        tests = [t for t in known if t.get("group", "other") == gid or (gid == "other" and t.get("group") not in GROUPS)]
-        if not tests:
-            continue
-        body = [_spec_table(by_test, drives)] if gid == "spec" else []
-        first_take = None
-        for t in tests:
-            section, take = _test_section(t, by_test[t["id"]], out,
-                                          [f"{c.drive}: {c.message}" for c in found if c.test_id == t["id"]])
-            body.append(section)
-            if first_take is None and take:
-                first_take = (str(t["id"]), gtitle, take)
-        if first_take:
-            group_takes.append(first_take)
-        sections.append((gid, gtitle, "".join(body)))
-        toc.append((_group_anchor(gid, known), gtitle, [(str(t["id"]), str(t["title"])) for t in tests]))
+    sections, group_takes, toc = _group_sections(known, by_test, drives, out, found)
     has_cdm = any(gid == "cdm" for gid, _, _ in sections)
     nav = ['<a href="#verdict">Verdict</a>'] + ([] if has_cdm else ['<a href="#drives">The drives</a>'])
     for gid, gtitle, _ in sections:
@@ -480,17 +508,7 @@ def build_report(docs: Sequence[Dict[str, Any]], out_dir: str, command: str = ""
     if profiles != ["full"]:
         parts.append(f"<p class=note>Scale: {_esc(', '.join(profiles))}. The quick scale cuts runtimes and spans; "
                      "its figures are not comparable with published reviews.</p>")
-    side: List[Tuple[str, str, List[Tuple[str, str]]]] = [("verdict", "Verdict", [])]
-    if not has_cdm:
-        side.append(("drives", "The drives", []))
-    for entry in toc:
-        side.append(entry)
-        if entry[0].startswith("cdm"):
-            side.append(("drives", "The drives", []))
-    if stories:
-        side.append(("stories", "The reviews' stories", []))
-    side.append(("about-results", "About these results", []))
-    parts.append('<div class="layout">' + _nav.sidebar(side) + "<main>")
+    parts.append('<div class="layout">' + _nav.sidebar(_side_entries(toc, has_cdm, bool(stories))) + "<main>")
     parts.append(_verdict_section(by_test, drives, group_takes, found))
     drive_table = "<h2 id=drives>The drives</h2>" + _drive_table(drives)
     if not has_cdm:

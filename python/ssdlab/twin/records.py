@@ -1,12 +1,14 @@
-"""The twin's records whose keys are fixed, typed: where a value of the twin's
-drive file came from, a recovered value's verdict against the truth, and a
-round trip's row with its internals. They are dicts at run time (they go to
-twin.json and roundtrip.json as they are); a drive document (a TOML tree)
+"""The twin's records whose keys are fixed, typed: probe.json (its target,
+jobs, power readings and features), twin.json (the fit and where each value
+of the twin's drive file came from), a recovered value's verdict against the
+truth, and a round trip's row with its internals. They are dicts at run time
+(they go to probe.json, twin.json and roundtrip.json as they are); a drive
+document (a TOML tree, its sections open to every field the engine takes)
 stays a plain mapping."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 
 class _ValueSource(TypedDict):
@@ -268,3 +270,173 @@ class ComparisonSummary(TypedDict):
     twin: Any
     runs: int
     spread: Optional[SpreadVerdict]
+
+
+class Feature(TypedDict):
+    """One feature as probe.json keeps it: its ``value`` (None when the jobs
+    that measure it did not run), ``unit``, ``confidence`` (``high``,
+    ``medium``, ``low`` or ``none``) and ``how`` it was derived (its
+    provenance: the jobs and the reasoning)."""
+
+    value: Any
+    unit: str
+    confidence: str
+    how: str
+
+
+class _ProbeTarget(TypedDict):
+    kind: str
+    capacity_bytes: int
+
+
+class ProbeTarget(_ProbeTarget, total=False):
+    """What a probe ran on: ``kind`` (``simulated``, ``block`` or ``file``) and the capacity it used; a real
+    target's ``path``, ``drive_id``, ``fio_version`` and ``drive`` (the results' drive object); a simulated one's
+    ``drive`` (its preset or drive file)."""
+
+    path: str
+    drive_id: str
+    fio_version: str
+    drive: Union[str, Dict[str, Any]]
+
+
+class ProbePower(TypedDict, total=False):
+    """The probe's power readings: their ``source`` and the idle draw (``idle_w`` over ``idle_s``), or a real
+    target's idle window (``idle_window_s``, Unix time) until a meter's log is applied."""
+
+    source: str
+    idle_w: float
+    idle_s: float
+    idle_window_s: List[float]
+
+
+class ProbeManifest(TypedDict):
+    seed: int
+    version: str
+    drive_hash: str
+    command: str
+    budget: float
+
+
+class ProbeJobRecord(TypedDict):
+    """One probe job in probe.json: the job (:class:`ssdlab.twin.probe.ProbeJob`) and its ``figures`` (None where
+    it did not run)."""
+
+    name: str
+    stage: str
+    feature: str
+    why: str
+    options: Dict[str, Any]
+    direction: str
+    log_ms: int
+    figures: Optional[JobFigures]
+
+
+class ProbeDoc(TypedDict):
+    """probe.json (:func:`ssdlab.twin.probe.probe_document`)."""
+
+    schema: str
+    schema_version: int
+    manifest: ProbeManifest
+    target: ProbeTarget
+    budget: float
+    interrupted: bool
+    notes: List[str]
+    wall_time_s: float
+    simulated_time_s: Optional[float]
+    power: ProbePower
+    features: Dict[str, Feature]
+    jobs: List[ProbeJobRecord]
+
+
+class ProbeJobError(TypedDict):
+    """A probe job's rate, measured and the twin's, and the twin's relative error."""
+
+    job: str
+    measured_mbps: float
+    twin_mbps: float
+    error: float
+
+
+class PowerFit(TypedDict):
+    """The twin's power model fit: the jobs it used, its RMS relative error, the controller's active watts and the
+    one scale on the NAND part's energies."""
+
+    jobs: int
+    rms_relative_error: float
+    active_w: float
+    nand_scale: float
+
+
+class TwinManifest(TypedDict):
+    seed: int
+    version: str
+    command: str
+    probe: str
+    power_log: Optional[str]
+    drive_hash: str
+
+
+class TwinFitRecord(TypedDict):
+    """The fit in twin.json: the sampler's trials and objectives, the pattern search's summary, the structures
+    weighed, the fitted objective and worst row, and the calibration rows."""
+
+    trials: int
+    sampler: str
+    objective_start: float
+    objective_sampler: float
+    polish: Dict[str, Any]
+    structure_recheck: List[StructureRecord]
+    objective: float
+    worst: float
+    interrupted: bool
+    rows: List[Dict[str, Any]]
+
+
+class Reliability(TypedDict):
+    """``reliable``: no problem found; ``objective``: the fit's; ``problems``: each one sentence, naming the
+    job or feature and by how much the twin misses it."""
+
+    reliable: bool
+    objective: float
+    problems: List[str]
+
+
+class TwinSummaryFiles(TypedDict):
+    index: str
+    twin_page: str
+    table: str
+
+
+class TwinSummaryDoc(TypedDict):
+    """twin-summary.json (:func:`ssdlab.twin.report.twin_report`): the run's manifest, whether both sides are one
+    drive, the comparison in a few numbers, the internals against the truth, the twin's provenance and reliability,
+    and the files beside it."""
+
+    schema: str
+    schema_version: int
+    manifest: Dict[str, Any]
+    same_drive: bool
+    summary: ComparisonSummary
+    internals: List[InternalRow]
+    truth: Optional[Dict[str, Any]]
+    provenance: Optional[Provenance]
+    reliability: Optional[Reliability]
+    files: TwinSummaryFiles
+
+
+class TwinRecord(TypedDict):
+    """twin.json, beside the twin's drive file (:func:`ssdlab.twin.fit_twin`)."""
+
+    schema: str
+    schema_version: int
+    twin_id: str
+    source: str
+    manifest: TwinManifest
+    fit: TwinFitRecord
+    reliability: Reliability
+    slc_cache_fit: Optional[SlcFit]
+    values: Provenance
+    probe_jobs: List[ProbeJobError]
+    twin_features: Dict[str, Feature]
+    power_fit: Optional[PowerFit]

@@ -23,7 +23,7 @@ from ..drive import Drive
 from ..outputs import atomic_open, write_text
 from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
-from .records import BufferSeen, GcModes, Internal, RoundTripRow
+from .records import BufferSeen, GcModes, Internal, ProbeDoc, RoundTripRow, TwinRecord
 
 __all__ = ["roundtrip_one", "roundtrip", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
            "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
@@ -64,7 +64,7 @@ def review_tests(drive: Drive) -> Optional[List[str]]:
     return [t for t in default_test_ids() if not (drive.is_nvme and t in sata)] + list(MODERN_REVIEW_TESTS)
 
 
-def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> Dict[str, Any]:
+def _probe(preset: str, d: Path, budget: float, seed: int, command: str, stream: TextIO) -> ProbeDoc:
     if (d / "probe.json").is_file():
         doc = load_probe(d)
         if not doc.get("interrupted") and float(doc.get("budget", 0)) == budget:
@@ -158,13 +158,13 @@ def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: An
 
 
 def _fit(preset: str, d: Path, trials: int, runner: Any, seed: int, command: str, stream: TextIO,
-         polish: Optional[int]) -> Dict[str, Any]:
+         polish: Optional[int]) -> TwinRecord:
     """The twin's record (twin.json): the one under ``d`` when it was fitted with ``trials``, else a new fit."""
     from .fit import fit_twin
 
     twin_json = d / "twin.json"
     if twin_json.is_file():
-        rec: Dict[str, Any] = json.loads(twin_json.read_text())
+        rec: TwinRecord = json.loads(twin_json.read_text())
         if rec.get("fit", {}).get("trials") == trials:
             return rec
     t1 = time.perf_counter()

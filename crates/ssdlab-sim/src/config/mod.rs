@@ -12,19 +12,22 @@
 //! [`crate::library`]; it is composed with them before it is parsed.
 
 mod geometry;
+mod host;
 mod sections;
 #[cfg(test)]
 mod tests;
 mod validate;
+mod wording;
 
 pub use geometry::{
     map_unit_units, memory_estimate_bytes, revmap_bytes_reserved, Geometry, DEFAULT_MEMORY_LIMIT_BYTES, LEN_SHIFT, REVMAP_CHUNK_ENTRIES,
 };
+pub use host::*;
 pub use sections::*;
 
 use crate::error::{Result, SimError};
 use serde::{Deserialize, Serialize};
-use validate::{explain_serde, path_or_top};
+use wording::{explain_serde, path_or_top};
 
 /// The mapping unit of the FTL: 4KB.
 pub const UNIT_BYTES: u64 = 4096;

@@ -1,5 +1,5 @@
-//! Every rule a drive must obey, and serde's errors reworded: one error naming
-//! the field, the value and what is allowed (with a hint for a wrong unit).
+//! Every rule a drive must obey: one error naming the field, the value and
+//! what is allowed.
 
 use super::geometry::{LEN_SHIFT, MAX_MAP_UNIT_UNITS};
 use super::{DriveConfig, SECTOR_BYTES, UNIT_BYTES};
@@ -12,9 +12,29 @@ const RECYCLE_MAX: u64 = 100_000_000_000;
 const RECYCLE_PER_DIE_MIN: u64 = 100_000;
 
 impl DriveConfig {
-    /// Every rule a drive must obey, with the field named in the error.
+    /// Every rule a drive must obey, with the field named in the error: the
+    /// sections in a fixed order, so a drive with several faults always gets
+    /// the same one named first.
     pub fn validate(&self) -> Result<()> {
-        let err = |f: &str, m: String| Err(SimError::config(f, m));
+        self.check_drive()?;
+        self.check_host()?;
+        self.check_controller_costs()?;
+        self.check_nand_part()?;
+        self.check_data_reduction()?;
+        self.check_controller_reads()?;
+        self.check_power()?;
+        self.check_geometry()?;
+        self.check_nand_cells()?;
+        self.check_slc_cache()?;
+        self.check_perf_mode()?;
+        self.check_recycle()?;
+        self.check_map_and_gc()?;
+        self.check_controller_buffers()?;
+        Ok(())
+    }
+
+    /// `drive`: its id and user capacity.
+    fn check_drive(&self) -> Result<()> {
         let d = &self.drive;
         if d.id.is_empty() || !d.id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
             return err("drive.id", format!("'{}' must be non-empty letters, digits, '-', '_' or '.'", d.id));
@@ -28,6 +48,11 @@ impl DriveConfig {
         if (d.user_capacity_bytes / UNIT_BYTES) > u32::MAX as u64 - 1 {
             return err("drive.user_capacity_bytes", format!("{} is larger than the 16 TB the 32-bit map supports", d.user_capacity_bytes));
         }
+        Ok(())
+    }
+
+    /// `host`: the link, and NCQ (SATA) or queue pairs (NVMe).
+    fn check_host(&self) -> Result<()> {
         let h = &self.host;
         if h.link_bytes_per_s < 1_000_000 || h.link_bytes_per_s > 100_000_000_000 {
             return err(
@@ -77,6 +102,11 @@ impl DriveConfig {
                 return err("host.ncq_depth", format!("{} must be 1..=32 for SATA (at most 256)", h.ncq_depth));
             }
         }
+        Ok(())
+    }
+
+    /// `controller`: per-command costs, throughput ceilings and the die stripe.
+    fn check_controller_costs(&self) -> Result<()> {
         let c = &self.controller;
         if c.command_cost_ns > 10_000_000 {
             return err("controller.command_cost_ns", format!("{} ns is more than 10 ms per command", c.command_cost_ns));
@@ -129,6 +159,11 @@ impl DriveConfig {
                 format!("{} is outside 128..65536 bytes (0 means each program unit lies on one die; SandForce 512)", c.die_stripe_bytes),
             );
         }
+        Ok(())
+    }
+
+    /// `nand`: counts, bounds that keep the geometry exact, page size and timings.
+    fn check_nand_part(&self) -> Result<()> {
         let n = &self.nand;
         for (f, v) in [
             ("nand.channels", n.channels),
@@ -191,6 +226,11 @@ impl DriveConfig {
                 format!("{} must be at least 1e6 bytes/s (ONFI 2 sync: 200000000)", n.channel_bytes_per_s),
             );
         }
+        Ok(())
+    }
+
+    /// `data_reduction`, when given: fractions and metadata.
+    fn check_data_reduction(&self) -> Result<()> {
         if let Some(dr) = &self.data_reduction {
             for (f, v) in [
                 ("data_reduction.compressible_stored_fraction", dr.compressible_stored_fraction),
@@ -205,6 +245,14 @@ impl DriveConfig {
                 return err("data_reduction.metadata_bytes_per_unit", format!("{} must be at most 1024", dr.metadata_bytes_per_unit));
             }
         }
+        Ok(())
+    }
+
+    /// `controller`: the active-die limit, read-ahead and unmapped reads.
+    fn check_controller_reads(&self) -> Result<()> {
+        let c = &self.controller;
+        let n = &self.nand;
+        let dies_total = n.channels * n.packages_per_channel * n.dies_per_package;
         if c.max_active_dies > 4096 {
             return err(
                 "controller.max_active_dies",
@@ -217,6 +265,11 @@ impl DriveConfig {
         if c.unmapped_read_ns > 10_000_000 {
             return err("controller.unmapped_read_ns", format!("{} ns is more than 10 ms", c.unmapped_read_ns));
         }
+        Ok(())
+    }
+
+    /// `power`: energies.
+    fn check_power(&self) -> Result<()> {
         let p = &self.power;
         for (f, v) in [
             ("power.read_uj_per_page", p.read_uj_per_page),
@@ -228,6 +281,12 @@ impl DriveConfig {
                 return err(f, format!("{v} must be a non-negative energy"));
             }
         }
+        Ok(())
+    }
+
+    /// The derived geometry: within the map's reach, with spare area.
+    fn check_geometry(&self) -> Result<()> {
+        let d = &self.drive;
         let g = self.geometry();
         if g.raw_slots * g.gran_per_slot as u64 > u32::MAX as u64 - 2 {
             return err("nand.blocks_per_plane", "raw NAND exceeds the 16 TB the 32-bit map supports".into());
@@ -254,6 +313,12 @@ impl DriveConfig {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// `nand`: cell bits, one-shot programs, plane reads and per-page-type and SLC-mode timings.
+    fn check_nand_cells(&self) -> Result<()> {
+        let n = &self.nand;
         if n.bits_per_cell > 4 {
             return err("nand.bits_per_cell", format!("{} must be 0 (not stated), 1, 2 (MLC), 3 (TLC) or 4 (QLC)", n.bits_per_cell));
         }
@@ -299,6 +364,12 @@ impl DriveConfig {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// `slc_cache`, when given: it needs an SLC mode.
+    fn check_slc_cache(&self) -> Result<()> {
+        let n = &self.nand;
         if let Some(sc) = &self.slc_cache {
             if n.slc_tprog_ns == 0 || n.bits_per_cell < 2 {
                 return err("slc_cache", "needs a NAND part with an SLC mode: nand.bits_per_cell 2..=4 and nand.slc_tprog_ns > 0".into());
@@ -318,6 +389,12 @@ impl DriveConfig {
                 return err("slc_cache", "cannot be combined with ftl.perf_mode_tprog_ns (both write blocks in a fast mode)".into());
             }
         }
+        Ok(())
+    }
+
+    /// `ftl`: the performance mode.
+    fn check_perf_mode(&self) -> Result<()> {
+        let n = &self.nand;
         let f = &self.ftl;
         if f.perf_mode_tprog_ns > 0 && (f.perf_mode_fill_percent == 0 || f.perf_mode_fill_percent > 100) {
             return err("ftl.perf_mode_fill_percent", format!("{} must be 1..=100", f.perf_mode_fill_percent));
@@ -328,6 +405,12 @@ impl DriveConfig {
         if f.perf_mode_tprog_ns > 0 && f.perf_mode_tprog_ns >= n.tprog_ns {
             return err("ftl.perf_mode_tprog_ns", format!("{} must be faster than nand.tprog_ns ({})", f.perf_mode_tprog_ns, n.tprog_ns));
         }
+        Ok(())
+    }
+
+    /// `ftl`: the recycling path's rate, one way.
+    fn check_recycle(&self) -> Result<()> {
+        let f = &self.ftl;
         if f.recycle_bytes_per_s != 0 && !(RECYCLE_MIN..=RECYCLE_MAX).contains(&f.recycle_bytes_per_s) {
             return err(
                 "ftl.recycle_bytes_per_s",
@@ -355,6 +438,14 @@ impl DriveConfig {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// `ftl`: the map's reach and the GC thresholds against the spare area.
+    fn check_map_and_gc(&self) -> Result<()> {
+        let d = &self.drive;
+        let f = &self.ftl;
+        let g = self.geometry();
         if g.map_unit_units > MAX_MAP_UNIT_UNITS {
             return err(
                 "ftl.max_map_entries",
@@ -398,6 +489,14 @@ impl DriveConfig {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// `controller`: the program buffer, map cache and write buffer against the program unit.
+    fn check_controller_buffers(&self) -> Result<()> {
+        let c = &self.controller;
+        let n = &self.nand;
+        let g = self.geometry();
         let unit_bytes = g.unit_slots as u64 * UNIT_BYTES;
         if c.program_buffer_bytes != 0 && !(unit_bytes..=1 << 30).contains(&c.program_buffer_bytes) {
             return err(
@@ -431,101 +530,7 @@ impl DriveConfig {
     }
 }
 
-pub(super) fn path_or_top(p: &str) -> String {
-    if p.is_empty() || p == "." {
-        "(top level)".to_string()
-    } else {
-        p.to_string()
-    }
-}
-
-/// Units we recognise in field names, for the "wrong unit" hint.
-const UNIT_SUFFIXES: &[&str] =
-    &["_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_mb", "_gb", "_bytes_per_s", "_mb_per_s", "_blocks", "_percent"];
-
-const KNOWN_FIELDS: &[&str] = &[
-    "user_capacity_bytes",
-    "link_bytes_per_s",
-    "command_overhead_ns",
-    "command_cost_ns",
-    "write_buffer_bytes",
-    "command_cost_read_ns",
-    "command_cost_write_ns",
-    "command_latency_ns",
-    "max_write_bytes_per_s",
-    "read_decode_bytes_per_s",
-    "read_decode_ns",
-    "encode_bytes_per_s",
-    "die_stripe_bytes",
-    "page_size_bytes",
-    "tr_ns",
-    "tprog_ns",
-    "tbers_ns",
-    "channel_bytes_per_s",
-    "gc_threshold_blocks",
-    "bg_gc_threshold_blocks",
-    "idle_gc_delay_ns",
-    "recycle_bytes_per_s",
-    "recycle_bytes_per_s_per_die",
-    "readahead_bytes",
-    "unmapped_read_ns",
-    "map_cache_bytes",
-    "metadata_bytes_per_unit",
-    "idle_mw",
-    "active_mw",
-    "read_uj_per_page",
-    "program_uj_per_unit",
-    "erase_uj_per_block",
-    "transfer_pj_per_byte",
-];
-
-fn stem(name: &str) -> &str {
-    let mut best = name;
-    for s in UNIT_SUFFIXES {
-        if let Some(b) = name.strip_suffix(s) {
-            if b.len() < best.len() {
-                best = b;
-            }
-        }
-    }
-    best
-}
-
-/// Turn serde's wording into ours and add a hint when a field has the wrong unit.
-pub(super) fn explain_serde(msg: &str) -> String {
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
-        if let Some(end) = rest.find('`') {
-            let name = &rest[..end];
-            let s = stem(name);
-            for k in KNOWN_FIELDS {
-                if stem(k) == s && *k != name {
-                    return format!("unknown field '{name}': wrong unit? this field is '{k}'");
-                }
-            }
-            let allowed = rest[end + 1..].trim_start_matches(", ").replace('`', "'");
-            return format!("unknown field '{name}'; {allowed}");
-        }
-    }
-    if let Some(rest) = msg.strip_prefix("missing field `") {
-        if let Some(end) = rest.find('`') {
-            return format!("missing required field '{}'", &rest[..end]);
-        }
-    }
-    let mut out = msg.replace('`', "'");
-    // serde names Rust types; say what a drive file may hold instead.
-    for (ty, words) in [
-        ("u64", "a whole number >= 0"),
-        ("u32", "a whole number from 0 to 4294967295"),
-        ("u16", "a whole number from 0 to 65535"),
-        ("u8", "a whole number from 0 to 255"),
-        ("i64", "a whole number"),
-        ("f64", "a number"),
-        ("a boolean", "true or false"),
-    ] {
-        if let Some(head) = out.strip_suffix(&format!("expected {ty}")) {
-            out = format!("{head}expected {words}");
-            break;
-        }
-    }
-    crate::parse::one_line(&out)
+/// The error of a rule broken: the field and what is allowed.
+fn err(f: &str, m: String) -> Result<()> {
+    Err(SimError::config(f, m))
 }

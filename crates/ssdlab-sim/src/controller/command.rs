@@ -86,104 +86,12 @@ impl Controller {
             Op::Trim => c.command_cost_ns,
         };
         let (first, n) = unit_span(off, len);
-        // A write to part of a coarse map unit rewrites the rest of it
-        // (`ftl.max_map_entries`): the span of whole map units it touches,
-        // and the firmware's internal read, a read command's time, for each
-        // map unit with data to merge.
-        let (span_lo, span_hi) = match op {
-            Op::Write if self.map_unit > 1 => {
-                let m = self.map_unit;
-                (first / m * m, ((first + n).div_ceil(m) * m).min(self.user_units))
-            }
-            _ => (first, first + n),
-        };
-        // The units beside the write in its partial map units (at most 2 x 15),
-        // bit by bit; which of them to merge is decided once, as the command
-        // arrives, and the firmware's internal read is charged per map unit.
-        let beside = |l: u64| if l < first { l - span_lo } else { l - (first + n) + (first - span_lo) };
-        let mut merge = 0u64;
-        for l in (span_lo..first).chain(first + n..span_hi) {
-            if ftl.needs_merge(l) {
-                merge |= 1 << beside(l);
-            }
-        }
-        let head = merge & ((1 << (first - span_lo)) - 1) != 0;
-        let tail = merge >> (first - span_lo) != 0;
-        let map_units =
-            if span_lo / self.map_unit == (span_hi - 1) / self.map_unit { (head || tail) as u64 } else { head as u64 + tail as u64 };
-        let merge_cost = map_units * c.read_cost_ns();
+        let merge = self.merge_plan(ftl, op, first, n);
+        let merge_cost = merge.map_units * self.cfg.read_cost_ns();
         let t2 = self.command(t, cost + merge_cost, op == Op::Trim);
         match op {
-            Op::Write => {
-                let end = off + len;
-                let mut t_data = t2;
-                // The command's own link time goes with its first data.
-                let mut oh = self.command_link_ns(len);
-                for lba in span_lo..span_hi {
-                    if lba < first || lba >= first + n {
-                        if merge >> beside(lba) & 1 != 0 {
-                            self.merge_unit(ftl, nand, lba, t2)?;
-                        }
-                        continue;
-                    }
-                    let u0 = lba * UNIT_BYTES;
-                    let lo = off.max(u0);
-                    let hi = end.min(u0 + UNIT_BYTES);
-                    let partial = hi - lo < UNIT_BYTES;
-                    let t_adm = self.admit_unit(ftl, nand, t2)?;
-                    let x = self.link_ns(hi - lo);
-                    let xs = self.link.reserve(t_adm.max(t_data), oh + x) + oh;
-                    oh = 0;
-                    t_data = xs + x;
-                    let wp = self.write_path_ns(hi - lo);
-                    if wp > 0 {
-                        // The controller's write path (DMA set-up, buffer
-                        // and map work per host byte) takes the data as it
-                        // streams in, at its own rate, shared by every write.
-                        let ws = self.write_path.reserve(xs, wp);
-                        t_data = t_data.max(ws + wp);
-                    }
-                    let ep = self.encode_path_ns(ftl, pattern, hi - lo);
-                    if ep > 0 {
-                        // Then the ECC encoder, at its own rate, on what
-                        // reaches the NAND: data reduction shrinks its work.
-                        let es = self.encode_path.reserve(xs, ep);
-                        t_data = t_data.max(es + ep);
-                    }
-                    let mut ready = t_data;
-                    if partial {
-                        ready = ready.max(ftl.read_for_rmw(lba, t2, nand));
-                    }
-                    ftl.write_unit(lba, ready, pattern, nand)?;
-                    if !ftl.releases.is_empty() {
-                        self.drain_releases(ftl);
-                    }
-                }
-                Ok(t_data)
-            }
-            Op::Read => {
-                let x = self.link_ns(len);
-                // A drive without DRAM for its map may have to read the
-                // request's translation pages first.
-                let t2 = ftl.map_access(first, n, t2, false, nand);
-                let start = if self.cfg.readahead_bytes == 0 {
-                    // Store and forward: the data crosses the link once all
-                    // of it is in the controller.
-                    self.read_data(ftl, nand, first, n, t2)?
-                } else {
-                    self.read_stream(ftl, nand, first, n, off, len, t2)?
-                };
-                // The command's own link time goes with its data.
-                let oh = self.command_link_ns(len);
-                if self.duplex {
-                    // Read data flows device to host, beside the writes.
-                    let xs = self.link_up.reserve(start, oh + x);
-                    return Ok(xs + oh + x);
-                }
-                let xs = self.link.reserve(start, oh + x);
-                self.device_bursts.reserve(xs + oh, x);
-                Ok(xs + oh + x)
-            }
+            Op::Write => self.write_data(ftl, nand, &merge, off, len, t2, pattern),
+            Op::Read => self.read_command(ftl, nand, first, n, off, len, t2),
             Op::Trim => {
                 // Only whole 4KB units can be unmapped.
                 let a = off.div_ceil(UNIT_BYTES);
@@ -194,6 +102,147 @@ impl Controller {
                 }
                 Ok(t2)
             }
+        }
+    }
+
+    /// A write to part of a coarse map unit rewrites the rest of it
+    /// (`ftl.max_map_entries`): the span of whole map units it touches, which
+    /// units beside the write to merge (decided once, as the command
+    /// arrives) and the map units with data to merge, each charged the
+    /// firmware's internal read, a read command's time.
+    #[inline]
+    fn merge_plan(&self, ftl: &Ftl, op: Op, first: u64, n: u64) -> MergePlan {
+        let (span_lo, span_hi) = match op {
+            Op::Write if self.map_unit > 1 => {
+                let m = self.map_unit;
+                (first / m * m, ((first + n).div_ceil(m) * m).min(self.user_units))
+            }
+            _ => (first, first + n),
+        };
+        let mut plan = MergePlan { first, n, span_lo, span_hi, merge: 0, map_units: 0 };
+        for l in (span_lo..first).chain(first + n..span_hi) {
+            if ftl.needs_merge(l) {
+                plan.merge |= 1 << plan.beside(l);
+            }
+        }
+        let head = plan.merge & ((1 << (first - span_lo)) - 1) != 0;
+        let tail = plan.merge >> (first - span_lo) != 0;
+        plan.map_units =
+            if span_lo / self.map_unit == (span_hi - 1) / self.map_unit { (head || tail) as u64 } else { head as u64 + tail as u64 };
+        plan
+    }
+
+    /// A write's data from `t2`, after its command: unit by unit into the
+    /// buffer, over the link, through the write path and the ECC encoder to
+    /// the FTL, with the units beside it that its map units merge.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn write_data(
+        &mut self,
+        ftl: &mut Ftl,
+        nand: &mut Nand,
+        merge: &MergePlan,
+        off: u64,
+        len: u64,
+        t2: u64,
+        pattern: DataPattern,
+    ) -> Result<u64> {
+        let (first, n) = (merge.first, merge.n);
+        let end = off + len;
+        let mut t_data = t2;
+        // The command's own link time goes with its first data.
+        let mut oh = self.command_link_ns(len);
+        for lba in merge.span_lo..merge.span_hi {
+            if lba < first || lba >= first + n {
+                if merge.merge >> merge.beside(lba) & 1 != 0 {
+                    self.merge_unit(ftl, nand, lba, t2)?;
+                }
+                continue;
+            }
+            let u0 = lba * UNIT_BYTES;
+            let lo = off.max(u0);
+            let hi = end.min(u0 + UNIT_BYTES);
+            let partial = hi - lo < UNIT_BYTES;
+            let t_adm = self.admit_unit(ftl, nand, t2)?;
+            let x = self.link_ns(hi - lo);
+            let xs = self.link.reserve(t_adm.max(t_data), oh + x) + oh;
+            oh = 0;
+            t_data = xs + x;
+            let wp = self.write_path_ns(hi - lo);
+            if wp > 0 {
+                // The controller's write path (DMA set-up, buffer
+                // and map work per host byte) takes the data as it
+                // streams in, at its own rate, shared by every write.
+                let ws = self.write_path.reserve(xs, wp);
+                t_data = t_data.max(ws + wp);
+            }
+            let ep = self.encode_path_ns(ftl, pattern, hi - lo);
+            if ep > 0 {
+                // Then the ECC encoder, at its own rate, on what
+                // reaches the NAND: data reduction shrinks its work.
+                let es = self.encode_path.reserve(xs, ep);
+                t_data = t_data.max(es + ep);
+            }
+            let mut ready = t_data;
+            if partial {
+                ready = ready.max(ftl.read_for_rmw(lba, t2, nand));
+            }
+            ftl.write_unit(lba, ready, pattern, nand)?;
+            if !ftl.releases.is_empty() {
+                self.drain_releases(ftl);
+            }
+        }
+        Ok(t_data)
+    }
+
+    /// A read from `t2`, after its command: the dies' reads, then the data
+    /// over the link.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn read_command(&mut self, ftl: &mut Ftl, nand: &mut Nand, first: u64, n: u64, off: u64, len: u64, t2: u64) -> Result<u64> {
+        let x = self.link_ns(len);
+        // A drive without DRAM for its map may have to read the
+        // request's translation pages first.
+        let t2 = ftl.map_access(first, n, t2, false, nand);
+        let start = if self.cfg.readahead_bytes == 0 {
+            // Store and forward: the data crosses the link once all
+            // of it is in the controller.
+            self.read_data(ftl, nand, first, n, t2)?
+        } else {
+            self.read_stream(ftl, nand, first, n, off, len, t2)?
+        };
+        // The command's own link time goes with its data.
+        let oh = self.command_link_ns(len);
+        if self.duplex {
+            // Read data flows device to host, beside the writes.
+            let xs = self.link_up.reserve(start, oh + x);
+            return Ok(xs + oh + x);
+        }
+        let xs = self.link.reserve(start, oh + x);
+        self.device_bursts.reserve(xs + oh, x);
+        Ok(xs + oh + x)
+    }
+}
+
+/// The units a write merges beside it in its partial map units (at most
+/// 2 x 15, one bit each), over the span of whole map units it touches.
+struct MergePlan {
+    first: u64,
+    n: u64,
+    span_lo: u64,
+    span_hi: u64,
+    merge: u64,
+    map_units: u64,
+}
+
+impl MergePlan {
+    /// The bit of unit `l`, beside the write, in `merge`.
+    #[inline]
+    fn beside(&self, l: u64) -> u64 {
+        if l < self.first {
+            l - self.span_lo
+        } else {
+            l - (self.first + self.n) + (self.first - self.span_lo)
         }
     }
 }

@@ -120,19 +120,7 @@ impl Simulator {
             for &k in &ready {
                 g.check_latency(k, t);
             }
-            if round_robin {
-                loop {
-                    let mut any = false;
-                    for &k in &ready {
-                        any |= g.issue_one(self, k, t)?;
-                    }
-                    if !any {
-                        break;
-                    }
-                }
-            } else {
-                while g.issue_one(self, j, t)? {}
-            }
+            g.issue_ready(self, &ready, round_robin, t)?;
             if !g.flows.is_empty() {
                 for k in 0..g.subs.len() {
                     g.leave_flow(&mut self.seq, k, t);
@@ -380,6 +368,25 @@ impl Group<'_> {
                 }
             }
         }
+    }
+
+    /// The submitters `ready` at `t` issue what they may: on NVMe one
+    /// command per queue in turn until none can (round robin, burst 1); on
+    /// SATA the one submitter as many as it can.
+    fn issue_ready(&mut self, sim: &mut Simulator, ready: &[usize], round_robin: bool, t: u64) -> Result<()> {
+        if round_robin {
+            loop {
+                let mut any = false;
+                for &k in ready {
+                    any |= self.issue_one(sim, k, t)?;
+                }
+                if !any {
+                    return Ok(());
+                }
+            }
+        }
+        while self.issue_one(sim, ready[0], t)? {}
+        Ok(())
     }
 
     /// Submitter `j` issues one command at `t` if its depth, limits and

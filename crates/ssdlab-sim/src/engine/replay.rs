@@ -7,6 +7,8 @@ use serde_json::Value;
 use super::in_flight::{Command, PhaseIo};
 use super::{duration_text, PhaseResult, Progress, Simulator, MAX_SIM_TIME_NS};
 use crate::error::{Result, SimError};
+use crate::ftl::FtlCounters;
+use crate::nand::NandCounters;
 use crate::parse::{duration_ns_either, get, known_keys, object, werr};
 use crate::stats::PhaseStats;
 use crate::trace::source::TraceSource;
@@ -279,6 +281,20 @@ impl Simulator {
                 }
             }
         }
+        self.finish_replay(io, opts, start, before, log)
+    }
+
+    /// The replay's result once its last command completed: the series
+    /// within its bound, and the I/O log.
+    fn finish_replay(
+        &mut self,
+        io: PhaseIo,
+        opts: &ReplayOptions,
+        start: u64,
+        before: (FtlCounters, NandCounters),
+        log: Vec<IoLogEntry>,
+    ) -> Result<PhaseResult> {
+        let interval_ns = opts.interval_ns.max(1);
         let end = io.last_complete_ns;
         let interrupted = io.interrupted;
         let stats = self.settle(io, end);

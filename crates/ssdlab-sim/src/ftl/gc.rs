@@ -344,6 +344,18 @@ impl Ftl {
                 break;
             }
         }
+        self.count_moved(d, victim, moved_grans, moved_units);
+        self.dies[d].victim_entry = i;
+        self.dies[d].victim_next = off;
+        if i >= total {
+            self.erase_victim(die, victim, now_ns, nand);
+        }
+        Ok(true)
+    }
+
+    /// The victim's valid count, the SLC cache's and the GC counters after
+    /// `moved_units` units of `moved_grans` granules left `victim`.
+    fn count_moved(&mut self, d: usize, victim: u32, moved_grans: u32, moved_units: u64) {
         self.blocks[victim as usize].valid -= moved_grans;
         if self.blocks[victim as usize].fast {
             if let Some(c) = self.slc.as_mut() {
@@ -352,27 +364,26 @@ impl Ftl {
         }
         self.counters.gc_units_moved += moved_units;
         self.counters.gc_bytes_moved += moved_grans as u64 * self.gran_bytes;
-        self.dies[d].victim_entry = i;
-        self.dies[d].victim_next = off;
-        if i >= total {
-            // Erase the victim and return it to the pool.
-            debug_assert_eq!(self.blocks[victim as usize].valid, 0);
-            let slc = self.slc.is_some() && self.blocks[victim as usize].fast;
-            if slc {
-                self.slc_block_erased(d);
-            }
-            nand.erase_t(die, now_ns, if slc && self.slc_tbers_ns > 0 { self.slc_tbers_ns } else { nand.tbers_ns });
-            self.rev.clear_block(victim);
-            let blk = &mut self.blocks[victim as usize];
-            blk.erase_count += 1;
-            blk.state = BlockState::Free;
-            blk.valid = 0;
-            self.counters.erases += 1;
-            self.counters.slc_erases += slc as u64;
-            self.dies[d].free.push_back(victim);
-            self.dies[d].victim = NONE;
+    }
+
+    /// Erase `victim`, all its data moved, and return it to its die's pool.
+    fn erase_victim(&mut self, die: u32, victim: u32, now_ns: u64, nand: &mut Nand) {
+        let d = die as usize;
+        debug_assert_eq!(self.blocks[victim as usize].valid, 0);
+        let slc = self.slc.is_some() && self.blocks[victim as usize].fast;
+        if slc {
+            self.slc_block_erased(d);
         }
-        Ok(true)
+        nand.erase_t(die, now_ns, if slc && self.slc_tbers_ns > 0 { self.slc_tbers_ns } else { nand.tbers_ns });
+        self.rev.clear_block(victim);
+        let blk = &mut self.blocks[victim as usize];
+        blk.erase_count += 1;
+        blk.state = BlockState::Free;
+        blk.valid = 0;
+        self.counters.erases += 1;
+        self.counters.slc_erases += slc as u64;
+        self.dies[d].free.push_back(victim);
+        self.dies[d].victim = NONE;
     }
 
     /// Does idle time on `die` still have a block holding no valid data to

@@ -283,60 +283,75 @@ pub struct Ftl {
     idle_room: Vec<bool>,
 }
 
+/// Granules a 4KB unit takes when stored, per kind of data (incompressible,
+/// repeated, compressible, zeros, and whole), with data reduction's metadata
+/// per unit; and that metadata.
+fn stored_granules(cfg: &DriveConfig, k: u32, gran_bytes: u64) -> ([u32; 5], u64) {
+    let (meta, fr) = match cfg.data_reduction.as_ref().filter(|d| d.enabled) {
+        Some(d) => (d.metadata_bytes_per_unit, [1.0, d.repeated_stored_fraction, d.compressible_stored_fraction, d.zeros_stored_fraction]),
+        None => (0, [1.0; 4]),
+    };
+    let gran_of = |f: f64| -> u32 {
+        let bytes = (f * UNIT_BYTES as f64).round() as u64 + meta;
+        (bytes.div_ceil(gran_bytes) as u32).clamp(1, k)
+    };
+    ([gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k], meta)
+}
+
+/// The room of a block written in a fast mode and its program time per
+/// program unit: SLC mode holds one bit of the cell's `bits`; performance
+/// mode the lower half of an MLC block. Whole program units either way.
+fn fast_mode(cfg: &DriveConfig, spb: u32, unit: u32, read_unit: u32) -> (u32, u64) {
+    if cfg.slc_cache.is_some() {
+        let bits = cfg.nand.bits_per_cell;
+        ((spb / bits / unit).max(1) * unit, cfg.nand.slc_tprog_ns * (unit / read_unit) as u64)
+    } else {
+        ((spb / 2 / unit).max(1) * unit, cfg.ftl.perf_mode_tprog_ns)
+    }
+}
+
+impl DieFtl {
+    /// Die `d` with all its blocks free and nothing open.
+    fn new(d: u32, g: &Geometry, spb: u32) -> DieFtl {
+        DieFtl {
+            free: (0..g.blocks_per_die).map(|b| d * g.blocks_per_die + b).collect(),
+            host_wp: WritePoint::EMPTY,
+            gc_wp: WritePoint::EMPTY,
+            heads: vec![NONE; spb as usize + 1],
+            tails: vec![NONE; spb as usize + 1],
+            min_hint: 0,
+            fifo: VecDeque::new(),
+            victim: NONE,
+            victim_entry: 0,
+            victim_next: 0,
+            victim_warm: 0,
+            victim_warm_off: 0,
+            gc_last_read: NONE,
+            gc_pending_reads: 0,
+            victim_valid0: 0,
+            gc_credit: 0,
+            victim_read_ns: 0,
+        }
+    }
+}
+
 impl Ftl {
     pub fn new(cfg: &DriveConfig, check: bool) -> Ftl {
         let g = cfg.geometry();
         let k = g.gran_per_slot;
         let spb = g.slots_per_block * k;
         let gran_bytes = UNIT_BYTES / k as u64;
-        let (meta, fr) = match cfg.data_reduction.as_ref().filter(|d| d.enabled) {
-            Some(d) => {
-                (d.metadata_bytes_per_unit, [1.0, d.repeated_stored_fraction, d.compressible_stored_fraction, d.zeros_stored_fraction])
-            }
-            None => (0, [1.0; 4]),
-        };
-        let gran_of = |f: f64| -> u32 {
-            let bytes = (f * UNIT_BYTES as f64).round() as u64 + meta;
-            (bytes.div_ceil(gran_bytes) as u32).clamp(1, k)
-        };
-        let stored_granules = [gran_of(fr[0]), gran_of(fr[1]), gran_of(fr[2]), gran_of(fr[3]), k];
+        let (stored_granules, meta) = stored_granules(cfg, k, gran_bytes);
         let nblocks = g.total_blocks() as usize;
         let unit = g.unit_slots * k;
         let read_unit = g.slots_per_page * g.planes_per_die * k;
-        // SLC mode holds one bit of the cell's `bits`; performance mode the
-        // lower half of an MLC block. Whole program units either way.
-        let (fast_cap, fast_tprog_ns) = if cfg.slc_cache.is_some() {
-            let bits = cfg.nand.bits_per_cell;
-            ((spb / bits / unit).max(1) * unit, cfg.nand.slc_tprog_ns * (unit / read_unit) as u64)
-        } else {
-            ((spb / 2 / unit).max(1) * unit, cfg.ftl.perf_mode_tprog_ns)
-        };
+        let (fast_cap, fast_tprog_ns) = fast_mode(cfg, spb, unit, read_unit);
         let blocks =
             vec![
                 Block { valid: 0, erase_count: 0, state: BlockState::Free, fast: false, prev: NONE, next: NONE, stamp_ns: 0, sealed_ns: 0 };
                 nblocks
             ];
-        let dies = (0..g.dies)
-            .map(|d| DieFtl {
-                free: (0..g.blocks_per_die).map(|b| d * g.blocks_per_die + b).collect(),
-                host_wp: WritePoint::EMPTY,
-                gc_wp: WritePoint::EMPTY,
-                heads: vec![NONE; spb as usize + 1],
-                tails: vec![NONE; spb as usize + 1],
-                min_hint: 0,
-                fifo: VecDeque::new(),
-                victim: NONE,
-                victim_entry: 0,
-                victim_next: 0,
-                victim_warm: 0,
-                victim_warm_off: 0,
-                gc_last_read: NONE,
-                gc_pending_reads: 0,
-                victim_valid0: 0,
-                gc_credit: 0,
-                victim_read_ns: 0,
-            })
-            .collect();
+        let dies = (0..g.dies).map(|d| DieFtl::new(d, &g, spb)).collect();
         Ftl {
             policy: cfg.ftl.gc_policy,
             gc_mode: cfg.ftl.gc_mode,

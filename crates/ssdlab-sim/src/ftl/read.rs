@@ -89,10 +89,7 @@ impl Ftl {
                 // start of a program unit when the last one ended a unit.
                 let next = head == run_end || (run_end != NONE && self.unit_div.rem(run_end) == 0 && self.unit_div.rem(head) == 0);
                 if !next && run.1 > 0 {
-                    let done = self.read_striped(run.0, run.1, &mut reads, nand);
-                    if pieces {
-                        self.read_pieces.push((run_lba, done));
-                    }
+                    self.issue_striped_run(run, run_lba, &mut reads, nand, pieces);
                     run.1 = 0;
                 }
                 if run.1 == 0 {
@@ -107,12 +104,7 @@ impl Ftl {
             let u = self.read_div.div(head);
             if u != cur_unit {
                 if cur_unit != NONE {
-                    let g = cur_unit * self.read_unit;
-                    let plane = self.one_plane(cur_span);
-                    let done = reads.issue(nand, self.die_of_slot(g), plane, cur_grans * self.gran_bytes, self.tr_of(g, nand));
-                    if pieces {
-                        self.read_pieces.push((cur_lba, done));
-                    }
+                    self.issue_page_read(cur_unit, cur_span, cur_grans, cur_lba, &mut reads, nand, pieces);
                 }
                 cur_unit = u;
                 cur_lba = l;
@@ -124,20 +116,34 @@ impl Ftl {
             cur_span = (cur_span.0.min(off), cur_span.1.max(off + len));
         }
         if cur_unit != NONE {
-            let g = cur_unit * self.read_unit;
-            let plane = self.one_plane(cur_span);
-            let done = reads.issue(nand, self.die_of_slot(g), plane, cur_grans * self.gran_bytes, self.tr_of(g, nand));
-            if pieces {
-                self.read_pieces.push((cur_lba, done));
-            }
+            self.issue_page_read(cur_unit, cur_span, cur_grans, cur_lba, &mut reads, nand, pieces);
         }
         if run.1 > 0 {
-            let done = self.read_striped(run.0, run.1, &mut reads, nand);
-            if pieces {
-                self.read_pieces.push((run_lba, done));
-            }
+            self.issue_striped_run(run, run_lba, &mut reads, nand, pieces);
         }
         Ok((reads.ready_ns, unmapped))
+    }
+
+    /// The (multi-plane) read of read unit `unit` for `grans` granules within
+    /// `span` of it, the first of them LBA `lba`'s.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn issue_page_read(&mut self, unit: u32, span: (u32, u32), grans: u64, lba: u64, reads: &mut ReadIssue, nand: &mut Nand, pieces: bool) {
+        let g = unit * self.read_unit;
+        let plane = self.one_plane(span);
+        let done = reads.issue(nand, self.die_of_slot(g), plane, grans * self.gran_bytes, self.tr_of(g, nand));
+        if pieces {
+            self.read_pieces.push((lba, done));
+        }
+    }
+
+    /// The reads of a striped run (home die, bytes) whose first LBA is `lba`.
+    #[inline]
+    fn issue_striped_run(&mut self, run: (u32, u64), lba: u64, reads: &mut ReadIssue, nand: &mut Nand, pieces: bool) {
+        let done = self.read_striped(run.0, run.1, reads, nand);
+        if pieces {
+            self.read_pieces.push((lba, done));
+        }
     }
 
     /// Read `bytes` contiguous in the stored stream that begin on `die`, with

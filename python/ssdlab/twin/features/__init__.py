@@ -45,10 +45,10 @@ from ..probe.names import (
     seqwrite_pattern,
     seqwrite_small,
 )
-from ..records import JobFigures
+from ..records import Feature, JobFigures
 from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
-from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, Feature, _get, _ratio, feature, field_of
+from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, _get, _ratio, feature, field_of
 from .physical import physical
 from .queues import (
     QUEUE_SCALING_SHARE,

@@ -9,8 +9,8 @@ import statistics
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..probe.names import CACHE_AFTER_IDLE, CACHE_FILL, FILL_JOB
-from ..records import JobFigures
-from .common import Feature, feature
+from ..records import Feature, JobFigures
+from .common import feature
 
 #: A step down to under this share of the first rate, held for :data:`STEP_SECONDS`, is a full cache; a
 #: smaller wobble is the link, the buffer or a refill.

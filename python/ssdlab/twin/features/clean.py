@@ -14,8 +14,8 @@ from ..probe.names import (
     randread_qd1,
     rewrite,
 )
-from ..records import JobFigures
-from .common import MIN_FLUSH_PROGRAM_NS, Feature, _get, feature
+from ..records import Feature, JobFigures
+from .common import MIN_FLUSH_PROGRAM_NS, _get, feature
 
 
 def _buffer(figs: Mapping[str, JobFigures], r_fast: Optional[float], r_slow: Optional[float]) -> Feature:

@@ -3,9 +3,9 @@ the assumptions the estimates share."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, TypedDict
+from typing import Any, Mapping, Optional
 
-from ..records import FigureKey, JobFigures
+from ..records import Feature, FigureKey, JobFigures
 
 #: The typical MLC program unit of the drives the probe targets (8KB pages,
 #: two planes) and its program time (IMFT 25nm L74A, docs/model.md): used only
@@ -16,18 +16,6 @@ ASSUMED_TPROG_NS = 1_300_000
 #: waited for (no MLC/TLC part of the era programs a page in under 200 us):
 #: the drive acknowledges flushes at once (power-loss protection).
 MIN_FLUSH_PROGRAM_NS = 200_000
-
-
-class Feature(TypedDict):
-    """One feature as probe.json keeps it: its ``value`` (None when the jobs
-    that measure it did not run), ``unit``, ``confidence`` (``high``,
-    ``medium``, ``low`` or ``none``) and ``how`` it was derived (its
-    provenance: the jobs and the reasoning)."""
-
-    value: Any
-    unit: str
-    confidence: str
-    how: str
 
 
 #: Every feature of a probe by name, as probe.json keeps them.

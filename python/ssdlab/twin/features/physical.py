@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .common import Feature, feature
+from ..records import Feature
+from .common import feature
 
 #: Units whose values cannot be negative: times, sizes and rates.
 NON_NEGATIVE_UNITS = ("us", "ns", "ms", "s", "B", "B/s", "IOPS", "%")

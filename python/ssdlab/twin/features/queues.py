@@ -10,8 +10,8 @@ import math
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..probe.names import LINK_SEQREAD, MAP_SPAN_PREFIX, QUEUE_GRID, map_span, map_spans, queue_read
-from ..records import JobFigures
-from .common import Feature, _get, feature
+from ..records import Feature, JobFigures
+from .common import _get, feature
 
 #: A span's mean QD1 latency this much above the flat spans' is past the map cache: a miss adds a translation
 #: page's read (tens of microseconds on a read of about a hundred).

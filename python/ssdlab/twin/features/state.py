@@ -12,8 +12,8 @@ from ..probe.names import (
     TORTURE,
     TORTURED_FLUSH,
 )
-from ..records import JobFigures
-from .common import Feature, feature
+from ..records import Feature, JobFigures
+from .common import feature
 
 #: A flush after the torture shorter than this says the drive acknowledges flushes at once (power-loss protection).
 MIN_DIRTY_FLUSH_S = 0.005

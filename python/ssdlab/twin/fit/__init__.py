@@ -52,7 +52,7 @@ from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
 from ..probe import apply_power_log, capacity_of, figures_of, load_probe
-from ..records import Figures, Provenance, SlcFit, StructureRecord
+from ..records import Figures, PowerFit, ProbeDoc, ProbeJobError, Provenance, SlcFit, StructureRecord, TwinRecord
 from .base import BASE_PART, BASE_PROFILE, base_of
 from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
@@ -73,7 +73,7 @@ POLISH_EVALUATIONS = 80
 def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cmaes", seed: int = 1, runner: Optional[Runner] = None,
              storage: Optional[str] = None, resume: bool = False, stream: Optional[TextIO] = sys.stderr,
              command: str = "", twin_id: Optional[str] = None, power_log: Optional[Path] = None,
-             polish_evaluations: int = POLISH_EVALUATIONS) -> Dict[str, Any]:
+             polish_evaluations: int = POLISH_EVALUATIONS) -> TwinRecord:
     """Fit a twin to the probe in ``probe_dir``; write the drive file ``out``
     and ``out``'s ``.json`` provenance; return that provenance document.
     ``power_log``: a power meter's log of a real target's probe
@@ -122,7 +122,7 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
 
 
 def _slc_cache(drive_doc: Dict[str, Any], prov: Provenance, twin_figs: Figures,
-               doc: Dict[str, Any], seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[SlcFit]]:
+               doc: ProbeDoc, seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Optional[SlcFit]]:
     """The write cache the probe's cache stage showed (:mod:`.slc`): the twin with it, and the fit's record."""
     _, budget = capacity_of(doc)
     b = base_of(doc["features"])
@@ -147,7 +147,7 @@ def _slc_cache(drive_doc: Dict[str, Any], prov: Provenance, twin_figs: Figures,
     return drive_doc, slc_fit
 
 
-def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials: int, sampler: str,
+def _sample(target: Target, doc: ProbeDoc, run: Runner, seed: int, trials: int, sampler: str,
             storage: Optional[str], resume: bool, stream: Optional[TextIO], polish_evaluations: int
             ) -> Tuple[Target, Any, Any, Evaluation, List[StructureRecord]]:
     """The scan of structures, the sampler from its best start, the polish, then the structure weighed again at
@@ -185,7 +185,7 @@ def _sample(target: Target, doc: Dict[str, Any], run: Runner, seed: int, trials:
     return target, result, polished, best, structures
 
 
-def _behaviours(drive_doc: Dict[str, Any], prov: Provenance, doc: Dict[str, Any], run: Runner,
+def _behaviours(drive_doc: Dict[str, Any], prov: Provenance, doc: ProbeDoc, run: Runner,
                 seed: int, stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Figures]:
     """What the fill stage shows, on the whole probe simulated on the twin: the garbage collection, the recycling
     path, idle-time GC and the buffer the clean drive hid. Returns the drive and its probe's figures; ``prov``
@@ -229,17 +229,17 @@ def _behaviours(drive_doc: Dict[str, Any], prov: Provenance, doc: Dict[str, Any]
     return drive_doc, twin_figs
 
 
-def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Provenance,
+def _write_twin(doc: ProbeDoc, drive_doc: Dict[str, Any], prov: Provenance,
                 twin_figs: Figures, out: Path, probe_dir: Path, power_log: Optional[Path],
                 source_id: str, tid: str, command: str, seed: int, sampler: str, result: Any, polished: Any,
                 best: Evaluation, structures: List[StructureRecord], slc_fit: Optional[SlcFit] = None
-                ) -> Dict[str, Any]:
+                ) -> TwinRecord:
     """The power model, then the drive file and its provenance document (returned)."""
     from ...results import ssdlab_version
 
     cap, _ = capacity_of(doc)
     measured = figures_of(doc)
-    jobs = []
+    jobs: List[ProbeJobError] = []
     for name, f in measured.items():
         t = twin_figs.get(name)
         if not f.get("mbps") or t is None:
@@ -247,7 +247,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Provenance
         jobs.append({"job": name, "measured_mbps": f["mbps"], "twin_mbps": t["mbps"], "error": t["mbps"] / f["mbps"] - 1})
     twin_features = extract(twin_figs, cap, cache=slc_fit is not None)
     reliability = assess(best.objective, jobs, doc["features"], twin_features)
-    power_fit: Optional[Dict[str, Any]] = None
+    power_fit: Optional[PowerFit] = None
     idle_w = (doc.get("power") or {}).get("idle_w")
     if idle_w is not None:
         # the probe read the drive's power (the simulator's model, or a meter's log): the twin's power model from it
@@ -271,7 +271,7 @@ def _write_twin(doc: Dict[str, Any], drive_doc: Dict[str, Any], prov: Provenance
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text(out, _toml_text(drive_doc, prov, header))
     Drive.load(str(out))  # the file loads
-    record = {"schema": "ssdlab.twin", "schema_version": 1, "twin_id": tid, "source": source_id,
+    record: TwinRecord = {"schema": "ssdlab.twin", "schema_version": 1, "twin_id": tid, "source": source_id,
               "manifest": {"seed": seed, "version": ssdlab_version(), "command": command, "probe": str(probe_dir),
                            "power_log": None if power_log is None else str(power_log),
                            "drive_hash": Drive.load(str(out)).hash},

@@ -12,7 +12,7 @@ from ...fit.output import toml_value
 from ...fit.params import library_values
 from ..features import SATA_LINKS
 from ..features.common import Features, field_of
-from ..records import JobFigures, Provenance, ValueSource
+from ..records import JobFigures, PowerFit, Provenance, ValueSource
 from .base import (
     _RESERVE_BLOCKS,
     ASSUMED_BUFFER_BYTES,
@@ -316,7 +316,7 @@ NAND_ENERGY_KEYS = ("read_uj_per_page", "program_uj_per_unit", "erase_uj_per_blo
 
 
 def fit_power(measured: Mapping[str, JobFigures], idle_w: float, twin: Mapping[str, JobFigures],
-              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Provenance, Dict[str, Any]]:
+              base: Mapping[str, Any]) -> Tuple[Dict[str, Any], Provenance, PowerFit]:
     """The twin's power model from the probe's power readings: the idle draw
     is the idle window's average; every job's average watts is then
     ``idle + active x busy share + scale x the twin's NAND watts`` (its NAND

@@ -18,7 +18,7 @@ from ..features import steady_iops
 from ..features.common import Features
 from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
 from ..probe.names import TORTURE, TORTURED_FLUSH
-from ..records import Figures, JobFigures
+from ..records import Figures, JobFigures, ProbeDoc
 from .base import _fv
 from .drive_file import build_doc
 from .start import free_parameters, raw_nand_dies
@@ -28,7 +28,7 @@ from .start import free_parameters, raw_nand_dies
 TWIN_SIGMA0: Optional[float] = 0.07
 
 
-def probe_rows(doc: Mapping[str, Any], twin_id: str, stages: Sequence[str] = (CLEAN,)) -> List[Published]:
+def probe_rows(doc: ProbeDoc, twin_id: str, stages: Sequence[str] = (CLEAN,)) -> List[Published]:
     """The measured probe jobs of ``stages`` as rows to fit (each job's MB/s,
     10% tolerance). TRIM jobs are left out (their rate is not the drive's)."""
     stage_of = {j["name"]: j for j in doc["jobs"]}
@@ -87,7 +87,7 @@ class _Context:
         self.budget = budget
 
 
-def twin_target(probe_doc: Mapping[str, Any], twin_id: str) -> Target:
+def twin_target(probe_doc: ProbeDoc, twin_id: str) -> Target:
     features = probe_doc["features"]
     params = free_parameters(features, raw_nand_dies(probe_doc))
     rows = probe_rows(probe_doc, twin_id)

@@ -5,9 +5,10 @@ probe, or whose probe showed a behaviour the twin does not have, says so (in
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Sequence, TypedDict
+from typing import Any, List, Optional, Sequence
 
 from ..features.common import Features, field_of
+from ..records import ProbeJobError, Reliability
 
 #: The fit's objective is the RMS of the probe jobs' rate errors over a 10% tolerance: 1 is a twin within 10% on
 #: the whole, and beyond twice that (an RMS error of 20%) the twin does not reproduce its own probe.
@@ -29,15 +30,6 @@ MIN_RATE_MBPS = 1.0
 CACHE_FEATURES = ("slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s")
 
 
-class Reliability(TypedDict):
-    """``reliable``: no problem found; ``objective``: the fit's; ``problems``: each one sentence, naming the
-    job or feature and by how much the twin misses it."""
-
-    reliable: bool
-    objective: float
-    problems: List[str]
-
-
 def _missed(name: str, measured: Any, twin: Any) -> Optional[str]:
     if isinstance(measured, bool) or measured is None or not isinstance(measured, (int, float)) or not measured:
         return None
@@ -49,7 +41,7 @@ def _missed(name: str, measured: Any, twin: Any) -> Optional[str]:
     return f"{name}: measured {measured:,.4g}, twin {twin:,.4g} ({err:+.0%}): the model does not represent it"
 
 
-def assess(objective: float, jobs: Sequence[Mapping[str, Any]], measured: Features, twin: Features) -> Reliability:
+def assess(objective: float, jobs: Sequence[ProbeJobError], measured: Features, twin: Features) -> Reliability:
     """The problems of a twin: its objective, the probe jobs and the features it misses."""
     problems: List[str] = []
     if objective > UNRELIABLE_OBJECTIVE:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...fit.params import FreeParameter, library_values
 from ..features.common import Features
+from ..records import ProbeDoc
 from .base import (
     ASSUMED_SPARE_FRACTION,
     CHANNELS,
@@ -43,7 +44,7 @@ DECODE_RANGE_BYTES_PER_S = (25_000_000, 1_000_000_000)
 DECODE_MIN_EXCESS_NS = 40_000
 
 
-def raw_nand_dies(probe_doc: Mapping[str, Any]) -> List[int]:
+def raw_nand_dies(probe_doc: ProbeDoc) -> List[int]:
     """The die counts (multiples of the twin's channels) the probed drive's
     raw NAND allows, one per density of :data:`DIE_BYTES`: the raw NAND is
     the capacity and the bytes the torture wrote past it before garbage

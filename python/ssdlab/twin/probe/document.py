@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from ...errors import SsdlabError
 from ...outputs import write_text
-from ..records import Figures
+from ..records import Feature, Figures, ProbeDoc
 from .run import ProbeRun
 
 __all__ = ["PROBE_SCHEMA", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "ProbeError", "probe_document", "save_probe", "load_probe",
@@ -29,8 +29,8 @@ class ProbeError(SsdlabError):
     """A probe directory or document that cannot be used: one line."""
 
 
-def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget: float, command: str,
-                   drive_hash: str = "") -> Dict[str, Any]:
+def probe_document(run: ProbeRun, features: Dict[str, Feature], *, seed: int, budget: float, command: str,
+                   drive_hash: str = "") -> ProbeDoc:
     """probe.json."""
     from ...results import ssdlab_version
 
@@ -42,14 +42,14 @@ def probe_document(run: ProbeRun, features: Dict[str, Any], *, seed: int, budget
             "power": run.power, "features": features, "jobs": run.jobs_doc()}
 
 
-def save_probe(doc: Dict[str, Any], out_dir: Path) -> Path:
+def save_probe(doc: ProbeDoc, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "probe.json"
     write_text(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 
-def load_probe(probe_dir: Union[str, Path]) -> Dict[str, Any]:
+def load_probe(probe_dir: Union[str, Path]) -> ProbeDoc:
     """``DIR/probe.json``, checked: ProbeError (one line) when DIR or the
     file is missing, is not JSON, or is not an ``ssdlab.probe`` document."""
     d = Path(probe_dir)
@@ -76,7 +76,7 @@ def load_probe(probe_dir: Union[str, Path]) -> Dict[str, Any]:
         raise ProbeError(f"{p}: target.kind {kind!r}: one of simulated, block, file")
     if not isinstance(doc.get("features", {}), dict):
         raise ProbeError(f"{p}: features must be an object of NAME: {{value, unit, confidence, how}}")
-    return doc
+    return cast(ProbeDoc, doc)
 
 
 def read_power_log(path: Union[str, Path]) -> List[Tuple[float, float]]:
@@ -119,7 +119,7 @@ def _window_mean(samples: Sequence[Tuple[float, float]], start: float, end: floa
     return sum(ws) / len(ws) if ws else None
 
 
-def apply_power_log(doc: Dict[str, Any], path: Union[str, Path]) -> Dict[str, Any]:
+def apply_power_log(doc: ProbeDoc, path: Union[str, Path]) -> ProbeDoc:
     """The probe document with a power meter's log applied: every job's
     average watts over its wall-clock window (``avg_w``; the middle 80%) and
     the idle draw (``power.idle_w``). A real target's probe only: ProbeError
@@ -135,7 +135,7 @@ def apply_power_log(doc: Dict[str, Any], path: Union[str, Path]) -> Dict[str, An
     if idle_w is None:
         raise ProbeError(f"--power-log {path}: its samples ({samples[0][0]:.0f}-{samples[-1][0]:.0f} s) do not cover "
                          f"the probe's idle window ({window[0]:.0f}-{window[1]:.0f} s, Unix time): log the whole probe")
-    new: Dict[str, Any] = json.loads(json.dumps(doc))
+    new: ProbeDoc = json.loads(json.dumps(doc))
     new["power"] = {"source": f"meter log {path}", "idle_w": idle_w, "idle_s": float(window[1]) - float(window[0]),
                     "idle_window_s": window}
     for j in new["jobs"]:
@@ -147,10 +147,10 @@ def apply_power_log(doc: Dict[str, Any], path: Union[str, Path]) -> Dict[str, An
     return new
 
 
-def figures_of(doc: Mapping[str, Any]) -> Figures:
+def figures_of(doc: ProbeDoc) -> Figures:
     """The figures by job name of a probe document."""
-    return {j["name"]: j["figures"] for j in doc.get("jobs", []) if j.get("figures")}
+    return {j["name"]: f for j in doc.get("jobs", []) if (f := j.get("figures"))}
 
 
-def capacity_of(doc: Mapping[str, Any]) -> Tuple[int, float]:
+def capacity_of(doc: ProbeDoc) -> Tuple[int, float]:
     return int(doc["target"]["capacity_bytes"]), float(doc.get("budget", 1.0))

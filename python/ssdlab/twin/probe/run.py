@@ -9,10 +9,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
+from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, cast
 
 from ...outputs import write_text
-from ..records import Figures, JobFigures, PhasePower
+from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePower, ProbeTarget
 from .jobs import (
     CACHE,
     CLEAN,
@@ -73,7 +73,7 @@ class ProbeRun:
     """What a probe measured: the target, the jobs and their figures (by job
     name), notes, wall time, and whether it was interrupted."""
 
-    target: Dict[str, Any]
+    target: ProbeTarget
     jobs: List[ProbeJob]
     figures: Figures = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
@@ -82,14 +82,14 @@ class ProbeRun:
     interrupted: bool = False
     #: The power readings: ``source`` and ``idle_w`` (simulated), or the idle window's wall clock
     #: (``idle_window_s``, a real target) until a meter log is applied (:func:`apply_power_log`).
-    power: Dict[str, Any] = field(default_factory=dict)
+    power: ProbePower = field(default_factory=lambda: ProbePower())
 
-    def jobs_doc(self) -> List[Dict[str, Any]]:
-        out = []
+    def jobs_doc(self) -> List[ProbeJobRecord]:
+        out: List[ProbeJobRecord] = []
         for j in self.jobs:
             d = asdict(j)
             d["figures"] = self.figures.get(j.name)
-            out.append(d)
+            out.append(cast(ProbeJobRecord, d))
         return out
 
 

@@ -48,14 +48,14 @@ from ...outputs import atomic_open
 from ...results import load_results, manifest, write_json
 from ...suite.definitions import TESTS, default_test_ids, test_ids
 from ..probe import REAL_KINDS, load_probe
-from ..records import ComparisonSummary, InternalRow
+from ..records import ComparisonSummary, InternalRow, ProbeDoc, Provenance, TwinSummaryDoc
 from .compare import compare_reviews, one_drive, same_original, summary
 from .page import _link_index, _write_csv, _write_page
 from .runs import _run_reviews
 from .truth import internals_table, truth_of, twin_internals
 
 if TYPE_CHECKING:
-    from ..fit.reliability import Reliability
+    from ..records import Reliability
 
 __all__ = ["TWIN_SUMMARY_SCHEMA", "TwinReportError", "TwinReport", "load_probe", "load_provenance",
            "twin_report", "REAL_KINDS"]
@@ -96,7 +96,7 @@ def _twin_json(path: Path) -> Optional[Dict[str, Any]]:
     return doc if isinstance(doc, dict) else {}
 
 
-def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
+def load_provenance(path: Path) -> Optional[Provenance]:
     """``twin.json``'s ``values`` (dotted key -> ``{value, source, why,
     residual?}``), or None when the file is missing; TwinReportError when it
     is not such a document."""
@@ -106,7 +106,7 @@ def load_provenance(path: Path) -> Optional[Dict[str, Any]]:
     values = doc.get("values")
     if not isinstance(values, dict):
         raise TwinReportError(f"{path}: no 'values' object (dotted key -> value, source, why), as 'ssdlab fit --probe' writes")
-    return values
+    return cast(Provenance, values)
 
 
 def load_reliability(path: Path) -> Optional[Reliability]:
@@ -117,7 +117,7 @@ def load_reliability(path: Path) -> Optional[Reliability]:
     return cast("Reliability", rel) if isinstance(rel, dict) else None
 
 
-def _original_drive(probe: Mapping[str, Any], probe_dir: Path) -> Tuple[str, Drive]:
+def _original_drive(probe: ProbeDoc, probe_dir: Path) -> Tuple[str, Drive]:
     """The simulated target's drive: ``target.drive`` as given, else relative to DIR."""
     spec = probe["target"].get("drive")
     if not isinstance(spec, str) or not spec.strip():
@@ -149,10 +149,10 @@ class _Inputs:
     """A twin report's inputs, checked before anything runs."""
 
     pdir: Path
-    probe: Dict[str, Any]
+    probe: ProbeDoc
     twin_path: Path
     twin_drive: Drive
-    provenance: Optional[Dict[str, Any]]
+    provenance: Optional[Provenance]
     scale: str
     out_dir: Path
     truth: Optional[Dict[str, Any]] = None
@@ -324,7 +324,7 @@ def _write_report(inp: _Inputs, ids: Sequence[str], orig_by_test: Mapping[str, D
         "ran": ran,
         "reused": reused,
     })
-    doc = {
+    doc: TwinSummaryDoc = {
         "schema": TWIN_SUMMARY_SCHEMA,
         "schema_version": TWIN_SUMMARY_SCHEMA_VERSION,
         "manifest": man,

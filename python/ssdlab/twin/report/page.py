@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from ...outputs import atomic_open, write_text
 from ...text import share_percent
+from ..records import ComparisonSummary, ProbeDoc, TwinSummaryDoc
 from .compare import TOLERANCE
 
 
@@ -104,7 +105,7 @@ def _errors_chart(df: Any, out: Path) -> Optional[str]:
     return "charts/twin-errors.png"
 
 
-def _write_page(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> Path:
+def _write_page(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> Path:
     parts: List[str] = []
     for section in (_page_top, _page_headline, _page_tests, _page_internals, _page_provenance, _page_figures,
                     _page_about):
@@ -115,7 +116,7 @@ def _write_page(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
     return page
 
 
-def _page_top(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_top(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     from ...report.page import _CSS
 
     summ = doc["summary"]
@@ -142,7 +143,7 @@ def _page_top(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, An
     return parts
 
 
-def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_headline(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     summ = doc["summary"]
     ov = summ["overall"]
     tol = 100 * float(summ["tolerance"])
@@ -152,17 +153,17 @@ def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[st
     scored = [r for r in irows if r["truth"] is not None]
     good = sum(1 for r in irows if r["verdict"] in ("exact", "within 10%"))
     parts.append("<h2 id=headline>Headline</h2>")
-    rel = doc.get("reliability") or {}
-    if rel.get("problems"):
+    rel = doc.get("reliability")
+    if rel and rel.get("problems"):
         # before any figure: a twin that misses its own probe answers other questions no better
         parts.append(f"<p class=note><b>Unreliable twin</b> (fit objective {float(rel['objective']):.2f}): it does not "
                      "reproduce these of its own probe:</p><ul>"
                      + "".join(f"<li>{_esc(p)}</li>" for p in rel["problems"]) + "</ul>")
-    share = ov.get("share_within")
+    share, med = ov.get("share_within"), ov.get("median_abs_error")
     parts.append(
         f"<p class=big><b>{ov['within']}</b> of <b>{ov['figures']}</b> figures of the twin within {tol:g}% of the original's"
         + (f" ({share_percent(share)})" if share is not None else "")
-        + (f"; median |error| {100 * ov['median_abs_error']:.1f}%" if ov.get("median_abs_error") is not None else "")
+        + (f"; median |error| {100 * med:.1f}%" if med is not None else "")
         + (f"; worst: {_esc(worst['test_id'])}, {_esc(worst['figure'])} {_pct(worst['error'])}" if worst else "")
         + ".</p>")
     verdict = summ.get("spread")
@@ -187,7 +188,7 @@ def _page_headline(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[st
     return parts
 
 
-def _page_tests(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_tests(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     summ = doc["summary"]
     tol = 100 * float(summ["tolerance"])
     parts: List[str] = []
@@ -195,7 +196,7 @@ def _page_tests(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
                  f"{tol:g}%</th><th>median |error|</th><th>worst figure</th><th>original</th><th>twin</th><th>error</th>"
                  "<th>flagged</th></tr>")
     for r in summ["tests"]:
-        w = r.get("worst") or {}
+        w: Mapping[str, Any] = r.get("worst") or {}
         cls = "ok" if r["within"] == r["figures"] else "bad"
         parts.append(f"<tr><td><a href=\"index.html#{_esc(r['test_id'])}\">{_esc(r['test_id'])}</a></td><td>{r['figures']}</td>"
                      f"<td class={cls}>{r['within']}</td>"
@@ -208,15 +209,15 @@ def _page_tests(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
     for s in summ["skipped"]:
         left.append(f"{_esc(s['test_id'])} (not run on {'either drive' if s['side'] == 'both' else 'the ' + _esc(s['side'])}: "
                     f"{_esc(s['why'])})")
-    for k, side in (("only_original", "original"), ("only_twin", "twin")):
-        for tid in summ[k]:
+    for tids, side in ((summ["only_original"], "original"), (summ["only_twin"], "twin")):
+        for tid in tids:
             left.append(f"{_esc(tid)} (results of the {side} only)")
     if left:
         parts.append("<p class=note>Left out: " + "; ".join(left) + ".</p>")
     return parts
 
 
-def _page_internals(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_internals(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     irows = doc["internals"]
     parts: List[str] = []
     parts.append("<h2 id=internals>Internals</h2><p class=about>What the twin recovered: its own drive file's values "
@@ -245,7 +246,7 @@ def _page_internals(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[s
     return parts
 
 
-def _page_provenance(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_provenance(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     parts: List[str] = []
     prov = doc.get("provenance")
     parts.append("<h2 id=provenance>Provenance of the twin's values</h2>")
@@ -271,7 +272,7 @@ def _page_provenance(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[
     return parts
 
 
-def _page_figures(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_figures(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     summ = doc["summary"]
     tol = 100 * float(summ["tolerance"])
     parts: List[str] = []
@@ -306,7 +307,7 @@ def _page_figures(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str
     return parts
 
 
-def _page_about(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, Any]) -> List[str]:
+def _page_about(out: Path, df: Any, doc: TwinSummaryDoc, probe: ProbeDoc) -> List[str]:
     summ = doc["summary"]
     o, t = summ["original"] or {}, summ["twin"] or {}
     man = doc["manifest"]
@@ -323,7 +324,7 @@ def _page_about(out: Path, df: Any, doc: Mapping[str, Any], probe: Mapping[str, 
     return parts
 
 
-def _link_index(index: Path, summ: Mapping[str, Any]) -> None:
+def _link_index(index: Path, summ: ComparisonSummary) -> None:
     """Put a link to twin.html in the review page's contents and a line under its title."""
     text = index.read_text(encoding="utf-8")
     ov = summ["overall"]

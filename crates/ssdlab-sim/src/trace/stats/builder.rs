@@ -160,8 +160,13 @@ impl TraceStatsBuilder {
                 s.highest_end_bytes = Some(s.highest_end_bytes.map_or(end, |x| x.max(end)));
             }
         }
+        self.count_depth_and_busy(r);
+    }
 
-        // Recorded iodepth.
+    /// The recorded iodepth, and the iodepth and busy time that the recorded
+    /// latencies give (commands still outstanding at `r`'s time).
+    fn count_depth_and_busy(&mut self, r: &TraceRecord) {
+        let t = r.time_ns;
         if r.iodepth > 0 {
             let q = r.iodepth as u64;
             self.qd_rec_n += 1;
