@@ -27,11 +27,11 @@ from ssdlab.suite.stories.scenarios import desnoyers_waf
 #: (docs/stories.md). A claim that starts to hold fails here (strict): take it
 #: off the list.
 NOT_YET: Dict[str, str] = {
-    "S01": "the SF-1200 NAND parts differ in writes only; Heavy 2011 also needs their reads to differ",
-    "S02": "as S01: the 25nm part's reads (8KB pages, half the dies) are not slower in the model",
+    "S01": "the 25nm drive trails the 34nm one too far in Heavy 2011 and the Hynix drive does not trail the 25nm one",
+    "S02": "as S01 in Light 2011: the 25nm drive's reads wait behind 1.3 ms programs on 16 dies",
     "S06": "the Vertex 3 240GB's incompressible writes are not bound by what binds them on the real drive",
     "S07": "QD32 equals QD3 on incompressible writes: one controller-side limit binds both",
-    "S09": "the 120GB's random reads fall less than its incompressible random writes against the 240GB",
+    "S09": "the 120GB's random reads fall less than its incompressible random writes (S06) against the 240GB",
     "S11": "the 120GB's sequential reads equal the 240GB's (both link- or decode-bound)",
     "S13": "Heavy 2011's writes are not slower on the 120GB than on the 240GB",
     "S14": "AS-SSD's 16MB incompressible writes bind both capacities alike",

@@ -148,6 +148,14 @@ pub struct ControllerSection {
     /// (0: answered from the map at once).
     #[serde(default)]
     pub unmapped_read_ns: u64,
+    /// A write is acknowledged only once each of its 4KB units has crossed
+    /// its channel into the die that will program it: a die busy with an
+    /// operation (a program, an erase) takes no new data until it is done.
+    /// A controller without DRAM and without power-loss capacitors keeps no
+    /// acknowledged data in volatile memory. false: write-back (acknowledged
+    /// once the data is in `write_buffer_bytes`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_ack_at_die: bool,
 }
 
 fn one() -> u32 {

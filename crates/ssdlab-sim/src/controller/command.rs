@@ -152,6 +152,8 @@ impl Controller {
         let mut t_data = t2;
         // The command's own link time goes with its first data.
         let mut oh = self.command_link_ns(len);
+        // With `write_ack_at_die`: when the last unit reached its die.
+        let mut t_ack = 0u64;
         for lba in merge.span_lo..merge.span_hi {
             if lba < first || lba >= first + n {
                 if merge.merge >> merge.beside(lba) & 1 != 0 {
@@ -187,12 +189,24 @@ impl Controller {
             if partial {
                 ready = ready.max(ftl.read_for_rmw(lba, t2, nand));
             }
-            ftl.write_unit(lba, ready, pattern, nand)?;
+            let head = ftl.write_unit(lba, ready, pattern, nand)?;
             if !ftl.releases.is_empty() {
                 self.drain_releases(ftl);
             }
+            if self.cfg.write_ack_at_die {
+                // Acknowledged once the unit's stored bytes are in its die's
+                // page register, over the channel. The register is free
+                // between programs: the data waits for the program in
+                // progress, at most one program time (the firmware hands
+                // host data to the die between the garbage-collection
+                // programs queued on it; the unit's own program comes once
+                // it is full).
+                let die = ftl.die_of_slot(head);
+                let wait = nand.die_program_until(die).saturating_sub(ready).min(nand.tprog_ns);
+                t_ack = t_ack.max(ready + wait + nand.xfer_ns(ftl.unit_stored_bytes(lba)));
+            }
         }
-        Ok(t_data)
+        Ok(t_data.max(t_ack))
     }
 
     /// A read from `t2`, after its command: the dies' reads, then the data

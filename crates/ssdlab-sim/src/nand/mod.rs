@@ -19,6 +19,9 @@ pub struct Die {
     /// End of the last read booked on the die (reads stay in order among
     /// themselves when they pass queued work).
     pub read_until_ns: u64,
+    /// End of the last program booked on the die (host or garbage
+    /// collection): until then its page register holds that program's data.
+    pub program_until_ns: u64,
     /// Time spent reading / programming / erasing (array busy), ns.
     pub read_busy_ns: u64,
     pub prog_busy_ns: u64,
@@ -341,6 +344,7 @@ impl Nand {
         self.release_program(tok, ptok, done);
         let d = &mut self.dies[die as usize];
         d.prog_busy_ns += tprog_ns;
+        d.program_until_ns = done;
         self.busy_until_ns[die as usize] = done;
         self.array_busy(die, done);
         self.counters.unit_programs += 1;
@@ -374,6 +378,7 @@ impl Nand {
         let d = &mut self.dies[die as usize];
         d.read_busy_ns += read_ns;
         d.prog_busy_ns += tprog_ns;
+        d.program_until_ns = done;
         self.busy_until_ns[die as usize] = done;
         self.array_busy(die, done);
         let c = &mut self.counters;
@@ -420,6 +425,11 @@ impl Nand {
 
     pub fn die_busy_until(&self, die: u32) -> u64 {
         self.busy_until_ns[die as usize]
+    }
+
+    /// When the die's page register is free of the last program booked on it.
+    pub fn die_program_until(&self, die: u32) -> u64 {
+        self.dies[die as usize].program_until_ns
     }
 
     pub fn unit_bytes(unit_slots: u32) -> u64 {

@@ -95,10 +95,12 @@ proptest! {
 
     /// A data-reducing controller (1KB granules, units of 1-4 granules) with
     /// RAISE, lazy GC, a recycling path and die-striped reads (SandForce):
-    /// mixed data patterns never lose data.
+    /// mixed data patterns never lose data, with writes acknowledged in the
+    /// buffer or at the die.
     #[test]
     fn reducing_controller_never_loses_or_mixes_up_data(
         seed in any::<u64>(),
+        ack_at_die in any::<bool>(),
         steps in proptest::collection::vec(step(), 1..40),
     ) {
         let extra = json!({
@@ -107,7 +109,7 @@ proptest! {
             "nand": {"raise": true},
             "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64},
             "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2,
-                           "die_stripe_bytes": 512}
+                           "die_stripe_bytes": 512, "write_ack_at_die": ack_at_die}
         });
         let mut sim = sim(drive_with(3, 48, 16, 1.12 * 3.0 / 2.0, "greedy", extra), seed, true);
         for s in &steps {
