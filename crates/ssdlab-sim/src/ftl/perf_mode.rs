@@ -73,11 +73,21 @@ impl Ftl {
     #[inline]
     pub(super) fn opens_fast(&self, die: u32) -> bool {
         let d = die as usize;
-        self.perf_active
+        (self.perf_active && (!self.small_only || self.small_write))
             || (self.after_idle
                 && self.idle_room[d]
                 && self.dies[d].free.len() > self.after_idle_reserve
                 && self.reorg[d].len() <= self.late_fast[d])
+    }
+
+    /// The host write command whose units are placed next is `bytes` long.
+    /// With `ftl.perf_mode_small_writes_only`, only a command shorter than
+    /// one die's program unit opens a block in the fast mode: it cannot fill
+    /// a program unit by itself, so the firmware puts it in lower pages,
+    /// while a longer write streams whole units at full density.
+    #[inline]
+    pub fn host_write_bytes(&mut self, bytes: u64) {
+        self.small_write = bytes < self.unit_bytes;
     }
 
     /// Is the reorganisation `die` has queued only of blocks written fast
