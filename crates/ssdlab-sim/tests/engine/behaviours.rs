@@ -376,6 +376,11 @@ fn small_writes_only_take_the_fast_mode_when_the_firmware_keeps_it_for_them() {
     assert!(r_small > 1.8 * r_none && (r_small / r_all - 1.0).abs() < 0.05);
     // ... sequential ones at full density, as with none.
     assert!(s_all > 1.8 * s_none && (s_small / s_none - 1.0).abs() < 0.03);
+    // Refused without a performance mode to restrict, naming the field.
+    let mut cfg = serde_json::to_value(drive(4, 64, 64, 1.15, "greedy")).unwrap();
+    cfg["ftl"]["perf_mode_small_writes_only"] = json!(true);
+    let e = DriveConfig::from_json_str(&cfg.to_string()).unwrap_err().to_string();
+    assert!(e.contains("ftl.perf_mode_small_writes_only") && e.contains("perf_mode_tprog_ns"), "{e}");
 }
 
 #[test]
