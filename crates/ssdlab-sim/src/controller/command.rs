@@ -116,7 +116,7 @@ impl Controller {
         match op {
             Op::Write => {
                 let end = off + len;
-                ftl.host_write_bytes(len);
+                ftl.host_write(off, len);
                 let mut t_data = t2;
                 // The command's own link time goes with its first data.
                 let mut oh = self.command_link_ns(len);

@@ -80,14 +80,17 @@ impl Ftl {
                 && self.reorg[d].len() <= self.late_fast[d])
     }
 
-    /// The host write command whose units are placed next is `bytes` long.
-    /// With `ftl.perf_mode_small_writes_only`, only a command shorter than
-    /// one die's program unit opens a block in the fast mode: it cannot fill
-    /// a program unit by itself, so the firmware puts it in lower pages,
-    /// while a longer write streams whole units at full density.
+    /// The host write command whose units are placed next covers `bytes`
+    /// from byte `offset`. With `ftl.perf_mode_small_random_writes_only`,
+    /// only a command shorter than one die's program unit that does not
+    /// continue the previous write opens a block in the fast mode: a random
+    /// small write cannot fill a program unit by itself, while a long write,
+    /// or a run of small ones in sequence, streams whole units at full
+    /// density.
     #[inline]
-    pub fn host_write_bytes(&mut self, bytes: u64) {
-        self.small_write = bytes < self.unit_bytes;
+    pub fn host_write(&mut self, offset: u64, bytes: u64) {
+        self.small_write = bytes < self.unit_bytes && offset != self.last_write_end;
+        self.last_write_end = offset + bytes;
     }
 
     /// Is the reorganisation `die` has queued only of blocks written fast
