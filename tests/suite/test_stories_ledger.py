@@ -36,7 +36,6 @@ NOT_YET: Dict[str, str] = {
     "S13": "Heavy 2011's writes are not slower on the 120GB than on the 240GB",
     "S14": "AS-SSD's 16MB incompressible writes bind both capacities alike",
     "S19": "the SF-2500's dip comes in the dirty pass, not after TRIM",
-    "S25": "the fw1.3 Vertex 4's QD3 random writes are half the fw1.4 figure",
     "S28": "AS-SSD sequential reads rise from fw1.3 to fw1.4 instead of falling",
     "S29": "ATTO QD4 reads: no fw1.3 deficit at 4-64KB, no dip at 512KB",
     "S34": "the Extreme II 480GB's steady state (41.3K IOPS) is only 2.1x below its first minute (87.0K)",

@@ -452,6 +452,13 @@ pub struct FtlSection {
     /// target. Needs `perf_mode_tprog_ns`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub perf_mode_after_idle: bool,
+    /// Performance mode takes only small random writes: a host block opens
+    /// in the fast mode only for a write command shorter than one die's
+    /// program unit that does not continue the previous write (Vertex 4
+    /// firmware 1.3: 4KB random writes rated beyond what the dies program at
+    /// full density, sequential writes at it). Needs `perf_mode_tprog_ns`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub perf_mode_small_random_writes_only: bool,
 }
 
 fn fifty() -> u32 {

@@ -402,6 +402,9 @@ impl DriveConfig {
         if f.perf_mode_after_idle && f.perf_mode_tprog_ns == 0 {
             return err("ftl.perf_mode_after_idle", "needs a performance mode (ftl.perf_mode_tprog_ns above 0)".to_string());
         }
+        if f.perf_mode_small_random_writes_only && f.perf_mode_tprog_ns == 0 {
+            return err("ftl.perf_mode_small_random_writes_only", "needs a performance mode (ftl.perf_mode_tprog_ns above 0)".to_string());
+        }
         if f.perf_mode_tprog_ns > 0 && f.perf_mode_tprog_ns >= n.tprog_ns {
             return err("ftl.perf_mode_tprog_ns", format!("{} must be faster than nand.tprog_ns ({})", f.perf_mode_tprog_ns, n.tprog_ns));
         }

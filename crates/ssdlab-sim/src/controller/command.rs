@@ -149,6 +149,7 @@ impl Controller {
     ) -> Result<u64> {
         let (first, n) = (merge.first, merge.n);
         let end = off + len;
+        ftl.host_write(off, len);
         let mut t_data = t2;
         // The command's own link time goes with its first data.
         let mut oh = self.command_link_ns(len);

@@ -281,6 +281,14 @@ pub struct Ftl {
     /// Per die, whether idle time found its reorganisation done since its
     /// free blocks were last down to the reserve.
     idle_room: Vec<bool>,
+    /// Performance mode for small random writes only
+    /// (`ftl.perf_mode_small_random_writes_only`), the program unit in bytes
+    /// that sets "small", whether the host write being placed is small and
+    /// random, and where the previous host write ended (bytes).
+    small_only: bool,
+    unit_bytes: u64,
+    small_write: bool,
+    last_write_end: u64,
 }
 
 /// Granules a 4KB unit takes when stored, per kind of data (incompressible,
@@ -393,6 +401,10 @@ impl Ftl {
             after_idle_reserve: cfg.ftl.bg_gc_threshold_blocks as usize,
             late_fast: vec![0; g.dies as usize],
             late_fast_open: vec![NONE; g.dies as usize],
+            small_only: cfg.ftl.perf_mode_small_random_writes_only && cfg.ftl.perf_mode_tprog_ns > 0,
+            unit_bytes: (g.unit_slots * k) as u64 * gran_bytes,
+            small_write: false,
+            last_write_end: 0,
             idle_room: vec![false; g.dies as usize],
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             fast_cap,

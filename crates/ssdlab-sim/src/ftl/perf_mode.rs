@@ -73,11 +73,24 @@ impl Ftl {
     #[inline]
     pub(super) fn opens_fast(&self, die: u32) -> bool {
         let d = die as usize;
-        self.perf_active
+        (self.perf_active && (!self.small_only || self.small_write))
             || (self.after_idle
                 && self.idle_room[d]
                 && self.dies[d].free.len() > self.after_idle_reserve
                 && self.reorg[d].len() <= self.late_fast[d])
+    }
+
+    /// The host write command whose units are placed next covers `bytes`
+    /// from byte `offset`. With `ftl.perf_mode_small_random_writes_only`,
+    /// only a command shorter than one die's program unit that does not
+    /// continue the previous write opens a block in the fast mode: a random
+    /// small write cannot fill a program unit by itself, while a long write,
+    /// or a run of small ones in sequence, streams whole units at full
+    /// density.
+    #[inline]
+    pub fn host_write(&mut self, offset: u64, bytes: u64) {
+        self.small_write = bytes < self.unit_bytes && offset != self.last_write_end;
+        self.last_write_end = offset + bytes;
     }
 
     /// Is the reorganisation `die` has queued only of blocks written fast

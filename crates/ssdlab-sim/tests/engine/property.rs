@@ -139,6 +139,23 @@ proptest! {
         prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
     }
 
+    /// The same with the fast mode for small random writes only
+    /// (`perf_mode_small_random_writes_only`): blocks of both modes side by side.
+    #[test]
+    fn performance_mode_for_small_random_writes_never_loses_or_mixes_up_data(
+        seed in any::<u64>(),
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30,
+                                   "perf_mode_small_random_writes_only": true}});
+        let mut sim = sim(drive_with(2, 48, 16, 1.12, "greedy", extra), seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
+
     /// The same with the fast mode past the fill limit in room idle time
     /// made (`perf_mode_after_idle`), greedy GC.
     #[test]
