@@ -1,0 +1,118 @@
+"""twin.json, typed: where each value of the twin's drive file came from, the fit's record, the write cache's and
+the power model's fits, and whether the twin can be trusted."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, TypedDict
+
+from .probe import Feature, ProbeJobError
+
+__all__ = [
+    "ValueSource", "Provenance", "StructureRecord", "SlcFit", "PowerFit", "TwinManifest", "TwinFitRecord",
+    "Reliability", "TwinRecord",
+]
+
+
+class _ValueSource(TypedDict):
+    value: Any
+    source: str
+    why: str
+
+
+class ValueSource(_ValueSource, total=False):
+    """Where one value of the twin's drive file came from: ``measured``,
+    ``fitted`` (with the fit's ``residual``, None where it did not run) or
+    ``assumed``, and ``why``."""
+
+    residual: Optional[float]
+
+
+#: Every value the twin's drive file sets, by dotted key (``nand.tr_ns``).
+Provenance = Dict[str, ValueSource]
+
+
+class _StructureRecord(TypedDict):
+    fitted: str
+    objective: float
+    kept: Optional[str]
+    others: Dict[str, float]
+
+
+class StructureRecord(_StructureRecord, total=False):
+    """The structures weighed against the fitted twin at its fitted times (:func:`ssdlab.twin.fit.recheck_structure`):
+    ``fitted`` the twin's, with its ``objective``; ``others`` each one's; ``contest`` those polished a little;
+    ``kept`` the one taken (None: the twin's), the values it ``changed`` and its objective once ``polished``."""
+
+    contest: Dict[str, float]
+    changed: List[str]
+    polished: float
+
+
+class SlcFit(TypedDict):
+    """The fit of a twin's write cache (:func:`ssdlab.twin.fit.slc.choose_slc_cache`): what the probe measured, each
+    round's values and the twin's cache features, and the kept round's residual."""
+
+    measured: Dict[str, Any]
+    rounds: List[Dict[str, Any]]
+    residual: float
+
+
+class PowerFit(TypedDict):
+    """The twin's power model fit: the jobs it used, its RMS relative error, the controller's active watts and the
+    one scale on the NAND part's energies."""
+
+    jobs: int
+    rms_relative_error: float
+    active_w: float
+    nand_scale: float
+
+
+class TwinManifest(TypedDict):
+    seed: int
+    version: str
+    command: str
+    probe: str
+    power_log: Optional[str]
+    drive_hash: str
+
+
+class TwinFitRecord(TypedDict):
+    """The fit in twin.json: the sampler's trials and objectives, the pattern search's summary, the structures
+    weighed, the fitted objective and worst row, and the calibration rows."""
+
+    trials: int
+    sampler: str
+    objective_start: float
+    objective_sampler: float
+    polish: Dict[str, Any]
+    structure_recheck: List[StructureRecord]
+    objective: float
+    worst: float
+    interrupted: bool
+    rows: List[Dict[str, Any]]
+
+
+class Reliability(TypedDict):
+    """``reliable``: no problem found; ``objective``: the fit's; ``problems``: each one sentence, naming the
+    job or feature and by how much the twin misses it."""
+
+    reliable: bool
+    objective: float
+    problems: List[str]
+
+
+class TwinRecord(TypedDict):
+    """twin.json, beside the twin's drive file (:func:`ssdlab.twin.fit_twin`)."""
+
+    schema: str
+    schema_version: int
+    twin_id: str
+    source: str
+    manifest: TwinManifest
+    fit: TwinFitRecord
+    reliability: Reliability
+    slc_cache_fit: Optional[SlcFit]
+    values: Provenance
+    probe_jobs: List[ProbeJobError]
+    twin_features: Dict[str, Feature]
+    power_fit: Optional[PowerFit]
