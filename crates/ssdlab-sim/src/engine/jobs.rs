@@ -27,7 +27,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::in_flight::{Busy, Command};
+use super::in_flight::Command;
 use super::pacing::{Flow, Quiesce, Verdict};
 use super::phases::Progress;
 use super::submitter::{Event, EventKind, Submitter};
@@ -107,11 +107,11 @@ impl Simulator {
                 continue;
             }
             if t >= next_progress {
-                if g.subs.iter().any(|s| s.stats.overflowed()) {
+                if g.subs.iter().any(|s| s.io.stats.overflowed()) {
                     break;
                 }
                 next_progress = t + interval;
-                let done_bytes = g.subs.iter().map(|s| s.issued_bytes).sum();
+                let done_bytes = g.subs.iter().map(|s| s.io.issued_bytes).sum();
                 if !progress(Progress { done_ns: t - start, total_ns, done_bytes, total_bytes }) {
                     interrupted = true;
                     break;
@@ -185,7 +185,7 @@ impl Simulator {
             max_intervals,
         };
         for i in 0..g.subs.len() {
-            let s0 = g.subs[i].start_ns;
+            let s0 = g.subs[i].io.start_ns;
             g.book(&mut self.seq, s0, i, EventKind::Wake, s0, 0);
         }
         g
@@ -201,32 +201,31 @@ impl Simulator {
         before: (FtlCounters, NandCounters),
         interrupted: bool,
     ) -> Result<Vec<PhaseResult>> {
-        let Group { mut subs, heap, late, max_complete, .. } = g;
-        let mut ends = Vec::with_capacity(subs.len());
-        for (i, s) in subs.iter_mut().enumerate() {
+        let Group { subs, heap, late, max_complete, .. } = g;
+        let mut settled = Vec::with_capacity(subs.len());
+        for (i, s) in subs.into_iter().enumerate() {
             let pending: Vec<Event> =
                 heap.iter().map(|r| r.0).chain(late.iter().copied()).filter(|e| e.job as usize == i && e.kind != EventKind::Wake).collect();
             let end = match s.end_ns {
                 Some(e) if !interrupted && (s.timed_out || !pending.is_empty()) => e,
-                _ => s.last_complete_ns,
+                _ => s.io.last_complete_ns,
             };
-            for e in &pending {
-                s.busy.end(e.command(), end.min(e.time_ns).max(e.submit_ns));
-            }
-            ends.push(end.max(s.start_ns));
+            // Its figures never end before they start (a completion or the
+            // runtime comes after the start).
+            let span = s.io.start_ns..end.max(s.io.start_ns);
+            let search = s.latency.as_ref().map(|l| (l.qd, s.latency_fatal));
+            let stats = s.io.settle(pending.iter().map(|e| (e.command(), e.submit_ns, e.time_ns)), span.end);
+            settled.push((s.w, search, span, stats));
         }
-        let phase_end = ends.iter().copied().max().unwrap_or(start);
+        let phase_end = settled.iter().map(|x| x.2.end).max().unwrap_or(start);
         self.now_ns = phase_end;
         self.last_io_end_ns = max_complete;
-        let mut out = Vec::with_capacity(subs.len());
-        for (s, end) in subs.into_iter().zip(ends) {
-            let mut stats = s.stats;
-            s.busy.write_to(&mut stats);
-            stats.finish(end - s.start_ns);
-            let mut r = self.finish_phase(s.w.name.clone(), "workload", s.start_ns..end, stats, before, interrupted)?;
-            r.iodepth = s.w.iodepth;
-            r.latency_search = s.latency.as_ref().map(|l| (l.qd, s.latency_fatal));
-            r.data_pattern = Some(s.w.data_pattern);
+        let mut out = Vec::with_capacity(settled.len());
+        for (w, search, span, stats) in settled {
+            let mut r = self.finish_phase(w.name.clone(), "workload", span, stats, before, interrupted)?;
+            r.iodepth = w.iodepth;
+            r.latency_search = search;
+            r.data_pattern = Some(w.data_pattern);
             out.push(r);
         }
         Ok(out)
@@ -252,42 +251,35 @@ impl Group<'_> {
         }
         self.in_flight_total -= 1;
         let s = &mut self.subs[j];
-        s.in_flight -= 1;
         if s.end_ns.is_some_and(|e| t > e) {
+            s.io.leave();
             s.timed_out = true;
             self.late.push(ev);
             return false;
         }
-        s.last_complete_ns = t;
         let cmd = ev.command();
-        s.busy.end(cmd, t);
-        match cmd.dir() {
-            Some(dir) => {
-                s.stats.record(dir, ev.bytes, t - ev.submit_ns, t - s.start_ns);
-                if let Some(l) = s.latency.as_mut() {
-                    // fio judges each I/O's total latency against the target.
-                    if t - ev.submit_ns > s.w.latency_target_ns {
-                        if s.w.latency_percentile >= 100.0 {
-                            if l.ramp_down() {
-                                if s.quiesce != Some(Quiesce::FinalRun) {
-                                    s.quiesce = Some(Quiesce::RampDown);
-                                }
-                            } else {
-                                // fio fails the job: the target missed at depth 1.
-                                s.stopped = true;
-                                s.latency_fatal = true;
-                            }
-                        } else {
-                            l.failed += 1;
+        s.io.complete(cmd, ev.submit_ns, ev.bytes, t);
+        if cmd == Command::Flush {
+            s.sync_in_flight = false;
+            s.io.stats.record_sync(t - ev.submit_ns);
+        } else if let Some(l) = s.latency.as_mut() {
+            // fio judges each I/O's total latency against the target.
+            if t - ev.submit_ns > s.w.latency_target_ns {
+                if s.w.latency_percentile >= 100.0 {
+                    if l.ramp_down() {
+                        if s.quiesce != Some(Quiesce::FinalRun) {
+                            s.quiesce = Some(Quiesce::RampDown);
                         }
+                    } else {
+                        // fio fails the job: the target missed at depth 1.
+                        s.stopped = true;
+                        s.latency_fatal = true;
                     }
-                    l.completed += 1;
+                } else {
+                    l.failed += 1;
                 }
             }
-            None => {
-                s.sync_in_flight = false;
-                s.stats.record_sync(t - ev.submit_ns);
-            }
+            l.completed += 1;
         }
         true
     }
@@ -307,7 +299,7 @@ impl Group<'_> {
     /// its count and weight no longer hold the others back.
     fn leave_flow(&mut self, seq: &mut u64, j: usize, t: u64) {
         let s = &mut self.subs[j];
-        if let Some(f) = s.flow.filter(|_| !s.flow_left && (s.timed_out || (s.done_issuing() && s.in_flight == 0))) {
+        if let Some(f) = s.flow.filter(|_| !s.flow_left && (s.timed_out || (s.done_issuing() && s.io.in_flight == 0))) {
             s.flow_left = true;
             self.flows[f].counter -= s.flow_count;
             self.flows[f].total_weight -= s.w.flow_weight as u64;
@@ -341,7 +333,7 @@ impl Group<'_> {
     fn drained(&mut self, j: usize, t: u64) {
         let max_intervals = self.max_intervals;
         let s = &mut self.subs[j];
-        let Some(q) = s.quiesce.filter(|_| s.in_flight == 0) else { return };
+        let Some(q) = s.quiesce.filter(|_| s.io.in_flight == 0) else { return };
         s.quiesce = None;
         match q {
             Quiesce::Flow => s.flow_until_ns = t + s.w.flow_sleep_ns,
@@ -354,12 +346,9 @@ impl Group<'_> {
                 // fio resets the job's statistics, its clock and its rate
                 // schedule for the run at the depth it found (not the bytes
                 // it may still issue).
-                s.stats = PhaseStats::bounded(s.w.interval_ns, max_intervals);
-                s.busy = Busy::default();
-                s.start_ns = t;
+                s.io.restart(t, PhaseStats::bounded(s.w.interval_ns, max_intervals));
                 s.end_ns = s.w.runtime_ns.map(|r| t.saturating_add(r));
-                s.last_complete_ns = t;
-                s.rate_base = (s.issued_bytes, s.issued_ios);
+                s.rate_base = (s.io.issued_bytes, s.io.issued_ios);
                 if let Some(p) = s.poisson.as_mut() {
                     p.due_ns = 0;
                 }
@@ -394,7 +383,7 @@ impl Group<'_> {
     fn issue_one(&mut self, sim: &mut Simulator, j: usize, t: u64) -> Result<bool> {
         self.drained(j, t);
         let s = &mut self.subs[j];
-        if s.quiesce.is_some() || s.in_flight >= s.depth() || s.done_issuing() || s.sync_in_flight {
+        if s.quiesce.is_some() || s.io.in_flight >= s.depth() || s.done_issuing() || s.sync_in_flight {
             return Ok(false);
         }
         if s.end_ns.is_some_and(|e| t >= e) {
@@ -402,12 +391,10 @@ impl Group<'_> {
             return Ok(false);
         }
         if s.sync_due {
-            if s.in_flight == 0 {
-                let c = sim.ctl.sync_command(&mut sim.ftl, &mut sim.nand, t);
-                s.busy.start(Command::Flush, t);
+            if s.io.in_flight == 0 {
+                let c = sim.send_sync(&mut s.io, t);
                 s.sync_due = false;
                 s.sync_in_flight = true;
-                s.in_flight += 1;
                 self.in_flight_total += 1;
                 self.book(&mut sim.seq, c, j, EventKind::Done(Command::Flush), t, 0);
                 self.max_complete = self.max_complete.max(c);
@@ -430,7 +417,7 @@ impl Group<'_> {
         }) {
             if s.w.flow_sleep_ns == 0 {
                 s.flow_waiting = true;
-            } else if s.in_flight > 0 {
+            } else if s.io.in_flight > 0 {
                 s.quiesce = Some(Quiesce::Flow);
             } else {
                 s.flow_until_ns = t + s.w.flow_sleep_ns;
@@ -453,15 +440,10 @@ impl Group<'_> {
         let nq = self.queues.len();
         let q = &mut self.queues[j % nq];
         let t_dev = q.admit(t);
-        sim.ctl.outstanding = (self.in_flight_total + 1).min(self.max_outstanding);
-        let c = sim.ctl.submit(&mut sim.ftl, &mut sim.nand, op, off, len, t_dev, s.w.data_pattern)?;
+        let outstanding = (self.in_flight_total + 1).min(self.max_outstanding);
+        let c = sim.send_io(&mut s.io, (op, off, len), outstanding, t, t_dev, s.w.data_pattern)?;
         q.release(c);
-        let cmd = Command::of(op);
-        s.busy.start(cmd, t);
-        s.in_flight += 1;
         self.in_flight_total += 1;
-        s.issued_bytes += len;
-        s.issued_ios += 1;
         if let Some(p) = s.poisson.as_mut() {
             p.advance();
         }
@@ -480,7 +462,7 @@ impl Group<'_> {
             }
         }
         let flow = s.flow;
-        self.book(&mut sim.seq, c, j, EventKind::Done(cmd), t, len);
+        self.book(&mut sim.seq, c, j, EventKind::Done(Command::of(op)), t, len);
         self.max_complete = self.max_complete.max(c);
         if let Some(f) = flow {
             self.subs[j].flow_count += 1;

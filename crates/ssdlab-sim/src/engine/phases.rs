@@ -65,7 +65,7 @@ impl<'w> JobSource<'w> {
 
     #[inline]
     fn done_issuing(&self, io: &PhaseIo) -> bool {
-        io.issued_bytes >= self.limit_bytes || io.issued_ios >= self.limit_ios
+        io.tally.issued_bytes >= self.limit_bytes || io.tally.issued_ios >= self.limit_ios
     }
 
     /// The next I/O. They are generated a batch at a time, two batches
@@ -100,11 +100,11 @@ impl Simulator {
     /// The job issues its next I/O at `t`.
     #[inline]
     fn issue_next(&mut self, job: &mut JobSource<'_>, io: &mut PhaseIo, t: u64) -> Result<()> {
-        let (op, off, len) = job.next_io(&self.ftl);
+        let cmd = job.next_io(&self.ftl);
         let t_dev = job.slots.admit(t);
-        let c = self.issue(io, op, off, len, t, t_dev, job.w.data_pattern)?;
+        let c = self.issue(io, cmd, t, t_dev, job.w.data_pattern)?;
         job.slots.release(c);
-        if job.w.fsync_every > 0 && op == Op::Write {
+        if job.w.fsync_every > 0 && cmd.0 == Op::Write {
             job.writes_since_sync += 1;
             if job.writes_since_sync == job.w.fsync_every {
                 job.writes_since_sync = 0;
@@ -251,7 +251,7 @@ impl Simulator {
             let t = done.complete_ns;
             if done.cmd == Command::Flush {
                 // fio reports the latency of a job's syncs.
-                io.stats.record_sync(t - done.submit_ns);
+                io.tally.stats.record_sync(t - done.submit_ns);
             }
             if !io.report(t, progress) {
                 break;
@@ -266,8 +266,8 @@ impl Simulator {
                 // a sync); the queue refills when it completes. No flush
                 // once the job has issued all it will.
                 if io.in_flight() == 0 {
-                    let c = self.ctl.sync_command(&mut self.ftl, &mut self.nand, t);
-                    self.put_in_flight(&mut io, Command::Flush, t, c, 0);
+                    let c = self.send_sync(&mut io.tally, t);
+                    io.push(&mut self.seq, Command::Flush, t, c, 0);
                     job.sync_due = false;
                 }
             } else if done.cmd == Command::Flush {
@@ -283,7 +283,7 @@ impl Simulator {
         let interrupted = io.interrupted;
         let phase_end = match end {
             Some(e) if !interrupted && io.in_flight() > 0 => e,
-            _ => io.last_complete_ns,
+            _ => io.tally.last_complete_ns,
         };
         let max_complete = io.max_complete_ns;
         let stats = self.settle(io, phase_end);

@@ -242,16 +242,16 @@ impl Simulator {
             // The pending record goes once the depth allows it, at its time
             // (as recorded) or at once (as fast as possible), unless a
             // command in flight completes first.
-            let issue_at = pending.filter(|r| (io.in_flight() as u32) < opts.depth_of(r, ncq)).map(|r| match opts.mode {
+            let issue_at = pending.filter(|r| io.in_flight() < opts.depth_of(r, ncq)).map(|r| match opts.mode {
                 ReplayMode::AsRecorded => start + r.time_ns,
-                ReplayMode::AsFastAsPossible => io.last_complete_ns,
+                ReplayMode::AsFastAsPossible => io.tally.last_complete_ns,
             });
             if let Some(at) = issue_at.filter(|&at| io.next_completion_ns().is_none_or(|tc| at <= tc)) {
                 let r = pending.take().unwrap();
                 let mut t = at.max(clock);
                 if io.in_flight() == 0 {
                     // Idle gap: idle-time GC may work in it.
-                    let from = io.last_complete_ns + delay;
+                    let from = io.tally.last_complete_ns + delay;
                     if t > from {
                         self.ftl.background_gc(from, t, &mut self.nand)?;
                     }
@@ -295,7 +295,7 @@ impl Simulator {
         log: Vec<IoLogEntry>,
     ) -> Result<PhaseResult> {
         let interval_ns = opts.interval_ns.max(1);
-        let end = io.last_complete_ns;
+        let end = io.tally.last_complete_ns;
         let interrupted = io.interrupted;
         let stats = self.settle(io, end);
         if stats.overflowed() {
@@ -317,7 +317,7 @@ impl Simulator {
     /// drive's time where it got to.
     fn log_io(&mut self, log: &mut Vec<IoLogEntry>, e: IoLogEntry, io: &PhaseIo, opts: &ReplayOptions) -> Result<()> {
         if log.len() as u64 >= self.memory_budget_bytes() / size_of::<IoLogEntry>() as u64 {
-            self.now_ns = io.last_complete_ns;
+            self.now_ns = io.tally.last_complete_ns;
             self.last_io_end_ns = io.max_complete_ns;
             return Err(SimError::Allocation {
                 what: format!("phase '{}': an I/O log of more than {} entries", opts.name, log.len()),
@@ -339,18 +339,19 @@ impl Simulator {
             TraceOp::Flush => {
                 // A trace's flush completes once every die is idle.
                 let c = self.ctl.flush_command(&mut self.ftl, &mut self.nand, t).max(self.busiest_die());
-                self.put_in_flight(io, Command::Flush, t, c, 0);
+                io.tally.start(Command::Flush, t, 0);
+                io.push(&mut self.seq, Command::Flush, t, c, 0);
                 return Ok(c);
             }
         };
-        self.issue(io, op, r.offset_bytes, r.length_bytes, t, t, r.data_pattern)
+        self.issue(io, (op, r.offset_bytes, r.length_bytes), t, t, r.data_pattern)
     }
 
     /// The error of a record `index` (in time order) that issues `at_ns`
     /// into the replay, past what its series of `needed` intervals may
     /// hold; the drive's time stays where the replay got to.
     fn record_too_late(&mut self, io: &PhaseIo, opts: &ReplayOptions, index: u64, at_ns: u64, needed: u64) -> SimError {
-        self.now_ns = io.last_complete_ns;
+        self.now_ns = io.tally.last_complete_ns;
         self.last_io_end_ns = io.max_complete_ns;
         self.series_error(
             format!(
@@ -358,7 +359,7 @@ impl Simulator {
                 opts.name,
                 duration_text(at_ns),
                 if opts.idle_cap_ns.is_some() { " once idle gaps are capped" } else { "" },
-                duration_text(io.stats.interval_ns)
+                duration_text(io.tally.stats.interval_ns)
             ),
             needed,
             "check the trace's timestamps, cut idle gaps (idle_cap / --idle-cap), replay less of the trace (runtime, number_ios / --runtime, --number-ios), lengthen the interval (log_avg_msec / --log-avg-msec)",

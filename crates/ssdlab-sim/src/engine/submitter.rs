@@ -2,7 +2,7 @@
 //! the events of the run's loop: a command completing, or a submitter
 //! waking when its pacing lets it issue.
 
-use super::in_flight::{Busy, Command};
+use super::in_flight::{Command, IoTally};
 use super::pacing::{LatencySearch, Poisson, Quiesce};
 use crate::stats::PhaseStats;
 use crate::workload::{IoGen, Workload};
@@ -40,20 +40,16 @@ impl Event {
 pub(super) struct Submitter<'w> {
     pub(super) w: &'w Workload,
     pub(super) gen: IoGen,
-    pub(super) stats: PhaseStats,
-    pub(super) busy: Busy,
-    pub(super) start_ns: u64,
+    /// What it issued and has in flight, and its figures (counted from its
+    /// start, or from the latency search's final run).
+    pub(super) io: IoTally,
     pub(super) end_ns: Option<u64>,
     pub(super) limit_bytes: u64,
     pub(super) limit_ios: u64,
-    pub(super) issued_bytes: u64,
-    pub(super) issued_ios: u64,
     /// What it had issued when its rate's schedule began (fio restarts the
     /// schedule when the latency search resets the statistics; the job's
     /// own bounds still count from its start).
     pub(super) rate_base: (u64, u64),
-    pub(super) in_flight: u32,
-    pub(super) last_complete_ns: u64,
     /// Stopped by its runtime (I/O in flight past it is left to finish).
     pub(super) timed_out: bool,
     pub(super) wake_pending: bool,
@@ -86,17 +82,11 @@ impl<'w> Submitter<'w> {
         Submitter {
             w,
             gen: IoGen::new(w, seed),
-            stats: PhaseStats::bounded(w.interval_ns, max_intervals),
-            busy: Busy::default(),
-            start_ns,
+            io: IoTally::new(start_ns, PhaseStats::bounded(w.interval_ns, max_intervals)),
             end_ns: w.runtime_ns.map(|r| start_ns.saturating_add(r)),
             limit_bytes: w.io_limit_bytes.unwrap_or(u64::MAX),
             limit_ios: w.number_ios.unwrap_or(u64::MAX),
-            issued_bytes: 0,
-            issued_ios: 0,
             rate_base: (0, 0),
-            in_flight: 0,
-            last_complete_ns: start_ns,
             timed_out: false,
             wake_pending: true,
             think_until_ns: start_ns,
@@ -120,7 +110,7 @@ impl<'w> Submitter<'w> {
 
 impl Submitter<'_> {
     pub(super) fn done_issuing(&self) -> bool {
-        self.timed_out || self.stopped || self.issued_bytes >= self.limit_bytes || self.issued_ios >= self.limit_ios
+        self.timed_out || self.stopped || self.io.issued_bytes >= self.limit_bytes || self.io.issued_ios >= self.limit_ios
     }
 
     /// I/Os it may have in flight: its iodepth, or the latency search's depth.
@@ -134,15 +124,15 @@ impl Submitter<'_> {
         let w = self.w;
         let mut t = self.think_until_ns.max(self.flow_until_ns);
         if let Some(p) = &self.poisson {
-            return t.max(self.start_ns.saturating_add(p.due_ns));
+            return t.max(self.io.start_ns.saturating_add(p.due_ns));
         }
         if w.rate_bytes_per_s > 0 {
-            let due = ((self.issued_bytes - self.rate_base.0) as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
-            t = t.max(self.start_ns + due);
+            let due = ((self.io.issued_bytes - self.rate_base.0) as u128 * 1_000_000_000 / w.rate_bytes_per_s as u128) as u64;
+            t = t.max(self.io.start_ns + due);
         }
         if w.rate_iops > 0 {
-            let due = ((self.issued_ios - self.rate_base.1) as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
-            t = t.max(self.start_ns + due);
+            let due = ((self.io.issued_ios - self.rate_base.1) as u128 * 1_000_000_000 / w.rate_iops as u128) as u64;
+            t = t.max(self.io.start_ns + due);
         }
         t
     }
