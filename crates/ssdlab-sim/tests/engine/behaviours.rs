@@ -359,7 +359,7 @@ fn small_random_writes_only_take_the_fast_mode_when_the_firmware_keeps_it_for_th
     for cfg in [none, all, small] {
         let s = realistic(4, 64, cfg);
         let span = s.capacity_bytes() / 8 / 4096 * 4096;
-        let mut rate = |job: Value| {
+        let rate = |job: Value| {
             let mut a = s.clone();
             let r = mbps(&run(&mut a, job));
             a.check_now().unwrap();
