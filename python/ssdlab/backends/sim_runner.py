@@ -19,7 +19,7 @@ from ..results import PhaseResult
 from ..sim import ProgressCallback, Simulator
 from ..suite import summary as _summary
 from ..suite.scale import FULL, Scale, ScaleSizes
-from ..suite.source import paced_by_source
+from ..suite.source import paced_by_source, source_record
 from ..suite.states import State, StatePhase, run_phase, state_spec, tortured_at
 from ..suite.vocabulary import Measured, Size, Step, SuiteTest
 from .jobs import KEPT_SERIES, job_doc
@@ -225,8 +225,8 @@ class SuiteRunner:
         if action is None:
             job = self.resolve_job(step, span, steady)
             r = sim.run(job, progress=self._phase_progress(str(label)))
-            if "source" in step:  # what paced the copy, for the record
-                job = {**job, "source": paced_by_source({**step, **job}, _copy_bytes(job))[1]}
+            if "source" in step:  # what paced the copy (resolve_job set its rate), for the record
+                job = {**job, "source": source_record(step["source"], int(job["rate"]))}
             return r, job
         if action == "trim":
             r = sim.trim(0, span)

@@ -20,7 +20,7 @@ from typing import Any, Dict, Mapping, Tuple
 from ..sim import Simulator
 from .vocabulary import CopySource
 
-__all__ = ["SOURCE_SEED", "source_read_bytes_per_s", "paced_by_source"]
+__all__ = ["SOURCE_SEED", "source_read_bytes_per_s", "paced_by_source", "source_record"]
 
 #: The source is a fixed part of the test, not of the drive under test: one seed for it everywhere.
 SOURCE_SEED = 1
@@ -46,4 +46,9 @@ def paced_by_source(job: Mapping[str, Any], size_bytes: int) -> Tuple[Dict[str, 
     rate = source_read_bytes_per_s(src["drive"], str(job.get("bs", "1m")), int(job.get("iodepth", 1)), int(size_bytes))
     run = {k: v for k, v in job.items() if k != "source"}
     run["rate"] = rate
-    return run, {"drive": src["drive"], "seed": SOURCE_SEED, "read_bytes_per_s": rate}
+    return run, source_record(src, rate)
+
+
+def source_record(source: CopySource, rate: int) -> Dict[str, Any]:
+    """What a result records of a copy's source: the drive, the seed it was simulated with and its read rate."""
+    return {"drive": source["drive"], "seed": SOURCE_SEED, "read_bytes_per_s": rate}
