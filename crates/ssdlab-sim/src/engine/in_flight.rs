@@ -190,6 +190,37 @@ impl IoTally {
     }
 }
 
+/// When a phase next tells its progress callback how far it is, and the
+/// totals it reports against: shared by every engine loop.
+pub(super) struct ProgressClock {
+    start_ns: u64,
+    interval_ns: u64,
+    next_ns: u64,
+    /// The phase's length and bytes a progress callback is told (0: not known).
+    total_ns: u64,
+    total_bytes: u64,
+}
+
+impl ProgressClock {
+    /// A phase from `start_ns`, told about once every `interval_ns`.
+    pub(super) fn new(start_ns: u64, interval_ns: u64, total_ns: u64, total_bytes: u64) -> ProgressClock {
+        ProgressClock { start_ns, interval_ns, next_ns: start_ns + interval_ns, total_ns, total_bytes }
+    }
+
+    /// An interval has passed since the last report.
+    #[inline]
+    pub(super) fn due(&self, t: u64) -> bool {
+        t >= self.next_ns
+    }
+
+    /// Tell `progress` the phase is at `t` with `done_bytes` issued; false
+    /// when the callback asks to stop.
+    pub(super) fn tell(&mut self, t: u64, done_bytes: u64, progress: &mut dyn FnMut(Progress) -> bool) -> bool {
+        self.next_ns = t + self.interval_ns;
+        progress(Progress { done_ns: t - self.start_ns, total_ns: self.total_ns, done_bytes, total_bytes: self.total_bytes })
+    }
+}
+
 /// A workload's or a trace's commands in flight during a phase, in the
 /// order they complete, with their count and the phase's progress.
 pub(super) struct PhaseIo {
@@ -200,10 +231,7 @@ pub(super) struct PhaseIo {
     queue_slots: u32,
     /// The latest completion of all issued.
     pub(super) max_complete_ns: u64,
-    next_progress_ns: u64,
-    /// The phase's length and bytes a progress callback is told (0: not known).
-    total_ns: u64,
-    total_bytes: u64,
+    clock: ProgressClock,
     /// The progress callback stopped the phase.
     pub(super) interrupted: bool,
 }
@@ -213,12 +241,10 @@ impl PhaseIo {
     pub(super) fn new(start_ns: u64, stats: PhaseStats, queue_slots: u32, depth: usize, total_ns: u64, total_bytes: u64) -> PhaseIo {
         PhaseIo {
             heap: BinaryHeap::with_capacity(depth),
-            next_progress_ns: start_ns + stats.interval_ns,
+            clock: ProgressClock::new(start_ns, stats.interval_ns, total_ns, total_bytes),
             tally: IoTally::new(start_ns, stats),
             queue_slots,
             max_complete_ns: start_ns,
-            total_ns,
-            total_bytes,
             interrupted: false,
         }
     }
@@ -249,21 +275,13 @@ impl PhaseIo {
     /// once it ends), or the callback asked to stop (`interrupted`).
     #[inline]
     pub(super) fn report(&mut self, t: u64, progress: &mut dyn FnMut(Progress) -> bool) -> bool {
-        if t < self.next_progress_ns {
+        if !self.clock.due(t) {
             return true;
         }
-        let tally = &self.tally;
-        if tally.stats.overflowed() {
+        if self.tally.stats.overflowed() {
             return false;
         }
-        self.next_progress_ns = t + tally.stats.interval_ns;
-        let p = Progress {
-            done_ns: t - tally.start_ns,
-            total_ns: self.total_ns,
-            done_bytes: tally.issued_bytes,
-            total_bytes: self.total_bytes,
-        };
-        if !progress(p) {
+        if !self.clock.tell(t, self.tally.issued_bytes, progress) {
             self.interrupted = true;
             return false;
         }

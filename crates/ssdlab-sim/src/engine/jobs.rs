@@ -27,7 +27,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::in_flight::Command;
+use super::in_flight::{Command, ProgressClock};
 use super::pacing::{Flow, Quiesce, Verdict};
 use super::phases::Progress;
 use super::submitter::{Event, EventKind, Submitter};
@@ -82,7 +82,7 @@ impl Simulator {
         let interval = ws.iter().map(|w| w.interval_ns).min().unwrap_or(1_000_000_000);
         let total_ns = ws.iter().filter_map(|w| w.runtime_ns.map(|r| r + w.startdelay_ns)).max().unwrap_or(0);
         let total_bytes: u64 = if ws.iter().all(|w| w.runtime_ns.is_none()) { ws.iter().filter_map(|w| w.io_limit_bytes).sum() } else { 0 };
-        let mut next_progress = start + interval;
+        let mut clock = ProgressClock::new(start, interval, total_ns, total_bytes);
         let mut interrupted = false;
         let mut ready: Vec<usize> = Vec::with_capacity(ws.len());
         while let Some(Reverse(ev)) = g.heap.pop() {
@@ -106,13 +106,12 @@ impl Simulator {
             if ready.is_empty() {
                 continue;
             }
-            if t >= next_progress {
+            if clock.due(t) {
                 if g.subs.iter().any(|s| s.io.stats.overflowed()) {
                     break;
                 }
-                next_progress = t + interval;
                 let done_bytes = g.subs.iter().map(|s| s.io.issued_bytes).sum();
-                if !progress(Progress { done_ns: t - start, total_ns, done_bytes, total_bytes }) {
+                if !clock.tell(t, done_bytes, progress) {
                     interrupted = true;
                     break;
                 }
