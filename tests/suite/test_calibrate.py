@@ -164,8 +164,8 @@ KNOWN_MISSES = {
     # it was the rating put in as a write-path ceiling.
     ("vertex3-480", "rated sequential write"),
     # AnandTech's Gen4 host saw a larger cache than its Gen3 host (and than
-    # TechPowerUp's QD1 writer); folding into idle dies while writing SLC
-    # would favour the slower host, the reverse.
+    # TechPowerUp's QD1 writer); folding while writing SLC cannot free 56 GB
+    # in 34 s on dies that program TLC at 82 MB/s.
     ("samsung980pro-1000", "whole-drive fill 128KB QD32: SLC cache size (Gen4 host)"),
     # 82 MB/s a die (ISSCC 2019) on 16 dies programs TLC at 1.31 GB/s at
     # most: below the measured 1.5 GB/s after the cache, and, with about 950
