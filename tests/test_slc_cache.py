@@ -135,3 +135,24 @@ def test_right_after_a_trim_the_cache_erases_the_empty_blocks_it_needs() -> None
         rate[pause] = sim.run(rw="write", bs="128k", iodepth=32, size="40m").bw_mbps
         sim.check()
     assert rate["101ms"] > 1.3 * rate["0s"], rate
+
+
+def test_the_980_pro_acknowledges_large_writes_at_its_dies_and_small_ones_from_its_buffer() -> None:
+    from ssdlab import Simulator
+
+    pro = Drive.load("samsung980pro-1000")
+    back = pro.with_changes({"controller.write_ack_at_die_whole_units": False})
+
+    def mbps(drive: Drive, **job: Any) -> float:
+        return float(Simulator(drive, seed=1).run(rw="write", size="2g", **job).bw_mbps)
+
+    # In the SLC cache: QD32 keeps the dies busy either way (write-back only
+    # gains its 64 MiB buffer's head start); at QD1 each 1MB command waits
+    # for its last data to reach its die (TechPowerUp's 4 GB/s against
+    # AnandTech's 5 GB/s).
+    qd32, qd1 = mbps(pro, bs="128k", iodepth=32), mbps(pro, bs="1m", iodepth=1)
+    assert abs(qd32 / mbps(back, bs="128k", iodepth=32) - 1) < 0.04
+    assert qd1 < 0.88 * qd32 and qd1 < 0.88 * mbps(back, bs="1m", iodepth=1), (qd1, qd32)
+    # A 4KB write is shorter than a program unit: acknowledged from the buffer, the same run as write-back.
+    small: Dict[str, Any] = {"rw": "randwrite", "bs": "4k", "iodepth": 1, "size": "2g", "runtime": "200ms"}
+    assert Simulator(pro, seed=1).run(**small).iops == Simulator(back, seed=1).run(**small).iops

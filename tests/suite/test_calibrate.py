@@ -163,14 +163,14 @@ KNOWN_MISSES = {
     # and the model gives the link's 543 on all three; the override that landed
     # it was the rating put in as a write-path ceiling.
     ("vertex3-480", "rated sequential write"),
-    # AnandTech's Gen4 host saw a larger cache than its Gen3 host; nothing in
-    # the model makes the cache size depend on the host.
+    # AnandTech's Gen4 host saw a larger cache than its Gen3 host (and than
+    # TechPowerUp's QD1 writer); folding while writing SLC cannot free 56 GB
+    # in 34 s on dies that program TLC at 82 MB/s.
     ("samsung980pro-1000", "whole-drive fill 128KB QD32: SLC cache size (Gen4 host)"),
-    # QD1 1MB writes run at the dies' rate: no per-command cost of large
-    # writes at QD1 on the host side.
-    ("samsung980pro-1000", "whole-drive fill 1MB QD1: speed in the SLC cache"),
-    # 82 MB/s a die (ISSCC 2019) on 16 dies bounds TLC writes below the
-    # measured 1.5 GB/s after the cache and 1.9 GB/s average.
+    # 82 MB/s a die (ISSCC 2019) on 16 dies programs TLC at 1.31 GB/s at
+    # most: below the measured 1.5 GB/s after the cache, and, with about 950
+    # GB in TLC by the end of any fill, an average of at most 1.38 GB/s
+    # against the measured 1.9 (docs/model.md, "Tried and not adopted").
     ("samsung980pro-1000", "whole-drive fill 1MB QD1: speed after the SLC cache"),
     ("samsung980pro-1000", "whole-drive fill 1MB QD1: average over the fill"),
     # The rating is above the measured in-cache rate that set the profile.

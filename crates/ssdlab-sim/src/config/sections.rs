@@ -156,6 +156,12 @@ pub struct ControllerSection {
     /// once the data is in `write_buffer_bytes`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub write_ack_at_die: bool,
+    /// Only writes of at least one whole program unit are acknowledged at
+    /// the die (as `write_ack_at_die`): the firmware streams them to their
+    /// dies as they arrive, while shorter writes, which must wait for the
+    /// rest of their program unit, are acknowledged from the write buffer.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_ack_at_die_whole_units: bool,
 }
 
 fn one() -> u32 {

@@ -153,7 +153,9 @@ impl Controller {
         let mut t_data = t2;
         // The command's own link time goes with its first data.
         let mut oh = self.command_link_ns(len);
-        // With `write_ack_at_die`: when the last unit reached its die.
+        // With `write_ack_at_die` (or a write of whole program units with
+        // `write_ack_at_die_whole_units`): when the last unit reached its die.
+        let at_die = self.cfg.write_ack_at_die || (self.cfg.write_ack_at_die_whole_units && len >= ftl.program_unit_bytes());
         let mut t_ack = 0u64;
         for lba in merge.span_lo..merge.span_hi {
             if lba < first || lba >= first + n {
@@ -194,7 +196,7 @@ impl Controller {
             if !ftl.releases.is_empty() {
                 self.drain_releases(ftl);
             }
-            if self.cfg.write_ack_at_die {
+            if at_die {
                 // Acknowledged once the unit's stored bytes are in its die's
                 // page register, over the channel. The register is free
                 // between programs: the data waits for the program in

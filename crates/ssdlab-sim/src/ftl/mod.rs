@@ -446,4 +446,10 @@ impl Ftl {
     pub fn gran_bytes(&self) -> u64 {
         self.gran_bytes
     }
+
+    /// Bytes of one program unit (page x planes, x bits per cell when
+    /// programmed one-shot): what a die programs at once.
+    pub fn program_unit_bytes(&self) -> u64 {
+        self.unit as u64 * self.gran_bytes
+    }
 }

@@ -627,3 +627,32 @@ fn writes_acknowledged_at_the_die_cost_low_queue_depths_most() {
     // Only the acknowledgement moves: the NAND work per host byte is the same.
     assert!((d32.waf() - b32.waf()).abs() < 0.02, "WA {} vs {}", d32.waf(), b32.waf());
 }
+
+/// `controller.write_ack_at_die_whole_units`: only a write of at least one
+/// program unit (16 KiB here: 8KB pages on 2 planes) waits for its dies; a
+/// shorter one is acknowledged from the buffer, exactly as write-back.
+#[test]
+fn only_writes_of_whole_program_units_are_acknowledged_at_the_die() {
+    let small = json!({"rw": "randwrite", "bs": "4k", "iodepth": 1, "size": 1u64 << 30, "runtime": "300ms"});
+    let large = json!({"rw": "write", "bs": "128k", "iodepth": 1, "size": 1u64 << 30, "runtime": "300ms"});
+    let back = realistic(8, 64, json!({}));
+    let at_die = realistic(8, 64, json!({"controller": {"write_ack_at_die": true}}));
+    let whole = realistic(8, 64, json!({"controller": {"write_ack_at_die_whole_units": true}}));
+    let (sb, sd, sw) = (run(&mut back.clone(), small.clone()), run(&mut at_die.clone(), small.clone()), run(&mut whole.clone(), small));
+    let (lb, ld, lw) = (run(&mut back.clone(), large.clone()), run(&mut at_die.clone(), large.clone()), run(&mut whole.clone(), large));
+    println!(
+        "4KB QD1 {:.1} / {:.1} / {:.1} MB/s; 128KB QD1 {:.1} / {:.1} / {:.1} MB/s (write-back / at the die / whole units)",
+        mbps(&sb),
+        mbps(&sd),
+        mbps(&sw),
+        mbps(&lb),
+        mbps(&ld),
+        mbps(&lw)
+    );
+    // Below a program unit: the same run as write-back, to the nanosecond.
+    assert_eq!((sw.stats.write.bytes, sw.duration_ns), (sb.stats.write.bytes, sb.duration_ns));
+    assert!(mbps(&sd) < 0.85 * mbps(&sb), "the check that acknowledging at the die costs 4KB writes");
+    // Whole program units: acknowledged at the die, as with `write_ack_at_die`.
+    assert_eq!((lw.stats.write.bytes, lw.duration_ns), (ld.stats.write.bytes, ld.duration_ns));
+    assert!(mbps(&lw) < 0.95 * mbps(&lb), "QD1 large writes should wait for their dies");
+}

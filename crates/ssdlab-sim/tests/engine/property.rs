@@ -96,11 +96,11 @@ proptest! {
     /// A data-reducing controller (1KB granules, units of 1-4 granules) with
     /// RAISE, lazy GC, a recycling path and die-striped reads (SandForce):
     /// mixed data patterns never lose data, with writes acknowledged in the
-    /// buffer or at the die.
+    /// buffer, at the die, or at the die only for whole program units.
     #[test]
     fn reducing_controller_never_loses_or_mixes_up_data(
         seed in any::<u64>(),
-        ack_at_die in any::<bool>(),
+        ack in 0..3u8,
         steps in proptest::collection::vec(step(), 1..40),
     ) {
         let extra = json!({
@@ -109,7 +109,7 @@ proptest! {
             "nand": {"raise": true},
             "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64},
             "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2,
-                           "die_stripe_bytes": 512, "write_ack_at_die": ack_at_die}
+                           "die_stripe_bytes": 512, "write_ack_at_die": ack == 1, "write_ack_at_die_whole_units": ack == 2}
         });
         let mut sim = sim(drive_with(3, 48, 16, 1.12 * 3.0 / 2.0, "greedy", extra), seed, true);
         for s in &steps {
@@ -188,6 +188,7 @@ proptest! {
         fold in prop_oneof![Just(0.0f64), Just(0.5f64), Just(2.0f64)],
         refill in any::<bool>(),
         plane_reads in any::<bool>(),
+        ack_whole_units in any::<bool>(),
         policy in prop_oneof![Just("greedy"), Just("fifo"), Just("cost-benefit")],
         steps in proptest::collection::vec(step(), 1..40),
     ) {
@@ -198,7 +199,8 @@ proptest! {
                      "tr_page_types_ns": [40_000, 50_000, 70_000], "slc_tprog_ns": 100_000, "slc_tr_ns": 30_000,
                      "planes_per_die": planes, "independent_plane_reads": plane_reads},
             "slc_cache": {"static_percent_of_capacity": 3.0, "dynamic_percent_of_capacity": 25.0,
-                          "fold_units_per_host_unit": fold, "refill_while_writing": refill}
+                          "fold_units_per_host_unit": fold, "refill_while_writing": refill},
+            "controller": {"write_ack_at_die_whole_units": ack_whole_units}
         });
         // 2 dies x 48 blocks x 48 pages of 4KB, a = 1.12.
         let mut sim = sim(drive_with(2, 48, 48, 1.12, policy, extra), seed, true);
