@@ -350,6 +350,15 @@ pub struct SlcCacheSection {
     /// the cache back once it is full.
     #[serde(default)]
     pub refill_while_writing: bool,
+    /// A write-through buffer for small writes: every host write of at
+    /// most this many bytes goes through SLC blocks (the static part: the
+    /// buffer's size), which the die folds into native blocks as it takes
+    /// more, at `fold_units_per_host_unit` once the buffer is at its size;
+    /// larger writes go straight to native blocks. The cache is then never
+    /// full for small writes: they cost an SLC program and a fold each. 0:
+    /// off (host writes fill the cache, then go to native blocks).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub write_through_max_bytes: u64,
 }
 
 fn default_pe_cycles() -> u32 {

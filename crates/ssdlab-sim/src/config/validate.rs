@@ -10,6 +10,8 @@ const RECYCLE_MIN: u64 = 1_000_000;
 const RECYCLE_MAX: u64 = 100_000_000_000;
 /// Lower bound of `ftl.recycle_bytes_per_s_per_die`: 0.1 MB/s a die.
 const RECYCLE_PER_DIE_MIN: u64 = 100_000;
+/// The largest write an SLC write-through buffer may take (16 MiB).
+const MAX_WRITE_THROUGH_BYTES: u64 = 16 << 20;
 
 impl DriveConfig {
     /// Every rule a drive must obey, with the field named in the error: the
@@ -387,6 +389,19 @@ impl DriveConfig {
             }
             if self.ftl.perf_mode_tprog_ns > 0 {
                 return err("slc_cache", "cannot be combined with ftl.perf_mode_tprog_ns (both write blocks in a fast mode)".into());
+            }
+            let wt = sc.write_through_max_bytes;
+            if wt > 0 && !(512..=MAX_WRITE_THROUGH_BYTES).contains(&wt) {
+                return err(
+                    "slc_cache.write_through_max_bytes",
+                    format!("{wt} must be 0 (no write-through) or 512..={MAX_WRITE_THROUGH_BYTES} bytes (the largest write that goes through SLC)"),
+                );
+            }
+            if wt > 0 && (sc.static_percent_of_capacity <= 0.0 || sc.dynamic_percent_of_capacity != 0.0 || sc.refill_while_writing) {
+                return err(
+                    "slc_cache.write_through_max_bytes",
+                    "needs a fixed buffer: slc_cache.static_percent_of_capacity above 0, dynamic_percent_of_capacity 0 and refill_while_writing false".into(),
+                );
             }
         }
         Ok(())

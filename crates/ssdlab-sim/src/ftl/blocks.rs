@@ -114,7 +114,15 @@ impl Ftl {
             while self.slc_at_size(die as usize) && self.erase_empty_slc_block(die, now_ns, nand)? {}
             while self.slc_short_of_erased(die as usize) && self.erase_empty_block(die, now_ns, nand)? {}
         }
-        let fast = if self.slc.is_some() { !for_gc && self.slc_has_room(die as usize) } else { !for_gc && self.opens_fast(die) };
+        let fast = if for_gc {
+            false
+        } else if self.slc_write_through() {
+            self.slc_through_opens(die, now_ns, nand)?
+        } else if self.slc.is_some() {
+            self.slc_has_room(die as usize)
+        } else {
+            self.opens_fast(die)
+        };
         let b = self.dies[die as usize].free.pop_front().ok_or_else(|| SimError::Drive {
             message: format!("die {die} has no free block: its valid data exceeds its capacity (spare area too small for this workload)"),
         })?;

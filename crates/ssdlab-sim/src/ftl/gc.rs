@@ -57,7 +57,9 @@ impl Ftl {
         let mut v = NONE;
         // Performance-mode reorganisation first: fast blocks, whatever they
         // hold (those written fast past the fill limit in idle time only).
-        let reorg_now = !foreground || !self.reorg_can_wait(die);
+        // A write-through SLC buffer folds at its own pace: space GC takes
+        // its blocks only by what they hold.
+        let reorg_now = !foreground || !(self.reorg_can_wait(die) || self.slc_write_through());
         while let Some(b) = if reorg_now { self.reorg[d].pop() } else { None } {
             let blk = &self.blocks[b as usize];
             if blk.fast && blk.state == BlockState::Sealed {
@@ -117,6 +119,35 @@ impl Ftl {
             return Ok(false);
         };
         let v = self.reorg[d].remove(i);
+        self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
+        if self.uses_buckets() {
+            self.bucket_remove(v);
+        } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
+            self.dies[d].fifo.remove(j);
+        }
+        self.blocks[v as usize].state = BlockState::Victim;
+        self.begin_victim(die, v, now_ns, true, nand);
+        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+    }
+
+    /// Fold the oldest SLC block of `die` whole, now (a write-through
+    /// buffer at its size makes room); a victim the die was cleaning is
+    /// finished first. False if the die has no sealed SLC block to fold.
+    pub(super) fn fold_oldest_slc_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
+        if self.dies[d].victim != NONE {
+            return self.gc_victim_step(die, now_ns, nand, u64::MAX, true);
+        }
+        // Entries of blocks space GC took since are dropped on the way.
+        let v = loop {
+            let Some(b) = self.reorg[d].pop() else {
+                return Ok(false);
+            };
+            let blk = &self.blocks[b as usize];
+            if blk.fast && blk.state == BlockState::Sealed {
+                break b;
+            }
+        };
         self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
         if self.uses_buckets() {
             self.bucket_remove(v);

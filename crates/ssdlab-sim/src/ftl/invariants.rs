@@ -133,7 +133,8 @@ impl Ftl {
 
     /// The SLC cache's counts are those of the blocks in SLC mode, and
     /// every sealed SLC block is queued for folding (or being folded):
-    /// none is left behind, so none of its data is.
+    /// none is left behind, so none of its data is. A write-through buffer
+    /// stays within its size.
     fn check_slc_blocks(&self) -> Result<()> {
         let Some(c) = self.slc.as_ref() else {
             return Ok(());
@@ -146,6 +147,14 @@ impl Ftl {
                 return Err(SimError::integrity(format!(
                     "die {d}: SLC cache counts {} blocks, {} granules, but SLC-mode blocks are {n}, holding {v}",
                     c.blocks[d], c.valid[d]
+                )));
+            }
+            // A write-through buffer folds before it grows past its size.
+            if c.write_through > 0 && c.blocks[d] > self.slc_size(d) {
+                return Err(SimError::integrity(format!(
+                    "die {d}: the SLC write-through buffer holds {} blocks, past its size of {}",
+                    c.blocks[d],
+                    self.slc_size(d)
                 )));
             }
             for b in (d * bpd) as u32..((d + 1) * bpd) as u32 {

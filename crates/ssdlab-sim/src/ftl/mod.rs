@@ -289,6 +289,9 @@ pub struct Ftl {
     unit_bytes: u64,
     small_write: bool,
     last_write_end: u64,
+    /// Bytes of the host write being placed (what an SLC write-through
+    /// buffer tells small writes by).
+    write_bytes: u64,
 }
 
 /// Granules a 4KB unit takes when stored, per kind of data (incompressible,
@@ -405,6 +408,7 @@ impl Ftl {
             unit_bytes: (g.unit_slots * k) as u64 * gran_bytes,
             small_write: false,
             last_write_end: 0,
+            write_bytes: 0,
             idle_room: vec![false; g.dies as usize],
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             fast_cap,

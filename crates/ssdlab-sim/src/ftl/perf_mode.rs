@@ -91,6 +91,7 @@ impl Ftl {
     pub fn host_write(&mut self, offset: u64, bytes: u64) {
         self.small_write = bytes < self.unit_bytes && offset != self.last_write_end;
         self.last_write_end = offset + bytes;
+        self.write_bytes = bytes;
     }
 
     /// Is the reorganisation `die` has queued only of blocks written fast

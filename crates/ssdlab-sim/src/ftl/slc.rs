@@ -12,9 +12,19 @@
 //! SLC blocks at `fold_units_per_host_unit` beside them, until idle time
 //! (or, with `refill_while_writing`, the fold of the whole cache) gives the
 //! cache back.
+//!
+//! A write-through buffer (`write_through_max_bytes`) is the static part
+//! used another way: every small host write goes through it, never past
+//! it. When a die's buffer is at its size, the die folds its SLC blocks as
+//! the host writes into it (`fold_units_per_host_unit`), oldest first, and
+//! folds the oldest whole before it opens another if that was not enough;
+//! larger writes go to native blocks. Space GC then takes native victims
+//! (the buffer's blocks only by what they hold): the buffer has its own
+//! pace.
 
 use super::Ftl;
 use crate::config::DriveConfig;
+use crate::error::Result;
 use crate::nand::Nand;
 
 /// The SLC cache's settings and state (absent: no SLC cache).
@@ -31,6 +41,9 @@ pub(super) struct SlcCache {
     fold_rate: u32,
     fold_credit: Vec<u32>,
     refill_while_writing: bool,
+    /// Host writes of at most this many bytes always go through SLC
+    /// blocks (0: no write-through).
+    pub(super) write_through: u64,
     /// User capacity per die, granules (what the dynamic part shrinks by).
     user_grans_per_die: u64,
     /// Per die: SLC blocks in use (open, sealed or being folded), the valid
@@ -59,6 +72,7 @@ impl SlcCache {
             fold_rate: (sc.fold_units_per_host_unit * 1024.0).round() as u32,
             fold_credit: vec![0; g.dies as usize],
             refill_while_writing: sc.refill_while_writing,
+            write_through: sc.write_through_max_bytes,
             user_grans_per_die: (g.user_units * g.gran_per_slot as u64).div_ceil(dies).max(1),
             blocks: vec![0; g.dies as usize],
             valid: vec![0; g.dies as usize],
@@ -114,6 +128,42 @@ impl Ftl {
         room
     }
 
+    /// Is the SLC cache a write-through buffer for small writes?
+    #[inline]
+    pub(super) fn slc_write_through(&self) -> bool {
+        self.slc.as_ref().is_some_and(|c| c.write_through > 0)
+    }
+
+    /// With a write-through buffer: does the host block die `die` opens
+    /// now go in SLC mode? Yes for a small write, once the buffer has
+    /// room for one more block: folding its oldest blocks makes it.
+    /// (A large write, or no block left to fold: a native block.)
+    pub(super) fn slc_through_opens(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
+        let wt = self.slc.as_ref().map_or(0, |c| c.write_through);
+        if self.write_bytes > wt {
+            return Ok(false);
+        }
+        // Bounded: each pass erases a victim (a fold, or a GC victim the
+        // die was cleaning) or stops.
+        for _ in 0..=self.g.blocks_per_die {
+            if self.slc.as_ref().is_some_and(|c| c.blocks[d] < self.slc_size(d)) {
+                return Ok(true);
+            }
+            if !self.fold_oldest_slc_block(die, now_ns, nand)? {
+                break;
+            }
+        }
+        Ok(false)
+    }
+
+    /// Is die `d`'s write-through buffer at its size (its folding paced
+    /// by the host's writes into it)?
+    #[inline]
+    fn slc_through_at_size(&self, d: usize) -> bool {
+        self.slc.as_ref().is_some_and(|c| c.write_through > 0 && c.blocks[d] >= self.slc_size(d))
+    }
+
     /// Erased blocks die `d` keeps back from its cache: folding every SLC
     /// block (one more included) needs 1/bits of a native block each,
     /// beyond the blocks GC keeps in reserve.
@@ -141,13 +191,16 @@ impl Ftl {
 
     /// Program units to fold before this host program unit on die `d` (the
     /// host unit's block `b`): only while the cache is full and the host
-    /// writes to native blocks.
+    /// writes to native blocks, or while a write-through buffer at its size
+    /// takes the host's writes.
     #[inline]
     pub(super) fn fold_count(&mut self, d: usize, b: u32) -> u32 {
         let fast = self.blocks[b as usize].fast;
+        // A write-through buffer at its size folds as the host writes into it.
+        let through = fast && self.slc_through_at_size(d);
         match self.slc.as_mut() {
             None => self.reorg_rate,
-            Some(c) if c.full[d] && !fast => {
+            Some(c) if (c.full[d] && !fast) || through => {
                 let k = c.fold_credit[d] + c.fold_rate;
                 c.fold_credit[d] = k % 1024;
                 k / 1024

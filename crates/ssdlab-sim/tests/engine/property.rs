@@ -210,6 +210,31 @@ proptest! {
         sim.flush();
         prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
     }
+
+    /// An SLC write-through buffer for small writes on an MLC drive: writes
+    /// of at most 8KB through SLC blocks, larger ones to native blocks, the
+    /// buffer folded as the host writes into it (or only when it must make
+    /// room), in idle time and by space GC, with every GC policy.
+    #[test]
+    fn slc_write_through_never_loses_or_mixes_up_data(
+        seed in any::<u64>(),
+        fold in prop_oneof![Just(0.0f64), Just(0.5f64), Just(1.0f64)],
+        policy in prop_oneof![Just("greedy"), Just("fifo"), Just("cost-benefit")],
+        steps in proptest::collection::vec(step(), 1..40),
+    ) {
+        let extra = json!({
+            "nand": {"bits_per_cell": 2, "tprog_ns": 1_200_000, "slc_tprog_ns": 300_000},
+            "slc_cache": {"static_percent_of_capacity": 6.0, "fold_units_per_host_unit": fold,
+                          "write_through_max_bytes": 8192}
+        });
+        // 2 dies x 48 blocks x 48 pages of 4KB, a = 1.12.
+        let mut sim = sim(drive_with(2, 48, 48, 1.12, policy, extra), seed, true);
+        for s in &steps {
+            apply(&mut sim, s);
+        }
+        sim.flush();
+        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+    }
 }
 
 /// A long deterministic run under heavy pressure with every policy: writes

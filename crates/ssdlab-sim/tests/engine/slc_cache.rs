@@ -161,3 +161,82 @@ fn an_slc_cache_needs_a_part_with_an_slc_mode_and_bad_values_are_named() {
     let e = bad(default_slc(), json!({"slc_tprog_ns": 100_000, "tr_page_types_ns": [1, 2]}));
     assert!(e.contains("nand.tr_page_types_ns") && e.contains("bits_per_cell = 3"), "{e}");
 }
+
+/// A small MLC drive (4 dies, 1 plane, 4KB pages, 64 pages a block,
+/// tPROG 1.2 ms, SLC mode 300 us), with an SLC write-through buffer for
+/// writes of at most 16KB when `through`, without an SLC region otherwise.
+fn mlc_drive(through: bool) -> DriveConfig {
+    let mut e = json!({
+        "host": {"link_bytes_per_s": 4_000_000_000u64, "command_overhead_ns": 1000, "ncq_depth": 32},
+        "controller": {"command_cost_ns": 2000, "write_buffer_bytes": 1u64 << 20},
+        "nand": {"bits_per_cell": 2, "tprog_ns": 1_200_000, "tr_ns": 60_000, "slc_tprog_ns": 300_000,
+                 "channel_bytes_per_s": 1_000_000_000u64},
+    });
+    if through {
+        e["slc_cache"] = json!({"static_percent_of_capacity": 3.0, "fold_units_per_host_unit": 1.0,
+                                "write_through_max_bytes": 16384});
+    }
+    drive_with(4, 128, 64, 1.14, "greedy", e)
+}
+
+#[test]
+fn small_writes_go_through_a_write_through_buffer_and_cost_a_fold_each() {
+    let slc_bytes = |s: &Simulator| s.smart()["slc_bytes_programmed"].as_u64().unwrap_or(0);
+    let iops = |r: &ssdlab_sim::PhaseResult| r.stats.write.ios as f64 / (r.duration_ns as f64 / 1e9);
+    let job = json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "number_ios": 12_000});
+    // On a clean drive (no GC yet) every 4KB write costs an SLC program
+    // and a fold (an SLC read and an MLC program) instead of an MLC
+    // program: slower than the same drive writing them to MLC directly.
+    let mut s = sim(mlc_drive(true), 5, true);
+    let through = iops(&run(&mut s, job.clone()));
+    let mut d = sim(mlc_drive(false), 5, true);
+    let direct = iops(&run(&mut d, job.clone()));
+    assert!(through < 0.9 * direct, "through SLC {through:.0} IOPS, direct {direct:.0}");
+    // Every one went through SLC (less what the 1 MiB write buffer holds).
+    let small = 12_000u64 * 4096;
+    assert!(slc_bytes(&s) + (1 << 20) >= small, "{} B programmed in SLC for {small} B", slc_bytes(&s));
+    // 128KB writes go to native blocks: in SLC only what fills the SLC
+    // blocks the 4KB writes left open (a block on each of the 4 dies).
+    let before = slc_bytes(&s);
+    fill(&mut s);
+    let open_slc = 4 * 32 * 4096 + (1 << 20);
+    assert!(slc_bytes(&s) - before <= open_slc, "a 128KB fill put {} B in SLC", slc_bytes(&s) - before);
+    // On the filled drive too: the buffer stays within its size (checked in
+    // checking mode) however much goes through it.
+    let before = slc_bytes(&s);
+    run(&mut s, job);
+    assert!(slc_bytes(&s) - before + (1 << 20) >= small, "{} B through SLC", slc_bytes(&s) - before);
+    let in_buffer = s.ftl_slc_bytes();
+    assert!(in_buffer > 0 && in_buffer <= s.capacity_bytes() * 4 / 100, "{in_buffer} B in the buffer");
+    s.check_now().unwrap();
+    // Idle time folds what the buffer holds, but for the blocks still
+    // open for writing (one a die).
+    s.idle(5_000_000_000).unwrap();
+    let left = s.ftl_slc_bytes();
+    assert!(left < in_buffer && left <= 4 * 32 * 4096, "{left} B left in SLC after idle, {in_buffer} before");
+    s.check_now().unwrap();
+}
+
+#[test]
+fn a_write_through_buffer_needs_a_fixed_size_and_a_sane_threshold() {
+    let base = |slc: Value| {
+        let e = json!({"nand": {"bits_per_cell": 2, "slc_tprog_ns": 300_000}, "slc_cache": slc});
+        let mut cfg = json!({
+            "drive": {"id": "t", "name": "t", "user_capacity_bytes": 4u64 * 64 * 64 / 10 * 8 * 4096},
+            "host": {"link_bytes_per_s": 550_000_000u64, "ncq_depth": 32},
+            "controller": {"command_cost_ns": 4000, "write_buffer_bytes": 1u64 << 20},
+            "nand": {"channels": 4, "packages_per_channel": 1, "dies_per_package": 1, "planes_per_die": 1,
+                     "blocks_per_plane": 64, "pages_per_block": 64, "page_size_bytes": 4096, "tr_ns": 50_000,
+                     "tprog_ns": 900_000, "tbers_ns": 3_000_000, "channel_bytes_per_s": 200_000_000u64},
+            "ftl": {"gc_policy": "greedy", "gc_threshold_blocks": 2}
+        });
+        merge(&mut cfg, &e);
+        DriveConfig::from_json_str(&cfg.to_string()).map(|_| ()).map_err(|e| e.to_string())
+    };
+    let e =
+        base(json!({"static_percent_of_capacity": 1.0, "dynamic_percent_of_capacity": 5.0, "write_through_max_bytes": 4096})).unwrap_err();
+    assert!(e.contains("slc_cache.write_through_max_bytes") && e.contains("dynamic_percent_of_capacity 0"), "{e}");
+    let e = base(json!({"static_percent_of_capacity": 1.0, "write_through_max_bytes": 100})).unwrap_err();
+    assert!(e.contains("slc_cache.write_through_max_bytes") && e.contains("512..="), "{e}");
+    base(json!({"static_percent_of_capacity": 1.0, "write_through_max_bytes": 4096})).unwrap();
+}
