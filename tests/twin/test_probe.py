@@ -14,7 +14,7 @@ from twin_helpers import preset_truth
 from conftest import assert_one_line_error, run_cli
 from ssdlab import Drive
 from ssdlab.twin.features import extract
-from ssdlab.twin.probe import CACHE, CLEAN, FILL, QUEUES, jobfile_text, probe_jobs, run_probe_simulated
+from ssdlab.twin.probe import CACHE, CLEAN, FILL, FULL, QUEUES, jobfile_text, probe_jobs, run_probe_simulated
 
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -30,7 +30,7 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
     from ssdlab.fio.jobfile import parse_jobfile_text
 
     jobs = probe_jobs(120_000_000_000)
-    assert {j.stage for j in jobs} == {CLEAN, FILL, CACHE, QUEUES}
+    assert {j.stage for j in jobs} == {CLEAN, FILL, CACHE, QUEUES, FULL}
     assert all(j.feature and len(j.why) > 30 for j in jobs)
     assert len({j.name for j in jobs}) == len(jobs)
     jf = parse_jobfile_text(jobfile_text(jobs, filename="/dev/sdX"), "probe.fio")
@@ -195,7 +195,7 @@ def test_every_job_name_the_features_and_the_fit_read_is_a_job_of_the_probe() ->
     # the host's buffer generation job runs on a real target only (J.host_buffer_job)
     names = {j.name for j in probe_jobs(256 << 30, 1.0)} | {J.host_buffer_job(256 << 30).name}
     fixed = {getattr(J, n) for n in dir(J) if n.isupper() and isinstance(getattr(J, n), str)
-             and n not in ("CLEAN", "FILL", "CACHE", "HOST", "QUEUES") and not n.endswith("_PREFIX")}
+             and n not in ("CLEAN", "FILL", "CACHE", "HOST", "QUEUES", "FULL") and not n.endswith("_PREFIX")}
     families = ([J.randwrite_4k(q) for q in (1, 4, 32)] + [J.flushwrite(b) for b in ("4k", "16k", "64k")]
                 + [J.seqwrite_pattern(p) for p in ("incompressible", "compressible", "repeated", "zeros")]
                 + [J.randread_4k(q) for q in (1, 2, 3, 4, 8, 16, 32)] + [J.randread_qd1(b) for b in ("8k", "16k", "128k", "512k")]

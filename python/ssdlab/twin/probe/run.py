@@ -17,6 +17,7 @@ from .jobs import (
     CACHE,
     CLEAN,
     FILL,
+    FULL,
     HOST,
     QUEUES,
     UNWRITTEN_READ,
@@ -24,6 +25,7 @@ from .jobs import (
     MiB,
     ProbeJob,
     cache_span_note,
+    full_stage_note,
     host_buffer_job,
     jobfile_text,
     probe_jobs,
@@ -124,7 +126,7 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
-def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES), budget: float = 1.0,
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL), budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
@@ -177,7 +179,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES)) -> ProbeRun:
+                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL)) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
@@ -255,14 +257,16 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
 
 def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str], stream: Optional[TextIO]) -> None:
     """Before any job: a note (and a line on ``stream``) when the budget asks the cache fill for more than it may
-    write on this target."""
-    note = cache_span_note(cap, budget) if CACHE in stages else None
-    if note is None:
-        return
-    run.notes.append(note)
-    if stream is not None:
-        stream.write(f"ssdlab probe: {note}\n")
-        stream.flush()
+    write on this target, and what the full stage writes (more than the capacity)."""
+    notes = [cache_span_note(cap, budget) if CACHE in stages else None,
+             full_stage_note(cap, budget) if FULL in stages else None]
+    for note in notes:
+        if note is None:
+            continue
+        run.notes.append(note)
+        if stream is not None:
+            stream.write(f"ssdlab probe: {note}\n")
+            stream.flush()
 
 
 class _same:

@@ -1,0 +1,96 @@
+"""The probe's full-drive stage (ssdlab.twin.probe.later.full_stage), its features (ssdlab.twin.features.full) and
+the fit's use of them on a modern twin (ssdlab.twin.fit.full)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import pytest
+
+from ssdlab.twin.features.full import full_features
+from ssdlab.twin.fit.full import _with_dies, full_onset_features
+from ssdlab.twin.probe import FULL, QUEUES, probe_jobs, run_probe_simulated
+from ssdlab.twin.probe.jobs import full_stage_note
+from ssdlab.twin.probe.names import FULL_FILL, FULL_RANDWRITE, FULL_SEQWRITE
+
+TB = 10**12
+
+
+def test_the_full_stage_is_last_and_writes_past_the_spare_area_at_any_budget() -> None:
+    jobs = probe_jobs(TB, 0.25)
+    stages = [j.stage for j in jobs]
+    first = stages.index(FULL)
+    assert set(stages[first:]) == {FULL} and stages[first - 1] == QUEUES
+    names = [j.name for j in jobs if j.stage == FULL]
+    assert names[0] == FULL_FILL and names[-1] == FULL_RANDWRITE
+    rand = {b: next(j for j in probe_jobs(TB, b) if j.name == FULL_RANDWRITE).options["io_size"] for b in (0.1, 0.25, 1, 3)}
+    # at least 15% of the capacity (past a modern drive's 7-12% spare), 30% per unit of budget, never past it
+    assert rand[0.1] == rand[0.25] and abs(rand[0.25] - 0.15 * TB) < 2**20
+    assert abs(rand[1] - 0.3 * TB) < 2**20 and rand[3] <= TB
+    assert next(j for j in jobs if j.name == FULL_SEQWRITE).log_ms == 1000
+    note = full_stage_note(TB, 0.25)
+    assert "1.17 x the capacity" in note and "--budget 0.25" in note
+
+
+def _figs(rates_mbps: List[float]) -> Dict[str, Any]:
+    iops = [r * 1e6 / 131072 for r in rates_mbps]
+    return {FULL_RANDWRITE: {"mbps": sum(rates_mbps) / len(rates_mbps), "iops_series": iops, "interval_ms": 1000,
+                             "io_bytes": int(sum(rates_mbps) * 1e6)},
+            FULL_SEQWRITE: {"mbps": 600.0, "iops_series": [2000e6 / 131072] * 3 + [600e6 / 131072] * 7}}
+
+
+def test_the_onset_is_the_bytes_before_the_step_and_no_step_is_a_lower_bound() -> None:
+    f = full_features(_figs([400.0] * 100 + [50.0] * 300), TB)
+    assert f["full_gc_onset_bytes"]["value"] == pytest.approx(40e9, rel=0.01)
+    assert f["full_spare_fraction"]["value"] == pytest.approx(0.04, rel=0.01)
+    assert f["full_steady_write_bytes_per_s"]["value"] == pytest.approx(50e6, rel=0.01)
+    # the second half of the sequential write: past a static cache's first seconds
+    assert f["full_write_bytes_per_s"]["value"] == pytest.approx(600e6, rel=0.01)
+    flat = full_features(_figs([400.0] * 100), TB)
+    assert flat["full_gc_onset_bytes"]["value"] is None
+    assert flat["full_gc_onset_at_least_bytes"]["value"] == pytest.approx(40e9, rel=0.01)
+    short = full_features(_figs([400.0] * 10), TB)
+    assert short["full_spare_fraction"]["value"] is None and short["full_spare_fraction"]["confidence"] == "none"
+
+
+def _feat(v: Any) -> Dict[str, Any]:
+    return {"value": v, "unit": "", "confidence": "high", "how": "test"}
+
+
+def test_the_full_onset_stands_for_the_torture_only_on_a_modern_drive_without_one() -> None:
+    full = {"full_gc_onset_bytes": _feat(97e9), "full_spare_fraction": _feat(0.097), "capacity_bytes": _feat(TB)}
+    modern = {**full, "host_interface": _feat("nvme"), "gc_onset_bytes": _feat(None), "spare_fraction": _feat(0.02)}
+    out = full_onset_features(modern)
+    assert out["gc_onset_bytes"]["value"] == 97e9 and out["spare_fraction"]["value"] == 0.097
+    # the torture's own onset stays
+    seen = {**modern, "gc_onset_bytes": _feat(80e9), "spare_fraction": _feat(0.08)}
+    assert full_onset_features(seen)["gc_onset_bytes"]["value"] == 80e9
+    # a SATA-era drive keeps its features as they were
+    sata = {**full, "host_interface": _feat("sata"), "gc_onset_bytes": _feat(None), "spare_fraction": _feat(0.02)}
+    assert full_onset_features(sata) == sata
+
+
+def test_other_die_counts_keep_the_raw_nand_and_the_write_rates() -> None:
+    part = {"blocks_per_plane": 2731, "tprog_ns": 983_000, "slc_tprog_ns": 100_000}
+    doc = {"nand": {"channels": 8, "packages_per_channel": 1, "dies_per_package": 1, "tprog_ns": 1_306_292,
+                    "slc_tprog_ns": 115_000, "blocks_per_plane": 5320}}
+    two = _with_dies(doc, 2.0, part)
+    assert two is not None and two["nand"]["packages_per_channel"] == 2
+    assert two["nand"]["tprog_ns"] == 2_612_584 and two["nand"]["slc_tprog_ns"] == 230_000
+    assert two["nand"]["blocks_per_plane"] == 2660
+    assert doc["nand"]["packages_per_channel"] == 1  # the twin itself is left as it was
+    assert _with_dies(doc, 0.5, part) is None  # one die per package on one package: no half
+    half = _with_dies(two, 0.5, part)
+    assert half is not None and half["nand"]["packages_per_channel"] == 1 and half["nand"]["tprog_ns"] == 1_306_292
+
+
+@pytest.mark.slow
+def test_the_full_stage_of_a_simulated_drive_gives_its_spare_area() -> None:
+    from twin_helpers import preset_truth
+
+    run = run_probe_simulated("generic-mlc-120", None, stages=(FULL,), budget=0.25)
+    f = full_features(run.figures, run.target["capacity_bytes"])
+    truth = preset_truth("generic-mlc-120")["spare_fraction"]
+    print(f"full-stage spare {f['full_spare_fraction']['value']} (truth {truth:.4f})")
+    assert f["full_gc_onset_bytes"]["value"] is not None
+    assert abs(f["full_spare_fraction"]["value"] / truth - 1) < 0.10
