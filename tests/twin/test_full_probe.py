@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 import pytest
 
 from ssdlab.twin.features.full import full_features
-from ssdlab.twin.fit.full import _with_dies, full_onset_features
+from ssdlab.twin.fit.full import _with_dies, _with_program_buffer, full_onset_features
 from ssdlab.twin.probe import FULL, QUEUES, probe_jobs, run_probe_simulated
 from ssdlab.twin.probe.jobs import full_stage_note
 from ssdlab.twin.probe.names import FULL_FILL, FULL_RANDWRITE, FULL_SEQWRITE
@@ -84,6 +84,23 @@ def test_other_die_counts_keep_the_raw_nand_and_the_write_rates() -> None:
     assert half is not None and half["nand"]["packages_per_channel"] == 1 and half["nand"]["tprog_ns"] == 1_306_292
 
 
+def test_a_program_buffer_candidate_binds_the_native_writes_where_the_dies_could_write_faster() -> None:
+    part = {"blocks_per_plane": 2731, "tprog_ns": 983_000, "slc_tprog_ns": 100_000, "planes_per_die": 2,
+            "page_size_bytes": 16384, "bits_per_cell": 3}
+    doc = {"nand": {"channels": 8, "packages_per_channel": 1, "dies_per_package": 1, "tprog_ns": 1_306_292,
+                    "slc_tprog_ns": 115_000, "blocks_per_plane": 5320}}
+    # 8 dies at 1.31 ms program 602 MB/s: they cannot write a full drive at 684, whatever the buffer
+    assert _with_program_buffer(doc, 1.0, part, 684e6) is None
+    two = _with_program_buffer(doc, 2.0, part, 684e6)
+    assert two is not None and two["nand"]["packages_per_channel"] == 2
+    # the native program time stays (the dies could write 1.2 GB/s)
+    assert two["nand"]["tprog_ns"] == 1_306_292
+    # 684 MB/s x 1.31 ms = 894 KB in flight: 9 units of 96 KiB
+    assert two["controller"]["program_buffer_bytes"] == 9 * 98304
+    # the cache's write runs on the 9 dies the buffer lets program at once, for 8 at 115 us before
+    assert two["nand"]["slc_tprog_ns"] == round(115_000 * 9 / 8)
+
+
 @pytest.mark.slow
 def test_the_full_stage_of_a_simulated_drive_gives_its_spare_area() -> None:
     from twin_helpers import preset_truth
@@ -94,3 +111,15 @@ def test_the_full_stage_of_a_simulated_drive_gives_its_spare_area() -> None:
     print(f"full-stage spare {f['full_spare_fraction']['value']} (truth {truth:.4f})")
     assert f["full_gc_onset_bytes"]["value"] is not None
     assert abs(f["full_spare_fraction"]["value"] / truth - 1) < 0.10
+
+
+def test_the_fold_is_what_the_full_drive_writes_beyond_the_post_cache_write() -> None:
+    from ssdlab.twin.fit.slc import FOLD_MAX, full_drive_fold
+
+    f = {"full_write_bytes_per_s": _feat(684e6), "post_cache_write_bytes_per_s": _feat(515e6)}
+    assert full_drive_fold(f) == pytest.approx(684 / 515 - 1, abs=1e-3)
+    # a full drive no faster than the post-cache write: nothing folded; never more than FOLD_MAX
+    assert full_drive_fold({**f, "full_write_bytes_per_s": _feat(500e6)}) == 0.0
+    assert full_drive_fold({**f, "full_write_bytes_per_s": _feat(5e9)}) == FOLD_MAX
+    # without the full stage the profile's fold stays (None)
+    assert full_drive_fold({"post_cache_write_bytes_per_s": _feat(515e6)}) is None
