@@ -44,6 +44,18 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
     assert t1["torture"] == "420000ms" and t3["torture"] == "1260000ms"
 
 
+def test_a_sata_era_drive_is_spared_the_full_drive_stage(generic_probe: Dict[str, Any]) -> None:
+    from ssdlab.twin.probe.run import full_stage_wanted
+
+    run = generic_probe["run"]
+    # no NVMe link and no write cache: its torture showed the spare area, and no second whole-drive fill runs
+    assert not any(j.stage == FULL for j in run.jobs) and not any(n.startswith("full-") for n in run.figures)
+    assert not full_stage_wanted(run.figures, run.target["capacity_bytes"], (CLEAN, FILL, CACHE, QUEUES, FULL))
+    # a run of chosen stages (the fit's) runs it as asked
+    assert full_stage_wanted({}, run.target["capacity_bytes"], (CLEAN, CACHE, FULL))
+    assert not any("full-drive stage" in n for n in run.notes)
+
+
 def test_probe_of_a_simulated_drive_recovers_its_buffer_spare_area_and_dies(generic_probe: Dict[str, Any]) -> None:
     f = generic_probe["features"]
     truth = preset_truth("generic-mlc-120")
