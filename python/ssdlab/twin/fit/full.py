@@ -108,6 +108,8 @@ def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapp
         return None
     nand["tprog_ns"] = int(tprog)
     units = max(1, round(full_write * tprog / 1e9 / unit))
+    if units >= _dies(nand):
+        return None  # room for a program on every die: no bound (the candidate without a buffer)
     d.setdefault("controller", {})["program_buffer_bytes"] = units * unit
     # an SLC program holds a unit of the buffer too, so the cache's write runs on as many dies as the buffer has
     # units: its program time keeps the in-cache rate at that many
@@ -128,7 +130,7 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
                      stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Figures, Optional[Dict[str, Any]]]:
     """The twin with the die count (and program buffer) whose clean, cache and full stages come closest to the
     probe's (unchanged where the probe has no full stage or the twin is not modern); its full stage's figures (and
-    its cache stage's where the twin changed); the record of the choice."""
+    its clean and cache stages' where the twin changed); the record of the choice."""
     from .slc import _part_nand
 
     cap = int(_fv(features, "capacity_bytes") or 0)
@@ -188,8 +190,8 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
                 source = "fitted" if key != "nand.blocks_per_plane" or old is None else old["source"]
                 was = "" if old is None or not old.get("why") else "; " + str(old.get("why"))
                 prov[key] = {"value": kept[sec][name], "source": source, "why": why + was}
-    # the full stage's figures of the twin kept, and its cache stage's where this step changed the twin
-    shown = {j.name for j in jobs if j.stage == FULL or (best != base and j.stage == CACHE)}
+    # the full stage's figures of the twin kept, and its clean and cache stages' where this step changed the twin
+    shown = {j.name for j in jobs if j.stage == FULL or (best != base and j.stage in (CLEAN, CACHE))}
     return kept, {n: kept_figs[n] for n in kept_figs if n in shown}, record
 
 
