@@ -37,6 +37,10 @@ DIE_FACTORS = (0.5, 1.0, 2.0)
 DIES_EVIDENCE = 0.85
 #: The key of the controller's memory for the data of the programs in flight.
 PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
+#: The channel rate of a twin whose part and file give none (generic-nvme's).
+DEFAULT_CHANNEL_BYTES_PER_S = 1_000_000_000
+#: The least SLC program time a candidate gets (the modern fit's range starts there).
+SLC_TPROG_MIN_NS = 30_000
 #: The keys of the program times that scale with the dies (the rates the clean stage and the cache fit matched are
 #: dies x unit / program time).
 PROGRAM_KEYS = ("nand.slc_tprog_ns", "nand.tprog_ns")
@@ -94,28 +98,33 @@ def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, A
 def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
                          full_write: float) -> Optional[Dict[str, Any]]:
     """``factor`` times the dies at the fitted native program time, with the controller's program buffer holding
-    the native units in flight that give the full drive's sequential write (its rate x the native program time;
-    the SLC program time scaled to the dies the buffer lets program at once, so that the cache's rate stays):
-    where a drive's dies could program faster than its full drive writes, the programs in flight bind it, not the
-    dies. None where the dies at that program time could not write the full drive's rate."""
+    the native units in flight that give the full drive's sequential write: where a drive's dies could program
+    faster than its full drive writes, the programs in flight bind it, not the dies. A unit holds its room from
+    its transfer on the channel to the end of its program, so the units are the rate x (transfer + native
+    program) / unit, and the SLC program time is the one at which that many units in flight write the cache as
+    fast as the twin did. None where the dies at that program time could not write the full drive's rate."""
     d = _with_dies(drive_doc, factor, part)
     if d is None:
         return None
     nand = d["nand"]
-    tprog = float(drive_doc.get("nand", {}).get("tprog_ns") or part.get("tprog_ns") or 0)
-    unit = int(part.get("planes_per_die", 2)) * int(part.get("page_size_bytes", 16384)) * int(part.get("bits_per_cell", 3))
+    was = {**part, **drive_doc.get("nand", {})}
+    tprog = float(was.get("tprog_ns") or 0)
+    channel = float(was.get("channel_bytes_per_s") or DEFAULT_CHANNEL_BYTES_PER_S)
+    slc_unit = int(was.get("planes_per_die", 2)) * int(was.get("page_size_bytes", 16384))
+    unit = slc_unit * int(was.get("bits_per_cell", 3))
     if not tprog or _dies(nand) * unit / (tprog / 1e9) <= full_write:
         return None
     nand["tprog_ns"] = int(tprog)
-    units = max(1, round(full_write * tprog / 1e9 / unit))
+    units = max(1, round(full_write * (unit / channel + tprog / 1e9) / unit))
     if units >= _dies(nand):
         return None  # room for a program on every die: no bound (the candidate without a buffer)
     d.setdefault("controller", {})["program_buffer_bytes"] = units * unit
-    # an SLC program holds a unit of the buffer too, so the cache's write runs on as many dies as the buffer has
-    # units: its program time keeps the in-cache rate at that many
-    slc = drive_doc.get("nand", {}).get("slc_tprog_ns") or part.get("slc_tprog_ns")
+    slc = was.get("slc_tprog_ns")
     if slc:
-        nand["slc_tprog_ns"] = int(round(float(slc) * min(_dies(nand), units) / _dies({**part, **drive_doc["nand"]})))
+        # the twin's cache took a unit per die per SLC program (its transfer overlapped the program before it)
+        rate = _dies(was) * slc_unit / (float(slc) / 1e9)
+        t = units * slc_unit / rate - slc_unit / channel
+        nand["slc_tprog_ns"] = int(round(max(SLC_TPROG_MIN_NS, t * 1e9), -3))
     return d
 
 
