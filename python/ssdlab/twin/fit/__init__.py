@@ -58,7 +58,7 @@ from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
-from .evaluate import evaluate_twin, probe_rows, simulate_probe_figures, twin_target
+from .evaluate import _simulate_docs, evaluate_twin, probe_rows, simulate_probe_figures, twin_target
 from .full import choose_full_dies, full_onset_features
 from .reliability import assess
 from .slc import choose_slc_cache
@@ -120,6 +120,12 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         drive_doc, full_figs, full_fit = choose_full_dies(drive_doc, prov, doc["features"], figures_of(doc), run, seed,
                                                           capacity_of(doc)[1], stream)
         twin_figs.update(full_figs)
+        if full_fit is not None and not any(r.get("kept") and r.get("factor") == 1.0 and not r.get("program_buffer_bytes")
+                                            for r in full_fit["rows"]):
+            # the step changed the twin: its fill stage as well, so that twin.json and the reliability judge the
+            # twin written, not the one before the step
+            fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1])[0]
+            twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
     finally:
         if own:
             run.close()
