@@ -3,7 +3,7 @@ cache's features from per-second rates."""
 
 from ssdlab.twin.features import extract
 from ssdlab.twin.features.cache import CACHE_BLOCK_BYTES, cache_features
-from ssdlab.twin.probe import CACHE, QUEUES, probe_jobs
+from ssdlab.twin.probe import CACHE, FULL, QUEUES, probe_jobs
 from ssdlab.twin.probe.jobs import CACHE_AFTER_IDLE, CACHE_FILL, cache_span_note
 
 TB = 1_000_000_000_000
@@ -17,9 +17,11 @@ def test_cache_stage_runs_after_the_writes_and_within_the_capacity():
     jobs = probe_jobs(TB, 1.0)
     cache = [j for j in jobs if j.stage == CACHE]
     assert [j.name for j in cache] == ["cache-trim", CACHE_FILL, CACHE_AFTER_IDLE]
-    # after every other stage's writes; only the queue stage's reads follow it
-    after = jobs[jobs.index(cache[-1]) + 1:]
-    assert jobs[-len(cache) - len(after):len(jobs) - len(after)] == cache
+    # after every earlier stage's writes; the queue stage's reads follow it, then the full drive's stage (last: it
+    # writes the whole drive again)
+    after = [j for j in jobs[jobs.index(cache[-1]) + 1:] if j.stage != FULL]
+    assert jobs[-len(cache) - len(after):len(jobs) - len(after)] == cache or jobs.index(cache[0]) + len(cache) + len(
+        after) == jobs.index(next(j for j in jobs if j.stage == FULL))
     assert all(j.stage == QUEUES and j.direction == "read" for j in after)
     fill = next(j for j in cache if j.name == CACHE_FILL)
     after = next(j for j in cache if j.name == CACHE_AFTER_IDLE)

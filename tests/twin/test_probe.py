@@ -14,7 +14,7 @@ from twin_helpers import preset_truth
 from conftest import assert_one_line_error, run_cli
 from ssdlab import Drive
 from ssdlab.twin.features import extract
-from ssdlab.twin.probe import CACHE, CLEAN, FILL, QUEUES, jobfile_text, probe_jobs, run_probe_simulated
+from ssdlab.twin.probe import CACHE, CLEAN, FILL, FULL, QUEUES, jobfile_text, probe_jobs, run_probe_simulated
 
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -30,7 +30,7 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
     from ssdlab.fio.jobfile import parse_jobfile_text
 
     jobs = probe_jobs(120_000_000_000)
-    assert {j.stage for j in jobs} == {CLEAN, FILL, CACHE, QUEUES}
+    assert {j.stage for j in jobs} == {CLEAN, FILL, CACHE, QUEUES, FULL}
     assert all(j.feature and len(j.why) > 30 for j in jobs)
     assert len({j.name for j in jobs}) == len(jobs)
     jf = parse_jobfile_text(jobfile_text(jobs, filename="/dev/sdX"), "probe.fio")
@@ -42,6 +42,18 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
     t1 = {j.name: j.options.get("runtime") for j in jobs}
     t3 = {j.name: j.options.get("runtime") for j in probe_jobs(120_000_000_000, 3.0)}
     assert t1["torture"] == "420000ms" and t3["torture"] == "1260000ms"
+
+
+def test_a_sata_era_drive_is_spared_the_full_drive_stage(generic_probe: Dict[str, Any]) -> None:
+    from ssdlab.twin.probe.run import full_stage_wanted
+
+    run = generic_probe["run"]
+    # no NVMe link and no write cache: its torture showed the spare area, and no second whole-drive fill runs
+    assert not any(j.stage == FULL for j in run.jobs) and not any(n.startswith("full-") for n in run.figures)
+    assert not full_stage_wanted(run.figures, run.target["capacity_bytes"], (CLEAN, FILL, CACHE, QUEUES, FULL))
+    # a run of chosen stages (the fit's) runs it as asked
+    assert full_stage_wanted({}, run.target["capacity_bytes"], (CLEAN, CACHE, FULL))
+    assert not any("full-drive stage" in n for n in run.notes)
 
 
 def test_probe_of_a_simulated_drive_recovers_its_buffer_spare_area_and_dies(generic_probe: Dict[str, Any]) -> None:
@@ -195,7 +207,7 @@ def test_every_job_name_the_features_and_the_fit_read_is_a_job_of_the_probe() ->
     # the host's buffer generation job runs on a real target only (J.host_buffer_job)
     names = {j.name for j in probe_jobs(256 << 30, 1.0)} | {J.host_buffer_job(256 << 30).name}
     fixed = {getattr(J, n) for n in dir(J) if n.isupper() and isinstance(getattr(J, n), str)
-             and n not in ("CLEAN", "FILL", "CACHE", "HOST", "QUEUES") and not n.endswith("_PREFIX")}
+             and n not in ("CLEAN", "FILL", "CACHE", "HOST", "QUEUES", "FULL") and not n.endswith("_PREFIX")}
     families = ([J.randwrite_4k(q) for q in (1, 4, 32)] + [J.flushwrite(b) for b in ("4k", "16k", "64k")]
                 + [J.seqwrite_pattern(p) for p in ("incompressible", "compressible", "repeated", "zeros")]
                 + [J.randread_4k(q) for q in (1, 2, 3, 4, 8, 16, 32)] + [J.randread_qd1(b) for b in ("8k", "16k", "128k", "512k")]

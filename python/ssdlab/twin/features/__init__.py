@@ -10,7 +10,8 @@ it (the fit of a twin then decides it), and ``none`` when the jobs that
 measure it did not run (a value of None).
 
 The modules: :mod:`.common` (the :class:`Feature` record), :mod:`.clean`
-(the clean stage's features), :mod:`.state` (the fill stage's).
+(the clean stage's features), :mod:`.state` (the fill stage's), :mod:`.full` (the full
+drive's).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ..probe.names import (
     BURST_PREFIX,
     CACHE_FILL,
     DIRTY_SEQWRITE,
+    FULL_RANDWRITE,
+    FULL_SEQWRITE,
     HOST_BUFFERS,
     LINK_SEQREAD,
     QUEUE_PREFIX,
@@ -49,6 +52,7 @@ from ..records import Feature, JobFigures
 from .cache import cache_features
 from .clean import SATA_LINKS, _buffer, _map_unit, _nand_read, _program, host_interface
 from .common import ASSUMED_PROGRAM_UNIT_BYTES, ASSUMED_TPROG_NS, MIN_FLUSH_PROGRAM_NS, _get, _ratio, feature, field_of
+from .full import full_features
 from .physical import physical
 from .queues import (
     QUEUE_SCALING_SHARE,
@@ -85,6 +89,9 @@ def extract(figs: Mapping[str, JobFigures], capacity_bytes: int, *, cache: bool 
     if any(n.startswith(QUEUE_PREFIX) for n in figs):
         F.update(queue_features(figs))
         _nvme(F, figs)
+    # the full drive's features only where its stage ran: a probe taken before it keeps the features it had
+    if FULL_SEQWRITE in figs or FULL_RANDWRITE in figs:
+        F.update(full_features(figs, capacity_bytes))
     return physical(F)
 
 

@@ -13,9 +13,10 @@ from .common import feature
 #: Units whose values cannot be negative: times, sizes and rates.
 NON_NEGATIVE_UNITS = ("us", "ns", "ms", "s", "B", "B/s", "IOPS", "%")
 #: Fractions of the capacity that cannot exceed 1 (a spare area above 100%: the torture never reached the GC).
-AT_MOST_ONE = ("spare_fraction",)
+AT_MOST_ONE = ("spare_fraction", "full_spare_fraction")
 #: The features measured with one that is out of range, left out with it (the same bytes gave them).
-WITH = {"spare_fraction": ("gc_onset_bytes", "gc_onset_at_least_bytes")}
+WITH = {"spare_fraction": ("gc_onset_bytes", "gc_onset_at_least_bytes"),
+        "full_spare_fraction": ("full_gc_onset_bytes", "full_gc_onset_at_least_bytes")}
 
 
 def _bad(name: str, f: Feature) -> str:

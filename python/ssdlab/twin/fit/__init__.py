@@ -58,7 +58,8 @@ from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
-from .evaluate import evaluate_twin, probe_rows, simulate_probe_figures, twin_target
+from .evaluate import _simulate_docs, evaluate_twin, probe_rows, simulate_probe_figures, twin_target
+from .full import choose_full_dies, full_onset_features
 from .reliability import assess
 from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
@@ -86,6 +87,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
     # the features from the probe's figures by this ssdlab's extractor: a probe taken by an older one gains
     # what the extractor learned since (the features it saved are the record of what it saw then)
     doc = {**doc, "features": {**doc.get("features", {}), **extract(figures_of(doc), capacity_of(doc)[0])}}
+    # a modern drive's spare area from the full drive's random writes where the torture saw no GC onset
+    doc = {**doc, "features": full_onset_features(doc["features"])}
     source_id = str(doc["target"].get("drive_id") or doc["target"].get("drive") or "drive")
     tid = twin_id or f"twin-{Path(source_id).stem}"
     target = twin_target(doc, tid)
@@ -113,11 +116,21 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
         drive_doc, twin_figs = _behaviours(drive_doc, prov, doc, run, seed, stream)
         drive_doc, slc_fit = _slc_cache(drive_doc, prov, twin_figs, doc, seed, stream)
+        # the dies on the full drive, last: they keep every write rate the fits before matched
+        drive_doc, full_figs, full_fit = choose_full_dies(drive_doc, prov, doc["features"], figures_of(doc), run, seed,
+                                                          capacity_of(doc)[1], stream)
+        twin_figs.update(full_figs)
+        if full_fit is not None and not any(r.get("kept") and r.get("factor") == 1.0 and not r.get("program_buffer_bytes")
+                                            for r in full_fit["rows"]):
+            # the step changed the twin: its fill stage as well, so that twin.json and the reliability judge the
+            # twin written, not the one before the step
+            fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1])[0]
+            twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
     finally:
         if own:
             run.close()
     record = _write_twin(doc, drive_doc, prov, twin_figs, out, probe_dir, power_log, source_id, tid, command, seed,
-                         sampler, result, polished, best, structures, slc_fit)
+                         sampler, result, polished, best, structures, slc_fit, full_fit)
     return record
 
 
@@ -232,8 +245,8 @@ def _behaviours(drive_doc: Dict[str, Any], prov: Provenance, doc: ProbeDoc, run:
 def _write_twin(doc: ProbeDoc, drive_doc: Dict[str, Any], prov: Provenance,
                 twin_figs: Figures, out: Path, probe_dir: Path, power_log: Optional[Path],
                 source_id: str, tid: str, command: str, seed: int, sampler: str, result: Any, polished: Any,
-                best: Evaluation, structures: List[StructureRecord], slc_fit: Optional[SlcFit] = None
-                ) -> TwinRecord:
+                best: Evaluation, structures: List[StructureRecord], slc_fit: Optional[SlcFit] = None,
+                full_fit: Optional[Dict[str, Any]] = None) -> TwinRecord:
     """The power model, then the drive file and its provenance document (returned)."""
     from ...results import ssdlab_version
 
@@ -280,7 +293,7 @@ def _write_twin(doc: ProbeDoc, drive_doc: Dict[str, Any], prov: Provenance,
                       "structure_recheck": structures, "objective": best.objective, "worst": best.worst,
                       "interrupted": result.interrupted or polished.interrupted,
                       "rows": best.row_dicts()},
-              "reliability": reliability, "slc_cache_fit": slc_fit, "values": prov, "probe_jobs": jobs,
+              "reliability": reliability, "slc_cache_fit": slc_fit, "full_drive_fit": full_fit, "values": prov, "probe_jobs": jobs,
               "twin_features": twin_features, "power_fit": power_fit}
     write_text(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return record

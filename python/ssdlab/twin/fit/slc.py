@@ -30,6 +30,8 @@ GENERIC_BITS_PER_CELL = 3
 #: a part with another unit scales it (:func:`native_tprog_range_ns`).
 NATIVE_TPROG_RANGE_NS = (530_000, 8_200_000)
 NATIVE_UNIT_BYTES = 96 * 1024
+#: The most units a twin folds per host unit past its cache (one each: as many folded as written).
+FOLD_MAX = 1.0
 #: Rounds of the fit, and the relative error at which it stops.
 ROUNDS = 4
 TOLERANCE = 0.02
@@ -80,10 +82,13 @@ def native_tprog_range_ns(nand: Mapping[str, Any]) -> Tuple[int, int]:
     return (NATIVE_TPROG_RANGE_NS[0] * unit // NATIVE_UNIT_BYTES, NATIVE_TPROG_RANGE_NS[1] * unit // NATIVE_UNIT_BYTES)
 
 
-def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int) -> Dict[str, Any]:
+def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int,
+                fold: Optional[float] = None) -> Dict[str, Any]:
     d = copy.deepcopy(drive_doc)
     nand = d.setdefault("nand", {})
     modern = _modern_cache(drive_doc)
+    if modern is not None and fold is not None:
+        modern["fold_units_per_host_unit"] = fold
     if modern is not None:
         # the modern part has its SLC mode (bits per cell, SLC reads and erases); the profile its cache's split,
         # folding and refill
@@ -123,7 +128,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         tprog = int(min(max(tprog, lo), hi))
     rounds = []
     figs: Figures = {}
-    doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
+    fold = full_drive_fold(features) if modern is not None else None
+    if fold is not None:
+        # the native program takes the host's units and the folds together: the start gives the dies' native rate
+        # (the full drive's) for the post-cache one
+        tprog = int(min(max(tprog / (1 + fold), lo), hi))
+    doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold)
     best: Tuple[float, Dict[str, Any], Figures, int] = (1.0, doc, figs, 0)
     for _ in range(ROUNDS):
         got, figs = _cache_of(doc, seed, budget, str(_fv(features, "slc_cache_job") or CACHE))
@@ -145,11 +155,17 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         tprog = int(tprog * min(max(1 + e_post, 0.5), 2.0))
         if modern is not None:
             tprog = int(min(max(tprog, lo), hi))
-        doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog)
+        doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold)
     resid, doc, figs = round(best[0], 4), best[1], best[2]
     rounds[best[3]]["kept"] = True
     prov = _provenance(doc, size, post, resid, len(rounds), modern is not None,
                        bits if modern is not None else GENERIC_BITS_PER_CELL)
+    if fold is not None:
+        full = float(_fv(features, "full_write_bytes_per_s") or 0)
+        prov["slc_cache.fold_units_per_host_unit"] = {
+            "value": fold, "source": "measured",
+            "why": f"the full drive's sequential write ({full / 1e6:,.0f} MB/s: nothing to fold) over the post-cache "
+                   f"write ({float(post) / 1e6:,.0f} MB/s: the dies program the host's units and the folds), less 1"}
     if not rounds[best[3]].get("slc_cache_bytes"):
         # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
         # start, not a fit that reproduced it
@@ -159,6 +175,16 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     return doc, prov, {"measured": {"slc_cache_bytes": size, "post_cache_write_bytes_per_s": post,
                                     "slc_idle_recovered_bytes": _fv(features, "slc_idle_recovered_bytes")},
                        "rounds": rounds, "residual": resid}, figs
+
+
+def full_drive_fold(features: Features) -> Optional[float]:
+    """The units a modern drive folds per host unit past its cache: on the full drive nothing is left to fold, so
+    its sequential write is the dies' native rate R; past the cache on the empty drive they program the host's unit
+    and the folds, R / (1 + fold). None without the full stage's write."""
+    full, post = _fv(features, "full_write_bytes_per_s"), _fv(features, "post_cache_write_bytes_per_s")
+    if not full or not post:
+        return None
+    return round(min(max(float(full) / float(post) - 1, 0.0), FOLD_MAX), 3)
 
 
 def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False,

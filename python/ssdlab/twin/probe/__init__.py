@@ -3,7 +3,7 @@ feature it reveals and why, run through fio on a real device or file, or on
 a simulated drive (the same job file either way), then the features
 extracted from what was measured (:mod:`ssdlab.twin.features`).
 
-The jobs run in four stages. ``clean`` (after a TRIM of the whole target)
+The jobs run in five stages. ``clean`` (after a TRIM of the whole target)
 measures what a drive does before garbage collection: the write buffer
 (bursts after idle), random and sequential writes and reads at several
 queue depths and transfer sizes, data reduction, read-ahead, reads of
@@ -14,14 +14,18 @@ a sequential write after a full TRIM. ``cache`` measures a write cache
 (a long write after a TRIM, and again after idle time); ``queues`` (reads
 only, last) how reads scale over fio jobs and depth (NVMe's queue pairs, the
 link's PCIe generation) and the map cache (QD1 reads over growing spans).
-The fit of a twin
+``full``, where the stages before it show a modern drive (an NVMe link or a
+write cache), writes the whole drive again and measures the native NAND on
+the full drive (no dynamic cache left) and the spare area from 128KB random
+writes past it. The fit of a twin
 (:mod:`ssdlab.twin.fit`) simulates the ``clean`` stage many times; the
 ``fill`` stage sets the spare area and the state behaviours directly.
 
 Layout of ``--out DIR``: ``probe.json`` (the target, every job with its
 feature and figures, the features, wall time, manifest), ``fio/probe.fio``
-(the job file as run), ``fio/probe.json`` (fio's JSON) and the fio logs
-under ``fio/``.
+(the job file as run), ``fio/probe.json`` (fio's JSON), the full stage's
+``fio/probe-full.fio`` and ``fio/probe-full.json`` where it ran, and the fio
+logs under ``fio/``.
 
 The modules: :mod:`.jobs` (the job list and its fio job file), :mod:`.names`
 (the stages and job names), :mod:`.spec` (a job as data, the spans),
@@ -44,10 +48,10 @@ from .document import (
                        read_power_log,
                        save_probe,
 )
-from .jobs import BUDGETS, CACHE, CLEAN, FILL, QUEUES, GiB, KiB, MiB, ProbeJob, jobfile_text, probe_jobs
+from .jobs import BUDGETS, CACHE, CLEAN, FILL, FULL, QUEUES, GiB, KiB, MiB, ProbeJob, jobfile_text, probe_jobs
 from .run import IDLE_POWER_S, ProbeRun, job_figures, phase_power, run_probe_device, run_probe_simulated
 
 __all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "jobfile_text", "run_probe_simulated", "run_probe_device",
-           "ProbeRun", "job_figures", "CLEAN", "FILL", "CACHE", "QUEUES", "BUDGETS", "probe_document", "save_probe", "load_probe",
+           "ProbeRun", "job_figures", "CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "BUDGETS", "probe_document", "save_probe", "load_probe",
            "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "phase_power",
            "apply_power_log", "read_power_log", "IDLE_POWER_S", "KiB", "MiB", "GiB"]

@@ -12,12 +12,12 @@ from ...fio.guard import filename_value
 from ...suite.fio import DATA_PATTERN_OPTIONS
 from . import names
 from .clean import clean_stage
-from .later import cache_stage, fill_stage, queue_stage
+from .later import cache_stage, fill_stage, full_stage, queue_stage
 from .names import *  # noqa: F403 (every job name stays importable from here)
 from .names import HOST, HOST_BUFFERS, GiB, MiB
-from .spec import JobList, ProbeJob, Spans, align, cache_sizes
+from .spec import JobList, ProbeJob, Spans, align, cache_sizes, full_sizes
 
-__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "host_buffer_job", *names.__all__]
+__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
 
 
 def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> List[ProbeJob]:
@@ -31,6 +31,7 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     fill_stage(jobs, sp, trim)
     cache_stage(jobs, sp, trim)
     queue_stage(jobs, sp)
+    full_stage(jobs, sp)
     return list(jobs)
 
 
@@ -43,6 +44,14 @@ def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
             f"{0.75 * capacity_bytes / 1e9:,.1f} GB (75% of the capacity) it may: it writes {fill / 1e9:,.1f} GB, then "
             f"{after / 1e9:,.1f} GB after idle time")
 
+
+def full_stage_note(capacity_bytes: int, budget: float) -> str:
+    """What the full stage writes, said before the probe starts: more than the drive's capacity."""
+    seq, rand = full_sizes(capacity_bytes, float(budget))
+    total = capacity_bytes + seq + rand
+    return (f"the full-drive stage writes {total / 1e9:,.1f} GB ({total / capacity_bytes:.2f} x the capacity: the "
+            f"whole drive again, {seq / 1e9:,.1f} GB sequential and {rand / 1e9:,.1f} GB of 128KB random writes) at "
+            f"--budget {budget:g}")
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:

@@ -1,5 +1,6 @@
 """The probe's later stages: the fill (the state writes: fill, torture, dirty and trimmed writes), the write cache,
-and the queue and map-cache reads (last: reads leave every earlier job's figures as they were)."""
+the queue and map-cache reads (reads leave every earlier job's figures as they were), and the full drive (last: it
+writes the whole drive again)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from .names import (
     DIRTY_SEQWRITE,
     FILL,
     FILL_JOB,
+    FULL,
+    FULL_FILL,
+    FULL_RANDREAD,
+    FULL_RANDWRITE,
+    FULL_SEQREAD,
+    FULL_SEQWRITE,
     LINK_JOBS,
     LINK_SEQREAD,
     MAP_RAMP_S,
@@ -32,7 +39,7 @@ from .names import (
     map_spans,
     queue_read,
 )
-from .spec import JobList, Spans, align, cache_sizes, secs
+from .spec import JobList, Spans, align, cache_sizes, full_sizes, secs
 
 
 def fill_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
@@ -123,3 +130,31 @@ def queue_stage(jobs: JobList, sp: Spans) -> None:
             "NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=s,
             time_based=1, ramp_time=secs(MAP_RAMP_S), runtime=secs(max(1.0, MAP_SPAN_S * sp.budget)))
 
+
+
+def full_stage(jobs: JobList, sp: Spans) -> None:
+    """The full drive. A drive with a write cache writes the fill stage's whole-drive fill partly in its cache and
+    its clean stage wholly in it, so neither shows its native NAND alone; on the full drive the dynamic cache is
+    gone. Last: a second whole-drive fill, then writes and reads of it."""
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
+    seq, rand = full_sizes(sp.cap, sp.budget)
+    jobs.add(FULL_FILL, FULL, "the full drive's state",
+        "every LBA written once more in order: the drive full, its dynamic write cache used up", "write", log_ms=1000,
+        rw="write", bs="128k", iodepth=32, **inc)
+    jobs.add(FULL_SEQWRITE, FULL, "native write rate on the full drive (dies x native program unit / native program time)",
+        "a sequential write from LBA 0 on the full drive: past a static cache (its first seconds) it runs at the "
+        "native NAND's rate, with no cache to fill or fold; with the cache's rate (dies x SLC unit / SLC program) it "
+        "tells the program times apart", "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=0, size=seq,
+        **inc)
+    jobs.add(FULL_SEQREAD, FULL, "native read rate (dies x planes x page / native page read)",
+        "128KB sequential reads at QD32 of data the second fill wrote in order (past the write before): data in native "
+        "blocks, where the clean stage read its own writes back from the cache", "read", rw="read", bs="128k",
+        iodepth=32, offset=seq, size=sp.read, time_based=1, runtime=secs(2.0 * sp.budget))
+    jobs.add(FULL_RANDREAD, FULL, "native read parallelism (the dies that read at once)",
+        "4KB random reads at QD32 over the whole full drive: native pages on every die", "read", rw="randread",
+        bs="4k", iodepth=32, time_based=1, runtime=secs(2.0 * sp.budget))
+    jobs.add(FULL_RANDWRITE, FULL, "spare area (GC onset on the full drive) and the steady state",
+        f"128KB random writes at QD32 on the full drive, {rand / 1e9:,.0f} GB: they run at the native rate until the "
+        "spare area is used up, then step down to what garbage collection leaves (the bytes before the step ~ the "
+        "spare area); 128KB writes reach it sooner than 4KB ones where a drive's small writes are bound by its map "
+        "cache or its commands", "write", log_ms=1000, rw="randwrite", bs="128k", iodepth=32, io_size=rand, **inc)

@@ -14,6 +14,10 @@ CACHE = "cache"
 #: The host link's and the command queues' ceilings: reads at depth over the span the cache stage wrote, after it
 #: (reads leave every earlier job's figures as they were).
 QUEUES = "queues"
+#: The full drive: a second whole-drive fill after every other stage, then writes and reads on the full drive
+#: (its native NAND past any cache, and the spare area from where 128KB random writes step down). Last, so that
+#: every earlier job's figures stay as they were.
+FULL = "full"
 #: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
 HOST = "host"
 
@@ -55,6 +59,16 @@ CACHE_AFTER_IDLE = "cache-after-idle"
 CACHE_FILL_SHARE = 0.3
 #: Seconds of idle time (per unit of --budget) before the write that shows how much cache idle time gave back.
 CACHE_IDLE_S = 30.0
+FULL_FILL = "full-fill"
+FULL_SEQWRITE = "full-seqwrite-128k-qd32"
+FULL_SEQREAD = "full-seqread-128k-qd32"
+FULL_RANDREAD = "full-randread-4k-qd32"
+FULL_RANDWRITE = "full-randwrite-128k-qd32"
+#: The share of the capacity the full drive's random writes write per unit of --budget, and the least share at any
+#: budget: past the spare area of the modern drives (7-12% of their capacity) even at the quick budget, so that
+#: garbage collection bites and the rate steps down (the bytes before the step ~ the spare area).
+FULL_RANDWRITE_SHARE = 0.3
+FULL_RANDWRITE_MIN_SHARE = 0.15
 #: The map cache: 4KB random reads at QD1 over growing spans of the full drive (from 1 GiB, doubling, then the
 #: whole drive), this long each per unit of --budget (at least a second), after an unmeasured ramp of
 #: :data:`MAP_RAMP_S` whatever the budget: a span's translation pages are loaded once each as its reads first meet
@@ -141,7 +155,9 @@ def map_spans(capacity_bytes: int) -> List[int]:
     return spans + [capacity_bytes]
 
 
-__all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "HOST", "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
+__all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
+           "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
+           "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",
            "RANDREAD_128K_QD32", "RANDWRITE_SPAN", "RANDREAD_RANDOMLY_WRITTEN", "SEQREAD_RANDOMLY_WRITTEN",
            "RANDRW_4K_QD4", "FILL_JOB", "TORTURE", "TORTURED_FLUSH", "AFTER_IDLE_RANDWRITE",

@@ -17,6 +17,7 @@ from .jobs import (
     CACHE,
     CLEAN,
     FILL,
+    FULL,
     HOST,
     QUEUES,
     UNWRITTEN_READ,
@@ -24,12 +25,13 @@ from .jobs import (
     MiB,
     ProbeJob,
     cache_span_note,
+    full_stage_note,
     host_buffer_job,
     jobfile_text,
     probe_jobs,
 )
 
-__all__ = ["ProbeRun", "job_figures", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
+__all__ = ["ProbeRun", "job_figures", "full_stage_wanted", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
 #: Seconds the probe leaves the target idle, before its first job that moves data, to read its idle power: the
 #: simulator's power model on a simulated drive, a power meter's log (``ssdlab fit --power-log``) on a real one.
@@ -124,7 +126,7 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
-def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES), budget: float = 1.0,
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL), budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
@@ -141,27 +143,40 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     cap = int(sim.capacity_bytes)
     idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
     jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages and (names is None or j.name in names)]
-    text = jobfile_text(jobs, seed=seed)
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, jobs)
+    # the full drive's stage runs after the rest, where they show a modern drive (full_stage_wanted)
+    late = [j for j in jobs if j.stage == FULL]
+    early = [j for j in jobs if j.stage != FULL]
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, early)
     _say_cache_span(run, cap, budget, stages, stream)
-    interrupted = False
-    try:
-        srun = simulate(parse_jobfile_text(text, "probe.fio"), simulator=sim, progress=progress)
-    except KeyboardInterrupt as e:
-        partial: Optional[SimulatedRun] = getattr(e, "run", None)
-        if partial is None:
-            raise
-        srun = partial
-        interrupted = True
+    measured: List[Any] = []
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
         fio_dir.mkdir(parents=True, exist_ok=True)
-        write_text(fio_dir / "probe.fio", text)
-        write_outputs(srun, fio_dir / "probe.json", fio_dir)
-        run.figures = _read_run(fio_dir / "probe.json", fio_dir, text, jobs)
+        interrupted = False
+        for part, name in ((early, "probe"), (late, "probe-full")):
+            if not part or interrupted:
+                continue
+            if part is late:
+                if early and not full_stage_wanted(run.figures, cap, stages):
+                    continue
+                run.jobs = run.jobs + late
+                _say_full_stage(run, cap, budget, stream)
+            text = jobfile_text(part, seed=seed)
+            try:
+                srun = simulate(parse_jobfile_text(text, f"{name}.fio"), simulator=sim, progress=progress)
+            except KeyboardInterrupt as e:
+                partial: Optional[SimulatedRun] = getattr(e, "run", None)
+                if partial is None:
+                    raise
+                srun = partial
+                interrupted = True
+            write_text(fio_dir / f"{name}.fio", text)
+            write_outputs(srun, fio_dir / f"{name}.json", fio_dir)
+            run.figures.update(_read_run(fio_dir / f"{name}.json", fio_dir, text, part))
+            measured += srun.measured
     # the simulator's power model read as a meter would: each measured job's average watts, with what the
     # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
-    for r in srun.measured:
+    for r in measured:
         f = run.figures.get(str(r.data.get("jobname")))
         if f is not None:
             p = phase_power(r.data)
@@ -177,7 +192,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES)) -> ProbeRun:
+                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL)) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
@@ -219,6 +234,14 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                                 direct=direct)
             write_text(fio_dir / "probe.fio", full)
             for i, job in enumerate(jobs):
+                if job.stage == FULL and job is next(j for j in jobs if j.stage == FULL):
+                    # the full drive's stage (last) where the stages before it show a modern drive
+                    if not full_stage_wanted(run.figures, capacity, stages):
+                        run.jobs = [j for j in run.jobs if j.stage != FULL]
+                        stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left "
+                                     "out (the torture showed the spare area)\n")
+                        break
+                    _say_full_stage(run, capacity, budget, stream)
                 if job.direction != "trim" and not run.power:
                     # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
                     stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window "
@@ -263,6 +286,30 @@ def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")
         stream.flush()
+
+
+def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO]) -> None:
+    """Before the full drive's stage: what it writes (more than the capacity)."""
+    note = full_stage_note(cap, budget)
+    run.notes.append(note)
+    if stream is not None:
+        stream.write(f"ssdlab probe: {note}\n")
+        stream.flush()
+
+
+def full_stage_wanted(figures: Figures, cap: int, stages: Sequence[str]) -> bool:
+    """Whether the full drive's stage runs after the others: where they show a modern drive (an NVMe link or a
+    write cache), whose clean stage wrote into its cache and whose 4KB torture rarely reaches its GC onset. A
+    SATA-era drive's torture shows its spare area and its clean stage its native NAND, so it is spared a second
+    whole-drive fill (its probe is as it was). Where the stages that tell did not run (a run of chosen stages), it
+    runs."""
+    from ..features import extract
+
+    if CLEAN not in stages or QUEUES not in stages:
+        return True
+    F = extract(figures, cap)
+    cache = F.get("slc_cache")
+    return F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
 
 
 class _same:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple
 
-from .names import CACHE_FILL_SHARE, GiB, KiB, MiB
+from .names import CACHE_FILL_SHARE, FULL_RANDWRITE_MIN_SHARE, FULL_RANDWRITE_SHARE, GiB, KiB, MiB
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,11 @@ def cache_sizes(cap: int, budget: float) -> Tuple[int, int, float]:
     fill = align(min(asked, 0.75 * cap))
     return fill, align(min(fill / 2, cap - fill)), asked
 
+
+
+def full_sizes(cap: int, budget: float) -> Tuple[int, int]:
+    """The full drive's sequential write and random writes (bytes): the sequential write long enough to pass a
+    static SLC cache (about 1% of the capacity) and show the native rate; the random writes past the spare area."""
+    seq = align(min(cap // 8, max(16 * GiB, 32 * GiB * budget)))
+    rand = align(min(float(cap), cap * max(FULL_RANDWRITE_MIN_SHARE, FULL_RANDWRITE_SHARE * budget)))
+    return seq, rand

@@ -112,6 +112,9 @@ class TwinRecord(TypedDict):
     fit: TwinFitRecord
     reliability: Reliability
     slc_cache_fit: Optional[SlcFit]
+    #: The die count weighed on the full drive (:func:`ssdlab.twin.fit.full.choose_full_dies`; None: not modern or
+    #: no full stage).
+    full_drive_fit: Optional[Dict[str, Any]]
     values: Provenance
     probe_jobs: List[ProbeJobError]
     twin_features: Dict[str, Feature]

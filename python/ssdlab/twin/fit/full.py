@@ -1,0 +1,209 @@
+"""The full drive on a modern twin: the die count and the spare area.
+
+The clean stage writes into the write cache, whose rate is dies x SLC unit / SLC program time: twice the dies at
+twice the program time write it as fast, and its reads at depth often bind at the controller. On the full drive
+the data lies in native blocks, so its reads at depth and its sequential reads move with the dies (at the page
+read the QD1 reads fixed). The die counts of half, the same and twice the fitted one, each with its program times
+(SLC and native) scaled with it so that every write rate the cache fit matched stays, are simulated on the clean
+and full stages; the count whose two stages together come closest is kept.
+
+Where the dies could program faster than the full drive writes (at the fitted native program time), the bound is
+the controller's memory for the programs in flight (a program buffer, as on the Samsung Pablo): twice the dies at
+the fitted native program time, with a buffer of the native units that give the full drive's sequential write, is
+a candidate too, simulated with the cache stage (the buffer moves the post-cache write the cache fit matched).
+
+The spare area: a modern drive's 4KB torture in the fill stage rarely reaches garbage collection (a DRAM-less
+drive's map cache or its commands hold it to tens of MB/s), so the full stage's 128KB random writes give the GC
+onset instead (:func:`full_onset_features`)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
+
+from ...cluster import Runner
+from ..features.common import Features, feature
+from ..probe import CACHE, CLEAN, FULL, probe_jobs
+from ..probe.names import CACHE_FILL
+from ..records import Figures, JobFigures, Provenance
+from .base import _fv, base_of
+from .evaluate import simulate_probe_figures
+
+#: The die counts tried, as factors on the fitted count.
+DIE_FACTORS = (0.5, 1.0, 2.0)
+#: Another count replaces the fitted one only where it lowers the combined error by this share: the clean
+#: stage chose the fitted one, and the full stage is a handful of jobs.
+DIES_EVIDENCE = 0.85
+#: The key of the controller's memory for the data of the programs in flight.
+PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
+#: The channel rate of a twin whose part and file give none (generic-nvme's).
+DEFAULT_CHANNEL_BYTES_PER_S = 1_000_000_000
+#: The least SLC program time a candidate gets (the modern fit's range starts there).
+SLC_TPROG_MIN_NS = 30_000
+#: The keys of the program times that scale with the dies (the rates the clean stage and the cache fit matched are
+#: dies x unit / program time).
+PROGRAM_KEYS = ("nand.slc_tprog_ns", "nand.tprog_ns")
+
+
+def full_onset_features(features: Features) -> Dict[str, Any]:
+    """``features`` with the GC onset of the full stage's random writes standing for the fill stage's torture's
+    where that one saw none, on a modern drive (a SATA-era twin keeps its torture's)."""
+    if not base_of(features).modern or _fv(features, "gc_onset_bytes") or not _fv(features, "full_gc_onset_bytes"):
+        return dict(features)
+    out: Dict[str, Any] = dict(features)
+    f = features["full_gc_onset_bytes"]
+    out["gc_onset_bytes"] = feature(f["value"], "B", f["confidence"],
+                                    f["how"] + " (the full stage: the fill stage's 4KB torture saw no onset)")
+    out["spare_fraction"] = dict(features["full_spare_fraction"])
+    return out
+
+
+def _dies(nand: Mapping[str, Any]) -> int:
+    return int(nand.get("channels", 8)) * int(nand.get("packages_per_channel", 1)) * int(nand.get("dies_per_package", 1))
+
+
+def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The twin with ``factor`` times its dies (packages per channel, or dies per package where those cannot
+    halve), the same raw NAND (blocks per plane scaled back) and its program times scaled with the dies; None where
+    the count cannot change so."""
+    d = copy.deepcopy(dict(drive_doc))
+    nand = d.setdefault("nand", {})
+    ppc, dpp = int(nand.get("packages_per_channel", 1)), int(nand.get("dies_per_package", 1))
+    if factor > 1:
+        ppc *= 2
+    elif factor < 1:
+        if ppc % 2 == 0:
+            ppc //= 2
+        elif dpp % 2 == 0:
+            dpp //= 2
+        else:
+            return None
+    if ppc > 16:
+        return None
+    before = _dies(nand)
+    nand["packages_per_channel"], nand["dies_per_package"] = ppc, dpp
+    k = _dies(nand) / before
+    for key in PROGRAM_KEYS:
+        name = key.split(".", 1)[1]
+        t = nand.get(name, part.get(name))
+        if t:
+            nand[name] = int(round(float(t) * k))
+    bpp = nand.get("blocks_per_plane", part.get("blocks_per_plane"))
+    if bpp:
+        nand["blocks_per_plane"] = int(math.ceil(float(bpp) / k))
+    return d
+
+
+def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
+                         full_write: float) -> Optional[Dict[str, Any]]:
+    """``factor`` times the dies at the fitted native program time, with the controller's program buffer holding
+    the native units in flight that give the full drive's sequential write: where a drive's dies could program
+    faster than its full drive writes, the programs in flight bind it, not the dies. A unit holds its room from
+    its transfer on the channel to the end of its program, so the units are the rate x (transfer + native
+    program) / unit, and the SLC program time is the one at which that many units in flight write the cache as
+    fast as the twin did. None where the dies at that program time could not write the full drive's rate."""
+    d = _with_dies(drive_doc, factor, part)
+    if d is None:
+        return None
+    nand = d["nand"]
+    was = {**part, **drive_doc.get("nand", {})}
+    tprog = float(was.get("tprog_ns") or 0)
+    channel = float(was.get("channel_bytes_per_s") or DEFAULT_CHANNEL_BYTES_PER_S)
+    slc_unit = int(was.get("planes_per_die", 2)) * int(was.get("page_size_bytes", 16384))
+    unit = slc_unit * int(was.get("bits_per_cell", 3))
+    if not tprog or _dies(nand) * unit / (tprog / 1e9) <= full_write:
+        return None
+    nand["tprog_ns"] = int(tprog)
+    units = max(1, round(full_write * (unit / channel + tprog / 1e9) / unit))
+    if units >= _dies(nand):
+        return None  # room for a program on every die: no bound (the candidate without a buffer)
+    d.setdefault("controller", {})["program_buffer_bytes"] = units * unit
+    slc = was.get("slc_tprog_ns")
+    if slc:
+        # the twin's cache took a unit per die per SLC program (its transfer overlapped the program before it)
+        rate = _dies(was) * slc_unit / (float(slc) / 1e9)
+        t = units * slc_unit / rate - slc_unit / channel
+        nand["slc_tprog_ns"] = int(round(max(SLC_TPROG_MIN_NS, t * 1e9), -3))
+    return d
+
+
+def _rms_log(measured: Mapping[str, JobFigures], twin: Mapping[str, JobFigures], jobs: Sequence[str]) -> float:
+    errs = [math.log(float(twin[j]["mbps"]) / float(measured[j]["mbps"])) for j in jobs
+            if (measured.get(j) or {}).get("mbps") and (twin.get(j) or {}).get("mbps")]
+    return math.sqrt(sum(e * e for e in errs) / len(errs)) if errs else math.inf
+
+
+def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Features,
+                     measured: Mapping[str, JobFigures], run: Runner, seed: int, budget: float,
+                     stream: Optional[TextIO]) -> Tuple[Dict[str, Any], Figures, Optional[Dict[str, Any]]]:
+    """The twin with the die count (and program buffer) whose clean, cache and full stages come closest to the
+    probe's (unchanged where the probe has no full stage or the twin is not modern); its full stage's figures (and
+    its clean and cache stages' where the twin changed); the record of the choice."""
+    from .slc import _part_nand
+
+    cap = int(_fv(features, "capacity_bytes") or 0)
+    jobs = probe_jobs(cap, budget)
+    full = [j.name for j in jobs if j.stage == FULL and j.direction != "trim" and (measured.get(j.name) or {}).get("mbps")]
+    if not base_of(features).modern or not full:
+        return drive_doc, {}, None
+    clean = [j.name for j in jobs if j.stage == CLEAN and j.direction != "trim"]
+    # the cache fill (not the write after idle time: what idle time gives back is the profile's, assumed)
+    cache = [n for n in (CACHE_FILL,) if (measured.get(n) or {}).get("mbps")]
+    part = _part_nand(drive_doc)
+    docs: List[Tuple[float, Dict[str, Any]]] = []
+    for k in DIE_FACTORS:
+        d = drive_doc if k == 1.0 else _with_dies(drive_doc, k, part)
+        if d is not None:
+            docs.append((k, d))
+    full_write = _fv(features, "full_write_bytes_per_s")
+    if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
+        for k in DIE_FACTORS:
+            d = _with_program_buffer(drive_doc, k, part, float(full_write))
+            if d is not None:
+                docs.append((k, d))
+    # the cache stage too: a program buffer moves the post-cache write the cache fit matched
+    items = [(d, seed, budget, (CLEAN, CACHE, FULL)) for _, d in docs]
+    figs = [f for _, f in sorted(run.map(simulate_probe_figures, items, what="twin full drives"), key=lambda x: x[0])]
+    rows: List[Dict[str, Any]] = []
+    for (k, d), f in zip(docs, figs):
+        e_clean, e_full = _rms_log(measured, f, clean), _rms_log(measured, f, full + cache)
+        rows.append({"dies": _dies({**part, **d["nand"]}), "factor": k,
+                     "program_buffer_bytes": d.get("controller", {}).get("program_buffer_bytes"),
+                     "clean_error": round(e_clean, 4),
+                     "full_error": round(e_full, 4), "error": round(math.hypot(e_clean, e_full) / math.sqrt(2), 4),
+                     "full_jobs": {n: round(float((f.get(n) or {}).get("mbps") or 0.0), 1) for n in full + cache}})
+    base = next(i for i, (k, _) in enumerate(docs) if k == 1.0)
+    err = [float(r["error"]) for r in rows]
+    best = min(range(len(rows)), key=lambda i: err[i])
+    if err[best] > DIES_EVIDENCE * err[base]:
+        best = base
+    rows[best]["kept"] = True
+    kept, kept_figs = docs[best][1], figs[best]
+    record = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in full}, "rows": rows}
+    if stream is not None:
+        stream.write("ssdlab fit: the full drive: " + ", ".join(
+            f"{_label(r)} {r['error']:.3f} (clean {r['clean_error']:.3f}, full {r['full_error']:.3f})"
+            for r in rows) + f": {_label(rows[best])} kept\n")
+    if best != base:
+        why = ("the clean, cache and full stages simulated with " + ", ".join(_label(r) for r in rows)
+               + " (program times scaled with the dies, so the cache's write rates stay; with a program buffer, the "
+               "native program time kept and the buffer holding the units in flight that give the full drive's "
+               "sequential write): RMS log error " + ", ".join(f"{r['error']:.3f}" for r in rows)
+               + f"; {_label(rows[best])} came closest")
+        for key in ("nand.packages_per_channel", "nand.dies_per_package", "nand.blocks_per_plane", *PROGRAM_KEYS,
+                    PROGRAM_BUFFER_KEY):
+            sec, name = key.split(".", 1)
+            if name in kept.get(sec, {}):
+                old = prov.get(key)
+                source = "fitted" if key != "nand.blocks_per_plane" or old is None else old["source"]
+                was = "" if old is None or not old.get("why") else "; " + str(old.get("why"))
+                prov[key] = {"value": kept[sec][name], "source": source, "why": why + was}
+    # the full stage's figures of the twin kept, and its clean and cache stages' where this step changed the twin
+    shown = {j.name for j in jobs if j.stage == FULL or (best != base and j.stage in (CLEAN, CACHE))}
+    return kept, {n: kept_figs[n] for n in kept_figs if n in shown}, record
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    pb = row.get("program_buffer_bytes")
+    return f"{row['dies']} dies" + (f" + {int(pb) // 1024} KiB program buffer" if pb else "")
