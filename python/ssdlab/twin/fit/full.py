@@ -23,6 +23,8 @@ import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ...cluster import Runner
+from ...drive import Drive
+from ...errors import SsdlabError
 from ..features.common import Features, feature
 from ..probe import CACHE, CLEAN, FULL, probe_jobs
 from ..probe.names import CACHE_FILL
@@ -128,6 +130,18 @@ def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapp
     return d
 
 
+def _valid(d: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """``d`` where it is a drive the engine accepts, else None: more dies on the same raw NAND leave fewer spare
+    blocks on each, fewer than the FTL needs on a small drive."""
+    if d is None:
+        return None
+    try:
+        Drive.load(d)
+    except SsdlabError:
+        return None
+    return d
+
+
 def _rms_log(measured: Mapping[str, JobFigures], twin: Mapping[str, JobFigures], jobs: Sequence[str]) -> float:
     errs = [math.log(float(twin[j]["mbps"]) / float(measured[j]["mbps"])) for j in jobs
             if (measured.get(j) or {}).get("mbps") and (twin.get(j) or {}).get("mbps")]
@@ -153,13 +167,13 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     part = _part_nand(drive_doc)
     docs: List[Tuple[float, Dict[str, Any]]] = []
     for k in DIE_FACTORS:
-        d = drive_doc if k == 1.0 else _with_dies(drive_doc, k, part)
+        d = drive_doc if k == 1.0 else _valid(_with_dies(drive_doc, k, part))
         if d is not None:
             docs.append((k, d))
     full_write = _fv(features, "full_write_bytes_per_s")
     if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
         for k in DIE_FACTORS:
-            d = _with_program_buffer(drive_doc, k, part, float(full_write))
+            d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write)))
             if d is not None:
                 docs.append((k, d))
     # the cache stage too: a program buffer moves the post-cache write the cache fit matched
