@@ -119,15 +119,7 @@ impl Ftl {
             return Ok(false);
         };
         let v = self.reorg[d].remove(i);
-        self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
-        if self.uses_buckets() {
-            self.bucket_remove(v);
-        } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
-            self.dies[d].fifo.remove(j);
-        }
-        self.blocks[v as usize].state = BlockState::Victim;
-        self.begin_victim(die, v, now_ns, true, nand);
-        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+        self.clean_slc_block_now(die, v, now_ns, nand)
     }
 
     /// Fold the oldest SLC block of `die` whole, now (a write-through
@@ -148,6 +140,13 @@ impl Ftl {
                 break b;
             }
         };
+        self.clean_slc_block_now(die, v, now_ns, nand)
+    }
+
+    /// Clean the SLC block `v`, already taken off the die's fold list, whole
+    /// and now: out of its GC list, the die's victim, every page moved.
+    fn clean_slc_block_now(&mut self, die: u32, v: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        let d = die as usize;
         self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
         if self.uses_buckets() {
             self.bucket_remove(v);
