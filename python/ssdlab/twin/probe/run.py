@@ -13,7 +13,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, cas
 
 from ...outputs import write_text
 from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePower, ProbeTarget
-from .estimate import Rates, assumed_rates, estimate, estimate_text, rates_from
+from .estimate import Rates, assumed_rates, estimate, estimate_text, measured_seconds, rates_from
 from .jobs import (
     CACHE,
     CLEAN,
@@ -149,7 +149,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     early = [j for j in jobs if j.stage != FULL]
     run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, early)
     _say_cache_span(run, cap, budget, stages, stream)
-    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S)
+    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages)
     measured: List[Any] = []
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
@@ -192,9 +192,15 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     if stream is not None:
         # the estimate beside what it estimates: the simulated drive's own time for the jobs that ran
         ran = [j for j in run.jobs if j.name in run.figures]
-        est = sum(s.seconds for s in estimate(ran, cap, rates_from(run.figures))) + IDLE_POWER_S
-        stream.write(f"ssdlab probe: simulated device time {run.simulated_time_s:,.0f} s; estimated at the rates it "
-                     f"measured {est:,.0f} s\n")
+        before, after = estimate(ran, cap, assumed_rates()), estimate(ran, cap, rates_from(run.figures))
+        took = measured_seconds(ran, run.figures)
+        stream.write(f"ssdlab probe: simulated device time {run.simulated_time_s:,.0f} s (jobs "
+                     f"{sum(took.values()):,.0f} s, idle {IDLE_POWER_S:.0f} s); estimated before the start "
+                     f"{sum(x.seconds for x in before):,.0f} s, at the rates it measured "
+                     f"{sum(x.seconds for x in after):,.0f} s\n")
+        for b, a in zip(before, after):
+            stream.write(f"ssdlab probe:   {a.stage:<8} simulated {took.get(a.stage, 0.0):>8,.0f} s, estimated "
+                         f"{b.seconds:>8,.0f} s before the start, {a.seconds:>8,.0f} s at the measured rates\n")
         stream.flush()
     run.interrupted = interrupted
     return run
@@ -231,7 +237,8 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         jobs = [host_buffer_job(capacity)] + jobs
     run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
-    run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S))
+    run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S,
+                                   stages=stages))
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -302,9 +309,11 @@ def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str
 
 
 def _say_estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, stream: Optional[TextIO], extra_s: float = 0.0,
-                  what: str = "the probe") -> str:
-    """Before the jobs run: how long they should take, by stage, and what each stage writes."""
-    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what)
+                  what: str = "the probe", stages: Sequence[str] = STAGES) -> str:
+    """Before the jobs run: how long they should take, by stage, and what each stage writes (the full stage, which
+    runs where the stages before it call for it, said apart)."""
+    maybe = (FULL,) if {CLEAN, QUEUES} <= set(stages) and what == "the probe" else ()
+    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe)
     if stream is not None:
         stream.write("".join(f"ssdlab probe: {line}\n" for line in text.splitlines()))
         stream.flush()
