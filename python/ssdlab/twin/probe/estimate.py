@@ -54,6 +54,8 @@ def rates_from(figures: Dict[str, Any]) -> Rates:
     a = assumed_rates()
     fill, clean_w = _mbps(figures, FILL_JOB), _mbps(figures, SEQWRITE_128K_QD32)
     read = _mbps(figures, seqread_128k(32)) or _mbps(figures, SEQREAD_4M_QD4)
+    if not (fill or clean_w or read):
+        return a
     if fill:
         write, wsrc = fill, f"the fill's {fill / 1e6:,.0f} MB/s write"
     elif clean_w and clean_w < a.write_bytes_per_s:
