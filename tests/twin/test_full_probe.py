@@ -29,7 +29,25 @@ def test_the_full_stage_is_last_and_writes_past_the_spare_area_at_any_budget() -
     assert abs(rand[1] - 0.3 * TB) < 2**20 and rand[3] <= TB
     assert next(j for j in jobs if j.name == FULL_SEQWRITE).log_ms == 1000
     note = full_stage_note(TB, 0.25)
-    assert "1.17 x the capacity" in note and "--budget 0.25" in note
+    assert "1.05 x the capacity" in note and "--budget 0.25" in note
+
+
+def test_the_full_fill_writes_only_what_holds_no_data_since_the_last_trim() -> None:
+    from ssdlab.twin.probe import CACHE, CLEAN, FILL
+    from ssdlab.twin.probe.spec import cache_sizes
+
+    fill, after, _ = cache_sizes(TB, 0.25)
+    full_fill = next(j for j in probe_jobs(TB, 0.25) if j.name == FULL_FILL).options
+    # the cache stage's two writes since its TRIM hold [0, fill + after): the fill writes the rest, to the end
+    assert full_fill["offset"] == fill + after and full_fill["offset"] + full_fill["size"] == TB
+    # without the cache stage the last TRIM (the fill stage's) left the drive nearly empty: all of it
+    no_cache = next(j for j in probe_jobs(TB, 0.25, stages=(CLEAN, FILL, QUEUES, FULL)) if j.name == FULL_FILL)
+    assert no_cache.options["offset"] == 0 and no_cache.options["size"] == TB
+    # without TRIM the fill stage's fill left every LBA holding data: no second fill
+    assert FULL_FILL not in [j.name for j in probe_jobs(TB, 0.25, trim=False)]
+    # where the cache stage writes the whole drive (a large budget) there is nothing left to fill either
+    assert FULL_FILL not in [j.name for j in probe_jobs(TB, 3.0)]
+    assert [j.stage for j in probe_jobs(TB, 0.25, stages=(CACHE,))] == [CACHE] * 3
 
 
 def _figs(rates_mbps: List[float]) -> Dict[str, Any]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Tuple
 
 from ..results import command_line
 from .flags import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_json, add_progress, output_dir, positive_size_bytes, print_json, seed
 
-__all__ = ["add_parsers", "budget"]
+__all__ = ["add_parsers", "budget", "stages"]
 
 
 def budget(text: str) -> float:
@@ -27,6 +27,18 @@ def budget(text: str) -> float:
     if not 0.05 <= v <= 20:
         raise argparse.ArgumentTypeError(f"'{text}': a factor from 0.05 to 20 (1 = default)")
     return v
+
+
+def stages(text: str) -> Tuple[str, ...]:
+    """``--stages``: a comma-separated choice of the probe's stages (they run in the probe's own order)."""
+    from ..twin.probe import STAGES
+
+    names = [t.strip() for t in text.split(",")]
+    bad = [n for n in names if n not in STAGES]
+    if bad or not any(names):
+        raise argparse.ArgumentTypeError(f"'{bad[0] if bad else text}' is not a stage; the stages: {', '.join(STAGES)} "
+                                         "(comma-separated)")
+    return tuple(s for s in STAGES if s in names)
 
 
 def add_parsers(sub: Any) -> None:
@@ -50,6 +62,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--budget", type=budget, default=1.0, metavar="B",
                    help="quick (0.25), default (1: about 35 minutes on a 256GB SATA drive), thorough (3), or a factor: "
                         "scales every runtime and the size of the state writes (longer = more precise)")
+    p.add_argument("--stages", type=stages, metavar="LIST",
+                   help="run only these stages, comma-separated, of clean, fill, cache, queues, full (default: all; "
+                        "full only where the others show an NVMe link or a write cache). The time each takes is "
+                        "estimated before the probe starts; the fit says what it assumes for a stage left out")
     p.add_argument("--size", type=positive_size_bytes, metavar="SIZE",
                    help="size of the test file on a file target (fio sizes; default 1g, less when free space is short)")
     p.add_argument("--destroy-data", dest="destroy_data", metavar="DEVICE",
@@ -79,17 +95,20 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 raise UsageError(f"argument --{flag.replace('_', '-')}: applies to a real target, not to --drive")
         drive = Drive.load(args.drive)
         bar = ProgressBar(f"probe {drive.id}", stream=sys.stderr, force=args.progress)
-        run = run_probe_simulated(drive, out, budget=args.budget, seed=args.seed, progress=bar, stream=sys.stderr)
+        run = run_probe_simulated(drive, out, budget=args.budget, seed=args.seed, progress=bar, stream=sys.stderr,
+                                  **({"stages": args.stages} if args.stages else {}))
         bar.close()
         run.target.update({"drive": args.drive, "drive_id": drive.id})
         drive_hash = drive.hash
     else:
         run = run_probe_device(args.target, out, size_bytes=args.size, destroy_data=args.destroy_data,
-                               budget=args.budget, fio=args.fio, seed=args.seed)
+                               budget=args.budget, fio=args.fio, seed=args.seed,
+                               **({"stages": args.stages} if args.stages else {}))
         info = run.target.get("drive")
         drive_hash = str(info.get("hash", "")) if isinstance(info, dict) else ""
     features = extract(run.figures, int(run.target["capacity_bytes"]))
-    doc = probe_document(run, features, seed=args.seed, budget=args.budget, command=cmd, drive_hash=drive_hash)
+    doc = probe_document(run, features, seed=args.seed, budget=args.budget, command=cmd, drive_hash=drive_hash,
+                         stages=args.stages)
     path = save_probe(doc, out)
     if args.json:
         print_json(features)

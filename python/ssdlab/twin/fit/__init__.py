@@ -51,7 +51,7 @@ from ...fit.params import Target, library_values
 from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
-from ..probe import apply_power_log, capacity_of, figures_of, load_probe
+from ..probe import apply_power_log, capacity_of, figures_of, load_probe, probe_jobs
 from ..records import Figures, PowerFit, ProbeDoc, ProbeJobError, Provenance, SlcFit, StructureRecord, TwinRecord
 from .base import BASE_PART, BASE_PROFILE, base_of
 from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
@@ -65,7 +65,7 @@ from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
 from .structure import STRUCTURE_ROUNDS, recheck_structure
 
-__all__ = ["BASE_PROFILE", "BASE_PART", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
+__all__ = ["BASE_PROFILE", "BASE_PART", "stages_left_out", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
            "twin_target", "fit_twin", "evaluate_twin", "simulate_probe_figures"]
 #: Evaluations of the pattern search after the sampler.
 POLISH_EVALUATIONS = 80
@@ -280,6 +280,9 @@ def _write_twin(doc: ProbeDoc, drive_doc: Dict[str, Any], prov: Provenance,
               f"{drive_doc['drive']['nand_part']} ({base_of(doc['features']).why}); every value set here says",
               "whether it was measured by the probe, fitted to it, or assumed. Provenance: the .json beside this file."]
     header += [f"UNRELIABLE TWIN: {p}" for p in reliability["problems"]]
+    left_out = stages_left_out(doc)
+    header += [f"The probe left out its {stage} stage (--stages): what it shows ({'; '.join(shows)}) was not "
+               "measured, and the values it sets are assumed" for stage, shows in left_out.items()]
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text(out, _toml_text(drive_doc, prov, header))
@@ -295,5 +298,22 @@ def _write_twin(doc: ProbeDoc, drive_doc: Dict[str, Any], prov: Provenance,
                       "rows": best.row_dicts()},
               "reliability": reliability, "slc_cache_fit": slc_fit, "full_drive_fit": full_fit, "values": prov, "probe_jobs": jobs,
               "twin_features": twin_features, "power_fit": power_fit}
+    if left_out:
+        record["stages_left_out"] = left_out
     write_text(out.with_suffix(".json"), json.dumps(record, indent=1) + "\n")
     return record
+
+
+def stages_left_out(doc: ProbeDoc) -> Dict[str, List[str]]:
+    """The stages a probe of chosen stages left out, each with the features its jobs reveal (empty: every stage ran,
+    or the probe chose none). The full stage counts only where it was chosen out: without a choice it runs where
+    the stages before call for it."""
+    chosen = doc.get("stages")
+    if chosen is None:
+        return {}
+    cap, budget = capacity_of(doc)
+    out: Dict[str, List[str]] = {}
+    for j in probe_jobs(cap, budget):
+        if j.stage not in chosen and j.feature not in out.setdefault(j.stage, []):
+            out[j.stage].append(j.feature)
+    return out

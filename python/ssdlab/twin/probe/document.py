@@ -30,16 +30,19 @@ class ProbeError(SsdlabError):
 
 
 def probe_document(run: ProbeRun, features: Dict[str, Feature], *, seed: int, budget: float, command: str,
-                   drive_hash: str = "") -> ProbeDoc:
-    """probe.json."""
+                   drive_hash: str = "", stages: Optional[Sequence[str]] = None) -> ProbeDoc:
+    """probe.json (``stages``: the stages chosen, where not all were)."""
     from ...results import ssdlab_version
 
-    return {"schema": PROBE_SCHEMA, "schema_version": PROBE_SCHEMA_VERSION,
+    doc: ProbeDoc = {"schema": PROBE_SCHEMA, "schema_version": PROBE_SCHEMA_VERSION,
             "manifest": {"seed": seed, "version": ssdlab_version(), "drive_hash": drive_hash, "command": command,
                          "budget": budget},
             "target": run.target, "budget": budget, "interrupted": run.interrupted, "notes": run.notes,
             "wall_time_s": round(run.wall_time_s, 3), "simulated_time_s": run.simulated_time_s,
             "power": run.power, "features": features, "jobs": run.jobs_doc()}
+    if stages is not None:
+        doc["stages"] = list(stages)
+    return doc
 
 
 def save_probe(doc: ProbeDoc, out_dir: Path) -> Path:

@@ -14,15 +14,16 @@ from . import names
 from .clean import clean_stage
 from .later import cache_stage, fill_stage, full_stage, queue_stage
 from .names import *  # noqa: F403 (every job name stays importable from here)
-from .names import HOST, HOST_BUFFERS, GiB, MiB
+from .names import CACHE, FILL, HOST, HOST_BUFFERS, STAGES, GiB, MiB
 from .spec import JobList, ProbeJob, Spans, align, cache_sizes, full_sizes
 
-__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
+__all__ = ["ProbeJob", "probe_jobs", "full_written_bytes", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
 
 
-def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> List[ProbeJob]:
+def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
+               stages: Sequence[str] = STAGES) -> List[ProbeJob]:
     """The probe for a target of ``capacity_bytes`` (``budget``: factor on
-    runtimes and state-write sizes; ``trim``: the target accepts TRIM)."""
+    runtimes and state-write sizes; ``trim``: the target accepts TRIM), the jobs of ``stages`` in their order."""
     if capacity_bytes < 256 * MiB:
         raise SsdlabError(f"the probe needs a target of at least 256 MiB; this one has {capacity_bytes:,} B")
     sp = Spans(capacity_bytes, float(budget))
@@ -31,8 +32,19 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True) -> L
     fill_stage(jobs, sp, trim)
     cache_stage(jobs, sp, trim)
     queue_stage(jobs, sp)
-    full_stage(jobs, sp)
-    return list(jobs)
+    full_stage(jobs, sp, full_written_bytes(capacity_bytes, float(budget), trim, stages))
+    return [j for j in jobs if j.stage in stages]
+
+
+def full_written_bytes(capacity_bytes: int, budget: float, trim: bool, stages: Sequence[str]) -> int:
+    """The bytes from LBA 0 that hold data when the full stage starts, which its fill need not write again: the
+    cache stage's two writes since its TRIM; without TRIM, the whole target once the fill stage wrote it."""
+    if not trim:
+        return capacity_bytes if FILL in stages else 0
+    if CACHE in stages:
+        fill, after, _ = cache_sizes(capacity_bytes, budget)
+        return fill + after
+    return 0
 
 
 def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
@@ -45,13 +57,14 @@ def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
             f"{after / 1e9:,.1f} GB after idle time")
 
 
-def full_stage_note(capacity_bytes: int, budget: float) -> str:
-    """What the full stage writes, said before the probe starts: more than the drive's capacity."""
+def full_stage_note(capacity_bytes: int, budget: float, trim: bool = True, stages: Sequence[str] = STAGES) -> str:
+    """What the full stage writes, said before it starts (often more than the drive's capacity)."""
     seq, rand = full_sizes(capacity_bytes, float(budget))
-    total = capacity_bytes + seq + rand
-    return (f"the full-drive stage writes {total / 1e9:,.1f} GB ({total / capacity_bytes:.2f} x the capacity: the "
-            f"whole drive again, {seq / 1e9:,.1f} GB sequential and {rand / 1e9:,.1f} GB of 128KB random writes) at "
-            f"--budget {budget:g}")
+    fill = capacity_bytes - full_written_bytes(capacity_bytes, float(budget), trim, stages)
+    total = fill + seq + rand
+    return (f"the full-drive stage writes {total / 1e9:,.1f} GB ({total / capacity_bytes:.2f} x the capacity: "
+            f"{fill / 1e9:,.1f} GB to fill the drive, {seq / 1e9:,.1f} GB sequential and {rand / 1e9:,.1f} GB of "
+            f"128KB random writes) at --budget {budget:g}")
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:

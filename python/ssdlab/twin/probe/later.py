@@ -35,6 +35,7 @@ from .names import (
     TORTURED_SEQREAD,
     TRIM_ALL,
     GiB,
+    MiB,
     map_span,
     map_spans,
     queue_read,
@@ -132,15 +133,20 @@ def queue_stage(jobs: JobList, sp: Spans) -> None:
 
 
 
-def full_stage(jobs: JobList, sp: Spans) -> None:
+def full_stage(jobs: JobList, sp: Spans, written_bytes: int = 0) -> None:
     """The full drive. A drive with a write cache writes the fill stage's whole-drive fill partly in its cache and
     its clean stage wholly in it, so neither shows its native NAND alone; on the full drive the dynamic cache is
-    gone. Last: a second whole-drive fill, then writes and reads of it."""
+    gone. Last: the drive filled (past the first ``written_bytes``, which hold data since the last TRIM), then
+    writes and reads of it."""
     inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
     seq, rand = full_sizes(sp.cap, sp.budget)
-    jobs.add(FULL_FILL, FULL, "the full drive's state",
-        "every LBA written once more in order: the drive full, its dynamic write cache used up", "write", log_ms=1000,
-        rw="write", bs="128k", iodepth=32, **inc)
+    if written_bytes < sp.cap - MiB:  # the spans are whole MiB: less than one left is the drive full
+        # what the stages before left unwritten since their last TRIM, in order: then every LBA holds data, and
+        # the dynamic cache has no free blocks left (rewriting the part that holds data would only take longer)
+        jobs.add(FULL_FILL, FULL, "the full drive's state",
+            "every LBA that holds no data written once in order: the drive full, its dynamic write cache used up",
+            "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=written_bytes,
+            size=sp.cap - written_bytes, **inc)
     jobs.add(FULL_SEQWRITE, FULL, "native write rate on the full drive (dies x native program unit / native program time)",
         "a sequential write from LBA 0 on the full drive: past a static cache (its first seconds) it runs at the "
         "native NAND's rate, with no cache to fill or fold; with the cache's rate (dies x SLC unit / SLC program) it "

@@ -18,6 +18,8 @@ QUEUES = "queues"
 #: (its native NAND past any cache, and the spare area from where 128KB random writes step down). Last, so that
 #: every earlier job's figures stay as they were.
 FULL = "full"
+#: Every stage the probe can run, in the order it runs them (``--stages`` chooses among them).
+STAGES = (CLEAN, FILL, CACHE, QUEUES, FULL)
 #: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
 HOST = "host"
 
@@ -155,7 +157,7 @@ def map_spans(capacity_bytes: int) -> List[int]:
     return spans + [capacity_bytes]
 
 
-__all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
+__all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
            "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
            "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",

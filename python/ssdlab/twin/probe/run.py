@@ -13,13 +13,14 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, cas
 
 from ...outputs import write_text
 from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePower, ProbeTarget
+from .estimate import Rates, assumed_rates, estimate, estimate_text, measured_seconds, rates_from
 from .jobs import (
     CACHE,
     CLEAN,
-    FILL,
     FULL,
     HOST,
     QUEUES,
+    STAGES,
     UNWRITTEN_READ,
     UNWRITTEN_SEQREAD,
     MiB,
@@ -126,7 +127,7 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
-def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL), budget: float = 1.0,
+def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = STAGES, budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe on a simulated drive (a ssdlab Drive, preset id or file):
@@ -142,12 +143,13 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     sim = Simulator(drive, seed=seed)
     cap = int(sim.capacity_bytes)
     idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
-    jobs = [j for j in probe_jobs(cap, budget) if j.stage in stages and (names is None or j.name in names)]
+    jobs = [j for j in probe_jobs(cap, budget, stages=stages) if names is None or j.name in names]
     # the full drive's stage runs after the rest, where they show a modern drive (full_stage_wanted)
     late = [j for j in jobs if j.stage == FULL]
     early = [j for j in jobs if j.stage != FULL]
     run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, early)
     _say_cache_span(run, cap, budget, stages, stream)
+    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages)
     measured: List[Any] = []
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
@@ -160,7 +162,8 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
                 if early and not full_stage_wanted(run.figures, cap, stages):
                     continue
                 run.jobs = run.jobs + late
-                _say_full_stage(run, cap, budget, stream)
+                _say_full_stage(run, cap, budget, stream, stages=stages)
+                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
             text = jobfile_text(part, seed=seed)
             try:
                 srun = simulate(parse_jobfile_text(text, f"{name}.fio"), simulator=sim, progress=progress)
@@ -186,13 +189,26 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
                  "idle_s": IDLE_POWER_S}
     run.simulated_time_s = sim.now_ns / 1e9
     run.wall_time_s = time.perf_counter() - t0
+    if stream is not None:
+        # the estimate beside what it estimates: the simulated drive's own time for the jobs that ran
+        ran = [j for j in run.jobs if j.name in run.figures]
+        before, after = estimate(ran, cap, assumed_rates()), estimate(ran, cap, rates_from(run.figures))
+        took = measured_seconds(ran, run.figures)
+        stream.write(f"ssdlab probe: simulated device time {run.simulated_time_s:,.0f} s (jobs "
+                     f"{sum(took.values()):,.0f} s, idle {IDLE_POWER_S:.0f} s); estimated before the start "
+                     f"{sum(x.seconds for x in before):,.0f} s, at the rates it measured "
+                     f"{sum(x.seconds for x in after):,.0f} s\n")
+        for b, a in zip(before, after):
+            stream.write(f"ssdlab probe:   {a.stage:<8} simulated {took.get(a.stage, 0.0):>8,.0f} s, estimated "
+                         f"{b.seconds:>8,.0f} s before the start, {a.seconds:>8,.0f} s at the measured rates\n")
+        stream.flush()
     run.interrupted = interrupted
     return run
 
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = (CLEAN, FILL, CACHE, QUEUES, FULL)) -> ProbeRun:
+                     stages: Sequence[str] = STAGES) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
@@ -207,7 +223,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     capacity = opened.capacity_bytes // MiB * MiB
     info = target_drive_info(check, capacity, version, view, directory)
     trim = caps.trim is None
-    jobs = [j for j in probe_jobs(capacity, budget, trim=trim) if j.stage in stages]
+    jobs = probe_jobs(capacity, budget, trim=trim, stages=stages)
     run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
     if not trim:
@@ -221,6 +237,8 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         jobs = [host_buffer_job(capacity)] + jobs
     run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
+    run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S,
+                                   stages=stages))
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -241,7 +259,9 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                         stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left "
                                      "out (the torture showed the spare area)\n")
                         break
-                    _say_full_stage(run, capacity, budget, stream)
+                    _say_full_stage(run, capacity, budget, stream, trim, stages)
+                    run.notes.append(_say_estimate([j for j in jobs if j.stage == FULL], capacity,
+                                                   rates_from(run.figures), stream, what="the full-drive stage"))
                 if job.direction != "trim" and not run.power:
                     # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
                     stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window "
@@ -288,9 +308,22 @@ def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str
         stream.flush()
 
 
-def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO]) -> None:
-    """Before the full drive's stage: what it writes (more than the capacity)."""
-    note = full_stage_note(cap, budget)
+def _say_estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, stream: Optional[TextIO], extra_s: float = 0.0,
+                  what: str = "the probe", stages: Sequence[str] = STAGES) -> str:
+    """Before the jobs run: how long they should take, by stage, and what each stage writes (the full stage, which
+    runs where the stages before it call for it, said apart)."""
+    maybe = (FULL,) if {CLEAN, QUEUES} <= set(stages) and what == "the probe" else ()
+    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe)
+    if stream is not None:
+        stream.write("".join(f"ssdlab probe: {line}\n" for line in text.splitlines()))
+        stream.flush()
+    return text
+
+
+def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO], trim: bool = True,
+                    stages: Sequence[str] = STAGES) -> None:
+    """Before the full drive's stage: what it writes (often more than the capacity)."""
+    note = full_stage_note(cap, budget, trim, stages)
     run.notes.append(note)
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")

@@ -101,7 +101,13 @@ class Reliability(TypedDict):
     problems: List[str]
 
 
-class TwinRecord(TypedDict):
+class _TwinChoice(TypedDict, total=False):
+    #: The probe's stages left out by choice (``ssdlab probe --stages``), each with what its jobs would have shown:
+    #: the twin's values they set stay assumed. Absent where the probe ran every stage.
+    stages_left_out: Dict[str, List[str]]
+
+
+class TwinRecord(_TwinChoice):
     """twin.json, beside the twin's drive file (:func:`ssdlab.twin.fit_twin`)."""
 
     schema: str

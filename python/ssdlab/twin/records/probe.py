@@ -115,7 +115,12 @@ class ProbeJobRecord(TypedDict):
     figures: Optional[JobFigures]
 
 
-class ProbeDoc(TypedDict):
+class _ProbeChoice(TypedDict, total=False):
+    #: The stages chosen (``ssdlab probe --stages``); absent where the probe ran them all.
+    stages: List[str]
+
+
+class ProbeDoc(_ProbeChoice):
     """probe.json (:func:`ssdlab.twin.probe.probe_document`)."""
 
     schema: str
