@@ -101,7 +101,7 @@ def job_seconds(job: ProbeJob, cap: int, rates: Rates) -> float:
         return t + nbytes / rates.clean_write_bytes_per_s
     if job.stage == FULL and o.get("rw") == "randwrite":
         # past the spare area the full drive writes at what garbage collection leaves, which no job before has
-        # measured (samsung980-1000's twin: 51 MB/s after its 128KB writes step down): at most the assumed rate
+        # measured (a 1TB TLC drive's 128KB writes step down to about 51 MB/s there): at most the assumed rate
         return t + nbytes / min(rates.write_bytes_per_s, ASSUMED_WRITE_BYTES_PER_S)
     return t + nbytes / rates.write_bytes_per_s
 

@@ -214,7 +214,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     ssdlab creates in a directory (or at a new path) and removes afterwards.
     One fio run per job, so a failure or Ctrl-C keeps what finished."""
     from ...backends.fio_target import direct_io_works, open_target, target_drive_info
-    from ...fio.run import FileTarget, run_fio
+    from ...fio.run import FileTarget
 
     t0 = time.perf_counter()
     opened = open_target(target, size_bytes=size_bytes, destroy_data=destroy_data, fio=fio)
@@ -263,37 +263,48 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                     run.notes.append(_say_estimate([j for j in jobs if j.stage == FULL], capacity,
                                                    rates_from(run.figures), stream, what="the full-drive stage"))
                 if job.direction != "trim" and not run.power:
-                    # the idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled
-                    stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window "
-                                 "of a meter log) ...\n")
-                    stream.flush()
-                    time.sleep(IDLE_SETTLE_S)
-                    w = time.time()
-                    time.sleep(IDLE_POWER_S)
-                    run.power = {"idle_window_s": [w, time.time()]}
-                part = fio_dir / f"{i:02d}-{job.name}"
+                    _idle_power_window(run, stream)
                 text = jobfile_text([job], seed=seed, filename=path,
                                     size_bytes=None if check.kind == "block" else capacity, direct=direct)
-                w0 = time.perf_counter()
                 stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
-                stream.flush()
-                wall_start = time.time()
-                frun = run_fio(text, part, fio=exe)
-                wall_end = time.time()
-                if frun.interrupted:
-                    raise KeyboardInterrupt()
-                if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
-                    run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
-                    continue
-                run.figures.update(_host_rate(part / "fio-output.json", job) if job.stage == HOST else
-                                   _read_run(part / "fio-output.json", part, text, [job]))
-                if job.name in run.figures:
-                    run.figures[job.name].update({"wall_start_s": wall_start, "wall_end_s": wall_end})
-                stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
+                _run_device_job(run, job, text, fio_dir / f"{i:02d}-{job.name}", exe, stream)
     except KeyboardInterrupt:
         run.interrupted = True
     run.wall_time_s = time.perf_counter() - t0
     return run
+
+
+def _idle_power_window(run: ProbeRun, stream: TextIO) -> None:
+    """The idle window of a power meter's log (ssdlab fit --power-log), after the TRIM has settled."""
+    stream.write(f"ssdlab probe: {IDLE_SETTLE_S + IDLE_POWER_S:.0f} s idle (the idle power window of a meter "
+                 "log) ...\n")
+    stream.flush()
+    time.sleep(IDLE_SETTLE_S)
+    w = time.time()
+    time.sleep(IDLE_POWER_S)
+    run.power = {"idle_window_s": [w, time.time()]}
+
+
+def _run_device_job(run: ProbeRun, job: ProbeJob, text: str, part: Path, exe: str, stream: TextIO) -> None:
+    """One job as its own fio run in ``part``: its figures into ``run`` (with its wall-clock span), or a note
+    where fio failed. KeyboardInterrupt where fio was stopped."""
+    from ...fio.run import run_fio
+
+    w0 = time.perf_counter()
+    stream.flush()
+    wall_start = time.time()
+    frun = run_fio(text, part, fio=exe)
+    wall_end = time.time()
+    if frun.interrupted:
+        raise KeyboardInterrupt()
+    if frun.result is None or frun.returncode not in (0, None) or any(j.error for j in frun.result.jobs):
+        run.notes.append(f"{job.name}: fio failed (see {part}/fio-stderr.txt); left out")
+        return
+    run.figures.update(_host_rate(part / "fio-output.json", job) if job.stage == HOST else
+                       _read_run(part / "fio-output.json", part, text, [job]))
+    if job.name in run.figures:
+        run.figures[job.name].update({"wall_start_s": wall_start, "wall_end_s": wall_end})
+    stream.write(f"ssdlab probe: {job.name} done in {time.perf_counter() - w0:.1f} s\n")
 
 
 def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str], stream: Optional[TextIO]) -> None:
