@@ -201,7 +201,7 @@ def table_from_results(docs: Sequence[Mapping[str, Any]], drive_id: str) -> List
     ``fio-import``, or any review), to be compared with the simulated
     ``drive_id`` (a preset id or drive file) by ``calibrate --table`` or
     fitted by ``fit --table``. Tests that are not throughput tests of this
-    suite are left out, and so are results of the ``quick`` profile (its
+    suite are left out, and so are results at the ``quick`` scale (its
     runtimes and spans are shortened; calibrate runs the full one)."""
     rows: List[Dict[str, str]] = []
     for doc in sorted(docs, key=lambda d: (d["drive"]["id"], d["test"]["id"])):

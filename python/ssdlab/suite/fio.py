@@ -23,7 +23,7 @@ joins a review (``ssdlab fio-import``).
 Sizes and times are as the description writes them, or resolved for a
 target of known capacity under a scale (:class:`ScaleSizes`, the same
 arithmetic as :class:`ssdlab.backends.sim_runner.SuiteRunner`: absolute sizes
-scaled by the profile and cut to the target, 4 KiB-aligned; runtimes scaled).
+scaled and cut to the target, 4 KiB-aligned; runtimes scaled).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _state_sections(state: Mapping[str, Any], run: int, step: Optional[int], spa
             job = dict(p.job)
             pattern = job.pop("data_pattern", DEFAULT_DATA_PATTERN)
             job.pop("time_based", None)
-            if "runtime" in job:  # the torture: time based, scaled by the profile
+            if "runtime" in job:  # the torture: time based, scaled
                 job["runtime"] = sizes.torture_runtime() if sizes is not None else job["runtime"]
                 job["time_based"] = 1
             # else one pass over the span (fio's default for a job without time_based)

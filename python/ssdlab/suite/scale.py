@@ -71,14 +71,14 @@ QUICK = Scale(
     size_scale=1 / 16,
     min_scaled_bytes=1 << 30,
     steady_time_scale=1.0,
-    # the long traces (the profile cannot shorten a recorded trace): with and without the fill
+    # the long traces (the scale cannot shorten a recorded trace): with and without the fill
     skip=frozenset(f"storage-bench-{w}{v}" for w in ("heavy-2011", "light-2011", "multitasking-2010") for v in ("", "-full")),
 )
 
 
 class ScaleSizes:
     """Sizes and times of a description for a target of ``capacity_bytes``
-    under ``profile`` (the simulator's runner and the fio path alike)."""
+    under ``scale`` (the simulator's runner and the fio path alike)."""
 
     def __init__(self, capacity_bytes: int, scale: Scale = FULL) -> None:
         self.capacity_bytes = int(capacity_bytes)
@@ -86,7 +86,7 @@ class ScaleSizes:
 
     def size(self, value: Optional[Size], field: str) -> Optional[int]:
         """Bytes (None = the whole target): percentages of the capacity as they
-        are, absolute sizes scaled by the profile; cut to the target, 4 KiB-aligned."""
+        are, absolute sizes scaled; cut to the target, 4 KiB-aligned."""
         if value is None:
             return None
         cap = self.capacity_bytes
@@ -117,14 +117,14 @@ class ScaleSizes:
         return max(int(round(value * self.scale.length_scale(step, self.capacity_bytes, steady))), 10)
 
 
-_PROFILES = {"full": FULL, "quick": QUICK}
+_SCALES = {"full": FULL, "quick": QUICK}
 
-#: The profiles' names.
-SCALE_NAMES = tuple(_PROFILES)
+#: The scales' names.
+SCALE_NAMES = tuple(_SCALES)
 
 
 def get_scale(name: str) -> Scale:
     try:
-        return _PROFILES[name]
+        return _SCALES[name]
     except KeyError:
-        raise KeyError(f"'{name}' is not a profile; allowed: {', '.join(_PROFILES)}") from None
+        raise KeyError(f"'{name}' is not a scale; allowed: {', '.join(_SCALES)}") from None
