@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
+from ... import _core
 from .names import CLEAN, FILL_JOB, FULL, SEQREAD_4M_QD4, SEQWRITE_128K_QD32, seqread_128k
 from .spec import ProbeJob
 
@@ -72,11 +73,8 @@ def rates_from(figures: Dict[str, Any]) -> Rates:
 
 
 def _seconds(v: Any) -> float:
-    """A fio time option as the probe writes it (``1500ms``, or a number of seconds)."""
-    if v is None:
-        return 0.0
-    s = str(v).strip().lower()
-    return float(s[:-2]) / 1e3 if s.endswith("ms") else float(s.rstrip("s"))
+    """A fio time option in seconds (fio's duration grammar, as the engine parses it; absent: 0)."""
+    return 0.0 if v is None else _core.parse_duration_ns(str(v), "runtime") / 1e9
 
 
 def _span(job: ProbeJob, cap: int) -> int:
