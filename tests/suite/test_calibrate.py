@@ -178,7 +178,9 @@ KNOWN_MISSES = {
     # No source gives the Samsung 128L part independent plane reads: 16 dies
     # at a 45 us mean tR.
     ("samsung980-1000", "rated 4KB random read QD32"),
-    # 12 MB/s a die (ISSCC 2018) on 8 dies bounds direct-to-QLC writes.
+    # 12 MB/s a die (assumed; no rate is published for the IMFT QLC die) on
+    # 8 dies bounds direct-to-QLC writes; the published figures of the P1
+    # (150 and 60 MB/s) and the 660p (100 rated) disagree by 2.5x.
     ("crucial-p1-1000", "whole-drive fill 1MB QD1: speed after the SLC cache (direct to QLC)"),
     ("intel660p-1000", "rated sequential write after the SLC cache (whole-drive fill 128KB QD32)"),
     # The V5 TLC dies (3 x 500 us per one-shot unit) on 32 dies write faster
