@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, cast
+from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, Tuple, cast
 
 from ...outputs import write_text
 from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePower, ProbeTarget
@@ -17,9 +17,10 @@ from .estimate import Rates, assumed_rates, estimate, estimate_text, measured_se
 from .jobs import (
     CACHE,
     CLEAN,
+    FILL,
     FULL,
+    FULL_RANDWRITE,
     HOST,
-    QUEUES,
     STAGES,
     UNWRITTEN_READ,
     UNWRITTEN_SEQREAD,
@@ -31,6 +32,7 @@ from .jobs import (
     jobfile_text,
     probe_jobs,
 )
+from .segments import merge_segments, segment_job, segments_done
 
 __all__ = ["ProbeRun", "job_figures", "full_stage_wanted", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
@@ -127,6 +129,46 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
+def _split_at_full(jobs: Sequence[ProbeJob]) -> Tuple[List[ProbeJob], List[ProbeJob], List[ProbeJob]]:
+    """The jobs before the full stage, its jobs, and those after it (all in the first where it has none)."""
+    at = [i for i, j in enumerate(jobs) if j.stage == FULL]
+    if not at:
+        return list(jobs), [], []
+    return list(jobs[:at[0]]), list(jobs[at[0]:at[-1] + 1]), list(jobs[at[-1] + 1:])
+
+
+def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
+              run_segment: Callable[[ProbeJob, int], bool]) -> bool:
+    """The full drive's random writes (``job``) in segments, each run by ``run_segment`` (its figures into
+    ``run.figures``; False where Ctrl-C stopped it), until the rate stepped down and the writes went on a bounded
+    time past it, or they wrote the job's size; then their figures as ``job``'s. Returns False where stopped."""
+    total = int(job.options["io_size"])
+    parts: List[JobFigures] = []
+    going, why = True, f"they wrote their whole {total / 1e9:,.1f} GB without a step down"
+    while going and sum(int(p.get("io_bytes") or 0) for p in parts) < total:
+        left = total - sum(int(p.get("io_bytes") or 0) for p in parts)
+        last = float(parts[-1]["io_bytes"]) / float(parts[-1]["runtime_s"]) if parts and parts[-1].get("runtime_s") else None
+        seg = segment_job(job, len(parts), seed, left, last)
+        going = run_segment(seg, len(parts))
+        f = run.figures.pop(seg.name, None)
+        if f is None or not f.get("runtime_s"):
+            break
+        parts.append(f)
+        done = segments_done([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts],
+                             [float(p["runtime_s"]) for p in parts])
+        if done is not None:
+            why = done
+            break
+    if parts:
+        run.figures[job.name] = merge_segments(parts)
+        note = f"{job.name}: {len(parts)} segments, {run.figures[job.name]['io_bytes'] / 1e9:,.1f} GB: {why}"
+        run.notes.append(note)
+        if stream is not None:
+            stream.write(f"ssdlab probe: {note}\n")
+            stream.flush()
+    return going
+
+
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = STAGES, budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
@@ -143,48 +185,67 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     sim = Simulator(drive, seed=seed)
     cap = int(sim.capacity_bytes)
     idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
-    jobs = [j for j in probe_jobs(cap, budget, stages=stages) if names is None or j.name in names]
-    # the full drive's stage runs after the rest, where they show a modern drive (full_stage_wanted)
-    late = [j for j in jobs if j.stage == FULL]
-    early = [j for j in jobs if j.stage != FULL]
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, early)
+
+    def chosen(js: Sequence[ProbeJob]) -> List[ProbeJob]:
+        return [j for j in js if names is None or j.name in names]
+
+    jobs = chosen(probe_jobs(cap, budget, stages=stages))
+    # the full drive's stage runs right after the fill stage's fill, where the stages before it show a modern
+    # drive (full_stage_wanted); without it the rest of the fill stage is the one for a drive without it
+    head, late, rest = _split_at_full(jobs)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, list(head))
     _say_cache_span(run, cap, budget, stages, stream)
-    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages)
-    measured: List[Any] = []
+    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages,
+                  without=chosen(probe_jobs(cap, budget, stages=stages, full=False)))
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
         fio_dir.mkdir(parents=True, exist_ok=True)
-        interrupted = False
-        for part, name in ((early, "probe"), (late, "probe-full")):
-            if not part or interrupted:
-                continue
-            if part is late:
-                if early and not full_stage_wanted(run.figures, cap, stages):
-                    continue
-                run.jobs = run.jobs + late
-                _say_full_stage(run, cap, budget, stream, stages=stages)
-                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
-            text = jobfile_text(part, seed=seed)
+
+        def part(js: Sequence[ProbeJob], name: str) -> bool:
+            """``js`` as one job file through the simulator; False where Ctrl-C stopped it."""
+            if not js:
+                return True
+            text = jobfile_text(js, seed=seed)
+            done = True
             try:
                 srun = simulate(parse_jobfile_text(text, f"{name}.fio"), simulator=sim, progress=progress)
             except KeyboardInterrupt as e:
                 partial: Optional[SimulatedRun] = getattr(e, "run", None)
                 if partial is None:
                     raise
-                srun = partial
-                interrupted = True
+                srun, done = partial, False
             write_text(fio_dir / f"{name}.fio", text)
             write_outputs(srun, fio_dir / f"{name}.json", fio_dir)
-            run.figures.update(_read_run(fio_dir / f"{name}.json", fio_dir, text, part))
-            measured += srun.measured
-    # the simulator's power model read as a meter would: each measured job's average watts, with what the
-    # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
-    for r in measured:
-        f = run.figures.get(str(r.data.get("jobname")))
-        if f is not None:
-            p = phase_power(r.data)
-            f["avg_w"], f["power_s"], f["power_busy_s"], f["nand_energy_j"] = (
-                p["avg_w"], p["power_s"], p["power_busy_s"], p["nand_energy_j"])
+            figs = _read_run(fio_dir / f"{name}.json", fio_dir, text, js)
+            # the simulator's power model read as a meter would: each measured job's average watts, with what the
+            # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
+            for r in srun.measured:
+                f = figs.get(str(r.data.get("jobname")))
+                if f is not None:
+                    p = phase_power(r.data)
+                    f["avg_w"], f["power_s"], f["power_busy_s"], f["nand_energy_j"] = (
+                        p["avg_w"], p["power_s"], p["power_busy_s"], p["nand_energy_j"])
+            run.figures.update(figs)
+            return done
+
+        going = part(head, "probe")
+        if going and late:
+            if head and not full_stage_wanted(run.figures, cap, stages):
+                rest = [j for j in chosen(probe_jobs(cap, budget, stages=stages, full=False))
+                        if j.stage != FULL and j.name not in {h.name for h in head}]
+            else:
+                run.jobs = run.jobs + late
+                _say_full_stage(run, cap, budget, stream, stages=stages)
+                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
+                plain = [j for j in late if j.name != FULL_RANDWRITE]
+                going = part(plain, "probe-full")
+                if going and len(plain) < len(late):
+                    going = _segments(run, next(j for j in late if j.name == FULL_RANDWRITE), seed, stream,
+                                      lambda seg, i: part([seg], f"probe-full-s{i:02d}"))
+        if going:
+            run.jobs = run.jobs + list(rest)
+            going = part(rest, "probe-rest")
+        interrupted = not going
     run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
                  "idle_s": IDLE_POWER_S}
     run.simulated_time_s = sim.now_ns / 1e9
@@ -237,8 +298,10 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         jobs = [host_buffer_job(capacity)] + jobs
     run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
+    without = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
+               if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"]
     run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S,
-                                   stages=stages))
+                                   stages=stages, without=without))
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -251,23 +314,43 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
             full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
                                 direct=direct)
             write_text(fio_dir / "probe.fio", full)
-            for i, job in enumerate(jobs):
-                if job.stage == FULL and job is next(j for j in jobs if j.stage == FULL):
-                    # the full drive's stage (last) where the stages before it show a modern drive
-                    if not full_stage_wanted(run.figures, capacity, stages):
-                        run.jobs = [j for j in run.jobs if j.stage != FULL]
+            head, late, rest = _split_at_full(jobs)
+            order = head + late + rest
+            i = 0
+            while i < len(order):
+                job = order[i]
+                if late and job is late[0]:
+                    # the full drive's stage, right after the fill, where the stages before it show a modern drive
+                    if head and not full_stage_wanted(run.figures, capacity, stages):
+                        names = {j.name for j in head}
+                        rest = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
+                                if j.stage != FULL and j.name not in names]
+                        order = head + rest
+                        run.jobs = order
                         stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left "
-                                     "out (the torture showed the spare area)\n")
-                        break
-                    _say_full_stage(run, capacity, budget, stream, trim, stages)
-                    run.notes.append(_say_estimate([j for j in jobs if j.stage == FULL], capacity,
-                                                   rates_from(run.figures), stream, what="the full-drive stage"))
+                                     "out (the torture shows the spare area)\n")
+                        continue
+                    _say_full_stage(run, capacity, budget, stream, stages)
+                    run.notes.append(_say_estimate(late, capacity, rates_from(run.figures), stream,
+                                                   what="the full-drive stage"))
                 if job.direction != "trim" and not run.power:
                     _idle_power_window(run, stream)
-                text = jobfile_text([job], seed=seed, filename=path,
-                                    size_bytes=None if check.kind == "block" else capacity, direct=direct)
-                stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
-                _run_device_job(run, job, text, fio_dir / f"{i:02d}-{job.name}", exe, stream)
+                stream.write(f"ssdlab probe: {i + 1}/{len(order)} {job.name} ({job.feature}) ...\n")
+
+                def one(j: ProbeJob, k: int) -> bool:
+                    text = jobfile_text([j], seed=seed, filename=path,
+                                        size_bytes=None if check.kind == "block" else capacity, direct=direct)
+                    _run_device_job(run, j, text, fio_dir / f"{k:02d}-{j.name}", exe, stream)
+                    return True
+
+                if job.name == FULL_RANDWRITE:
+                    def segment(seg: ProbeJob, n: int, base: int = i * 100) -> bool:
+                        return one(seg, base + n)
+
+                    _segments(run, job, seed, stream, segment)
+                else:
+                    one(job, i)
+                i += 1
     except KeyboardInterrupt:
         run.interrupted = True
     run.wall_time_s = time.perf_counter() - t0
@@ -320,21 +403,24 @@ def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str
 
 
 def _say_estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, stream: Optional[TextIO], extra_s: float = 0.0,
-                  what: str = "the probe", stages: Sequence[str] = STAGES) -> str:
-    """Before the jobs run: how long they should take, by stage, and what each stage writes (the full stage, which
-    runs where the stages before it call for it, said apart)."""
-    maybe = (FULL,) if {CLEAN, QUEUES} <= set(stages) and what == "the probe" else ()
-    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe)
+                  what: str = "the probe", stages: Sequence[str] = STAGES,
+                  without: Optional[Sequence[ProbeJob]] = None) -> str:
+    """Before the jobs run: how long they should take, by stage, and what each stage writes; ``without``: the jobs
+    where the full stage does not run (it runs only where the stages before it call for it), whose total is given
+    apart."""
+    maybe = (FULL,) if {CLEAN, FILL} <= set(stages) and what == "the probe" and without is not None else ()
+    alt = estimate(without, cap, rates) if maybe and without is not None else None
+    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe, alt)
     if stream is not None:
         stream.write("".join(f"ssdlab probe: {line}\n" for line in text.splitlines()))
         stream.flush()
     return text
 
 
-def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO], trim: bool = True,
+def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO],
                     stages: Sequence[str] = STAGES) -> None:
-    """Before the full drive's stage: what it writes (often more than the capacity)."""
-    note = full_stage_note(cap, budget, trim, stages)
+    """Before the full drive's stage: what it writes (with the fill's, more than the capacity)."""
+    note = full_stage_note(cap, budget, stages)
     run.notes.append(note)
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")
@@ -342,16 +428,16 @@ def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[Tex
 
 
 def full_stage_wanted(figures: Figures, cap: int, stages: Sequence[str]) -> bool:
-    """Whether the full drive's stage runs after the others: where they show a modern drive (an NVMe link or a
-    write cache), whose clean stage wrote into its cache and whose 4KB torture rarely reaches its GC onset. A
-    SATA-era drive's torture shows its spare area and its clean stage its native NAND, so it is spared a second
-    whole-drive fill (its probe is as it was). Where the stages that tell did not run (a run of chosen stages), it
-    runs."""
+    """Whether the full drive's stage runs, right after the fill stage's fill: where the clean stage and the fill
+    show a modern drive (an NVMe link, or a write cache the fill stepped down from), whose clean stage wrote into
+    its cache and whose 4KB torture rarely reaches its GC onset. A SATA-era drive's torture shows its spare area and
+    its clean stage its native NAND, so its probe is as it was. Where the stages that tell did not run (a run of
+    chosen stages without the clean or the fill stage), it runs."""
     from ..features import extract
 
-    if CLEAN not in stages or QUEUES not in stages:
+    if CLEAN not in stages or FILL not in stages:
         return True
-    F = extract(figures, cap)
+    F = extract(figures, cap, cache=True)
     cache = F.get("slc_cache")
     return F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
 
