@@ -127,3 +127,16 @@ def test_a_probe_of_chosen_stages_runs_only_them_and_says_so_in_probe_json(tmp_p
     assert main(["probe", "--drive", "generic-mlc-120", "--stages", "clean,warm", "--out", str(tmp_path / "q")]) != 0
     err = capsys.readouterr().err
     assert "argument --stages: 'warm' is not a stage" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_large_real_target_leaves_the_whole_drive_stages_out_by_default_and_says_so() -> None:
+    from ssdlab.twin.probe import default_stages
+
+    # 256 GB: a whole-drive write at the stated 100 MB/s takes 43 min, every stage runs
+    assert default_stages(256 * 10**9, ASSUMED_WRITE_BYTES_PER_S) == (STAGES, None)
+    chosen, note = default_stages(TB, ASSUMED_WRITE_BYTES_PER_S)
+    assert chosen == (CLEAN, CACHE, QUEUES)
+    assert note is not None and "2.8 h at 100 MB/s" in note and "--stages clean,fill,cache,queues,full" in note
+    # the fit then names what the stages left out would have shown
+    left = stages_left_out({"target": {"capacity_bytes": TB}, "budget": 1.0, "stages": list(chosen)})  # type: ignore[typeddict-item]
+    assert list(left) == [FILL, FULL] and "spare area (GC onset on the full drive) and the steady state" in left[FULL]

@@ -48,10 +48,25 @@ from .document import (
                        read_power_log,
                        save_probe,
 )
-from .jobs import BUDGETS, CACHE, CLEAN, FILL, FULL, QUEUES, STAGES, GiB, KiB, MiB, ProbeJob, jobfile_text, probe_jobs
+from .jobs import (
+    BUDGETS,
+    CACHE,
+    CLEAN,
+    FILL,
+    FULL,
+    QUEUES,
+    STAGES,
+    GiB,
+    KiB,
+    MiB,
+    ProbeJob,
+    default_stages,
+    jobfile_text,
+    probe_jobs,
+)
 from .run import IDLE_POWER_S, ProbeRun, job_figures, phase_power, run_probe_device, run_probe_simulated
 
-__all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "STAGES", "jobfile_text", "run_probe_simulated", "run_probe_device",
+__all__ = ["ProbeJob", "PROBE_SCHEMA", "probe_jobs", "default_stages", "STAGES", "jobfile_text", "run_probe_simulated", "run_probe_device",
            "ProbeRun", "job_figures", "CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "BUDGETS", "probe_document", "save_probe", "load_probe",
            "figures_of", "capacity_of", "ProbeError", "PROBE_SCHEMA_VERSION", "REAL_KINDS", "phase_power",
            "apply_power_log", "read_power_log", "IDLE_POWER_S", "KiB", "MiB", "GiB"]

@@ -5,7 +5,7 @@ write cache, the queues and the map cache); their names: :mod:`.names` (every na
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ...errors import SsdlabError
 from ...fio.guard import filename_value
@@ -14,10 +14,10 @@ from . import names
 from .clean import clean_stage
 from .later import cache_stage, fill_job, fill_stage, full_stage, queue_stage
 from .names import *  # noqa: F403 (every job name stays importable from here)
-from .names import FILL, FULL, FULL_TAIL_SHARE, HOST, HOST_BUFFERS, STAGES, GiB, MiB
+from .names import CACHE, CLEAN, FILL, FULL, FULL_TAIL_SHARE, HOST, HOST_BUFFERS, QUEUES, STAGES, WHOLE_DRIVE_DEFAULT_MAX_S, GiB, MiB
 from .spec import JobList, ProbeJob, Spans, align, cache_sizes, full_sizes
 
-__all__ = ["ProbeJob", "probe_jobs", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
+__all__ = ["ProbeJob", "probe_jobs", "default_stages", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
 
 
 def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
@@ -40,6 +40,21 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
     cache_stage(jobs, sp, trim)
     queue_stage(jobs, sp)
     return [j for j in jobs if j.stage in stages]
+
+
+def default_stages(capacity_bytes: int, write_bytes_per_s: float) -> Tuple[Tuple[str, ...], Optional[str]]:
+    """The stages a real target's probe runs when ``--stages`` names none, and why where not all: the fill and the
+    full stage (one whole-drive write between them) only where that write at ``write_bytes_per_s`` (the stated
+    rate) takes at most :data:`WHOLE_DRIVE_DEFAULT_MAX_S`."""
+    whole_s = capacity_bytes / write_bytes_per_s
+    if whole_s <= WHOLE_DRIVE_DEFAULT_MAX_S:
+        return STAGES, None
+    return (CLEAN, CACHE, QUEUES), (
+        f"the fill and full stages are left out by default on this target: a whole-drive write alone takes "
+        f"{whole_s / 3600:,.1f} h at {write_bytes_per_s / 1e6:,.0f} MB/s (they run by default where it takes at most "
+        f"{WHOLE_DRIVE_DEFAULT_MAX_S / 60:.0f} min); without them the twin's spare area, GC onset, steady state, "
+        "buffer on a flush, idle recovery, TRIM response and native NAND on the full drive stay assumed. "
+        "--stages clean,fill,cache,queues,full runs them")
 
 
 def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:

@@ -68,6 +68,12 @@ FULL_SEQWRITE = "full-seqwrite-128k-qd32"
 FULL_SEQREAD = "full-seqread-128k-qd32"
 FULL_RANDREAD = "full-randread-4k-qd32"
 FULL_RANDWRITE = "full-randwrite-128k-qd32"
+#: A real target's probe without ``--stages`` runs the fill and the full stage only where one whole-drive write at
+#: the stated 100 MB/s (the estimate's rate before anything is measured) takes at most this long: past it
+#: (360 GB and up) the whole-drive write alone is most of the half hour the default should take on a real drive
+#: (a 1TB TLC drive's fill is 26 min at 636 MB/s, a QLC one's 2.8 h at 98 MB/s), and the torture grows with the
+#: capacity too. They run where ``--stages`` names them.
+WHOLE_DRIVE_DEFAULT_MAX_S = 3600.0
 #: The share of the capacity the full drive's random writes write per unit of --budget, and the least share at any
 #: budget: past the spare area of the modern drives (7-12% of their capacity) even at the quick budget, so that
 #: garbage collection bites and the rate steps down (the bytes before the step ~ the spare area).
@@ -185,7 +191,7 @@ def map_spans(capacity_bytes: int) -> List[int]:
 __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
            "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
            "FULL_SEGMENT_S", "STEP_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE", "TORTURE_AFTER_FULL_S",
-           "TORTURE_AFTER_FULL_MIN_S", "full_segment",
+           "TORTURE_AFTER_FULL_MIN_S", "full_segment", "WHOLE_DRIVE_DEFAULT_MAX_S",
            "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",
            "RANDREAD_128K_QD32", "RANDWRITE_SPAN", "RANDREAD_RANDOMLY_WRITTEN", "SEQREAD_RANDOMLY_WRITTEN",

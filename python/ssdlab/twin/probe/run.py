@@ -27,6 +27,7 @@ from .jobs import (
     MiB,
     ProbeJob,
     cache_span_note,
+    default_stages,
     full_stage_note,
     host_buffer_job,
     jobfile_text,
@@ -85,6 +86,8 @@ class ProbeRun:
     wall_time_s: float = 0.0
     simulated_time_s: Optional[float] = None
     interrupted: bool = False
+    #: The stages the probe chose itself where it left some out (a real target's default: :func:`default_stages`).
+    stages: Optional[List[str]] = None
     #: The power readings: ``source`` and ``idle_w`` (simulated), or the idle window's wall clock
     #: (``idle_window_s``, a real target) until a meter log is applied (:func:`apply_power_log`).
     power: ProbePower = field(default_factory=lambda: ProbePower())
@@ -269,11 +272,12 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = STAGES) -> ProbeRun:
+                     stages: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
-    One fio run per job, so a failure or Ctrl-C keeps what finished."""
+    One fio run per job, so a failure or Ctrl-C keeps what finished. ``stages``: None runs the default
+    (:func:`default_stages`: on a large target, no whole-drive write)."""
     from ...backends.fio_target import direct_io_works, open_target, target_drive_info
     from ...fio.run import FileTarget
 
@@ -284,9 +288,20 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     capacity = opened.capacity_bytes // MiB * MiB
     info = target_drive_info(check, capacity, version, view, directory)
     trim = caps.trim is None
+    chosen_note = None
+    if stages is None:
+        stages, chosen_note = default_stages(capacity, assumed_rates().write_bytes_per_s)
     jobs = probe_jobs(capacity, budget, trim=trim, stages=stages)
     run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
+    if chosen_note is not None:
+        run.stages = list(stages)
+        run.notes.append(chosen_note)
+        stream.write(f"ssdlab probe: {chosen_note}\n")
+        full_jobs = probe_jobs(capacity, budget, trim=trim)
+        stream.write("ssdlab probe: with them: " + _say_estimate(
+            full_jobs, capacity, assumed_rates(), None, IDLE_SETTLE_S + IDLE_POWER_S,
+            without=probe_jobs(capacity, budget, trim=trim, full=False)).splitlines()[0] + "\n")
     if not trim:
         run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
     if check.kind != "block":
