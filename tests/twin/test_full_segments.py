@@ -33,13 +33,30 @@ def test_no_step_goes_on_and_a_step_ends_the_writes_half_their_time_later() -> N
 
 def test_each_segment_is_timed_with_its_own_seed_and_the_last_ends_at_the_size() -> None:
     job = next(j for j in probe_jobs(TB, 0.25) if j.name == FULL_RANDWRITE)
-    a, b = segment_job(job, 0, 1, 10**11, None), segment_job(job, 1, 1, 10**11, 400e6)
+    size = int(job.options["io_size"])
+    a, b = segment_job(job, 0, 1, 0, None), segment_job(job, 1, 1, 10**10, 400e6)
     assert a.name == full_segment(0) and b.name == full_segment(1) and a.stage == FULL
     assert a.options["time_based"] == 1 and a.options["runtime"] == f"{int(S * 1000)}ms" and "io_size" not in a.options
     assert a.options["randseed"] != b.options["randseed"]
     assert {k: v for k, v in a.options.items() if k != "randseed"} == {k: v for k, v in b.options.items() if k != "randseed"}
-    last = segment_job(job, 5, 1, 10**9, 400e6)
+    last = segment_job(job, 5, 1, size - 10**9, 400e6)
     assert last.options["io_size"] == 10**9 and "time_based" not in last.options
+
+
+def test_a_sequential_write_goes_on_where_its_segment_before_ended() -> None:
+    from ssdlab.twin.probe.names import CACHE_FILL
+
+    job = next(j for j in probe_jobs(TB, 1.0) if j.name == CACHE_FILL)
+    size, delay = int(job.options["size"]), job.options["startdelay"]
+    a, b = segment_job(job, 0, 1, 0, None), segment_job(job, 1, 1, 40 * 10**9, 2e9)
+    # each bounded by its runtime and the bytes left (fio's runtime without time_based), the first after the delay
+    assert (a.options["offset"], a.options["size"], a.options["startdelay"]) == (0, size, delay)
+    assert (b.options["offset"], b.options["size"]) == (40 * 10**9, size - 40 * 10**9) and "startdelay" not in b.options
+    assert "time_based" not in a.options and a.options["runtime"] == f"{int(S * 1000)}ms" and "randseed" not in a.options
+    # the write after idle time against the cache's rate: past it from its first segment (nothing given back)
+    assert segments_done([100e6] * 2, [S] * 2, reference=2e9) is None
+    assert segments_done([100e6] * 3, [S] * 3, reference=2e9) is not None
+    assert segments_done([2e9] * 3, [S] * 3, reference=2e9) is None
 
 
 def test_the_segments_read_as_one_job() -> None:

@@ -5,14 +5,18 @@ the ones the probe has measured so far (:func:`rates_from`), or, before any, sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ... import _core
 from .names import (
+    CACHE_AFTER_IDLE,
+    CACHE_EXPECTED_SHARE,
+    CACHE_FILL,
     CLEAN,
     FILL_JOB,
     FULL_EXPECTED_ONSET_SHARE,
     FULL_RANDWRITE,
+    FULL_SEGMENT_S,
     FULL_TAIL_SHARE,
     SEQREAD_4M_QD4,
     SEQWRITE_128K_QD32,
@@ -91,15 +95,30 @@ def _span(job: ProbeJob, cap: int) -> int:
     return int(o["size"]) if "size" in o else max(0, cap - int(o.get("offset", 0)))
 
 
-def job_seconds(job: ProbeJob, cap: int, rates: Rates, most: bool = False) -> float:
+def _cache_expected(job: ProbeJob, cap: int, rates: Rates) -> Tuple[float, float]:
+    """A segmented cache write's expected seconds (without its delay) and bytes: the cache fill steps down past
+    :data:`CACHE_EXPECTED_SHARE` of the capacity, written at the clean stage's (the cache's) rate, and goes on half
+    that time at the write rate; the write after idle time is expected to do as much with its own size (at least
+    three segments: a drive that gave nothing back starts past the step)."""
+    size = float(job.options["size"])
+    fast = min(size, CACHE_EXPECTED_SHARE * cap) if job.name == CACHE_FILL else size
+    t = fast / rates.clean_write_bytes_per_s
+    tail = max(FULL_TAIL_SHARE * t, 3 * FULL_SEGMENT_S - t)
+    return t + tail, min(size, fast + tail * rates.write_bytes_per_s)
+
+
+def job_seconds(job: ProbeJob, cap: int, rates: Rates, most: bool = False, segmented: bool = False) -> float:
     """One job's time on the target: its delays, then its runtime (a timed job) or its bytes at the rate. The full
     drive's random writes, which end a bounded time after their rate steps down, are expected to step down past
     :data:`FULL_EXPECTED_ONSET_SHARE` of the capacity at the write rate (``most``: at most, they write their whole
-    size)."""
+    size); so are the cache stage's writes where ``segmented`` (a modern drive: :func:`_cache_expected`)."""
     o = job.options
     if job.name == FULL_RANDWRITE and not most:
         onset = min(float(o["io_size"]), FULL_EXPECTED_ONSET_SHARE * cap) / rates.write_bytes_per_s
         return min((1 + FULL_TAIL_SHARE) * onset, job_seconds(job, cap, rates, most=True))
+    if job.name in (CACHE_FILL, CACHE_AFTER_IDLE) and segmented and not most:
+        whole = job_seconds(job, cap, rates, most=True)
+        return min(whole, _seconds(o.get("startdelay")) + _cache_expected(job, cap, rates)[0])
     t = _seconds(o.get("startdelay")) + _seconds(o.get("ramp_time"))
     if o.get("time_based"):
         return t + _seconds(o.get("runtime"))
@@ -119,10 +138,12 @@ def job_seconds(job: ProbeJob, cap: int, rates: Rates, most: bool = False) -> fl
     return t + nbytes / rates.write_bytes_per_s
 
 
-def job_write_bytes(job: ProbeJob, cap: int, rates: Rates) -> float:
+def job_write_bytes(job: ProbeJob, cap: int, rates: Rates, segmented: bool = False) -> float:
     """What one job writes to the target (a timed write: at most its runtime at the write rate; a random write of
-    small blocks writes far less)."""
+    small blocks writes far less; a segmented write what it is expected to before it ends)."""
     o = job.options
+    if job.name in (CACHE_FILL, CACHE_AFTER_IDLE) and segmented:
+        return _cache_expected(job, cap, rates)[1]
     if job.direction != "write" or o.get("ioengine") == "null":
         return 0.0
     if o.get("time_based"):
@@ -149,8 +170,9 @@ class StageEstimate:
     most_seconds: float = 0.0
 
 
-def estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates) -> List[StageEstimate]:
-    """Each stage's time and written bytes, in the order the stages run."""
+def estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, segmented: bool = False) -> List[StageEstimate]:
+    """Each stage's time and written bytes, in the order the stages run (``segmented``: the cache stage's writes
+    end past their step, as on a modern drive)."""
     order: List[str] = []
     acc: Dict[str, List[float]] = {}
     for j in jobs:
@@ -159,8 +181,8 @@ def estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates) -> List[StageEsti
             acc[j.stage] = [0, 0.0, 0.0, 0.0, 0.0]
         a = acc[j.stage]
         a[0] += 1
-        a[1] += job_seconds(j, cap, rates)
-        a[3 if j.options.get("time_based") else 2] += job_write_bytes(j, cap, rates)
+        a[1] += job_seconds(j, cap, rates, segmented=segmented)
+        a[3 if j.options.get("time_based") else 2] += job_write_bytes(j, cap, rates, segmented)
         a[4] += job_seconds(j, cap, rates, most=True)
     return [StageEstimate(s, int(acc[s][0]), acc[s][1], acc[s][2], acc[s][3], acc[s][4]) for s in order]
 
@@ -200,7 +222,7 @@ def estimate_text(stages: Sequence[StageEstimate], cap: int, rates: Rates, extra
                 "  maybe more than the capacity" if s.write_bytes + s.timed_write_bytes > cap else "")
         when = "  (only where the stages before show an NVMe link or a write cache)" if s.stage in maybe else ""
         timed = f" + up to {s.timed_write_bytes / 1e9:,.1f} GB in timed writes" if s.timed_write_bytes else ""
-        most = (f" (at most {_dur(s.most_seconds)}, where its random writes never step down)"
+        most = (f" (at most {_dur(s.most_seconds)}, where its writes never step down)"
                 if s.most_seconds > 1.05 * s.seconds else "")
         lines.append(f"  {s.stage:<8} {s.jobs:>3} jobs  {_dur(s.seconds):>10}  writes {s.write_bytes / 1e9:,.1f} GB "
                      f"({s.write_bytes / cap:.2f} x the capacity){timed}{over}{when}{most}")

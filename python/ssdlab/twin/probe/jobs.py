@@ -21,11 +21,12 @@ __all__ = ["ProbeJob", "probe_jobs", "default_stages", "jobfile_text", "cache_sp
 
 
 def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
-               stages: Sequence[str] = STAGES, full: bool = True) -> List[ProbeJob]:
+               stages: Sequence[str] = STAGES, full: bool = True, cache_written: Optional[int] = None) -> List[ProbeJob]:
     """The probe for a target of ``capacity_bytes`` (``budget``: factor on
     runtimes and state-write sizes; ``trim``: the target accepts TRIM), the jobs of ``stages`` in the order they
     run: clean, the fill stage's whole-drive fill, the full stage (``full``: where the stages before it call for
-    it), the rest of the fill stage (a short torture after the full stage), cache, queues."""
+    it), the rest of the fill stage (a short torture after the full stage), cache, queues. ``cache_written``: the
+    bytes the cache fill wrote where it ended past its step, which the jobs after it follow."""
     if capacity_bytes < 256 * MiB:
         raise SsdlabError(f"the probe needs a target of at least 256 MiB; this one has {capacity_bytes:,} B")
     sp = Spans(capacity_bytes, float(budget))
@@ -37,8 +38,8 @@ def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
     if full:
         full_stage(jobs, sp, own_fill=FILL not in stages)
     fill_stage(jobs, sp, trim, after_full=full)
-    cache_stage(jobs, sp, trim)
-    queue_stage(jobs, sp)
+    cache_stage(jobs, sp, trim, cache_written)
+    queue_stage(jobs, sp, cache_written)
     return [j for j in jobs if j.stage in stages]
 
 

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ...suite.fio import DATA_PATTERN_OPTIONS
 from .names import (
     AFTER_IDLE_RANDWRITE,
@@ -93,9 +95,12 @@ def fill_stage(jobs: JobList, sp: Spans, trim: bool, after_full: bool = False) -
 
 
 
-def cache_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
+def cache_stage(jobs: JobList, sp: Spans, trim: bool, written: Optional[int] = None) -> None:
+    """The cache stage's jobs; ``written``: the bytes the cache fill wrote where it ended early (a segmented write
+    past its step), from where the write after idle time goes on."""
     inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
     fill, after, _ = cache_sizes(sp.cap, sp.budget)
+    at = fill if written is None else written
     if trim:
         jobs.add(CACHE_TRIM, CACHE, "write cache size", "a TRIM of the whole drive: every native block free again, so "
                  "a cache that uses free blocks in SLC mode (a dynamic part) is at its largest", "trim", rw="trim",
@@ -109,12 +114,15 @@ def cache_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
     jobs.add(CACHE_AFTER_IDLE, CACHE, "write cache recovery in idle time",
              f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
              "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
-             bs="128k", iodepth=32, offset=fill, size=after, startdelay=secs(CACHE_IDLE_S * sp.budget), **inc)
+             bs="128k", iodepth=32, offset=at, size=after, startdelay=secs(CACHE_IDLE_S * sp.budget), **inc)
 
 
 
-def queue_stage(jobs: JobList, sp: Spans) -> None:
+def queue_stage(jobs: JobList, sp: Spans, written: Optional[int] = None) -> None:
+    """The queue and map-cache reads; ``written``: the bytes the cache fill wrote where it ended early (the span
+    the queue reads read is the one it wrote)."""
     span, _, _ = cache_sizes(sp.cap, sp.budget)
+    span = span if written is None else align(written)
     for n, qd in QUEUE_GRID:
         jobs.add(queue_read(n, qd), QUEUES, "command queues and the host interface",
                  f"4KB random reads by {n} fio job(s) at QD{qd} each over the span the cache fill wrote: how the rate "

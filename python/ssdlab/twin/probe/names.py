@@ -82,6 +82,8 @@ FULL_RANDWRITE_MIN_SHARE = 0.15
 #: The full drive's random writes run in segments of this many seconds, their rate checked between them: the GC
 #: onset is what they look for, and past it they only confirm the steady state (at an eighth of the rate before the
 #: step on samsung980-1000's twin), so they end a bounded time after the step instead of writing their whole size.
+#: On a modern drive the cache stage's two writes run so too (past the cache's step they write at the native rate:
+#: 98 MB/s on crucial-p1-1000's QLC).
 FULL_SEGMENT_S = 20.0
 #: A segment whose rate is below this share of the median of the segments before it is past the step (the
 #: features' rule for a fall: the steady state below the first rate / 1.3).
@@ -92,6 +94,9 @@ FULL_TAIL_SHARE = 0.5
 #: The bytes the estimate expects before the step, as a share of the capacity: the upper end of a modern drive's
 #: spare area (7-12%); the writes go on to their whole size only where the rate never steps down.
 FULL_EXPECTED_ONSET_SHARE = 0.12
+#: The bytes the estimate expects a segmented cache fill to write before its step, as a share of the capacity: the
+#: upper end of the dynamic caches of TLC/QLC drives on an empty drive (10-25%).
+CACHE_EXPECTED_SHARE = 0.25
 #: The 4KB torture's seconds per unit of --budget (at least :data:`TORTURE_AFTER_FULL_MIN_S`) where the full
 #: stage ran before it: its 128KB random writes took the drive past its spare area, so the torture starts in the
 #: steady state and needs only to settle there (its GC onset is the full stage's).
@@ -165,9 +170,14 @@ def rewrite(bs: str) -> str:
     return f"rewrite-{bs}-qd32"
 
 
+def segment_name(job: str, i: int) -> str:
+    """The ``i``-th segment (from 0) of a write run in segments, as its own fio job."""
+    return f"{job}-s{i:02d}"
+
+
 def full_segment(i: int) -> str:
-    """The ``i``-th segment (from 0) of the full drive's random writes, as its own fio job."""
-    return f"{FULL_RANDWRITE}-s{i:02d}"
+    """The ``i``-th segment (from 0) of the full drive's random writes."""
+    return segment_name(FULL_RANDWRITE, i)
 
 
 def map_span(span_bytes: int, capacity_bytes: int) -> str:
@@ -191,7 +201,7 @@ def map_spans(capacity_bytes: int) -> List[int]:
 __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
            "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
            "FULL_SEGMENT_S", "STEP_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE", "TORTURE_AFTER_FULL_S",
-           "TORTURE_AFTER_FULL_MIN_S", "full_segment", "WHOLE_DRIVE_DEFAULT_MAX_S",
+           "TORTURE_AFTER_FULL_MIN_S", "full_segment", "segment_name", "CACHE_EXPECTED_SHARE", "WHOLE_DRIVE_DEFAULT_MAX_S",
            "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",
            "RANDREAD_128K_QD32", "RANDWRITE_SPAN", "RANDREAD_RANDOMLY_WRITTEN", "SEQREAD_RANDOMLY_WRITTEN",

@@ -16,6 +16,8 @@ from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePowe
 from .estimate import Rates, assumed_rates, estimate, estimate_text, measured_seconds, rates_from
 from .jobs import (
     CACHE,
+    CACHE_AFTER_IDLE,
+    CACHE_FILL,
     CLEAN,
     FILL,
     FULL,
@@ -33,7 +35,7 @@ from .jobs import (
     jobfile_text,
     probe_jobs,
 )
-from .segments import merge_segments, segment_job, segments_done
+from .segments import merge_segments, rate_before_step, segment_job, segments_done, total_bytes
 
 __all__ = ["ProbeRun", "job_figures", "full_stage_wanted", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
@@ -141,35 +143,70 @@ def _split_at_full(jobs: Sequence[ProbeJob]) -> Tuple[List[ProbeJob], List[Probe
 
 
 def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
-              run_segment: Callable[[ProbeJob, int], bool]) -> bool:
-    """The full drive's random writes (``job``) in segments, each run by ``run_segment`` (its figures into
-    ``run.figures``; False where Ctrl-C stopped it), until the rate stepped down and the writes went on a bounded
-    time past it, or they wrote the job's size; then their figures as ``job``'s. Returns False where stopped."""
-    total = int(job.options["io_size"])
+              run_segment: Callable[[ProbeJob, int], bool], reference: Optional[float] = None
+              ) -> Tuple[bool, Optional[float]]:
+    """``job`` in segments (:mod:`.segments`), each run by ``run_segment`` (its figures into ``run.figures``; False
+    where Ctrl-C stopped it), until the rate stepped down (below ``reference`` where given) and the writes went on
+    a bounded time past it, or they wrote the job's size; then their figures as ``job``'s. Returns whether to go
+    on (False where stopped) and the rate before the step (None: no step)."""
+    total = total_bytes(job)
     parts: List[JobFigures] = []
     going, why = True, f"they wrote their whole {total / 1e9:,.1f} GB without a step down"
-    while going and sum(int(p.get("io_bytes") or 0) for p in parts) < total:
-        left = total - sum(int(p.get("io_bytes") or 0) for p in parts)
+    done_bytes = 0
+    while going and done_bytes < total:
         last = float(parts[-1]["io_bytes"]) / float(parts[-1]["runtime_s"]) if parts and parts[-1].get("runtime_s") else None
-        seg = segment_job(job, len(parts), seed, left, last)
+        seg = segment_job(job, len(parts), seed, done_bytes, last)
         going = run_segment(seg, len(parts))
         f = run.figures.pop(seg.name, None)
         if f is None or not f.get("runtime_s"):
             break
         parts.append(f)
+        done_bytes += int(f.get("io_bytes") or 0)
         done = segments_done([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts],
-                             [float(p["runtime_s"]) for p in parts])
+                             [float(p["runtime_s"]) for p in parts], reference)
         if done is not None:
             why = done
             break
-    if parts:
-        run.figures[job.name] = merge_segments(parts)
-        note = f"{job.name}: {len(parts)} segments, {run.figures[job.name]['io_bytes'] / 1e9:,.1f} GB: {why}"
-        run.notes.append(note)
-        if stream is not None:
-            stream.write(f"ssdlab probe: {note}\n")
-            stream.flush()
-    return going
+    if not parts:
+        return going, None
+    run.figures[job.name] = merge_segments(parts)
+    note = f"{job.name}: {len(parts)} segments, {run.figures[job.name]['io_bytes'] / 1e9:,.1f} GB: {why}"
+    run.notes.append(note)
+    if stream is not None:
+        stream.write(f"ssdlab probe: {note}\n")
+        stream.flush()
+    return going, rate_before_step([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts])
+
+
+def _cache_after(jobs: Sequence[ProbeJob]) -> List[ProbeJob]:
+    """The jobs after the cache fill in ``jobs``."""
+    at = next((i for i, j in enumerate(jobs) if j.name == CACHE_FILL), None)
+    return [] if at is None else list(jobs[at + 1:])
+
+
+def _run_rest(run: ProbeRun, rest: Sequence[ProbeJob], segmented: bool, seed: int, stream: Optional[TextIO],
+              plain: Callable[[Sequence[ProbeJob], str], bool], rebuild: Callable[[int], List[ProbeJob]]) -> bool:
+    """The jobs after the full stage: the rest of the fill stage, the cache and the queue stages. ``segmented``
+    (a modern drive): the cache fill and the write after idle time in segments, ending past their step, and the
+    jobs after the cache fill made (``rebuild``) for the bytes it wrote. ``plain`` runs jobs as one part (False
+    where Ctrl-C stopped it). Returns whether to go on."""
+    names = [j.name for j in rest]
+    if not segmented or CACHE_FILL not in names:
+        run.jobs = run.jobs + list(rest)
+        return plain(rest, "probe-rest")
+    k = names.index(CACHE_FILL)
+    run.jobs = run.jobs + list(rest[:k + 1])
+    if not plain(rest[:k], "probe-rest"):
+        return False
+    going, fast = _segments(run, rest[k], seed, stream, lambda seg, i: plain([seg], seg.name))
+    if not going or CACHE_FILL not in run.figures:
+        return False
+    after = _cache_after(rebuild(int(run.figures[CACHE_FILL]["io_bytes"])))
+    run.jobs = run.jobs + after
+    if after and after[0].name == CACHE_AFTER_IDLE and fast is not None:
+        going, _ = _segments(run, after[0], seed, stream, lambda seg, i: plain([seg], seg.name), fast)
+        after = after[1:]
+    return going and plain(after, "probe-queues")
 
 
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = STAGES, budget: float = 1.0,
@@ -232,22 +269,23 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
             return done
 
         going = part(head, "probe")
+        wanted = full_stage_wanted(run.figures, cap, stages) if head else True
         if going and late:
-            if head and not full_stage_wanted(run.figures, cap, stages):
+            if not wanted:
                 rest = [j for j in chosen(probe_jobs(cap, budget, stages=stages, full=False))
                         if j.stage != FULL and j.name not in {h.name for h in head}]
             else:
                 run.jobs = run.jobs + late
                 _say_full_stage(run, cap, budget, stream, stages=stages)
                 _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
-                plain = [j for j in late if j.name != FULL_RANDWRITE]
-                going = part(plain, "probe-full")
-                if going and len(plain) < len(late):
-                    going = _segments(run, next(j for j in late if j.name == FULL_RANDWRITE), seed, stream,
-                                      lambda seg, i: part([seg], f"probe-full-s{i:02d}"))
+                flat = [j for j in late if j.name != FULL_RANDWRITE]
+                going = part(flat, "probe-full")
+                if going and len(flat) < len(late):
+                    going, _ = _segments(run, next(j for j in late if j.name == FULL_RANDWRITE), seed, stream,
+                                         lambda seg, i: part([seg], f"probe-full-s{i:02d}"))
         if going:
-            run.jobs = run.jobs + list(rest)
-            going = part(rest, "probe-rest")
+            going = _run_rest(run, rest, wanted, seed, stream, part, lambda w: chosen(probe_jobs(
+                cap, budget, stages=stages, full=wanted, cache_written=w // MiB * MiB)))
         interrupted = not going
     run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
                  "idle_s": IDLE_POWER_S}
@@ -256,7 +294,8 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     if stream is not None:
         # the estimate beside what it estimates: the simulated drive's own time for the jobs that ran
         ran = [j for j in run.jobs if j.name in run.figures]
-        before, after = estimate(ran, cap, assumed_rates()), estimate(ran, cap, rates_from(run.figures))
+        before = estimate(ran, cap, assumed_rates(), wanted)
+        after = estimate(ran, cap, rates_from(run.figures), wanted)
         took = measured_seconds(ran, run.figures)
         stream.write(f"ssdlab probe: simulated device time {run.simulated_time_s:,.0f} s (jobs "
                      f"{sum(took.values()):,.0f} s, idle {IDLE_POWER_S:.0f} s); estimated before the start "
@@ -331,6 +370,7 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
             write_text(fio_dir / "probe.fio", full)
             head, late, rest = _split_at_full(jobs)
             order = head + late + rest
+            fast: Optional[float] = None  # the cache's rate, where a segmented cache fill stepped down from it
             i = 0
             while i < len(order):
                 job = order[i]
@@ -358,11 +398,24 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                     _run_device_job(run, j, text, fio_dir / f"{k:02d}-{j.name}", exe, stream)
                     return True
 
-                if job.name == FULL_RANDWRITE:
-                    def segment(seg: ProbeJob, n: int, base: int = i * 100) -> bool:
-                        return one(seg, base + n)
+                def segment(seg: ProbeJob, n: int, base: int = i * 100) -> bool:
+                    return one(seg, base + n)
 
+                if job.name == FULL_RANDWRITE:
                     _segments(run, job, seed, stream, segment)
+                elif job.name == CACHE_AFTER_IDLE and fast is not None:
+                    _segments(run, job, seed, stream, segment, fast)
+                elif job.name == CACHE_FILL and full_stage_wanted(run.figures, capacity, stages):
+                    # a modern drive: the cache fill ends past its step, and the jobs after it follow what it wrote
+                    _, fast = _segments(run, job, seed, stream, segment)
+                    if CACHE_FILL in run.figures:
+                        wanted = any(j.stage == FULL for j in order)
+                        after = _cache_after([j for j in probe_jobs(
+                            capacity, budget, trim=trim, stages=stages, full=wanted,
+                            cache_written=int(run.figures[CACHE_FILL]["io_bytes"]) // MiB * MiB)
+                            if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"])
+                        order = order[:i + 1] + after
+                        run.jobs = order
                 else:
                     one(job, i)
                 i += 1
@@ -422,10 +475,12 @@ def _say_estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, stream: Opti
                   without: Optional[Sequence[ProbeJob]] = None) -> str:
     """Before the jobs run: how long they should take, by stage, and what each stage writes; ``without``: the jobs
     where the full stage does not run (it runs only where the stages before it call for it), whose total is given
-    apart."""
+    apart. The cache stage's writes are estimated segmented where the drive counts as modern: with the full
+    stage, or where the stages that tell do not run."""
     maybe = (FULL,) if {CLEAN, FILL} <= set(stages) and what == "the probe" and without is not None else ()
+    modern = not {CLEAN, FILL} <= set(stages) or any(j.stage == FULL for j in jobs)
     alt = estimate(without, cap, rates) if maybe and without is not None else None
-    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe, alt)
+    text = estimate_text(estimate(jobs, cap, rates, modern), cap, rates, extra_s, what, maybe, alt)
     if stream is not None:
         stream.write("".join(f"ssdlab probe: {line}\n" for line in text.splitlines()))
         stream.flush()
@@ -448,13 +503,17 @@ def full_stage_wanted(figures: Figures, cap: int, stages: Sequence[str]) -> bool
     its cache and whose 4KB torture rarely reaches its GC onset. A SATA-era drive's torture shows its spare area and
     its clean stage its native NAND, so its probe is as it was. Where the stages that tell did not run (a run of
     chosen stages without the clean or the fill stage), it runs."""
-    from ..features import extract
+    from ..features import SATA_LINKS, extract
 
     if CLEAN not in stages or FILL not in stages:
         return True
     F = extract(figures, cap, cache=True)
     cache = F.get("slc_cache")
-    return F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
+    # a transfer beyond every SATA link is an NVMe link (the queue stage, which tells it from the queues too, runs
+    # after this choice)
+    link = F["link_bytes_per_s"]["value"]
+    fast = bool(link and link > 1.005 * max(rate for _, rate, _ in SATA_LINKS))
+    return fast or F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
 
 
 class _same:

@@ -1,6 +1,7 @@
-"""The full drive's random writes in segments: each segment a timed fio job of its own, the rate checked between
-them, so that the writes end a bounded time after the rate steps down (the GC onset they look for) rather than
-writing their whole size; then the segments' figures read as one job's."""
+"""Writes in segments: each segment a timed fio job of its own, the rate checked between them, so that the writes
+end a bounded time after the rate steps down (the full drive's GC onset, a write cache's end) rather than writing
+their whole size; then the segments' figures read as one job's. The full drive's random writes always run so; the
+cache stage's two sequential writes where the drive is modern (:func:`ssdlab.twin.probe.run.full_stage_wanted`)."""
 
 from __future__ import annotations
 
@@ -8,36 +9,62 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..records import JobFigures
-from .names import FULL_SEGMENT_S, FULL_TAIL_SHARE, STEP_FALL_SHARE, full_segment
+from .names import FULL_SEGMENT_S, FULL_TAIL_SHARE, STEP_FALL_SHARE, segment_name
 from .spec import ProbeJob, secs
 
-__all__ = ["segment_job", "segments_done", "merge_segments"]
+__all__ = ["segment_job", "segments_done", "merge_segments", "rate_before_step", "total_bytes"]
 
 
-def segment_job(job: ProbeJob, i: int, seed: int, left_bytes: int, rate_bytes_per_s: Optional[float]) -> ProbeJob:
-    """The ``i``-th segment of ``job`` (whose ``io_size`` is the most it writes): :data:`FULL_SEGMENT_S` seconds
-    of its writes, or the ``left_bytes`` of its size where a segment at the last one's rate would pass them. Each
-    segment has its own seed: with the job's, every segment would write the same offsets again."""
-    opts: Dict[str, Any] = {k: v for k, v in job.options.items() if k != "io_size"}
-    opts["randseed"] = seed * 1000 + i + 1
-    if rate_bytes_per_s is not None and rate_bytes_per_s * FULL_SEGMENT_S >= left_bytes:
-        opts["io_size"] = left_bytes
+def segment_job(job: ProbeJob, i: int, seed: int, done_bytes: int, rate_bytes_per_s: Optional[float]) -> ProbeJob:
+    """The ``i``-th segment of ``job`` after ``done_bytes`` of it: :data:`FULL_SEGMENT_S` seconds of its writes.
+    Random writes (``io_size``: the most they write) get a seed of their own, since with the job's every segment
+    would write the same offsets again, and the last segment only the bytes left where one at the last one's rate
+    would pass them. A sequential write (``offset``, ``size``) goes on from where the segment before ended, each
+    segment bounded by its runtime and the bytes left; only the first waits the job's ``startdelay``."""
+    opts: Dict[str, Any] = {k: v for k, v in job.options.items() if k != "io_size" and (k != "startdelay" or i == 0)}
+    if "io_size" in job.options:
+        left = int(job.options["io_size"]) - done_bytes
+        opts["randseed"] = seed * 1000 + i + 1
+        if rate_bytes_per_s is not None and rate_bytes_per_s * FULL_SEGMENT_S >= left:
+            opts["io_size"] = left
+        else:
+            opts.update(time_based=1, runtime=secs(FULL_SEGMENT_S))
     else:
-        opts.update(time_based=1, runtime=secs(FULL_SEGMENT_S))
-    return ProbeJob(full_segment(i), job.stage, job.feature, job.why, opts, job.direction, job.log_ms)
+        opts.update(offset=int(job.options.get("offset", 0)) + done_bytes, size=int(job.options["size"]) - done_bytes,
+                    runtime=secs(FULL_SEGMENT_S))
+    return ProbeJob(segment_name(job.name, i), job.stage, job.feature, job.why, opts, job.direction, job.log_ms)
 
 
-def segments_done(rates: Sequence[float], seconds: Sequence[float]) -> Optional[str]:
+def total_bytes(job: ProbeJob) -> int:
+    """The most a segmented job writes."""
+    return int(job.options["io_size"] if "io_size" in job.options else job.options["size"])
+
+
+def _step(rates: Sequence[float], reference: Optional[float]) -> Optional[int]:
+    if reference is not None:
+        return next((i for i, r in enumerate(rates) if r < STEP_FALL_SHARE * reference), None)
+    return next((i for i in range(1, len(rates)) if rates[i] < STEP_FALL_SHARE * statistics.median(rates[:i])), None)
+
+
+def rate_before_step(rates: Sequence[float]) -> Optional[float]:
+    """The median rate of the segments before the step (None: no step)."""
+    k = _step(rates, None)
+    return None if k is None else float(statistics.median(rates[:k]))
+
+
+def segments_done(rates: Sequence[float], seconds: Sequence[float], reference: Optional[float] = None) -> Optional[str]:
     """Why the writes end after these segments (their mean rates, B/s, and durations, s), or None to go on: a
-    segment below :data:`STEP_FALL_SHARE` of the median of those before it is past the step; the writes then go
-    on for :data:`FULL_TAIL_SHARE` of the time before that segment, at least two more segments."""
-    step = next((i for i in range(1, len(rates)) if rates[i] < STEP_FALL_SHARE * statistics.median(rates[:i])), None)
+    segment below :data:`STEP_FALL_SHARE` of the median of those before it (of ``reference`` where given: the
+    cache's rate, for the write after idle time, which may start past the step) is past the step; the writes then
+    go on for :data:`FULL_TAIL_SHARE` of the time before that segment, at least two more segments."""
+    step = _step(rates, reference)
     if step is None:
         return None
     before, after = sum(seconds[:step]), sum(seconds[step + 1:])
+    ref = reference if reference is not None else statistics.median(rates[:step])
     if len(rates) - step - 1 >= 2 and after >= FULL_TAIL_SHARE * before:
         return (f"the rate stepped down in segment {step + 1} ({rates[step] / 1e6:,.0f} MB/s, after "
-                f"{statistics.median(rates[:step]) / 1e6:,.0f}), and the writes went on {after:,.0f} s past it")
+                f"{ref / 1e6:,.0f}), and the writes went on {after:,.0f} s past it")
     return None
 
 
