@@ -175,7 +175,7 @@ def test_on_a_modern_drive_s_own_probe_the_full_step_keeps_its_dies_and_finds_it
     # the drive's own structure reproduces its probe: it is kept, and no other candidate is as close
     assert kept == doc and prov == {}
     assert rows[(8, None)] < min(e for k, e in rows.items() if k != (8, None))
-    assert set(figs) >= {FULL_FILL, FULL_SEQWRITE, FULL_RANDWRITE}
+    assert set(figs) >= {FULL_SEQWRITE, FULL_RANDWRITE}
 
 
 def test_a_program_buffer_with_room_on_every_die_is_no_candidate() -> None:

@@ -20,6 +20,7 @@ from .jobs import (
     CACHE_FILL,
     CLEAN,
     FILL,
+    FILL_JOB,
     FULL,
     FULL_RANDWRITE,
     HOST,
@@ -135,10 +136,13 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
 
 
 def _split_at_full(jobs: Sequence[ProbeJob]) -> Tuple[List[ProbeJob], List[ProbeJob], List[ProbeJob]]:
-    """The jobs before the full stage, its jobs, and those after it (all in the first where it has none)."""
+    """The jobs before the full stage, its jobs, and those after it; where it has none, the clean stage and the
+    fill, then the rest."""
     at = [i for i, j in enumerate(jobs) if j.stage == FULL]
     if not at:
-        return list(jobs), [], []
+        k = next((i + 1 for i, j in enumerate(jobs) if j.name == FILL_JOB),
+                 next((i for i, j in enumerate(jobs) if j.stage != CLEAN), len(jobs)))
+        return list(jobs[:k]), [], list(jobs[k:])
     return list(jobs[:at[0]]), list(jobs[at[0]:at[-1] + 1]), list(jobs[at[-1] + 1:])
 
 
