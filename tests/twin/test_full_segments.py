@@ -105,3 +105,47 @@ def test_the_writes_stop_after_the_step_or_at_their_size() -> None:
     size = next(j for j in probe_jobs(TB, 0.25) if j.name == FULL_RANDWRITE).options["io_size"]
     assert run.figures[FULL_RANDWRITE]["io_bytes"] == pytest.approx(size, abs=1000)
     assert "without a step down" in run.notes[-1]
+
+
+def test_a_cache_fill_past_its_step_ends_and_the_jobs_after_it_follow_what_it_wrote() -> None:
+    from typing import Any, Sequence
+
+    from ssdlab.twin.probe import CACHE, QUEUES
+    from ssdlab.twin.probe.names import CACHE_AFTER_IDLE, CACHE_FILL, MiB, queue_read
+    from ssdlab.twin.probe.run import _run_rest
+    from ssdlab.twin.probe.spec import ProbeJob
+
+    def rate_of(name: str) -> float:
+        # the cache at 2 GB/s for four segments (160 GB), then 100 MB/s; nothing given back after idle time
+        if not name.startswith(CACHE_FILL + "-s"):
+            return 100e6
+        return 2e9 if int(name.rsplit("-s", 1)[1]) < 4 else 100e6
+
+    def plain(js: Sequence[ProbeJob], name: str) -> bool:
+        for j in js:
+            r = rate_of(j.name)
+            t = min(S, int(j.options["size"]) / r) if "size" in j.options and j.direction == "write" else 1.0
+            run.figures[j.name] = {"iops": r / 131072, "mbps": r / 1e6, "io_bytes": int(r * t), "runtime_s": t,
+                                   "interval_ms": 1000, "iops_series": [r / 131072] * int(t)}
+        return True
+
+    stages = (CACHE, QUEUES)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, [])
+    rest = probe_jobs(TB, 1.0, stages=stages)
+
+    def rebuild(w: int) -> Any:
+        return probe_jobs(TB, 1.0, stages=stages, cache_written=w // MiB * MiB)
+
+    assert _run_rest(run, rest, True, 1, None, plain, rebuild)
+    # four segments in the cache, the step, two more (half the 80 s before it, at least two): 166 GB of 300
+    written = run.figures[CACHE_FILL]["io_bytes"]
+    assert written == 4 * 40 * 10**9 + 3 * 2 * 10**9 and "stepped down in segment 5" in run.notes[0]
+    jobs = {j.name: j for j in run.jobs}
+    assert jobs[CACHE_AFTER_IDLE].options["offset"] == written // MiB * MiB
+    assert jobs[queue_read(1, 32)].options["size"] == written // MiB * MiB
+    # the write after idle time starts below the cache's rate: three segments, then done
+    assert run.figures[CACHE_AFTER_IDLE]["runtime_s"] == 3 * S
+    # a SATA-era drive's (not segmented) runs every job as listed
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, [])
+    assert _run_rest(run, rest, False, 1, None, plain, rebuild)
+    assert [j.name for j in run.jobs] == [j.name for j in rest] and not run.notes
