@@ -274,6 +274,8 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
         going = part(head, "probe")
         wanted = full_stage_wanted(run.figures, cap, stages) if head else True
+        if going and head and not late and rest:
+            _say_estimate(rest, cap, rates_from(run.figures), stream, what="the rest of the probe", stages=stages)
         if going and late:
             if not wanted:
                 rest = [j for j in chosen(probe_jobs(cap, budget, stages=stages, full=False))
@@ -392,6 +394,10 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
                     _say_full_stage(run, capacity, budget, stream, stages)
                     run.notes.append(_say_estimate(late, capacity, rates_from(run.figures), stream,
                                                    what="the full-drive stage"))
+                elif head and not late and i == len(head):
+                    # the estimate before the start assumed slow writes: the rest's at the rates measured since
+                    run.notes.append(_say_estimate(order[i:], capacity, rates_from(run.figures), stream,
+                                                   what="the rest of the probe", stages=stages))
                 if job.direction != "trim" and not run.power:
                     _idle_power_window(run, stream)
                 stream.write(f"ssdlab probe: {i + 1}/{len(order)} {job.name} ({job.feature}) ...\n")
