@@ -26,7 +26,8 @@ Layout of ``--out DIR``: ``probe.json`` (the target, every job with its
 feature and figures, the features, wall time, manifest), ``fio/probe.fio``
 (the job file as run up to the fill) and ``fio/probe.json`` (fio's JSON), the full stage's
 ``fio/probe-full.*`` and its random writes' segments ``fio/probe-full-sNN.*`` where it ran, the rest in
-``fio/probe-rest.*``, and the fio logs under ``fio/`` (on a real target one run per job, each in its own
+``fio/probe-rest.*`` (on a modern drive the cache writes' segments ``fio/cache-fill-sNN.*`` and
+``fio/cache-after-idle-sNN.*``, then ``fio/probe-queues.*``), and the fio logs under ``fio/`` (on a real target one run per job, each in its own
 directory).
 
 The modules: :mod:`.jobs` (the job list and its fio job file), :mod:`.names`
