@@ -76,9 +76,9 @@ def full_stage_note(capacity_bytes: int, budget: float, stages: Sequence[str] = 
     filled = (f"{fill / 1e9:,.1f} GB to fill the drive, " if fill else
               f"after the fill stage's {capacity_bytes / 1e9:,.1f} GB: ")
     return (f"the full-drive stage writes at most {total / 1e9:,.1f} GB ({filled}{seq / 1e9:,.1f} GB sequential and "
-            f"up to {rand / 1e9:,.1f} GB of 128KB random writes, which end {FULL_TAIL_SHARE:g} x their time before "
-            f"the rate steps down after it does) at --budget {budget:g}; with the fill, "
-            f"{(capacity_bytes - fill + total) / capacity_bytes:.2f} x the capacity")
+            f"up to {rand / 1e9:,.1f} GB of 128KB random writes, which end once their rate has stepped down and they "
+            f"ran {FULL_TAIL_SHARE:g} x their time before it past the step) at --budget {budget:g}; with the fill, "
+            f"{(capacity_bytes + seq + rand) / capacity_bytes:.2f} x the capacity")
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:
