@@ -16,38 +16,34 @@ from ssdlab.twin.probe.names import FULL_FILL, FULL_RANDWRITE, FULL_SEQWRITE
 TB = 10**12
 
 
-def test_the_full_stage_is_last_and_writes_past_the_spare_area_at_any_budget() -> None:
+def test_the_full_stage_follows_the_fill_and_writes_past_the_spare_area_at_any_budget() -> None:
+    from ssdlab.twin.probe import CACHE, CLEAN, FILL
+    from ssdlab.twin.probe.names import FILL_JOB, TORTURE
+
     jobs = probe_jobs(TB, 0.25)
-    stages = [j.stage for j in jobs]
-    first = stages.index(FULL)
-    assert set(stages[first:]) == {FULL} and stages[first - 1] == QUEUES
-    names = [j.name for j in jobs if j.stage == FULL]
-    assert names[0] == FULL_FILL and names[-1] == FULL_RANDWRITE
+    names = [j.name for j in jobs]
+    full = [j.name for j in jobs if j.stage == FULL]
+    # right after the fill stage's whole-drive fill, while every LBA holds data, and before its torture
+    assert names[names.index(FILL_JOB) + 1:names.index(TORTURE)] == full
+    assert full[0] == FULL_SEQWRITE and full[-1] == FULL_RANDWRITE and FULL_FILL not in names
     rand = {b: next(j for j in probe_jobs(TB, b) if j.name == FULL_RANDWRITE).options["io_size"] for b in (0.1, 0.25, 1, 3)}
-    # at least 15% of the capacity (past a modern drive's 7-12% spare), 30% per unit of budget, never past it
+    # at most: at least 15% of the capacity (past a modern drive's 7-12% spare), 30% per unit of budget, never past it
     assert rand[0.1] == rand[0.25] and abs(rand[0.25] - 0.15 * TB) < 2**20
     assert abs(rand[1] - 0.3 * TB) < 2**20 and rand[3] <= TB
     assert next(j for j in jobs if j.name == FULL_SEQWRITE).log_ms == 1000
     note = full_stage_note(TB, 0.25)
-    assert "1.05 x the capacity" in note and "--budget 0.25" in note
-
-
-def test_the_full_fill_writes_only_what_holds_no_data_since_the_last_trim() -> None:
-    from ssdlab.twin.probe import CACHE, CLEAN, FILL
-    from ssdlab.twin.probe.spec import cache_sizes
-
-    fill, after, _ = cache_sizes(TB, 0.25)
-    full_fill = next(j for j in probe_jobs(TB, 0.25) if j.name == FULL_FILL).options
-    # the cache stage's two writes since its TRIM hold [0, fill + after): the fill writes the rest, to the end
-    assert full_fill["offset"] == fill + after and full_fill["offset"] + full_fill["size"] == TB
-    # without the cache stage the last TRIM (the fill stage's) left the drive nearly empty: all of it
-    no_cache = next(j for j in probe_jobs(TB, 0.25, stages=(CLEAN, FILL, QUEUES, FULL)) if j.name == FULL_FILL)
-    assert no_cache.options["offset"] == 0 and no_cache.options["size"] == TB
-    # without TRIM the fill stage's fill left every LBA holding data: no second fill
-    assert FULL_FILL not in [j.name for j in probe_jobs(TB, 0.25, trim=False)]
-    # where the cache stage writes the whole drive (a large budget) there is nothing left to fill either
-    assert FULL_FILL not in [j.name for j in probe_jobs(TB, 3.0)]
+    assert "at most 167.2 GB" in note and "1.17 x the capacity" in note and "--budget 0.25" in note
+    # without the fill stage the full stage fills the whole drive first, right after the clean stage
+    own = [j.name for j in probe_jobs(TB, 0.25, stages=(CLEAN, CACHE, QUEUES, FULL))]
+    assert own[own.index(FULL_FILL):own.index(FULL_RANDWRITE) + 1] == [FULL_FILL] + full
+    assert "1,000.0 GB to fill the drive" in full_stage_note(TB, 0.25, (CLEAN, FULL))
     assert [j.stage for j in probe_jobs(TB, 0.25, stages=(CACHE,))] == [CACHE] * 3
+    # the torture after the full stage only settles in the steady state its random writes left (30 s at least)
+    short = {b: next(j for j in probe_jobs(TB, b) if j.name == TORTURE).options["runtime"] for b in (0.1, 1)}
+    assert short == {0.1: "30000ms", 1: "120000ms"}
+    assert next(j for j in probe_jobs(TB, 1, full=False) if j.name == TORTURE).options["runtime"] == "3500000ms"
+    assert [j.name for j in probe_jobs(TB, 1, stages=(CLEAN, FILL))] == [
+        j.name for j in probe_jobs(TB, 1, full=False) if j.stage in (CLEAN, FILL)]
 
 
 def _figs(rates_mbps: List[float]) -> Dict[str, Any]:
@@ -179,7 +175,7 @@ def test_on_a_modern_drive_s_own_probe_the_full_step_keeps_its_dies_and_finds_it
     # the drive's own structure reproduces its probe: it is kept, and no other candidate is as close
     assert kept == doc and prov == {}
     assert rows[(8, None)] < min(e for k, e in rows.items() if k != (8, None))
-    assert set(figs) >= {FULL_FILL, FULL_SEQWRITE, FULL_RANDWRITE}
+    assert set(figs) >= {FULL_SEQWRITE, FULL_RANDWRITE}
 
 
 def test_a_program_buffer_with_room_on_every_die_is_no_candidate() -> None:

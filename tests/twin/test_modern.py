@@ -15,7 +15,7 @@ from ssdlab.twin.features.queues import (
 from ssdlab.twin.fit.base import SATA_BASE, base_of, modern_base
 from ssdlab.twin.fit.drive_file import build_doc
 from ssdlab.twin.fit.start import free_parameters, raw_nand_dies, start_candidates
-from ssdlab.twin.probe import FILL, FULL, QUEUES, jobfile_text, probe_jobs
+from ssdlab.twin.probe import FILL, QUEUES, jobfile_text, probe_jobs
 from ssdlab.twin.probe.jobs import LINK_SEQREAD, QUEUE_GRID, map_span, map_spans, queue_read
 from ssdlab.twin.roundtrip import MODERN_REVIEW_TESTS, review_tests
 
@@ -28,10 +28,9 @@ def test_map_and_queue_jobs_are_in_the_probe():
     spans = map_spans(TB)
     assert spans[0] == GiB and spans[-1] == TB and all(b == 2 * a for a, b in zip(spans, spans[1:-1]))
     # the queue stage runs after every earlier stage (reads: their figures stay as they were), the map-cache reads at
-    # its end (over spans of the whole drive, growing); only the full drive's stage follows it
+    # its end (over spans of the whole drive, growing): the last jobs of the probe
     q = [j for j in jobs if j.stage == QUEUES]
-    rest = [j for j in jobs if j.stage == FULL]
-    assert jobs[-len(q) - len(rest):len(jobs) - len(rest)] == q and jobs[-len(rest):] == rest
+    assert jobs[-len(q):] == q
     assert [j.name for j in q] == ([queue_read(n, d) for n, d in QUEUE_GRID] + [LINK_SEQREAD]
                                    + [map_span(s, TB) for s in spans])
     assert all(j.options["iodepth"] == 1 and j.options["offset"] == 0 for j in q[-len(spans):])

@@ -35,14 +35,15 @@ def test_every_probe_job_names_the_feature_it_reveals_and_the_job_file_is_fio_s(
     assert len({j.name for j in jobs}) == len(jobs)
     jf = parse_jobfile_text(jobfile_text(jobs, filename="/dev/sdX"), "probe.fio")
     assert [j.name for j in jf.jobs] == [j.name for j in jobs]
-    # a file target without TRIM runs the same list but the TRIM jobs (and the full stage's fill: nothing was
-    # trimmed since the fill stage wrote every LBA)
+    # a file target without TRIM runs the same list but the TRIM jobs
     assert [j.name for j in probe_jobs(120_000_000_000, trim=False)] == [
-        j.name for j in jobs if j.direction != "trim" and j.name not in ("after-trim-seqwrite", "full-fill")]
+        j.name for j in jobs if j.direction != "trim" and j.name != "after-trim-seqwrite"]
     # the budget scales the runtimes
-    t1 = {j.name: j.options.get("runtime") for j in jobs}
-    t3 = {j.name: j.options.get("runtime") for j in probe_jobs(120_000_000_000, 3.0)}
+    t1 = {j.name: j.options.get("runtime") for j in probe_jobs(120_000_000_000, full=False)}
+    t3 = {j.name: j.options.get("runtime") for j in probe_jobs(120_000_000_000, 3.0, full=False)}
     assert t1["torture"] == "420000ms" and t3["torture"] == "1260000ms"
+    # after the full stage the drive is past its spare area: the torture only settles in the steady state
+    assert {j.name: j.options.get("runtime") for j in jobs}["torture"] == "120000ms"
 
 
 def test_a_sata_era_drive_is_spared_the_full_drive_stage(generic_probe: Dict[str, Any]) -> None:
@@ -206,7 +207,8 @@ def test_every_job_name_the_features_and_the_fit_read_is_a_job_of_the_probe() ->
     from ssdlab.twin.probe import jobs as J
 
     # the host's buffer generation job runs on a real target only (J.host_buffer_job)
-    names = {j.name for j in probe_jobs(256 << 30, 1.0)} | {J.host_buffer_job(256 << 30).name}
+    names = ({j.name for j in probe_jobs(256 << 30, 1.0)} | {J.host_buffer_job(256 << 30).name}
+             | {j.name for j in probe_jobs(256 << 30, 1.0, stages=(CLEAN, FULL))})
     fixed = {getattr(J, n) for n in dir(J) if n.isupper() and isinstance(getattr(J, n), str)
              and n not in ("CLEAN", "FILL", "CACHE", "HOST", "QUEUES", "FULL") and not n.endswith("_PREFIX")}
     families = ([J.randwrite_4k(q) for q in (1, 4, 32)] + [J.flushwrite(b) for b in ("4k", "16k", "64k")]

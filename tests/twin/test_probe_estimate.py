@@ -17,6 +17,7 @@ from ssdlab.twin.probe.estimate import (
     estimate,
     estimate_text,
     job_seconds,
+    job_write_bytes,
     measured_seconds,
     rates_from,
 )
@@ -38,8 +39,12 @@ def test_a_job_takes_its_runtime_or_its_bytes_at_the_rate_plus_its_delays() -> N
     assert job_seconds(_job(FILL, "read", size=10**9, ramp_time="2s"), TB, r) == 3.0
     # no size: from the offset to the end of the target
     assert job_seconds(_job(FILL, "write", offset=TB // 2), TB, r) == 1000.0
-    # random writes on the full drive past its spare area: never faster than the assumed rate
-    assert job_seconds(_job(FULL, "write", rw="randwrite", io_size=10**11), TB, r) == 10**11 / ASSUMED_WRITE_BYTES_PER_S
+    # random writes on the full drive: at most their size, past the spare area never faster than the assumed rate;
+    # expected to step down past 12% of the capacity at the write rate, and to end half that time after the step
+    rand = ProbeJob(FULL_RANDWRITE, FULL, "f", "w", {"rw": "randwrite", "io_size": 3 * 10**11}, "write")
+    assert job_seconds(rand, TB, r, most=True) == 3 * 10**11 / ASSUMED_WRITE_BYTES_PER_S
+    assert job_seconds(rand, TB, r) == pytest.approx(1.5 * 0.12 * TB / 500e6)
+    assert job_write_bytes(rand, TB, r) == pytest.approx(0.12 * TB + 0.5 * 0.12 * TB / 5)
 
 
 def test_the_rates_are_the_fill_s_once_measured_and_the_clean_stage_s_only_where_slower() -> None:
@@ -55,18 +60,25 @@ def test_the_estimate_says_each_stage_and_which_write_more_than_the_capacity() -
     jobs = probe_jobs(TB, 0.25)
     r = Rates(600e6, 3000e6, "test")
     st = estimate(jobs, TB, r)
-    assert [s.stage for s in st] == list(STAGES)
+    # the full stage right after the fill stage's fill (its jobs counted with the fill stage's)
+    assert [s.stage for s in st] == [CLEAN, FILL, FULL, CACHE, QUEUES] and set(STAGES) == {s.stage for s in st}
     fill = next(s for s in st if s.stage == FILL)
     # the whole-drive fill at the rate, and the torture's runtime
     torture = next(j for j in jobs if j.name == TORTURE)
     assert fill.seconds > TB / 600e6 + job_seconds(torture, TB, r) - 1
-    text = estimate_text(st, TB, r, 15.0, maybe=(FULL,))
-    assert "MORE THAN THE CAPACITY" in text.splitlines()[2] and "with the full stage" in text.splitlines()[0]
-    # the full stage's fill writes only what the cache stage left unwritten since its TRIM
-    full_fill = next(j for j in jobs if j.name == FULL_FILL)
-    assert job_seconds(full_fill, TB, r) == pytest.approx(full_fill.options["size"] / 600e6)
-    rand = next(j for j in jobs if j.name == FULL_RANDWRITE)
-    assert job_seconds(rand, TB, r) == pytest.approx(rand.options["io_size"] / ASSUMED_WRITE_BYTES_PER_S)
+    without = estimate(probe_jobs(TB, 0.25, full=False), TB, r)
+    text = estimate_text(st, TB, r, 15.0, maybe=(FULL,), without=without)
+    lines = text.splitlines()
+    assert "MORE THAN THE CAPACITY" in lines[2] and "with the full stage" in lines[0]
+    # without the full stage the torture is the long one: the totals and the fill stage's line say so
+    bare = sum(s.seconds for s in without) + 15.0
+    assert lines[0].startswith(f"the probe should take about {bare / 60:,.1f} min") or bare >= 5400
+    assert any(line.startswith("  (fill without the full stage") for line in lines)
+    # the full stage fills the drive itself only where the fill stage does not run
+    assert FULL_FILL not in [j.name for j in jobs]
+    full_fill = next(j for j in probe_jobs(TB, 0.25, stages=(CLEAN, CACHE, FULL)) if j.name == FULL_FILL)
+    assert full_fill.options["offset"] == 0 and full_fill.options["size"] == TB
+    assert job_seconds(full_fill, TB, r) == pytest.approx(TB / 600e6)
 
 
 def test_stages_are_checked_and_kept_in_the_probe_s_order() -> None:
@@ -115,3 +127,16 @@ def test_a_probe_of_chosen_stages_runs_only_them_and_says_so_in_probe_json(tmp_p
     assert main(["probe", "--drive", "generic-mlc-120", "--stages", "clean,warm", "--out", str(tmp_path / "q")]) != 0
     err = capsys.readouterr().err
     assert "argument --stages: 'warm' is not a stage" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_large_real_target_leaves_the_whole_drive_stages_out_by_default_and_says_so() -> None:
+    from ssdlab.twin.probe import default_stages
+
+    # 256 GB: a whole-drive write at the stated 100 MB/s takes 43 min, every stage runs
+    assert default_stages(256 * 10**9, ASSUMED_WRITE_BYTES_PER_S) == (STAGES, None)
+    chosen, note = default_stages(TB, ASSUMED_WRITE_BYTES_PER_S)
+    assert chosen == (CLEAN, CACHE, QUEUES)
+    assert note is not None and "2.8 h at 100 MB/s" in note and "--stages clean,fill,cache,queues,full" in note
+    # the fit then names what the stages left out would have shown
+    left = stages_left_out({"target": {"capacity_bytes": TB}, "budget": 1.0, "stages": list(chosen)})  # type: ignore[typeddict-item]
+    assert list(left) == [FILL, FULL] and "spare area (GC onset on the full drive) and the steady state" in left[FULL]

@@ -63,9 +63,11 @@ def add_parsers(sub: Any) -> None:
                    help="quick (0.25), default (1: about 35 minutes on a 256GB SATA drive), thorough (3), or a factor: "
                         "scales every runtime and the size of the state writes (longer = more precise)")
     p.add_argument("--stages", type=stages, metavar="LIST",
-                   help="run only these stages, comma-separated, of clean, fill, cache, queues, full (default: all; "
-                        "full only where the others show an NVMe link or a write cache). The time each takes is "
-                        "estimated before the probe starts; the fit says what it assumes for a stage left out")
+                   help="run only these stages, comma-separated, of clean, fill, cache, queues, full (default: all, "
+                        "full only where the clean stage and the fill show an NVMe link or a write cache; on a real "
+                        "target whose whole-drive write takes over an hour at 100 MB/s (above 360 GB) fill and full "
+                        "only where named). The time each takes is estimated before the probe starts; the fit says "
+                        "what it assumes for a stage left out")
     p.add_argument("--size", type=positive_size_bytes, metavar="SIZE",
                    help="size of the test file on a file target (fio sizes; default 1g, less when free space is short)")
     p.add_argument("--destroy-data", dest="destroy_data", metavar="DEVICE",
@@ -108,7 +110,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         drive_hash = str(info.get("hash", "")) if isinstance(info, dict) else ""
     features = extract(run.figures, int(run.target["capacity_bytes"]))
     doc = probe_document(run, features, seed=args.seed, budget=args.budget, command=cmd, drive_hash=drive_hash,
-                         stages=args.stages)
+                         stages=args.stages or run.stages)
     path = save_probe(doc, out)
     if args.json:
         print_json(features)

@@ -124,7 +124,7 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                                             for r in full_fit["rows"]):
             # the step changed the twin: its fill stage as well, so that twin.json and the reliability judge the
             # twin written, not the one before the step
-            fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1])[0]
+            fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1], figures_of(doc))[0]
             twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
     finally:
         if own:

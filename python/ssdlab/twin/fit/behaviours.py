@@ -68,7 +68,7 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapp
     lazy = {**drive_doc, "ftl": {**drive_doc.get("ftl", {}), "gc_mode": "lazy"}}
     recycling = _recycling(drive_doc, features)
     docs = [drive_doc, lazy] + ([recycling] if recycling is not None else [])
-    all_figs = _simulate_docs(docs, runner, seed, budget)
+    all_figs = _simulate_docs(docs, runner, seed, budget, measured)
     errs = [_fill_error(measured, f, jobs) for f in all_figs]
     cv = [_torture_steady(f)[1] for f in [dict(measured)] + all_figs]
     e_paced, e_lazy = errs[0], errs[1]
@@ -151,7 +151,7 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Figures, assumed: Valu
     values = [int(round(r0 * k)) for k in RECYCLE_PATH_STEPS]
     docs = [{**drive_doc, "ftl": {**ftl, "recycle_bytes_per_s": v}} for v in values]
     jobs = _rate_jobs(features, measured, budget)
-    tried = [(int(r0), drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget)))
+    tried = [(int(r0), drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget, measured)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
     listed = ", ".join(f"{v / 1e6:.0f} MB/s: {short(f):+.1%} ({e:.3f})" for (v, _, f), e in zip(tried, errs))
     ok = [k for k in range(1, len(tried)) if short(tried[k][2]) >= -RECYCLE_PATH_TOLERANCE and errs[k] <= errs[0]]
@@ -213,7 +213,7 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Figures, assumed: Optional[
         return drive_doc, figs0, assumed
     docs = [{**drive_doc, "ftl": {**drive_doc.get("ftl", {}), "bg_gc_threshold_blocks": v}} for v in values]
     jobs = _rate_jobs(features, measured, budget)
-    tried = [(bg0, drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget)))
+    tried = [(bg0, drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget, measured)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
     i = min(range(len(tried)), key=lambda k: (errs[k], abs(tried[k][0] - bg0)))
     if not math.isfinite(errs[i]):

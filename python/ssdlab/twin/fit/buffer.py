@@ -63,7 +63,7 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: Valu
         return _lazy_buffer(drive_doc, figs0, assumed, features, measured, runner, seed, budget, with_buffer)
     fill_jobs = _rate_jobs(features, measured, budget)
     docs = [drive_doc, with_buffer(b0)]
-    figs = [figs0] + _simulate_docs(docs[1:], runner, seed, budget)
+    figs = [figs0] + _simulate_docs(docs[1:], runner, seed, budget, measured)
     errs = [_fill_error(measured, f, fill_jobs) for f in figs]
     (pace_meas, cv_meas), (pace_twin, cv_twin) = _torture_steady(measured), _torture_steady(figs[0])
     if not (pace_meas and pace_twin and cv_meas is not None and cv_twin is not None):
@@ -82,12 +82,12 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: Valu
                                                                        if burst else ")")}
     # (buffer, its twin's flush time, drive, figures): scaled once by the times, then a secant step through the two
     tried = [(float(b0), _flush_s(figs[1]), docs[1], figs[1])]
-    _secant(tried, t_meas, with_buffer, runner, seed, budget)
+    _secant(tried, t_meas, with_buffer, runner, seed, budget, measured)
     b_best, _, best_doc, best_figs = min(tried, key=lambda x: abs(math.log(x[1] / t_meas)) if x[1] else math.inf)
     size, snapped = _buffer_pow2(b_best)
     if snapped and size != int(best_doc["controller"]["write_buffer_bytes"]):
         best_doc = with_buffer(size)
-        best_figs = _simulate_docs([best_doc], runner, seed, budget)[0]
+        best_figs = _simulate_docs([best_doc], runner, seed, budget, measured)[0]
     value = int(best_doc["controller"]["write_buffer_bytes"])
     t_twin = _flush_s(best_figs) or 0.0
     return best_doc, best_figs, {"value": value, "source": "fitted",
@@ -101,7 +101,8 @@ def choose_dirty_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: Valu
                                  "residual": round(abs(math.log(t_twin / t_meas)), 4) if t_twin else None}
 
 def _secant(tried: List[Tuple[float, Optional[float], Dict[str, Any], Figures]], t_meas: float,
-            with_buffer: Callable[[float], Dict[str, Any]], runner: Runner, seed: int, budget: float) -> None:
+            with_buffer: Callable[[float], Dict[str, Any]], runner: Runner, seed: int, budget: float,
+            measured: Mapping[str, JobFigures]) -> None:
     """Append to ``tried`` (buffer, its twin's flush time, drive, figures) the buffer scaled once by the flush
     times, then a secant step through the last two, until a flush comes within :data:`FLUSH_TOLERANCE`."""
     for _ in range(2):
@@ -118,7 +119,7 @@ def _secant(tried: List[Tuple[float, Optional[float], Dict[str, Any], Figures]],
         if b_next <= 0:
             break
         doc_n = with_buffer(b_next)
-        f_n = _simulate_docs([doc_n], runner, seed, budget)[0]
+        f_n = _simulate_docs([doc_n], runner, seed, budget, measured)[0]
         tried.append((b_next, _flush_s(f_n), doc_n, f_n))
 
 
@@ -156,7 +157,7 @@ def _lazy_buffer(drive_doc: Dict[str, Any], figs0: Figures, assumed: ValueSource
     b_assumed = int(drive_doc.get("controller", {}).get("write_buffer_bytes") or assumed["value"])
     sizes = [b for b in LAZY_BUFFER_GRID_BYTES if b != b_assumed]
     docs = [with_buffer(b) for b in sizes]
-    tried = [(b_assumed, drive_doc, figs0)] + list(zip(sizes, docs, _simulate_docs(docs, runner, seed, budget)))
+    tried = [(b_assumed, drive_doc, figs0)] + list(zip(sizes, docs, _simulate_docs(docs, runner, seed, budget, measured)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
     i = min(range(len(tried)), key=lambda k: errs[k])
     # buffers the fill stage cannot tell apart: the largest the flush after the torture allows (it drains the buffer

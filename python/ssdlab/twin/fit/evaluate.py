@@ -16,8 +16,8 @@ from ...fit.params import Target
 from ...suite.calibrate import Published
 from ..features import steady_iops
 from ..features.common import Features
-from ..probe import CLEAN, FILL, capacity_of, figures_of, probe_jobs, run_probe_simulated
-from ..probe.names import TORTURE, TORTURED_FLUSH
+from ..probe import CLEAN, FILL, FULL, capacity_of, figures_of, probe_jobs, run_probe_simulated
+from ..probe.names import FULL_RANDREAD, FULL_RANDWRITE, FULL_SEQREAD, FULL_SEQWRITE, TORTURE, TORTURED_FLUSH
 from ..records import Figures, JobFigures, ProbeDoc
 from .base import _fv
 from .drive_file import build_doc
@@ -128,8 +128,17 @@ def _rate_jobs(features: Features, measured: Mapping[str, JobFigures], budget: f
     return [n for n, f in measured.items() if f.get("mbps") and n in rate]
 
 
-def _simulate_docs(docs: Sequence[Dict[str, Any]], runner: Runner, seed: int, budget: float
-                   ) -> List[Figures]:
-    """Each drive's whole probe (clean and fill stages), at once on the runner."""
-    items = [(d, seed, budget, (CLEAN, FILL)) for d in docs]
+def fill_stages(measured: Mapping[str, JobFigures]) -> Tuple[str, ...]:
+    """The stages a twin's fill stage is simulated with: with the full stage where the probe ran it (right after
+    the fill, its random writes took the drive past its spare area before the torture)."""
+    ran_full = any(n in measured for n in (FULL_SEQWRITE, FULL_SEQREAD, FULL_RANDREAD, FULL_RANDWRITE))
+    return (CLEAN, FILL, FULL) if ran_full else (CLEAN, FILL)
+
+
+def _simulate_docs(docs: Sequence[Dict[str, Any]], runner: Runner, seed: int, budget: float,
+                   measured: Mapping[str, JobFigures]) -> List[Figures]:
+    """Each drive's whole probe (clean and fill stages, and the full stage where the probe ran it), at once on the
+    runner."""
+    stages = fill_stages(measured)
+    items = [(d, seed, budget, stages) for d in docs]
     return [f for _, f in sorted(runner.map(simulate_probe_figures, items, what="twin probes"), key=lambda x: x[0])]

@@ -5,10 +5,23 @@ the ones the probe has measured so far (:func:`rates_from`), or, before any, sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ... import _core
-from .names import CLEAN, FILL_JOB, FULL, SEQREAD_4M_QD4, SEQWRITE_128K_QD32, seqread_128k
+from .names import (
+    CACHE_AFTER_IDLE,
+    CACHE_EXPECTED_SHARE,
+    CACHE_FILL,
+    CLEAN,
+    FILL_JOB,
+    FULL_EXPECTED_ONSET_SHARE,
+    FULL_RANDWRITE,
+    FULL_SEGMENT_S,
+    FULL_TAIL_SHARE,
+    SEQREAD_4M_QD4,
+    SEQWRITE_128K_QD32,
+    seqread_128k,
+)
 from .spec import ProbeJob
 
 __all__ = ["ASSUMED_WRITE_BYTES_PER_S", "ASSUMED_READ_BYTES_PER_S", "TRIM_S", "Rates", "StageEstimate",
@@ -82,9 +95,30 @@ def _span(job: ProbeJob, cap: int) -> int:
     return int(o["size"]) if "size" in o else max(0, cap - int(o.get("offset", 0)))
 
 
-def job_seconds(job: ProbeJob, cap: int, rates: Rates) -> float:
-    """One job's time on the target: its delays, then its runtime (a timed job) or its bytes at the rate."""
+def _cache_expected(job: ProbeJob, cap: int, rates: Rates) -> Tuple[float, float]:
+    """A segmented cache write's expected seconds (without its delay) and bytes: the cache fill steps down past
+    :data:`CACHE_EXPECTED_SHARE` of the capacity, written at the clean stage's (the cache's) rate, and goes on half
+    that time at the write rate; the write after idle time is expected to do as much with its own size (at least
+    three segments: a drive that gave nothing back starts past the step)."""
+    size = float(job.options["size"])
+    fast = min(size, CACHE_EXPECTED_SHARE * cap) if job.name == CACHE_FILL else size
+    t = fast / rates.clean_write_bytes_per_s
+    tail = max(FULL_TAIL_SHARE * t, 3 * FULL_SEGMENT_S - t)
+    return t + tail, min(size, fast + tail * rates.write_bytes_per_s)
+
+
+def job_seconds(job: ProbeJob, cap: int, rates: Rates, most: bool = False, segmented: bool = False) -> float:
+    """One job's time on the target: its delays, then its runtime (a timed job) or its bytes at the rate. The full
+    drive's random writes, which end a bounded time after their rate steps down, are expected to step down past
+    :data:`FULL_EXPECTED_ONSET_SHARE` of the capacity at the write rate (``most``: at most, they write their whole
+    size); so are the cache stage's writes where ``segmented`` (a modern drive: :func:`_cache_expected`)."""
     o = job.options
+    if job.name == FULL_RANDWRITE and not most:
+        onset = min(float(o["io_size"]), FULL_EXPECTED_ONSET_SHARE * cap) / rates.write_bytes_per_s
+        return min((1 + FULL_TAIL_SHARE) * onset, job_seconds(job, cap, rates, most=True))
+    if job.name in (CACHE_FILL, CACHE_AFTER_IDLE) and segmented and not most:
+        whole = job_seconds(job, cap, rates, most=True)
+        return min(whole, _seconds(o.get("startdelay")) + _cache_expected(job, cap, rates)[0])
     t = _seconds(o.get("startdelay")) + _seconds(o.get("ramp_time"))
     if o.get("time_based"):
         return t + _seconds(o.get("runtime"))
@@ -97,49 +131,60 @@ def job_seconds(job: ProbeJob, cap: int, rates: Rates) -> float:
         return t + nbytes / rates.read_bytes_per_s
     if job.stage == CLEAN:
         return t + nbytes / rates.clean_write_bytes_per_s
-    if job.stage == FULL and o.get("rw") == "randwrite":
+    if job.name == FULL_RANDWRITE:
         # past the spare area the full drive writes at what garbage collection leaves, which no job before has
         # measured (a 1TB TLC drive's 128KB writes step down to about 51 MB/s there): at most the assumed rate
         return t + nbytes / min(rates.write_bytes_per_s, ASSUMED_WRITE_BYTES_PER_S)
     return t + nbytes / rates.write_bytes_per_s
 
 
-def job_write_bytes(job: ProbeJob, cap: int, rates: Rates) -> float:
+def job_write_bytes(job: ProbeJob, cap: int, rates: Rates, segmented: bool = False) -> float:
     """What one job writes to the target (a timed write: at most its runtime at the write rate; a random write of
-    small blocks writes far less)."""
+    small blocks writes far less; a segmented write what it is expected to before it ends)."""
     o = job.options
+    if job.name in (CACHE_FILL, CACHE_AFTER_IDLE) and segmented:
+        return _cache_expected(job, cap, rates)[1]
     if job.direction != "write" or o.get("ioengine") == "null":
         return 0.0
     if o.get("time_based"):
         rate = rates.clean_write_bytes_per_s if job.stage == CLEAN else rates.write_bytes_per_s
         return _seconds(o.get("runtime")) * rate * int(o.get("numjobs", 1))
+    if job.name == FULL_RANDWRITE:
+        # the expected onset, then the time after it at no more than the assumed rate (their size at most)
+        onset = min(float(o["io_size"]), FULL_EXPECTED_ONSET_SHARE * cap)
+        tail = FULL_TAIL_SHARE * onset / rates.write_bytes_per_s * min(rates.write_bytes_per_s, ASSUMED_WRITE_BYTES_PER_S)
+        return min(float(o["io_size"]), onset + tail)
     return float(int(o.get("io_size", _span(job, cap))) * int(o.get("numjobs", 1)))
 
 
 @dataclass(frozen=True)
 class StageEstimate:
-    """A stage's jobs, time, the bytes its sized writes write and at most what its timed writes do."""
+    """A stage's jobs, time, the bytes its sized writes write and at most what its timed writes do, and its time
+    where the full drive's random writes never step down."""
 
     stage: str
     jobs: int
     seconds: float
     write_bytes: float
     timed_write_bytes: float = 0.0
+    most_seconds: float = 0.0
 
 
-def estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates) -> List[StageEstimate]:
-    """Each stage's time and written bytes, in the order the stages run."""
+def estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, segmented: bool = False) -> List[StageEstimate]:
+    """Each stage's time and written bytes, in the order the stages run (``segmented``: the cache stage's writes
+    end past their step, as on a modern drive)."""
     order: List[str] = []
     acc: Dict[str, List[float]] = {}
     for j in jobs:
         if j.stage not in acc:
             order.append(j.stage)
-            acc[j.stage] = [0, 0.0, 0.0, 0.0]
+            acc[j.stage] = [0, 0.0, 0.0, 0.0, 0.0]
         a = acc[j.stage]
         a[0] += 1
-        a[1] += job_seconds(j, cap, rates)
-        a[3 if j.options.get("time_based") else 2] += job_write_bytes(j, cap, rates)
-    return [StageEstimate(s, int(acc[s][0]), acc[s][1], acc[s][2], acc[s][3]) for s in order]
+        a[1] += job_seconds(j, cap, rates, segmented=segmented)
+        a[3 if j.options.get("time_based") else 2] += job_write_bytes(j, cap, rates, segmented)
+        a[4] += job_seconds(j, cap, rates, most=True)
+    return [StageEstimate(s, int(acc[s][0]), acc[s][1], acc[s][2], acc[s][3], acc[s][4]) for s in order]
 
 
 def measured_seconds(jobs: Sequence[ProbeJob], figures: Dict[str, Any]) -> Dict[str, float]:
@@ -158,22 +203,35 @@ def _dur(s: float) -> str:
 
 
 def estimate_text(stages: Sequence[StageEstimate], cap: int, rates: Rates, extra_s: float = 0.0,
-                  what: str = "the probe", maybe: Sequence[str] = ()) -> str:
+                  what: str = "the probe", maybe: Sequence[str] = (),
+                  without: Optional[Sequence[StageEstimate]] = None) -> str:
     """The estimate as lines: the total, then each stage (jobs, time, GB written and x the capacity, flagged where a
     stage writes more than the capacity). The ``maybe`` stages run only where the others call for them: the total
-    is given without and with them."""
-    total = sum(s.seconds for s in stages if s.stage not in maybe) + extra_s
-    extra = sum(s.seconds for s in stages if s.stage in maybe)
-    with_maybe = f" ({_dur(total + extra)} with the {', '.join(maybe)} stage)" if extra else ""
-    lines = [f"{what} should take about {_dur(total)}{with_maybe} on this target ({cap / 1e9:,.1f} GB), at "
-             f"{rates.source}:"]
+    is given without them (``without``: the stages as they run then, else the same ones less the ``maybe``) and
+    with them."""
+    total = sum(s.seconds for s in stages) + extra_s
+    if maybe:
+        alt = without if without is not None else [s for s in stages if s.stage not in maybe]
+        bare = sum(s.seconds for s in alt if s.stage not in maybe) + extra_s
+        head = f"{_dur(bare)} ({_dur(total)} with the {', '.join(maybe)} stage)"
+    else:
+        head = _dur(total)
+    lines = [f"{what} should take about {head} on this target ({cap / 1e9:,.1f} GB), at {rates.source}:"]
     for s in stages:
         over = ("  MORE THAN THE CAPACITY" if s.write_bytes > cap else
                 "  maybe more than the capacity" if s.write_bytes + s.timed_write_bytes > cap else "")
         when = "  (only where the stages before show an NVMe link or a write cache)" if s.stage in maybe else ""
         timed = f" + up to {s.timed_write_bytes / 1e9:,.1f} GB in timed writes" if s.timed_write_bytes else ""
+        most = (f" (at most {_dur(s.most_seconds)}, where its writes never step down)"
+                if s.most_seconds > 1.05 * s.seconds else "")
         lines.append(f"  {s.stage:<8} {s.jobs:>3} jobs  {_dur(s.seconds):>10}  writes {s.write_bytes / 1e9:,.1f} GB "
-                     f"({s.write_bytes / cap:.2f} x the capacity){timed}{over}{when}")
+                     f"({s.write_bytes / cap:.2f} x the capacity){timed}{over}{when}{most}")
+    if without is not None and maybe:
+        for s in without:
+            mine = next((x for x in stages if x.stage == s.stage), None)
+            if mine is not None and abs(mine.seconds - s.seconds) > 1.0:
+                lines.append(f"  ({s.stage} without the {', '.join(maybe)} stage: {_dur(s.seconds)}, its torture "
+                             "longer: no random writes before it took the drive past its spare area)")
     if extra_s:
         lines.append(f"  idle      {_dur(extra_s):>19}  (the idle power window)")
     return "\n".join(lines)

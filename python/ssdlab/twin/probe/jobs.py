@@ -5,46 +5,57 @@ write cache, the queues and the map cache); their names: :mod:`.names` (every na
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ...errors import SsdlabError
 from ...fio.guard import filename_value
 from ...suite.fio import DATA_PATTERN_OPTIONS
 from . import names
 from .clean import clean_stage
-from .later import cache_stage, fill_stage, full_stage, queue_stage
+from .later import cache_stage, fill_job, fill_stage, full_stage, queue_stage
 from .names import *  # noqa: F403 (every job name stays importable from here)
-from .names import CACHE, FILL, HOST, HOST_BUFFERS, STAGES, GiB, MiB
+from .names import CACHE, CLEAN, FILL, FULL, FULL_TAIL_SHARE, HOST, HOST_BUFFERS, QUEUES, STAGES, WHOLE_DRIVE_DEFAULT_MAX_S, GiB, MiB
 from .spec import JobList, ProbeJob, Spans, align, cache_sizes, full_sizes
 
-__all__ = ["ProbeJob", "probe_jobs", "full_written_bytes", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
+__all__ = ["ProbeJob", "probe_jobs", "default_stages", "jobfile_text", "cache_span_note", "full_stage_note", "host_buffer_job", *names.__all__]
 
 
 def probe_jobs(capacity_bytes: int, budget: float = 1.0, trim: bool = True,
-               stages: Sequence[str] = STAGES) -> List[ProbeJob]:
+               stages: Sequence[str] = STAGES, full: bool = True, cache_written: Optional[int] = None) -> List[ProbeJob]:
     """The probe for a target of ``capacity_bytes`` (``budget``: factor on
-    runtimes and state-write sizes; ``trim``: the target accepts TRIM), the jobs of ``stages`` in their order."""
+    runtimes and state-write sizes; ``trim``: the target accepts TRIM), the jobs of ``stages`` in the order they
+    run: clean, the fill stage's whole-drive fill, the full stage (``full``: where the stages before it call for
+    it), the rest of the fill stage (a short torture after the full stage), cache, queues. ``cache_written``: the
+    bytes the cache fill wrote where it ended past its step, which the jobs after it follow."""
     if capacity_bytes < 256 * MiB:
         raise SsdlabError(f"the probe needs a target of at least 256 MiB; this one has {capacity_bytes:,} B")
     sp = Spans(capacity_bytes, float(budget))
+    full = full and FULL in stages
     jobs = JobList()
     clean_stage(jobs, sp, trim)
-    fill_stage(jobs, sp, trim)
-    cache_stage(jobs, sp, trim)
-    queue_stage(jobs, sp)
-    full_stage(jobs, sp, full_written_bytes(capacity_bytes, float(budget), trim, stages))
+    if FILL in stages:
+        fill_job(jobs)
+    if full:
+        full_stage(jobs, sp, own_fill=FILL not in stages)
+    fill_stage(jobs, sp, trim, after_full=full)
+    cache_stage(jobs, sp, trim, cache_written)
+    queue_stage(jobs, sp, cache_written)
     return [j for j in jobs if j.stage in stages]
 
 
-def full_written_bytes(capacity_bytes: int, budget: float, trim: bool, stages: Sequence[str]) -> int:
-    """The bytes from LBA 0 that hold data when the full stage starts, which its fill need not write again: the
-    cache stage's two writes since its TRIM; without TRIM, the whole target once the fill stage wrote it."""
-    if not trim:
-        return capacity_bytes if FILL in stages else 0
-    if CACHE in stages:
-        fill, after, _ = cache_sizes(capacity_bytes, budget)
-        return fill + after
-    return 0
+def default_stages(capacity_bytes: int, write_bytes_per_s: float) -> Tuple[Tuple[str, ...], Optional[str]]:
+    """The stages a real target's probe runs when ``--stages`` names none, and why where not all: the fill and the
+    full stage (one whole-drive write between them) only where that write at ``write_bytes_per_s`` (the stated
+    rate) takes at most :data:`WHOLE_DRIVE_DEFAULT_MAX_S`."""
+    whole_s = capacity_bytes / write_bytes_per_s
+    if whole_s <= WHOLE_DRIVE_DEFAULT_MAX_S:
+        return STAGES, None
+    return (CLEAN, CACHE, QUEUES), (
+        f"the fill and full stages are left out by default on this target: a whole-drive write alone takes "
+        f"{whole_s / 3600:,.1f} h at {write_bytes_per_s / 1e6:,.0f} MB/s (they run by default where it takes at most "
+        f"{WHOLE_DRIVE_DEFAULT_MAX_S / 60:.0f} min); without them the twin's spare area, GC onset, steady state, "
+        "buffer on a flush, idle recovery, TRIM response and native NAND on the full drive stay assumed. "
+        "--stages clean,fill,cache,queues,full runs them")
 
 
 def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
@@ -57,14 +68,17 @@ def cache_span_note(capacity_bytes: int, budget: float) -> Optional[str]:
             f"{after / 1e9:,.1f} GB after idle time")
 
 
-def full_stage_note(capacity_bytes: int, budget: float, trim: bool = True, stages: Sequence[str] = STAGES) -> str:
-    """What the full stage writes, said before it starts (often more than the drive's capacity)."""
+def full_stage_note(capacity_bytes: int, budget: float, stages: Sequence[str] = STAGES) -> str:
+    """What the full stage writes, said before it starts (with the fill stage's fill, more than the capacity)."""
     seq, rand = full_sizes(capacity_bytes, float(budget))
-    fill = capacity_bytes - full_written_bytes(capacity_bytes, float(budget), trim, stages)
+    fill = 0 if FILL in stages else capacity_bytes
     total = fill + seq + rand
-    return (f"the full-drive stage writes {total / 1e9:,.1f} GB ({total / capacity_bytes:.2f} x the capacity: "
-            f"{fill / 1e9:,.1f} GB to fill the drive, {seq / 1e9:,.1f} GB sequential and {rand / 1e9:,.1f} GB of "
-            f"128KB random writes) at --budget {budget:g}")
+    filled = (f"{fill / 1e9:,.1f} GB to fill the drive, " if fill else
+              f"after the fill stage's {capacity_bytes / 1e9:,.1f} GB: ")
+    return (f"the full-drive stage writes at most {total / 1e9:,.1f} GB ({filled}{seq / 1e9:,.1f} GB sequential and "
+            f"up to {rand / 1e9:,.1f} GB of 128KB random writes, which end once their rate has stepped down and they "
+            f"ran {FULL_TAIL_SHARE:g} x their time before it past the step) at --budget {budget:g}; with the fill, "
+            f"{(capacity_bytes + seq + rand) / capacity_bytes:.2f} x the capacity")
 
 
 def host_buffer_job(capacity_bytes: int) -> ProbeJob:

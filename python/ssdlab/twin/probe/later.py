@@ -1,8 +1,10 @@
-"""The probe's later stages: the fill (the state writes: fill, torture, dirty and trimmed writes), the write cache,
-the queue and map-cache reads (reads leave every earlier job's figures as they were), and the full drive (last: it
-writes the whole drive again)."""
+"""The probe's later stages: the fill (the state writes: fill, torture, dirty and trimmed writes), the full drive
+(right after the fill's whole-drive write, before its torture), the write cache, and the queue and map-cache reads
+(reads leave every earlier job's figures as they were)."""
 
 from __future__ import annotations
+
+from typing import Optional
 
 from ...suite.fio import DATA_PATTERN_OPTIONS
 from .names import (
@@ -20,6 +22,7 @@ from .names import (
     FULL_FILL,
     FULL_RANDREAD,
     FULL_RANDWRITE,
+    FULL_SEGMENT_S,
     FULL_SEQREAD,
     FULL_SEQWRITE,
     LINK_JOBS,
@@ -30,12 +33,13 @@ from .names import (
     QUEUE_S,
     QUEUES,
     TORTURE,
+    TORTURE_AFTER_FULL_MIN_S,
+    TORTURE_AFTER_FULL_S,
     TORTURED_FLUSH,
     TORTURED_RANDREAD,
     TORTURED_SEQREAD,
     TRIM_ALL,
     GiB,
-    MiB,
     map_span,
     map_spans,
     queue_read,
@@ -43,15 +47,21 @@ from .names import (
 from .spec import JobList, Spans, align, cache_sizes, full_sizes, secs
 
 
-def fill_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
-    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
-    # the state: fill, write past the capacity, dirty, idle, TRIM
+def fill_job(jobs: JobList) -> None:
+    """The fill stage's first job: the whole drive written once (the full stage's jobs may follow at once)."""
     jobs.add(FILL_JOB, FILL, "sequential write of the whole drive",
         "every LBA written once in order: the first-pass sequential rate", "write", log_ms=1000, rw="write",
-        bs="128k", iodepth=32, **inc)
+        bs="128k", iodepth=32, **DATA_PATTERN_OPTIONS["incompressible"])
+
+
+def fill_stage(jobs: JobList, sp: Spans, trim: bool, after_full: bool = False) -> None:
+    """The fill stage's jobs after its fill: the state (write past the capacity, dirty, idle, TRIM). ``after_full``:
+    the full stage ran before them, and its random writes took the drive past its spare area."""
+    inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
     # long enough to write 35% of the capacity at 100 MB/s: past the spare area of the drives of the era
-    # (7-28%) and on into the steady state
-    torture_s = max(60.0, 0.35 * sp.cap / 100e6) * sp.budget
+    # (7-28%) and on into the steady state; after the full stage the drive is in the steady state already
+    torture_s = (max(TORTURE_AFTER_FULL_MIN_S, TORTURE_AFTER_FULL_S * sp.budget) if after_full else
+                 max(60.0, 0.35 * sp.cap / 100e6) * sp.budget)
     jobs.add(TORTURE, FILL, "spare area, GC onset and steady state",
         "4KB random writes after the fill: the rate stays at the clean one until the spare area is used up, then "
         "falls to the steady state garbage collection allows (bytes written before the fall ~ the spare area)",
@@ -85,9 +95,12 @@ def fill_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
 
 
 
-def cache_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
+def cache_stage(jobs: JobList, sp: Spans, trim: bool, written: Optional[int] = None) -> None:
+    """The cache stage's jobs; ``written``: the bytes the cache fill wrote where it ended early (a segmented write
+    past its step), from where the write after idle time goes on."""
     inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
     fill, after, _ = cache_sizes(sp.cap, sp.budget)
+    at = fill if written is None else written
     if trim:
         jobs.add(CACHE_TRIM, CACHE, "write cache size", "a TRIM of the whole drive: every native block free again, so "
                  "a cache that uses free blocks in SLC mode (a dynamic part) is at its largest", "trim", rw="trim",
@@ -101,12 +114,15 @@ def cache_stage(jobs: JobList, sp: Spans, trim: bool) -> None:
     jobs.add(CACHE_AFTER_IDLE, CACHE, "write cache recovery in idle time",
              f"the same write again after {CACHE_IDLE_S * sp.budget:.0f} s idle: the bytes it writes at the cache's "
              "rate are what idle time gave back (folded into native blocks)", "write", log_ms=1000, rw="write",
-             bs="128k", iodepth=32, offset=fill, size=after, startdelay=secs(CACHE_IDLE_S * sp.budget), **inc)
+             bs="128k", iodepth=32, offset=at, size=after, startdelay=secs(CACHE_IDLE_S * sp.budget), **inc)
 
 
 
-def queue_stage(jobs: JobList, sp: Spans) -> None:
+def queue_stage(jobs: JobList, sp: Spans, written: Optional[int] = None) -> None:
+    """The queue and map-cache reads; ``written``: the bytes the cache fill wrote where it ended early (the span
+    the queue reads read is the one it wrote)."""
     span, _, _ = cache_sizes(sp.cap, sp.budget)
+    span = span if written is None else align(written)
     for n, qd in QUEUE_GRID:
         jobs.add(queue_read(n, qd), QUEUES, "command queues and the host interface",
                  f"4KB random reads by {n} fio job(s) at QD{qd} each over the span the cache fill wrote: how the rate "
@@ -133,34 +149,32 @@ def queue_stage(jobs: JobList, sp: Spans) -> None:
 
 
 
-def full_stage(jobs: JobList, sp: Spans, written_bytes: int = 0) -> None:
+def full_stage(jobs: JobList, sp: Spans, own_fill: bool = False) -> None:
     """The full drive. A drive with a write cache writes the fill stage's whole-drive fill partly in its cache and
     its clean stage wholly in it, so neither shows its native NAND alone; on the full drive the dynamic cache is
-    gone. Last: the drive filled (past the first ``written_bytes``, which hold data since the last TRIM), then
-    writes and reads of it."""
+    gone. Right after the fill stage's fill (every LBA holds data); ``own_fill``: the fill stage does not run, so
+    the stage first writes the whole drive itself."""
     inc = dict(DATA_PATTERN_OPTIONS["incompressible"])
     seq, rand = full_sizes(sp.cap, sp.budget)
-    if written_bytes < sp.cap - MiB:  # the spans are whole MiB: less than one left is the drive full
-        # what the stages before left unwritten since their last TRIM, in order: then every LBA holds data, and
-        # the dynamic cache has no free blocks left (rewriting the part that holds data would only take longer)
+    if own_fill:
         jobs.add(FULL_FILL, FULL, "the full drive's state",
-            "every LBA that holds no data written once in order: the drive full, its dynamic write cache used up",
-            "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=written_bytes,
-            size=sp.cap - written_bytes, **inc)
+            "every LBA written once in order: the drive full, its dynamic write cache used up", "write", log_ms=1000,
+            rw="write", bs="128k", iodepth=32, offset=0, size=sp.cap, **inc)
     jobs.add(FULL_SEQWRITE, FULL, "native write rate on the full drive (dies x native program unit / native program time)",
         "a sequential write from LBA 0 on the full drive: past a static cache (its first seconds) it runs at the "
         "native NAND's rate, with no cache to fill or fold; with the cache's rate (dies x SLC unit / SLC program) it "
         "tells the program times apart", "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=0, size=seq,
         **inc)
     jobs.add(FULL_SEQREAD, FULL, "native read rate (dies x planes x page / native page read)",
-        "128KB sequential reads at QD32 of data the second fill wrote in order (past the write before): data in native "
+        "128KB sequential reads at QD32 of data the fill wrote in order (past the write before): data in native "
         "blocks, where the clean stage read its own writes back from the cache", "read", rw="read", bs="128k",
         iodepth=32, offset=seq, size=sp.read, time_based=1, runtime=secs(2.0 * sp.budget))
     jobs.add(FULL_RANDREAD, FULL, "native read parallelism (the dies that read at once)",
         "4KB random reads at QD32 over the whole full drive: native pages on every die", "read", rw="randread",
         bs="4k", iodepth=32, time_based=1, runtime=secs(2.0 * sp.budget))
     jobs.add(FULL_RANDWRITE, FULL, "spare area (GC onset on the full drive) and the steady state",
-        f"128KB random writes at QD32 on the full drive, {rand / 1e9:,.0f} GB: they run at the native rate until the "
-        "spare area is used up, then step down to what garbage collection leaves (the bytes before the step ~ the "
-        "spare area); 128KB writes reach it sooner than 4KB ones where a drive's small writes are bound by its map "
-        "cache or its commands", "write", log_ms=1000, rw="randwrite", bs="128k", iodepth=32, io_size=rand, **inc)
+        f"128KB random writes at QD32 on the full drive, at most {rand / 1e9:,.0f} GB, in segments of "
+        f"{FULL_SEGMENT_S:.0f} s: they run at the native rate until the spare area is used up, then step down to what "
+        "garbage collection leaves (the bytes before the step ~ the spare area), and end a bounded time after the "
+        "step; 128KB writes reach it sooner than 4KB ones where a drive's small writes are bound by its map cache or "
+        "its commands", "write", log_ms=1000, rw="randwrite", bs="128k", iodepth=32, io_size=rand, **inc)

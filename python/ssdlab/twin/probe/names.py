@@ -14,11 +14,13 @@ CACHE = "cache"
 #: The host link's and the command queues' ceilings: reads at depth over the span the cache stage wrote, after it
 #: (reads leave every earlier job's figures as they were).
 QUEUES = "queues"
-#: The full drive: a second whole-drive fill after every other stage, then writes and reads on the full drive
-#: (its native NAND past any cache, and the spare area from where 128KB random writes step down). Last, so that
-#: every earlier job's figures stay as they were.
+#: The full drive: writes and reads right after the fill stage's whole-drive fill, while every LBA holds data (its
+#: native NAND past any cache, and the spare area from where 128KB random writes step down), before the fill
+#: stage's torture, so that one whole-drive write serves both stages. Without the fill stage it fills the drive
+#: itself first.
 FULL = "full"
-#: Every stage the probe can run, in the order it runs them (``--stages`` chooses among them).
+#: Every stage the probe can run (``--stages`` chooses among them). The full stage runs inside the fill stage,
+#: right after its whole-drive fill (:func:`ssdlab.twin.probe.jobs.probe_jobs` gives the order).
 STAGES = (CLEAN, FILL, CACHE, QUEUES, FULL)
 #: The host's own rate (no device I/O), on a real target: in no stage the fit simulates.
 HOST = "host"
@@ -66,11 +68,40 @@ FULL_SEQWRITE = "full-seqwrite-128k-qd32"
 FULL_SEQREAD = "full-seqread-128k-qd32"
 FULL_RANDREAD = "full-randread-4k-qd32"
 FULL_RANDWRITE = "full-randwrite-128k-qd32"
+#: A real target's probe without ``--stages`` runs the fill and the full stage only where one whole-drive write at
+#: the stated 100 MB/s (the estimate's rate before anything is measured) takes at most this long: past it
+#: (360 GB and up) the whole-drive write alone is most of the half hour the default should take on a real drive
+#: (a 1TB TLC drive's fill is 26 min at 636 MB/s, a QLC one's 2.8 h at 98 MB/s), and the torture grows with the
+#: capacity too. They run where ``--stages`` names them.
+WHOLE_DRIVE_DEFAULT_MAX_S = 3600.0
 #: The share of the capacity the full drive's random writes write per unit of --budget, and the least share at any
 #: budget: past the spare area of the modern drives (7-12% of their capacity) even at the quick budget, so that
 #: garbage collection bites and the rate steps down (the bytes before the step ~ the spare area).
 FULL_RANDWRITE_SHARE = 0.3
 FULL_RANDWRITE_MIN_SHARE = 0.15
+#: The full drive's random writes run in segments of this many seconds, their rate checked between them: the GC
+#: onset is what they look for, and past it they only confirm the steady state (at an eighth of the rate before the
+#: step on samsung980-1000's twin), so they end a bounded time after the step instead of writing their whole size.
+#: On a modern drive the cache stage's two writes run so too (past the cache's step they write at the native rate:
+#: 98 MB/s on crucial-p1-1000's QLC).
+FULL_SEGMENT_S = 20.0
+#: A segment whose rate is below this share of the median of the segments before it is past the step (the
+#: features' rule for a fall: the steady state below the first rate / 1.3).
+STEP_FALL_SHARE = 1 / 1.3
+#: After the step the writes go on for this share of the time before it (at least two segments): the features
+#: read the steady state from the last 20% of the series, which must then lie wholly past the step.
+FULL_TAIL_SHARE = 0.5
+#: The bytes the estimate expects before the step, as a share of the capacity: the upper end of a modern drive's
+#: spare area (7-12%); the writes go on to their whole size only where the rate never steps down.
+FULL_EXPECTED_ONSET_SHARE = 0.12
+#: The bytes the estimate expects a segmented cache fill to write before its step, as a share of the capacity: the
+#: upper end of the dynamic caches of TLC/QLC drives on an empty drive (10-25%).
+CACHE_EXPECTED_SHARE = 0.25
+#: The 4KB torture's seconds per unit of --budget (at least :data:`TORTURE_AFTER_FULL_MIN_S`) where the full
+#: stage ran before it: its 128KB random writes took the drive past its spare area, so the torture starts in the
+#: steady state and needs only to settle there (its GC onset is the full stage's).
+TORTURE_AFTER_FULL_S = 120.0
+TORTURE_AFTER_FULL_MIN_S = 30.0
 #: The map cache: 4KB random reads at QD1 over growing spans of the full drive (from 1 GiB, doubling, then the
 #: whole drive), this long each per unit of --budget (at least a second), after an unmeasured ramp of
 #: :data:`MAP_RAMP_S` whatever the budget: a span's translation pages are loaded once each as its reads first meet
@@ -139,6 +170,16 @@ def rewrite(bs: str) -> str:
     return f"rewrite-{bs}-qd32"
 
 
+def segment_name(job: str, i: int) -> str:
+    """The ``i``-th segment (from 0) of a write run in segments, as its own fio job."""
+    return f"{job}-s{i:02d}"
+
+
+def full_segment(i: int) -> str:
+    """The ``i``-th segment (from 0) of the full drive's random writes."""
+    return segment_name(FULL_RANDWRITE, i)
+
+
 def map_span(span_bytes: int, capacity_bytes: int) -> str:
     """The map-cache job over ``span_bytes`` (``all``: the whole drive)."""
     return f"{MAP_SPAN_PREFIX}all" if span_bytes >= capacity_bytes else f"{MAP_SPAN_PREFIX}{span_bytes // GiB}g"
@@ -159,6 +200,8 @@ def map_spans(capacity_bytes: int) -> List[int]:
 
 __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
            "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
+           "FULL_SEGMENT_S", "STEP_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE", "TORTURE_AFTER_FULL_S",
+           "TORTURE_AFTER_FULL_MIN_S", "full_segment", "segment_name", "CACHE_EXPECTED_SHARE", "WHOLE_DRIVE_DEFAULT_MAX_S",
            "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4",
            "RANDREAD_128K_QD32", "RANDWRITE_SPAN", "RANDREAD_RANDOMLY_WRITTEN", "SEQREAD_RANDOMLY_WRITTEN",

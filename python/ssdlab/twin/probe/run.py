@@ -9,28 +9,34 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, cast
+from typing import Any, Callable, List, Mapping, Optional, Sequence, TextIO, Tuple, cast
 
 from ...outputs import write_text
 from ..records import Figures, JobFigures, PhasePower, ProbeJobRecord, ProbePower, ProbeTarget
 from .estimate import Rates, assumed_rates, estimate, estimate_text, measured_seconds, rates_from
 from .jobs import (
     CACHE,
+    CACHE_AFTER_IDLE,
+    CACHE_FILL,
     CLEAN,
+    FILL,
+    FILL_JOB,
     FULL,
+    FULL_RANDWRITE,
     HOST,
-    QUEUES,
     STAGES,
     UNWRITTEN_READ,
     UNWRITTEN_SEQREAD,
     MiB,
     ProbeJob,
     cache_span_note,
+    default_stages,
     full_stage_note,
     host_buffer_job,
     jobfile_text,
     probe_jobs,
 )
+from .segments import merge_segments, rate_before_step, segment_job, segments_done, total_bytes
 
 __all__ = ["ProbeRun", "job_figures", "full_stage_wanted", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
 
@@ -83,6 +89,8 @@ class ProbeRun:
     wall_time_s: float = 0.0
     simulated_time_s: Optional[float] = None
     interrupted: bool = False
+    #: The stages the probe chose itself where it left some out (a real target's default: :func:`default_stages`).
+    stages: Optional[List[str]] = None
     #: The power readings: ``source`` and ``idle_w`` (simulated), or the idle window's wall clock
     #: (``idle_window_s``, a real target) until a meter log is applied (:func:`apply_power_log`).
     power: ProbePower = field(default_factory=lambda: ProbePower())
@@ -127,6 +135,84 @@ def phase_power(data: Mapping[str, Any]) -> PhasePower:
             "power_busy_s": int(data.get("busy_time_ns", 0)) / 1e9, "nand_energy_j": float(p["nand_energy_j"])}
 
 
+def _split_at_full(jobs: Sequence[ProbeJob]) -> Tuple[List[ProbeJob], List[ProbeJob], List[ProbeJob]]:
+    """The jobs before the full stage, its jobs, and those after it; where it has none, the clean stage and the
+    fill, then the rest."""
+    at = [i for i, j in enumerate(jobs) if j.stage == FULL]
+    if not at:
+        k = next((i + 1 for i, j in enumerate(jobs) if j.name == FILL_JOB),
+                 next((i for i, j in enumerate(jobs) if j.stage != CLEAN), len(jobs)))
+        return list(jobs[:k]), [], list(jobs[k:])
+    return list(jobs[:at[0]]), list(jobs[at[0]:at[-1] + 1]), list(jobs[at[-1] + 1:])
+
+
+def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
+              run_segment: Callable[[ProbeJob, int], bool], reference: Optional[float] = None
+              ) -> Tuple[bool, Optional[float]]:
+    """``job`` in segments (:mod:`.segments`), each run by ``run_segment`` (its figures into ``run.figures``; False
+    where Ctrl-C stopped it), until the rate stepped down (below ``reference`` where given) and the writes went on
+    a bounded time past it, or they wrote the job's size; then their figures as ``job``'s. Returns whether to go
+    on (False where stopped) and the rate before the step (None: no step)."""
+    total = total_bytes(job)
+    parts: List[JobFigures] = []
+    going, why = True, f"they wrote their whole {total / 1e9:,.1f} GB without a step down"
+    done_bytes = 0
+    while going and done_bytes < total:
+        last = float(parts[-1]["io_bytes"]) / float(parts[-1]["runtime_s"]) if parts and parts[-1].get("runtime_s") else None
+        seg = segment_job(job, len(parts), seed, done_bytes, last)
+        going = run_segment(seg, len(parts))
+        f = run.figures.pop(seg.name, None)
+        if f is None or not f.get("runtime_s"):
+            break
+        parts.append(f)
+        done_bytes += int(f.get("io_bytes") or 0)
+        done = segments_done([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts],
+                             [float(p["runtime_s"]) for p in parts], reference)
+        if done is not None:
+            why = done
+            break
+    if not parts:
+        return going, None
+    run.figures[job.name] = merge_segments(parts)
+    note = f"{job.name}: {len(parts)} segments, {run.figures[job.name]['io_bytes'] / 1e9:,.1f} GB: {why}"
+    run.notes.append(note)
+    if stream is not None:
+        stream.write(f"ssdlab probe: {note}\n")
+        stream.flush()
+    return going, rate_before_step([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts])
+
+
+def _cache_after(jobs: Sequence[ProbeJob]) -> List[ProbeJob]:
+    """The jobs after the cache fill in ``jobs``."""
+    at = next((i for i, j in enumerate(jobs) if j.name == CACHE_FILL), None)
+    return [] if at is None else list(jobs[at + 1:])
+
+
+def _run_rest(run: ProbeRun, rest: Sequence[ProbeJob], segmented: bool, seed: int, stream: Optional[TextIO],
+              plain: Callable[[Sequence[ProbeJob], str], bool], rebuild: Callable[[int], List[ProbeJob]]) -> bool:
+    """The jobs after the full stage: the rest of the fill stage, the cache and the queue stages. ``segmented``
+    (a modern drive): the cache fill and the write after idle time in segments, ending past their step, and the
+    jobs after the cache fill made (``rebuild``) for the bytes it wrote. ``plain`` runs jobs as one part (False
+    where Ctrl-C stopped it). Returns whether to go on."""
+    names = [j.name for j in rest]
+    if not segmented or CACHE_FILL not in names:
+        run.jobs = run.jobs + list(rest)
+        return plain(rest, "probe-rest")
+    k = names.index(CACHE_FILL)
+    run.jobs = run.jobs + list(rest[:k + 1])
+    if not plain(rest[:k], "probe-rest"):
+        return False
+    going, fast = _segments(run, rest[k], seed, stream, lambda seg, i: plain([seg], seg.name))
+    if not going or CACHE_FILL not in run.figures:
+        return False
+    after = _cache_after(rebuild(int(run.figures[CACHE_FILL]["io_bytes"])))
+    run.jobs = run.jobs + after
+    if after and after[0].name == CACHE_AFTER_IDLE and fast is not None:
+        going, _ = _segments(run, after[0], seed, stream, lambda seg, i: plain([seg], seg.name), fast)
+        after = after[1:]
+    return going and plain(after, "probe-queues")
+
+
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = STAGES, budget: float = 1.0,
                         seed: int = 1, progress: Optional[Callable[..., Any]] = None, stream: Optional[TextIO] = None,
                         names: Optional[Sequence[str]] = None) -> ProbeRun:
@@ -143,48 +229,70 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     sim = Simulator(drive, seed=seed)
     cap = int(sim.capacity_bytes)
     idle = sim.idle(duration_ns=int(IDLE_POWER_S * 1e9))
-    jobs = [j for j in probe_jobs(cap, budget, stages=stages) if names is None or j.name in names]
-    # the full drive's stage runs after the rest, where they show a modern drive (full_stage_wanted)
-    late = [j for j in jobs if j.stage == FULL]
-    early = [j for j in jobs if j.stage != FULL]
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, early)
+
+    def chosen(js: Sequence[ProbeJob]) -> List[ProbeJob]:
+        return [j for j in js if names is None or j.name in names]
+
+    jobs = chosen(probe_jobs(cap, budget, stages=stages))
+    # the full drive's stage runs right after the fill stage's fill, where the stages before it show a modern
+    # drive (full_stage_wanted); without it the rest of the fill stage is the one for a drive without it
+    head, late, rest = _split_at_full(jobs)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, list(head))
     _say_cache_span(run, cap, budget, stages, stream)
-    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages)
-    measured: List[Any] = []
+    _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages,
+                  without=chosen(probe_jobs(cap, budget, stages=stages, full=False)))
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         fio_dir = Path(out_dir) / "fio" if out_dir is not None else Path(tmp)
         fio_dir.mkdir(parents=True, exist_ok=True)
-        interrupted = False
-        for part, name in ((early, "probe"), (late, "probe-full")):
-            if not part or interrupted:
-                continue
-            if part is late:
-                if early and not full_stage_wanted(run.figures, cap, stages):
-                    continue
-                run.jobs = run.jobs + late
-                _say_full_stage(run, cap, budget, stream, stages=stages)
-                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
-            text = jobfile_text(part, seed=seed)
+
+        def part(js: Sequence[ProbeJob], name: str) -> bool:
+            """``js`` as one job file through the simulator; False where Ctrl-C stopped it."""
+            if not js:
+                return True
+            text = jobfile_text(js, seed=seed)
+            done = True
             try:
                 srun = simulate(parse_jobfile_text(text, f"{name}.fio"), simulator=sim, progress=progress)
             except KeyboardInterrupt as e:
                 partial: Optional[SimulatedRun] = getattr(e, "run", None)
                 if partial is None:
                     raise
-                srun = partial
-                interrupted = True
+                srun, done = partial, False
             write_text(fio_dir / f"{name}.fio", text)
             write_outputs(srun, fio_dir / f"{name}.json", fio_dir)
-            run.figures.update(_read_run(fio_dir / f"{name}.json", fio_dir, text, part))
-            measured += srun.measured
-    # the simulator's power model read as a meter would: each measured job's average watts, with what the
-    # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
-    for r in measured:
-        f = run.figures.get(str(r.data.get("jobname")))
-        if f is not None:
-            p = phase_power(r.data)
-            f["avg_w"], f["power_s"], f["power_busy_s"], f["nand_energy_j"] = (
-                p["avg_w"], p["power_s"], p["power_busy_s"], p["nand_energy_j"])
+            figs = _read_run(fio_dir / f"{name}.json", fio_dir, text, js)
+            # the simulator's power model read as a meter would: each measured job's average watts, with what the
+            # drive did to draw them (the twin's fit of its power model needs its own activity beside the readings)
+            for r in srun.measured:
+                f = figs.get(str(r.data.get("jobname")))
+                if f is not None:
+                    p = phase_power(r.data)
+                    f["avg_w"], f["power_s"], f["power_busy_s"], f["nand_energy_j"] = (
+                        p["avg_w"], p["power_s"], p["power_busy_s"], p["nand_energy_j"])
+            run.figures.update(figs)
+            return done
+
+        going = part(head, "probe")
+        wanted = full_stage_wanted(run.figures, cap, stages) if head else True
+        if going and head and not late and rest:
+            _say_estimate(rest, cap, rates_from(run.figures), stream, what="the rest of the probe", stages=stages)
+        if going and late:
+            if not wanted:
+                rest = [j for j in chosen(probe_jobs(cap, budget, stages=stages, full=False))
+                        if j.stage != FULL and j.name not in {h.name for h in head}]
+            else:
+                run.jobs = run.jobs + late
+                _say_full_stage(run, cap, budget, stream, stages=stages)
+                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
+                flat = [j for j in late if j.name != FULL_RANDWRITE]
+                going = part(flat, "probe-full")
+                if going and len(flat) < len(late):
+                    going, _ = _segments(run, next(j for j in late if j.name == FULL_RANDWRITE), seed, stream,
+                                         lambda seg, i: part([seg], f"probe-full-s{i:02d}"))
+        if going:
+            going = _run_rest(run, rest, wanted, seed, stream, part, lambda w: chosen(probe_jobs(
+                cap, budget, stages=stages, full=wanted, cache_written=w // MiB * MiB)))
+        interrupted = not going
     run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
                  "idle_s": IDLE_POWER_S}
     run.simulated_time_s = sim.now_ns / 1e9
@@ -192,7 +300,8 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
     if stream is not None:
         # the estimate beside what it estimates: the simulated drive's own time for the jobs that ran
         ran = [j for j in run.jobs if j.name in run.figures]
-        before, after = estimate(ran, cap, assumed_rates()), estimate(ran, cap, rates_from(run.figures))
+        before = estimate(ran, cap, assumed_rates(), wanted)
+        after = estimate(ran, cap, rates_from(run.figures), wanted)
         took = measured_seconds(ran, run.figures)
         stream.write(f"ssdlab probe: simulated device time {run.simulated_time_s:,.0f} s (jobs "
                      f"{sum(took.values()):,.0f} s, idle {IDLE_POWER_S:.0f} s); estimated before the start "
@@ -208,11 +317,12 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
 
 def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = None, destroy_data: Optional[str] = None,
                      budget: float = 1.0, fio: Optional[str] = None, seed: int = 1, stream: TextIO = sys.stderr,
-                     stages: Sequence[str] = STAGES) -> ProbeRun:
+                     stages: Optional[Sequence[str]] = None) -> ProbeRun:
     """The probe through fio on a real block device (``destroy_data`` must
     name it when it holds a partition table or file system) or on a test file
     ssdlab creates in a directory (or at a new path) and removes afterwards.
-    One fio run per job, so a failure or Ctrl-C keeps what finished."""
+    One fio run per job, so a failure or Ctrl-C keeps what finished. ``stages``: None runs the default
+    (:func:`default_stages`: on a large target, no whole-drive write)."""
     from ...backends.fio_target import direct_io_works, open_target, target_drive_info
     from ...fio.run import FileTarget
 
@@ -223,9 +333,20 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     capacity = opened.capacity_bytes // MiB * MiB
     info = target_drive_info(check, capacity, version, view, directory)
     trim = caps.trim is None
+    chosen_note = None
+    if stages is None:
+        stages, chosen_note = default_stages(capacity, assumed_rates().write_bytes_per_s)
     jobs = probe_jobs(capacity, budget, trim=trim, stages=stages)
     run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
+    if chosen_note is not None:
+        run.stages = list(stages)
+        run.notes.append(chosen_note)
+        stream.write(f"ssdlab probe: {chosen_note}\n")
+        full_jobs = probe_jobs(capacity, budget, trim=trim)
+        stream.write("ssdlab probe: with them: " + _say_estimate(
+            full_jobs, capacity, assumed_rates(), None, IDLE_SETTLE_S + IDLE_POWER_S,
+            without=probe_jobs(capacity, budget, trim=trim, full=False)).splitlines()[0] + "\n")
     if not trim:
         run.notes.append(f"no TRIM: {caps.trim}; the probe starts from the target as it is and skips the TRIM jobs")
     if check.kind != "block":
@@ -237,8 +358,10 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         jobs = [host_buffer_job(capacity)] + jobs
     run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
+    without = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
+               if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"]
     run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S,
-                                   stages=stages))
+                                   stages=stages, without=without))
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -251,23 +374,61 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
             full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
                                 direct=direct)
             write_text(fio_dir / "probe.fio", full)
-            for i, job in enumerate(jobs):
-                if job.stage == FULL and job is next(j for j in jobs if j.stage == FULL):
-                    # the full drive's stage (last) where the stages before it show a modern drive
-                    if not full_stage_wanted(run.figures, capacity, stages):
-                        run.jobs = [j for j in run.jobs if j.stage != FULL]
+            head, late, rest = _split_at_full(jobs)
+            order = head + late + rest
+            fast: Optional[float] = None  # the cache's rate, where a segmented cache fill stepped down from it
+            i = 0
+            while i < len(order):
+                job = order[i]
+                if late and job is late[0]:
+                    # the full drive's stage, right after the fill, where the stages before it show a modern drive
+                    if head and not full_stage_wanted(run.figures, capacity, stages):
+                        names = {j.name for j in head}
+                        rest = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
+                                if j.stage != FULL and j.name not in names]
+                        order = head + rest
+                        run.jobs = order
                         stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left "
-                                     "out (the torture showed the spare area)\n")
-                        break
-                    _say_full_stage(run, capacity, budget, stream, trim, stages)
-                    run.notes.append(_say_estimate([j for j in jobs if j.stage == FULL], capacity,
-                                                   rates_from(run.figures), stream, what="the full-drive stage"))
+                                     "out (the torture shows the spare area)\n")
+                        continue
+                    _say_full_stage(run, capacity, budget, stream, stages)
+                    run.notes.append(_say_estimate(late, capacity, rates_from(run.figures), stream,
+                                                   what="the full-drive stage"))
+                elif head and not late and i == len(head):
+                    # the estimate before the start assumed slow writes: the rest's at the rates measured since
+                    run.notes.append(_say_estimate(order[i:], capacity, rates_from(run.figures), stream,
+                                                   what="the rest of the probe", stages=stages))
                 if job.direction != "trim" and not run.power:
                     _idle_power_window(run, stream)
-                text = jobfile_text([job], seed=seed, filename=path,
-                                    size_bytes=None if check.kind == "block" else capacity, direct=direct)
-                stream.write(f"ssdlab probe: {i + 1}/{len(jobs)} {job.name} ({job.feature}) ...\n")
-                _run_device_job(run, job, text, fio_dir / f"{i:02d}-{job.name}", exe, stream)
+                stream.write(f"ssdlab probe: {i + 1}/{len(order)} {job.name} ({job.feature}) ...\n")
+
+                def one(j: ProbeJob, k: int) -> bool:
+                    text = jobfile_text([j], seed=seed, filename=path,
+                                        size_bytes=None if check.kind == "block" else capacity, direct=direct)
+                    _run_device_job(run, j, text, fio_dir / f"{k:02d}-{j.name}", exe, stream)
+                    return True
+
+                def segment(seg: ProbeJob, n: int, base: int = i * 100) -> bool:
+                    return one(seg, base + n)
+
+                if job.name == FULL_RANDWRITE:
+                    _segments(run, job, seed, stream, segment)
+                elif job.name == CACHE_AFTER_IDLE and fast is not None:
+                    _segments(run, job, seed, stream, segment, fast)
+                elif job.name == CACHE_FILL and full_stage_wanted(run.figures, capacity, stages):
+                    # a modern drive: the cache fill ends past its step, and the jobs after it follow what it wrote
+                    _, fast = _segments(run, job, seed, stream, segment)
+                    if CACHE_FILL in run.figures:
+                        wanted = any(j.stage == FULL for j in order)
+                        after = _cache_after([j for j in probe_jobs(
+                            capacity, budget, trim=trim, stages=stages, full=wanted,
+                            cache_written=int(run.figures[CACHE_FILL]["io_bytes"]) // MiB * MiB)
+                            if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"])
+                        order = order[:i + 1] + after
+                        run.jobs = order
+                else:
+                    one(job, i)
+                i += 1
     except KeyboardInterrupt:
         run.interrupted = True
     run.wall_time_s = time.perf_counter() - t0
@@ -320,21 +481,26 @@ def _say_cache_span(run: ProbeRun, cap: int, budget: float, stages: Sequence[str
 
 
 def _say_estimate(jobs: Sequence[ProbeJob], cap: int, rates: Rates, stream: Optional[TextIO], extra_s: float = 0.0,
-                  what: str = "the probe", stages: Sequence[str] = STAGES) -> str:
-    """Before the jobs run: how long they should take, by stage, and what each stage writes (the full stage, which
-    runs where the stages before it call for it, said apart)."""
-    maybe = (FULL,) if {CLEAN, QUEUES} <= set(stages) and what == "the probe" else ()
-    text = estimate_text(estimate(jobs, cap, rates), cap, rates, extra_s, what, maybe)
+                  what: str = "the probe", stages: Sequence[str] = STAGES,
+                  without: Optional[Sequence[ProbeJob]] = None) -> str:
+    """Before the jobs run: how long they should take, by stage, and what each stage writes; ``without``: the jobs
+    where the full stage does not run (it runs only where the stages before it call for it), whose total is given
+    apart. The cache stage's writes are estimated segmented where the drive counts as modern: with the full
+    stage, or where the stages that tell do not run."""
+    maybe = (FULL,) if {CLEAN, FILL} <= set(stages) and what == "the probe" and without is not None else ()
+    modern = not {CLEAN, FILL} <= set(stages) or any(j.stage == FULL for j in jobs)
+    alt = estimate(without, cap, rates) if maybe and without is not None else None
+    text = estimate_text(estimate(jobs, cap, rates, modern), cap, rates, extra_s, what, maybe, alt)
     if stream is not None:
         stream.write("".join(f"ssdlab probe: {line}\n" for line in text.splitlines()))
         stream.flush()
     return text
 
 
-def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO], trim: bool = True,
+def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[TextIO],
                     stages: Sequence[str] = STAGES) -> None:
-    """Before the full drive's stage: what it writes (often more than the capacity)."""
-    note = full_stage_note(cap, budget, trim, stages)
+    """Before the full drive's stage: what it writes (with the fill's, more than the capacity)."""
+    note = full_stage_note(cap, budget, stages)
     run.notes.append(note)
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")
@@ -342,18 +508,22 @@ def _say_full_stage(run: ProbeRun, cap: int, budget: float, stream: Optional[Tex
 
 
 def full_stage_wanted(figures: Figures, cap: int, stages: Sequence[str]) -> bool:
-    """Whether the full drive's stage runs after the others: where they show a modern drive (an NVMe link or a
-    write cache), whose clean stage wrote into its cache and whose 4KB torture rarely reaches its GC onset. A
-    SATA-era drive's torture shows its spare area and its clean stage its native NAND, so it is spared a second
-    whole-drive fill (its probe is as it was). Where the stages that tell did not run (a run of chosen stages), it
-    runs."""
-    from ..features import extract
+    """Whether the full drive's stage runs, right after the fill stage's fill: where the clean stage and the fill
+    show a modern drive (an NVMe link, or a write cache the fill stepped down from), whose clean stage wrote into
+    its cache and whose 4KB torture rarely reaches its GC onset. A SATA-era drive's torture shows its spare area and
+    its clean stage its native NAND, so its probe is as it was. Where the stages that tell did not run (a run of
+    chosen stages without the clean or the fill stage), it runs."""
+    from ..features import SATA_LINKS, extract
 
-    if CLEAN not in stages or QUEUES not in stages:
+    if CLEAN not in stages or FILL not in stages:
         return True
-    F = extract(figures, cap)
+    F = extract(figures, cap, cache=True)
     cache = F.get("slc_cache")
-    return F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
+    # a transfer beyond every SATA link is an NVMe link (the queue stage, which tells it from the queues too, runs
+    # after this choice)
+    link = F["link_bytes_per_s"]["value"]
+    fast = bool(link and link > 1.005 * max(rate for _, rate, _ in SATA_LINKS))
+    return fast or F["host_interface"]["value"] == "nvme" or (cache is not None and cache["value"] is True)
 
 
 class _same:
