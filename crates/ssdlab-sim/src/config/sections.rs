@@ -447,6 +447,15 @@ pub struct FtlSection {
     /// are unchanged (each 4KB is located within its unit).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_map_entries: u64,
+    /// A TRIM's map work waits for the next write (SandForce SF-2000): the
+    /// TRIM completes once the firmware has noted the range, and the map
+    /// entries it unmapped (4 B each, per map unit) are written to the NAND
+    /// with the next write command, ahead of its data, through the ECC
+    /// encoder and in program units spread over the dies. Off: a TRIM's map
+    /// work costs nothing after the command. Only timing: the unmapping
+    /// itself takes effect at once either way.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trim_map_deferred: bool,
     /// Performance mode (Vertex 4 firmware 1.4+): while fewer than
     /// `perf_mode_fill_percent` of the user LBAs hold data, blocks are written
     /// in a fast mode (lower pages only: half the block, this program time);
