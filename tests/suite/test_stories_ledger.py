@@ -35,7 +35,6 @@ NOT_YET: Dict[str, str] = {
     "S11": "the 120GB's sequential reads equal the 240GB's (both link- or decode-bound)",
     "S13": "Heavy 2011's writes are bound by the write buffer's releases on both capacities alike",
     "S14": "the 240GB's 16MB incompressible writes stop at the encoder rate set on the Vertex 3 Pro (235e6)",
-    "S19": "the SF-2500's dip comes in the dirty pass, not after TRIM",
     "S28": "AS-SSD sequential reads rise from fw1.3 to fw1.4 instead of falling",
     "S29": "ATTO QD4 reads: no fw1.3 deficit at 4-64KB, no dip at 512KB",
     "S34": "the Extreme II 480GB's steady state, through its nCache and channel-bound (32.6K IOPS), is 2.7x below its first minute (87.0K)",

@@ -430,10 +430,11 @@ pub struct FtlSection {
     /// most `controller.max_active_dies`: the engine interleaves its work
     /// over the dies it keeps active, so a controller that drives twice the
     /// dies recycles twice as fast, and one at its active-die limit gains
-    /// nothing from more dies. The SF-2281's after-TRIM writes scale with its
-    /// dies (Vertex 3 120GB, 16 dies: 101.5 MB/s; 240GB, 32: at least 198),
-    /// while every SF-1200 120GB drive, 16 or 32 dies but 16 active, sits at
-    /// the same 70-80 MB/s. Exclusive with `recycle_bytes_per_s`.
+    /// nothing from more dies. The SF-2281's recycling-bound writes scale
+    /// with its dies (Vertex 3 120GB, 16 dies: 132 MB/s on its second pass
+    /// after torture and TRIM, 100-130 after the dirty fill and TRIM; 240GB,
+    /// 32: at least 198), while every SF-1200 120GB drive, 16 or 32 dies but
+    /// 16 active, sits at the same 70-80 MB/s. Exclusive with `recycle_bytes_per_s`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recycle_bytes_per_s_per_die: u64,
     /// Entries the logical-to-physical map can hold (0: no limit). A drive
@@ -447,6 +448,15 @@ pub struct FtlSection {
     /// are unchanged (each 4KB is located within its unit).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_map_entries: u64,
+    /// A TRIM's map work waits for the next write (SandForce SF-2000): the
+    /// TRIM completes once the firmware has noted the range, and the map
+    /// entries it unmapped (4 B each, per map unit) are written to the NAND
+    /// with the next write command, ahead of its data, through the ECC
+    /// encoder and in program units spread over the dies. Off: a TRIM's map
+    /// work costs nothing after the command. Only timing: the unmapping
+    /// itself takes effect at once either way.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trim_map_deferred: bool,
     /// Performance mode (Vertex 4 firmware 1.4+): while fewer than
     /// `perf_mode_fill_percent` of the user LBAs hold data, blocks are written
     /// in a fast mode (lower pages only: half the block, this program time);

@@ -55,6 +55,27 @@ impl Controller {
         }
     }
 
+    /// The map entries the TRIMs since the last write unmapped
+    /// (`ftl.trim_map_deferred`), written from `t` ahead of the write's
+    /// data: through the ECC encoder (the host data queues behind it) and
+    /// programmed in program units, die after die. NAND writes the host did
+    /// not ask for: counted as translation-page writes.
+    fn write_trimmed_map(&mut self, ftl: &mut Ftl, nand: &mut Nand, t: u64) {
+        let mut left = std::mem::take(&mut ftl.pending_map_bytes);
+        let unit = ftl.program_unit_bytes();
+        let mut die = 0;
+        while left > 0 {
+            let bytes = left.min(unit);
+            left -= bytes;
+            let ep = self.encode_ns(bytes);
+            let ready = if ep > 0 { self.encode_path.reserve(t, ep) + ep } else { t };
+            nand.program(die, ready, bytes);
+            die = (die + 1) % ftl.g.dies;
+            ftl.counters.map_page_writes += 1;
+            ftl.counters.nand_bytes_programmed += bytes;
+        }
+    }
+
     /// Rewrite unit `lba` beside a write to part of its coarse map unit
     /// (`ftl.max_map_entries`) once the write's command is processed at
     /// `t`: into the buffer, its old data read back, through the ECC encoder
@@ -149,6 +170,9 @@ impl Controller {
     ) -> Result<u64> {
         let (first, n) = (merge.first, merge.n);
         let end = off + len;
+        if ftl.pending_map_bytes > 0 {
+            self.write_trimmed_map(ftl, nand, t2);
+        }
         ftl.host_write(off, len);
         let mut t_data = t2;
         // The command's own link time goes with its first data.

@@ -4,7 +4,7 @@
 
 use super::blocks::{Block, BlockState};
 use super::write::WritePoint;
-use super::Ftl;
+use super::{Ftl, MAP_ENTRY_BYTES};
 use crate::config::{LEN_SHIFT, UNIT_BYTES};
 use crate::mem::NONE;
 use crate::nand::Nand;
@@ -106,6 +106,7 @@ impl Ftl {
     }
 
     pub fn trim_units(&mut self, lba: u64, n: u64, now_ns: u64) {
+        let trimmed0 = self.counters.host_units_trimmed;
         for l in lba..lba + n {
             let e = self.l2p.get(l as usize);
             if e != NONE {
@@ -117,6 +118,12 @@ impl Ftl {
             if let Some(s) = self.shadow.as_mut() {
                 s.trim(l);
             }
+        }
+        if self.trim_map_deferred {
+            // Only entries that held data change; a unit of a coarse map
+            // unit is one entry with its neighbours.
+            let entries = (self.counters.host_units_trimmed - trimmed0).div_ceil(self.g.map_unit_units as u64);
+            self.pending_map_bytes += entries * MAP_ENTRY_BYTES;
         }
         self.resume_perf_mode();
     }

@@ -292,6 +292,10 @@ pub struct Ftl {
     /// Bytes of the host write being placed (what an SLC write-through
     /// buffer tells small writes by).
     write_bytes: u64,
+    /// A TRIM's map work waits for the next write (`ftl.trim_map_deferred`):
+    /// on, and the map bytes the TRIMs since the last write changed.
+    trim_map_deferred: bool,
+    pub pending_map_bytes: u64,
 }
 
 /// Granules a 4KB unit takes when stored, per kind of data (incompressible,
@@ -409,6 +413,8 @@ impl Ftl {
             small_write: false,
             last_write_end: 0,
             write_bytes: 0,
+            trim_map_deferred: cfg.ftl.trim_map_deferred,
+            pending_map_bytes: 0,
             idle_room: vec![false; g.dies as usize],
             die_room: (g.blocks_per_die as u64 - cfg.ftl.gc_threshold_blocks as u64 - 2) * spb as u64,
             fast_cap,

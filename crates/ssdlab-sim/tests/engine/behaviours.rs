@@ -79,6 +79,36 @@ fn trim_alone_does_not_restore_a_dirty_recycling_limited_drive() {
 }
 
 #[test]
+fn a_deferred_trim_map_update_slows_the_next_write_by_the_map_it_writes() {
+    // The ECC encoder (50e6 B/s) is the write bound, so the map's bytes add
+    // their encoder time to the write that carries them.
+    let mk = |deferred: bool| {
+        let extra = json!({"controller": {"encode_bytes_per_s": 50_000_000u64}, "ftl": {"trim_map_deferred": deferred}});
+        let mut s = realistic(8, 32, extra);
+        fill(&mut s);
+        s.trim(0, None).unwrap();
+        s
+    };
+    let write = |s: &mut Simulator| run(s, json!({"rw": "write", "bs": "16m", "iodepth": 1, "io_size": 64u64 << 20, "size": 64u64 << 20}));
+    let (mut off, mut on) = (mk(false), mk(true));
+    let (a, b) = (write(&mut off), write(&mut on));
+    let map_bytes = on.capacity_bytes() / 4096 * 4;
+    let extra_s = (b.duration_ns as f64 - a.duration_ns as f64) / 1e9;
+    println!("after a full TRIM: {:.1} MB/s, deferred map {:.1} MB/s ({map_bytes} map bytes, +{extra_s:.3} s)", mbps(&a), mbps(&b));
+    assert!((extra_s / (map_bytes as f64 / 50e6) - 1.0).abs() < 0.1, "{extra_s} s for {map_bytes} B");
+    assert_eq!(b.ftl.map_page_writes, map_bytes.div_ceil(on.geometry.unit_slots as u64 * 4096));
+    assert_eq!(b.ftl.nand_bytes_programmed - a.ftl.nand_bytes_programmed, map_bytes);
+    // Written once: the next write, and one after a TRIM of unmapped
+    // space, run as without the deferral.
+    let (c, d) = (write(&mut off), write(&mut on));
+    on.trim(128 << 20, Some(64 << 20)).unwrap();
+    off.trim(128 << 20, Some(64 << 20)).unwrap();
+    let (e, f) = (write(&mut off), write(&mut on));
+    assert_eq!((c.duration_ns, e.duration_ns), (d.duration_ns, f.duration_ns));
+    assert_eq!(d.ftl.map_page_writes + f.ftl.map_page_writes, 0);
+}
+
+#[test]
 fn raise_writes_one_parity_unit_per_stripe_of_data_units() {
     // One of the 8 dies holds parity: size the user capacity on the other 7.
     let mut s = realistic_a(8, 32, 1.15 * 8.0 / 7.0, json!({"nand": {"raise": true}}));

@@ -96,18 +96,20 @@ proptest! {
     /// A data-reducing controller (1KB granules, units of 1-4 granules) with
     /// RAISE, lazy GC, a recycling path and die-striped reads (SandForce):
     /// mixed data patterns never lose data, with writes acknowledged in the
-    /// buffer, at the die, or at the die only for whole program units.
+    /// buffer, at the die, or at the die only for whole program units, and
+    /// with or without a TRIM's map work deferred to the next write.
     #[test]
     fn reducing_controller_never_loses_or_mixes_up_data(
         seed in any::<u64>(),
         ack in 0..3u8,
+        deferred in any::<bool>(),
         steps in proptest::collection::vec(step(), 1..40),
     ) {
         let extra = json!({
             "data_reduction": {"enabled": true, "metadata_bytes_per_unit": 64, "compressible_stored_fraction": 0.3,
                                "repeated_stored_fraction": 0.0, "zeros_stored_fraction": 0.0},
             "nand": {"raise": true},
-            "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64},
+            "ftl": {"gc_mode": "lazy", "recycle_bytes_per_s": 150_000_000u64, "trim_map_deferred": deferred},
             "controller": {"max_active_dies": 2, "readahead_bytes": 65536, "readahead_min_qd": 2, "seq_read_max_dies": 2,
                            "die_stripe_bytes": 512, "write_ack_at_die": ack == 1, "write_ack_at_die_whole_units": ack == 2}
         });

@@ -126,15 +126,15 @@ fn a_path_rated_per_die_recycles_in_step_with_the_dies_the_controller_drives() {
 
 #[test]
 fn the_sandforce_presets_recycle_at_their_rate_per_active_die() {
-    // The SF-2000's 6.66e6 B/s a die: 213e6 on the 32-die drives it was set
-    // on (Vertex 3 Pro: dirty 230.0, after TRIM 198.2 MB/s) and on the 480GB
-    // (32 of 64 dies active), half that on the 16-die 120GB (101.5 MB/s after
-    // torture and TRIM, page 000). Every SF-1200 drive drives 16 dies: 71e6.
+    // The SF-2000's 8.25e6 B/s a die: 132e6 on the 16-die 120GB it was set
+    // on (132 MB/s on its second pass after torture and TRIM, page 000),
+    // twice that on the 32-die drives and on the 480GB (32 of 64 dies
+    // active). Every SF-1200 drive drives 16 dies: 71e6.
     let rate = |id: &str| preset_config(id).recycle_path_bytes_per_s();
-    assert_eq!(rate("vertex3pro-200"), 213_000_000);
-    assert_eq!(rate("vertex3-240"), 213_000_000);
-    assert_eq!(rate("vertex3-480"), 213_000_000);
-    assert_eq!(rate("vertex3-120"), 106_500_000);
+    assert_eq!(rate("vertex3pro-200"), 264_000_000);
+    assert_eq!(rate("vertex3-240"), 264_000_000);
+    assert_eq!(rate("vertex3-480"), 264_000_000);
+    assert_eq!(rate("vertex3-120"), 132_000_000);
     for id in ["force-f120", "vertex2-25nm-120", "vertex2-hynix-120"] {
         assert_eq!(rate(id), 71_000_000, "{id}");
     }
