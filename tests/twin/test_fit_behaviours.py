@@ -64,7 +64,7 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
     doc = {**c, "controller": {**c["controller"], "write_buffer_bytes": ASSUMED_BUFFER_BYTES}}
     assumed = {"value": ASSUMED_BUFFER_BYTES, "source": "assumed", "why": "the probe could not see the buffer"}
     with Runner(jobs=1, progress=False) as runner:
-        figs0 = _simulate_docs([doc], runner, 1, 0.25)[0]
+        figs0 = _simulate_docs([doc], runner, 1, 0.25, run.figures)[0]
         twin, figs, prov = choose_dirty_buffer(doc, figs0, assumed, f, run.figures, runner, 1, 0.25)
     print(f"buffer {prov['value']:,} B (truth {truth:,}): {prov['why']}")
     assert prov["source"] == "fitted" and abs(prov["value"] / truth - 1) < 0.10
