@@ -155,19 +155,19 @@ def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
     on (False where stopped) and the rate before the step (None: no step)."""
     total = total_bytes(job)
     parts: List[JobFigures] = []
+    rates: List[float] = []
     going, why = True, f"they wrote their whole {total / 1e9:,.1f} GB without a step down"
     done_bytes = 0
     while going and done_bytes < total:
-        last = float(parts[-1]["io_bytes"]) / float(parts[-1]["runtime_s"]) if parts and parts[-1].get("runtime_s") else None
-        seg = segment_job(job, len(parts), seed, done_bytes, last)
+        seg = segment_job(job, len(parts), seed, done_bytes, rates[-1] if rates else None)
         going = run_segment(seg, len(parts))
         f = run.figures.pop(seg.name, None)
         if f is None or not f.get("runtime_s"):
             break
         parts.append(f)
+        rates.append(float(f["io_bytes"]) / float(f["runtime_s"]))
         done_bytes += int(f.get("io_bytes") or 0)
-        done = segments_done([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts],
-                             [float(p["runtime_s"]) for p in parts], reference)
+        done = segments_done(rates, [float(p["runtime_s"]) for p in parts], reference)
         if done is not None:
             why = done
             break
@@ -179,7 +179,7 @@ def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")
         stream.flush()
-    return going, rate_before_step([float(p["io_bytes"]) / float(p["runtime_s"]) for p in parts])
+    return going, rate_before_step(rates)
 
 
 def _cache_after(jobs: Sequence[ProbeJob]) -> List[ProbeJob]:
