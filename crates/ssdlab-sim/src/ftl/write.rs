@@ -148,14 +148,23 @@ impl Ftl {
         // unit gets data (small writes to its last LBA still coalesce); then
         // it goes to its die.
         let next = self.dies[die as usize].host_wp.next;
-        let filled = !was_open || self.unit_div.div(next) > unit_before || self.dies[die as usize].host_wp.block == NONE;
+        // Did this unit complete a program unit (reach or run past its end)?
+        let unit_now = self.unit_div.div(next);
+        let filled = if was_open { unit_now > unit_before } else { unit_now > 0 } || self.dies[die as usize].host_wp.block == NONE;
         self.program_ready_units(die, false, ready_ns, nand, false)?;
         let w = self.waiting_die;
         if w != NONE && w != die {
             self.waiting_die = NONE;
             self.program_ready_units(w, false, ready_ns, nand, true)?;
         }
-        if filled && self.unit_div.rem(next) == 0 {
+        // Once a program unit is complete the next host data goes to the next
+        // die, also when this unit ran on into the die's next program unit
+        // (data reduced to sizes that do not divide the program unit): that
+        // one stays open on this die until its turn comes round again. To
+        // wait for a unit to end exactly on a boundary would keep every write
+        // on one die while the sizes stay out of step (4KB units after one
+        // 3KB unit never end on an 8KB boundary).
+        if filled {
             self.waiting_die = die;
             self.host_die = self.next_host_die(die, ready_ns, nand);
         }
