@@ -120,7 +120,7 @@ impl Ftl {
     ) -> Result<u32> {
         let die = self.host_die_with_room(n)?;
         let unit_before = self.unit_div.div(self.dies[die as usize].host_wp.next);
-        let was_open = self.dies[die as usize].host_wp.block != NONE;
+        let block_before = self.dies[die as usize].host_wp.block;
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
         self.l2p.set(lba as usize, self.enc(head, n));
@@ -147,15 +147,22 @@ impl Ftl {
         // A unit completed by a write stays in the buffer until the next host
         // unit gets data (small writes to its last LBA still coalesce); then
         // it goes to its die.
-        let next = self.dies[die as usize].host_wp.next;
-        let filled = !was_open || self.unit_div.div(next) > unit_before || self.dies[die as usize].host_wp.block == NONE;
+        let wp = &self.dies[die as usize].host_wp;
+        // Did this write complete one of the die's program units? A unit of
+        // reduced data may run past the unit's end into the next one, which
+        // then stays open on this die until its next turn: the host moves on
+        // once a program unit is full, not only when a 4KB unit ends exactly
+        // on a unit boundary (an incompressible stream out of step with the
+        // boundaries would never reach one and would stay on one die).
+        let filled = wp.block == NONE
+            || if wp.block == block_before { self.unit_div.div(wp.next) > unit_before } else { self.unit_div.div(wp.next) > 0 };
         self.program_ready_units(die, false, ready_ns, nand, false)?;
         let w = self.waiting_die;
         if w != NONE && w != die {
             self.waiting_die = NONE;
             self.program_ready_units(w, false, ready_ns, nand, true)?;
         }
-        if filled && self.unit_div.rem(next) == 0 {
+        if filled {
             self.waiting_die = die;
             self.host_die = self.next_host_die(die, ready_ns, nand);
         }
