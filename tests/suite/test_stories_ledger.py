@@ -27,13 +27,13 @@ from ssdlab.suite.stories.scenarios import desnoyers_waf
 #: (docs/stories.md). A claim that starts to hold fails here (strict): take it
 #: off the list.
 NOT_YET: Dict[str, str] = {
-    "S01": "the 34nm drive leads the 25nm and Hynix drives too far in Heavy 2011 (34nm/Hynix 1.63 against 1.30)",
-    "S02": "as S01 in Light 2011, and the Hynix drive trails the 25nm one a little too far (1.28 against 1.16)",
+    "S01": "the Hynix drive trails the 34nm and 25nm drives too far in Heavy 2011 (1.67 and 1.61 against 1.30 and 1.20)",
+    "S02": "as S01 in Light 2011 (34nm/Hynix 1.51 and 25nm/Hynix 1.43 against 1.24 and 1.16)",
     "S06": "the Vertex 3 240GB's incompressible writes are not bound by what binds them on the real drive",
     "S07": "QD32 equals QD3 on incompressible writes: the 120GB's dies bind both, the 240GB's encoder both",
     "S09": "the 120GB's random reads fall less than its incompressible random writes (S06) against the 240GB",
     "S11": "the 120GB's sequential reads equal the 240GB's (both link- or decode-bound)",
-    "S13": "Heavy 2011's writes are bound by the write buffer's releases on both capacities alike",
+    "S13": "Heavy 2011's writes are bound by the encoder on both capacities alike; the dies show only past the buffer",
     "S14": "the 240GB's 16MB incompressible writes stop at the encoder rate set on the Vertex 3 Pro (235e6)",
     "S28": "AS-SSD sequential reads rise from fw1.3 to fw1.4 instead of falling",
     "S29": "ATTO QD4 reads: no fw1.3 deficit at 4-64KB, no dip at 512KB",
