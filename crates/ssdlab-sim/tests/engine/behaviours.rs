@@ -47,18 +47,21 @@ fn compressible_writes_touch_fewer_dies_on_a_reducing_controller() {
 /// starts on a program-unit boundary, because one small unit of reduced data
 /// came before it, still goes to every die in turn: the host moves on as soon
 /// as a program unit is full, even when the last 4KB unit runs into the next.
+/// (Out of step, such a stream stays so until a block's end pads it back; a
+/// 512 KiB buffer keeps that from hiding in write-back.)
 #[test]
 fn a_reducing_controller_spreads_a_stream_out_of_step_with_its_program_units() {
-    let red: Value = serde_json::from_str(REDUCTION).unwrap();
-    let s = realistic(8, 32, red);
-    let stream = json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": 1u64 << 20, "io_size": 64u64 << 20,
+    let mut extra: Value = serde_json::from_str(REDUCTION).unwrap();
+    merge(&mut extra, &json!({"controller": {"write_buffer_bytes": 512u64 << 10}}));
+    let s = realistic(8, 32, extra);
+    let stream = json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": 1u64 << 20, "io_size": 16u64 << 20,
                         "data_pattern": "incompressible"});
     let aligned = run(&mut s.clone(), stream.clone());
     let mut shifted = s.clone();
-    // One 4KB unit of zeros: 64 B of metadata, one granule.
-    run(&mut shifted, json!({"rw": "write", "bs": "4k", "iodepth": 1, "number_ios": 1, "size": "4k", "data_pattern": "zeros"}));
+    // One 4KB unit of compressible data: 1 KiB and 64 B of metadata, two granules.
+    run(&mut shifted, json!({"rw": "write", "bs": "4k", "iodepth": 1, "number_ios": 1, "size": "4k", "data_pattern": "compressible"}));
     let out = run(&mut shifted, stream);
-    println!("64MB incompressible stream: in step {:.0} MB/s, one granule out of step {:.0} MB/s", mbps(&aligned), mbps(&out));
+    println!("16MB incompressible stream: in step {:.0} MB/s, two granules out of step {:.0} MB/s", mbps(&aligned), mbps(&out));
     assert!(mbps(&out) > 0.9 * mbps(&aligned), "in step {:.0} MB/s, out of step {:.0}", mbps(&aligned), mbps(&out));
     // Eight dies at 16KB per 1.3 ms program are about 100 MB/s; one die, 12.6.
     assert!(mbps(&out) > 50.0, "{:.0} MB/s", mbps(&out));
