@@ -62,12 +62,11 @@ def test_the_240gb_vertex3_is_ahead_of_the_120gb_in_heavy_2011() -> None:
 
 def test_the_120gb_vertex3_is_ahead_of_the_sf1200_drives_and_the_intel_320_in_light_2011() -> None:
     # AnandTech's Vertex 3 120GB review also had it ahead of the Intel 510 and
-    # the Crucial m4 here; the model does not reproduce that yet (both come
-    # out within 4% above it: their DRAM write caches absorb the clean drive's
-    # writes), so they are not claimed (docs/presets.md, "Stories").
+    # the Crucial m4 here (docs/presets.md, "Stories").
     rates: Dict[str, float] = {
         d: _storage_bench_mbps(d, "light-2011")
-        for d in ["vertex3-120", "force-f120", "vertex2-25nm-120", "vertex2-hynix-120", "intel320-300"]
+        for d in ["vertex3-120", "force-f120", "vertex2-25nm-120", "vertex2-hynix-120", "intel320-300", "intel510-250",
+                  "crucial-m4-256"]
     }
     print("Storage Bench 2011 Light (MB/s): " + ", ".join(f"{d} {v:.1f}" for d, v in rates.items()))
     v3 = rates.pop("vertex3-120")

@@ -33,7 +33,7 @@ NOT_YET: Dict[str, str] = {
     "S07": "QD32 equals QD3 on incompressible writes: the 120GB's dies bind both, the 240GB's encoder both",
     "S09": "the 120GB's random reads fall less than its incompressible random writes (S06) against the 240GB",
     "S11": "the 120GB's sequential reads equal the 240GB's (both link- or decode-bound)",
-    "S13": "Heavy 2011's write rate is the same on both capacities (ratio 1.00, read ratio 0.88)",
+    "S13": "Heavy 2011's writes are bound by the encoder on both capacities alike; the dies show only past the buffer",
     "S14": "the 240GB's 16MB incompressible writes stop at the encoder rate set on the Vertex 3 Pro (235e6)",
     "S28": "AS-SSD sequential reads rise from fw1.3 to fw1.4 instead of falling",
     "S29": "ATTO QD4 reads: no fw1.3 deficit at 4-64KB, no dip at 512KB",

@@ -120,7 +120,7 @@ impl Ftl {
     ) -> Result<u32> {
         let die = self.host_die_with_room(n)?;
         let unit_before = self.unit_div.div(self.dies[die as usize].host_wp.next);
-        let was_open = self.dies[die as usize].host_wp.block != NONE;
+        let block_before = self.dies[die as usize].host_wp.block;
         let head = self.alloc(die, false, n, ready_ns, nand)?;
         self.die_valid[die as usize] += n as u64;
         self.l2p.set(lba as usize, self.enc(head, n));
@@ -147,23 +147,21 @@ impl Ftl {
         // A unit completed by a write stays in the buffer until the next host
         // unit gets data (small writes to its last LBA still coalesce); then
         // it goes to its die.
-        let next = self.dies[die as usize].host_wp.next;
-        // Did this unit complete a program unit (reach or run past its end)?
-        let unit_now = self.unit_div.div(next);
-        let filled = if was_open { unit_now > unit_before } else { unit_now > 0 } || self.dies[die as usize].host_wp.block == NONE;
+        let wp = &self.dies[die as usize].host_wp;
+        // Did this write complete one of the die's program units? A unit of
+        // reduced data may run past the unit's end into the next one, which
+        // then stays open on this die until its next turn: the host moves on
+        // once a program unit is full, not only when a 4KB unit ends exactly
+        // on a unit boundary (an incompressible stream out of step with the
+        // boundaries would never reach one and would stay on one die).
+        let filled = wp.block == NONE
+            || if wp.block == block_before { self.unit_div.div(wp.next) > unit_before } else { self.unit_div.div(wp.next) > 0 };
         self.program_ready_units(die, false, ready_ns, nand, false)?;
         let w = self.waiting_die;
         if w != NONE && w != die {
             self.waiting_die = NONE;
             self.program_ready_units(w, false, ready_ns, nand, true)?;
         }
-        // Once a program unit is complete the next host data goes to the next
-        // die, also when this unit ran on into the die's next program unit
-        // (data reduced to sizes that do not divide the program unit): that
-        // one stays open on this die until its turn comes round again. To
-        // wait for a unit to end exactly on a boundary would keep every write
-        // on one die while the sizes stay out of step (4KB units after one
-        // 3KB unit never end on an 8KB boundary).
         if filled {
             self.waiting_die = die;
             self.host_die = self.next_host_die(die, ready_ns, nand);
