@@ -112,7 +112,7 @@ def test_a_cache_fill_past_its_step_ends_and_the_jobs_after_it_follow_what_it_wr
 
     from ssdlab.twin.probe import CACHE, QUEUES
     from ssdlab.twin.probe.names import CACHE_AFTER_IDLE, CACHE_FILL, MiB, queue_read
-    from ssdlab.twin.probe.run import _run_rest
+    from ssdlab.twin.probe.run import _Backend, _run_rest
     from ssdlab.twin.probe.spec import ProbeJob
 
     def rate_of(name: str) -> float:
@@ -130,13 +130,14 @@ def test_a_cache_fill_past_its_step_ends_and_the_jobs_after_it_follow_what_it_wr
         return True
 
     stages = (CACHE, QUEUES)
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, [])
     rest = probe_jobs(TB, 1.0, stages=stages)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, list(rest))
 
-    def rebuild(w: int) -> Any:
-        return probe_jobs(TB, 1.0, stages=stages, cache_written=w // MiB * MiB)
+    def rebuild(full: bool, w: Any) -> Any:
+        return probe_jobs(TB, 1.0, stages=stages, full=full, cache_written=w)
 
-    assert _run_rest(run, rest, True, 1, None, plain, rebuild)
+    backend = _Backend(plain, lambda job, seg, i: plain([seg], seg.name), rebuild)
+    assert _run_rest(run, rest, True, 1, None, backend)
     # four segments in the cache, the step, two more (half the 80 s before it, at least two): 166 GB of 300
     written = run.figures[CACHE_FILL]["io_bytes"]
     assert written == 4 * 40 * 10**9 + 3 * 2 * 10**9 and "stepped down in segment 5" in run.notes[0]
@@ -146,6 +147,7 @@ def test_a_cache_fill_past_its_step_ends_and_the_jobs_after_it_follow_what_it_wr
     # the write after idle time starts below the cache's rate: three segments, then done
     assert run.figures[CACHE_AFTER_IDLE]["runtime_s"] == 3 * S
     # a SATA-era drive's (not segmented) runs every job as listed
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, [])
-    assert _run_rest(run, rest, False, 1, None, plain, rebuild)
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": TB}, list(rest))
+    assert _run_rest(run, rest, False, 1, None, backend)
     assert [j.name for j in run.jobs] == [j.name for j in rest] and not run.notes
+    assert set(run.figures) == {j.name for j in rest}

@@ -105,13 +105,9 @@ impl Ftl {
 
     /// Erase an SLC block of `die` whose data is all invalid (TRIMmed or
     /// rewritten), now: it still counts against the cache's size until it
-    /// is folded, and folding it is one erase. False if there is none (or
-    /// the die is cleaning a victim already).
+    /// is folded, and folding it is one erase. False if there is none.
     pub(super) fn erase_empty_slc_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
         let d = die as usize;
-        if self.dies[d].victim != NONE {
-            return Ok(false);
-        }
         let Some(i) = self.reorg[d].iter().position(|&b| {
             let blk = &self.blocks[b as usize];
             blk.fast && blk.valid == 0 && blk.state == BlockState::Sealed
@@ -119,7 +115,34 @@ impl Ftl {
             return Ok(false);
         };
         let v = self.reorg[d].remove(i);
+        if self.dies[d].victim != NONE {
+            // Nothing to move: the erase needs no GC slot, so a fold the
+            // die paused (the host came back mid-block) stays as it was.
+            self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
+            if self.uses_buckets() {
+                self.bucket_remove(v);
+            } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
+                self.dies[d].fifo.remove(j);
+            }
+            self.erase_empty_now(die, v, now_ns, nand);
+            return Ok(true);
+        }
         self.clean_slc_block_now(die, v, now_ns, nand)
+    }
+
+    /// Erase `v`, a sealed SLC block of `die` holding no valid data and
+    /// already out of its lists, beside the die's victim: the erase (and
+    /// the recycling path's pass over the block, as for a victim) without
+    /// the victim's slot.
+    fn erase_empty_now(&mut self, die: u32, v: u32, now_ns: u64, nand: &mut Nand) {
+        debug_assert_eq!(self.blocks[v as usize].valid, 0);
+        let block_bytes = self.spb as u64 * self.gran_bytes;
+        if let Some(ns) = (block_bytes * 1_000_000_000).checked_div(self.recycle_bytes_per_s) {
+            nand.recycle(die, now_ns, ns);
+        }
+        self.counters.gc_victims += 1;
+        self.counters.fg_gc_victims += 1;
+        self.erase_block(die, v, now_ns, nand);
     }
 
     /// Fold the oldest SLC block of `die` whole, now (a write-through
@@ -398,6 +421,13 @@ impl Ftl {
 
     /// Erase `victim`, all its data moved, and return it to its die's pool.
     fn erase_victim(&mut self, die: u32, victim: u32, now_ns: u64, nand: &mut Nand) {
+        self.erase_block(die, victim, now_ns, nand);
+        self.dies[die as usize].victim = NONE;
+    }
+
+    /// Erase `victim` (no valid data left in it) and return it to its
+    /// die's pool.
+    fn erase_block(&mut self, die: u32, victim: u32, now_ns: u64, nand: &mut Nand) {
         let d = die as usize;
         debug_assert_eq!(self.blocks[victim as usize].valid, 0);
         let slc = self.slc.is_some() && self.blocks[victim as usize].fast;
@@ -413,7 +443,6 @@ impl Ftl {
         self.counters.erases += 1;
         self.counters.slc_erases += slc as u64;
         self.dies[d].free.push_back(victim);
-        self.dies[d].victim = NONE;
     }
 
     /// Does idle time on `die` still have a block holding no valid data to

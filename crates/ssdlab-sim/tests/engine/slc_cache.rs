@@ -95,6 +95,37 @@ fn a_firmware_that_folds_while_it_writes_refills_the_cache_mid_fill() {
 }
 
 #[test]
+fn a_fold_the_host_interrupted_keeps_no_emptied_slc_block_from_the_cache() {
+    // 6 MiB in SLC, then (with `pause`) idle time just past the idle delay:
+    // every die starts folding and the host comes back mid-block. A pass
+    // from LBA 0 then rewrites that data: its emptied SLC blocks are erased
+    // as the cache needs them, paused fold or not, so the pass's first 16
+    // MiB (past the cache's 14) take as long either way. (With the emptied
+    // blocks kept until the paused fold ends, they took 1.5 times as long.)
+    let seg = 1 << 20;
+    let secs: Vec<f64> = [false, true]
+        .iter()
+        .map(|&pause| {
+            let mut s = sim(tlc_drive(96, default_slc(), json!({})), 5, true);
+            for i in 0..6 {
+                run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "offset": i * seg, "size": seg}));
+            }
+            let before = s.ftl_slc_bytes();
+            if pause {
+                s.idle(103_000_000).unwrap();
+                let after = s.ftl_slc_bytes();
+                assert!(after > 0 && after < before, "a fold under way: {before} B in SLC, then {after}");
+            }
+            let v = fill_segments(&mut s, seg);
+            s.check_now().unwrap();
+            eprintln!("pause {pause}: {v:.1?}");
+            v[..16].iter().map(|mbps| seg as f64 / 1e6 / mbps).sum()
+        })
+        .collect();
+    assert!(secs[1] < 1.1 * secs[0], "16 MiB after a paused fold took {:.3} s, without one {:.3}", secs[1], secs[0]);
+}
+
+#[test]
 fn trim_and_rewrites_of_slc_data_lose_nothing_through_folding_and_gc() {
     let mut s = sim(tlc_drive(64, default_slc(), json!({})), 4, true);
     let cap = s.capacity_bytes();

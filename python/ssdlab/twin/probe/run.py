@@ -188,29 +188,86 @@ def _cache_after(jobs: Sequence[ProbeJob]) -> List[ProbeJob]:
     return [] if at is None else list(jobs[at + 1:])
 
 
+@dataclass
+class _Backend:
+    """How one kind of target runs the probe's jobs; :func:`_run_stages` decides their order."""
+
+    #: Runs ``jobs`` as one part named ``name`` (their figures into the run); False where Ctrl-C stopped it.
+    part: Callable[[Sequence[ProbeJob], str], bool]
+    #: Runs ``seg``, the ``n``-th segment of ``job``, as a part of its own; False where Ctrl-C stopped it.
+    segment: Callable[[ProbeJob, ProbeJob, int], bool]
+    #: The target's job list again: with the full stage or not, and for the bytes the cache fill wrote.
+    jobs: Callable[[bool, Optional[int]], List[ProbeJob]]
+    #: Whether the estimates said between stages go into the run's notes as well.
+    note_estimates: bool = False
+
+
+def _run_stages(run: ProbeRun, jobs: Sequence[ProbeJob], cap: int, budget: float, stages: Sequence[str], seed: int,
+                stream: Optional[TextIO], backend: _Backend) -> Tuple[bool, bool]:
+    """The probe's stages in their order, on any target: the clean stage and the fill; the full drive's stage right
+    after the fill where they show a modern drive (:func:`full_stage_wanted`; otherwise the rest of the fill stage is
+    the one for a drive without it), its random writes in segments; then the rest of the fill stage, the cache and
+    the queue stages, on a modern drive with the cache fill and the write after idle time in segments that end past
+    their step, and the jobs after the cache fill made for the bytes it wrote. ``run.jobs`` is the plan, rebuilt
+    where a choice changes it. Returns whether it went on to the end (False where stopped) and whether the drive
+    counted as modern."""
+    head, late, rest = _split_at_full(jobs)
+    run.jobs = head + late + rest
+
+    def say_estimate(js: Sequence[ProbeJob], what: str, **kw: Any) -> None:
+        text = _say_estimate(js, cap, rates_from(run.figures), stream, what=what, **kw)
+        if backend.note_estimates:
+            run.notes.append(text)
+
+    going = backend.part(head, "probe")
+    wanted = full_stage_wanted(run.figures, cap, stages) if head else True
+    if going and head and not late and rest:
+        say_estimate(rest, "the rest of the probe", stages=stages)
+    if going and late:
+        if not wanted:
+            ran = {j.name for j in head}
+            rest = [j for j in backend.jobs(False, None) if j.stage != FULL and j.name not in ran]
+            run.jobs = head + rest
+            if stream is not None:
+                stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left out (the "
+                             "torture shows the spare area)\n")
+        else:
+            _say_full_stage(run, cap, budget, stream, stages=stages)
+            say_estimate(late, "the full-drive stage")
+            flat = [j for j in late if j.name != FULL_RANDWRITE]
+            going = backend.part(flat, "probe-full")
+            if going and len(flat) < len(late):
+                torture = next(j for j in late if j.name == FULL_RANDWRITE)
+                going, _ = _segments(run, torture, seed, stream, lambda seg, i: backend.segment(torture, seg, i))
+    return going and _run_rest(run, rest, wanted, seed, stream, backend), wanted
+
+
 def _run_rest(run: ProbeRun, rest: Sequence[ProbeJob], segmented: bool, seed: int, stream: Optional[TextIO],
-              plain: Callable[[Sequence[ProbeJob], str], bool], rebuild: Callable[[int], List[ProbeJob]]) -> bool:
+              backend: _Backend) -> bool:
     """The jobs after the full stage: the rest of the fill stage, the cache and the queue stages. ``segmented``
     (a modern drive): the cache fill and the write after idle time in segments, ending past their step, and the
-    jobs after the cache fill made (``rebuild``) for the bytes it wrote. ``plain`` runs jobs as one part (False
-    where Ctrl-C stopped it). Returns whether to go on."""
+    jobs after the cache fill made for the bytes it wrote. Returns whether it went on to the end."""
     names = [j.name for j in rest]
     if not segmented or CACHE_FILL not in names:
-        run.jobs = run.jobs + list(rest)
-        return plain(rest, "probe-rest")
+        return backend.part(rest, "probe-rest")
     k = names.index(CACHE_FILL)
-    run.jobs = run.jobs + list(rest[:k + 1])
-    if not plain(rest[:k], "probe-rest"):
+    if not backend.part(rest[:k], "probe-rest"):
         return False
-    going, fast = _segments(run, rest[k], seed, stream, lambda seg, i: plain([seg], seg.name))
-    if not going or CACHE_FILL not in run.figures:
+    fill = rest[k]
+    going, fast = _segments(run, fill, seed, stream, lambda seg, i: backend.segment(fill, seg, i))
+    if not going:
         return False
-    after = _cache_after(rebuild(int(run.figures[CACHE_FILL]["io_bytes"])))
-    run.jobs = run.jobs + after
+    if CACHE_FILL not in run.figures:
+        # the cache fill failed (a real target's fio): the jobs after it as planned
+        return backend.part(rest[k + 1:], "probe-queues")
+    after = _cache_after(backend.jobs(True, int(run.figures[CACHE_FILL]["io_bytes"]) // MiB * MiB))
+    at = [j.name for j in run.jobs].index(CACHE_FILL)
+    run.jobs = run.jobs[:at + 1] + after
     if after and after[0].name == CACHE_AFTER_IDLE and fast is not None:
-        going, _ = _segments(run, after[0], seed, stream, lambda seg, i: plain([seg], seg.name), fast)
+        idle = after[0]
+        going, _ = _segments(run, idle, seed, stream, lambda seg, i: backend.segment(idle, seg, i), fast)
         after = after[1:]
-    return going and plain(after, "probe-queues")
+    return going and backend.part(after, "probe-queues")
 
 
 def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence[str] = STAGES, budget: float = 1.0,
@@ -234,10 +291,7 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
         return [j for j in js if names is None or j.name in names]
 
     jobs = chosen(probe_jobs(cap, budget, stages=stages))
-    # the full drive's stage runs right after the fill stage's fill, where the stages before it show a modern
-    # drive (full_stage_wanted); without it the rest of the fill stage is the one for a drive without it
-    head, late, rest = _split_at_full(jobs)
-    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, list(head))
+    run = ProbeRun({"kind": "simulated", "capacity_bytes": cap}, list(jobs))
     _say_cache_span(run, cap, budget, stages, stream)
     _say_estimate(jobs, cap, assumed_rates(), stream, IDLE_POWER_S, stages=stages,
                   without=chosen(probe_jobs(cap, budget, stages=stages, full=False)))
@@ -272,26 +326,12 @@ def run_probe_simulated(drive: Any, out_dir: Optional[Path], *, stages: Sequence
             run.figures.update(figs)
             return done
 
-        going = part(head, "probe")
-        wanted = full_stage_wanted(run.figures, cap, stages) if head else True
-        if going and head and not late and rest:
-            _say_estimate(rest, cap, rates_from(run.figures), stream, what="the rest of the probe", stages=stages)
-        if going and late:
-            if not wanted:
-                rest = [j for j in chosen(probe_jobs(cap, budget, stages=stages, full=False))
-                        if j.stage != FULL and j.name not in {h.name for h in head}]
-            else:
-                run.jobs = run.jobs + late
-                _say_full_stage(run, cap, budget, stream, stages=stages)
-                _say_estimate(late, cap, rates_from(run.figures), stream, what="the full-drive stage")
-                flat = [j for j in late if j.name != FULL_RANDWRITE]
-                going = part(flat, "probe-full")
-                if going and len(flat) < len(late):
-                    going, _ = _segments(run, next(j for j in late if j.name == FULL_RANDWRITE), seed, stream,
-                                         lambda seg, i: part([seg], f"probe-full-s{i:02d}"))
-        if going:
-            going = _run_rest(run, rest, wanted, seed, stream, part, lambda w: chosen(probe_jobs(
-                cap, budget, stages=stages, full=wanted, cache_written=w // MiB * MiB)))
+        def segment(job: ProbeJob, seg: ProbeJob, i: int) -> bool:
+            return part([seg], f"probe-full-s{i:02d}" if job.name == FULL_RANDWRITE else seg.name)
+
+        going, wanted = _run_stages(run, jobs, cap, budget, stages, seed, stream, _Backend(
+            part, segment, lambda full, written: chosen(probe_jobs(cap, budget, stages=stages, full=full,
+                                                                   cache_written=written))))
         interrupted = not going
     run.power = {"source": "simulated drive (the simulator's power model)", "idle_w": phase_power(idle.data)["avg_w"],
                  "idle_s": IDLE_POWER_S}
@@ -336,6 +376,13 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
     chosen_note = None
     if stages is None:
         stages, chosen_note = default_stages(capacity, assumed_rates().write_bytes_per_s)
+    target_stages: Sequence[str] = stages
+
+    def target_jobs(full: bool, written: Optional[int]) -> List[ProbeJob]:
+        """The probe's jobs on this target (a file target's reads of unwritten LBAs left out)."""
+        return [j for j in probe_jobs(capacity, budget, trim=trim, stages=target_stages, full=full, cache_written=written)
+                if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"]
+
     jobs = probe_jobs(capacity, budget, trim=trim, stages=stages)
     run = ProbeRun({"kind": "block" if check.kind == "block" else "file", "path": target, "drive_id": info["id"],
                     "capacity_bytes": capacity, "fio_version": str(version), "drive": info}, jobs)
@@ -358,10 +405,8 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
         jobs = [host_buffer_job(capacity)] + jobs
     run.jobs = jobs
     _say_cache_span(run, capacity, budget, stages, stream)
-    without = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
-               if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"]
     run.notes.append(_say_estimate(jobs, capacity, assumed_rates(), stream, IDLE_SETTLE_S + IDLE_POWER_S,
-                                   stages=stages, without=without))
+                                   stages=stages, without=target_jobs(False, None)))
     fio_dir = Path(out_dir) / "fio"
     fio_dir.mkdir(parents=True, exist_ok=True)
     stream.write(f"ssdlab probe: {len(jobs)} jobs on {target} ({capacity:,} B) with {version}\n")
@@ -374,61 +419,34 @@ def run_probe_device(target: str, out_dir: Path, *, size_bytes: Optional[int] = 
             full = jobfile_text(jobs, seed=seed, filename=path, size_bytes=None if check.kind == "block" else capacity,
                                 direct=direct)
             write_text(fio_dir / "probe.fio", full)
-            head, late, rest = _split_at_full(jobs)
-            order = head + late + rest
-            fast: Optional[float] = None  # the cache's rate, where a segmented cache fill stepped down from it
-            i = 0
-            while i < len(order):
-                job = order[i]
-                if late and job is late[0]:
-                    # the full drive's stage, right after the fill, where the stages before it show a modern drive
-                    if head and not full_stage_wanted(run.figures, capacity, stages):
-                        names = {j.name for j in head}
-                        rest = [j for j in probe_jobs(capacity, budget, trim=trim, stages=stages, full=False)
-                                if j.stage != FULL and j.name not in names]
-                        order = head + rest
-                        run.jobs = order
-                        stream.write("ssdlab probe: no NVMe link and no write cache: the full drive's stage is left "
-                                     "out (the torture shows the spare area)\n")
-                        continue
-                    _say_full_stage(run, capacity, budget, stream, stages)
-                    run.notes.append(_say_estimate(late, capacity, rates_from(run.figures), stream,
-                                                   what="the full-drive stage"))
-                elif head and not late and i == len(head):
-                    # the estimate before the start assumed slow writes: the rest's at the rates measured since
-                    run.notes.append(_say_estimate(order[i:], capacity, rates_from(run.figures), stream,
-                                                   what="the rest of the probe", stages=stages))
+
+            def start(job: ProbeJob) -> int:
+                """Before ``job``: the idle power window where it is the first to move data, and its line; its
+                place in the plan (which names its fio directory)."""
+                i = [j.name for j in run.jobs].index(job.name)
                 if job.direction != "trim" and not run.power:
                     _idle_power_window(run, stream)
-                stream.write(f"ssdlab probe: {i + 1}/{len(order)} {job.name} ({job.feature}) ...\n")
+                stream.write(f"ssdlab probe: {i + 1}/{len(run.jobs)} {job.name} ({job.feature}) ...\n")
+                return i
 
-                def one(j: ProbeJob, k: int) -> bool:
-                    text = jobfile_text([j], seed=seed, filename=path,
-                                        size_bytes=None if check.kind == "block" else capacity, direct=direct)
-                    _run_device_job(run, j, text, fio_dir / f"{k:02d}-{j.name}", exe, stream)
-                    return True
+            def one(j: ProbeJob, k: int) -> None:
+                text = jobfile_text([j], seed=seed, filename=path,
+                                    size_bytes=None if check.kind == "block" else capacity, direct=direct)
+                _run_device_job(run, j, text, fio_dir / f"{k:02d}-{j.name}", exe, stream)
 
-                def segment(seg: ProbeJob, n: int, base: int = i * 100) -> bool:
-                    return one(seg, base + n)
+            def part(js: Sequence[ProbeJob], name: str) -> bool:
+                # one fio run per job, so that a failure or Ctrl-C keeps what finished
+                for j in js:
+                    one(j, start(j))
+                return True
 
-                if job.name == FULL_RANDWRITE:
-                    _segments(run, job, seed, stream, segment)
-                elif job.name == CACHE_AFTER_IDLE and fast is not None:
-                    _segments(run, job, seed, stream, segment, fast)
-                elif job.name == CACHE_FILL and full_stage_wanted(run.figures, capacity, stages):
-                    # a modern drive: the cache fill ends past its step, and the jobs after it follow what it wrote
-                    _, fast = _segments(run, job, seed, stream, segment)
-                    if CACHE_FILL in run.figures:
-                        wanted = any(j.stage == FULL for j in order)
-                        after = _cache_after([j for j in probe_jobs(
-                            capacity, budget, trim=trim, stages=stages, full=wanted,
-                            cache_written=int(run.figures[CACHE_FILL]["io_bytes"]) // MiB * MiB)
-                            if j.name not in (UNWRITTEN_READ, UNWRITTEN_SEQREAD) or check.kind == "block"])
-                        order = order[:i + 1] + after
-                        run.jobs = order
-                else:
-                    one(job, i)
-                i += 1
+            def segment(job: ProbeJob, seg: ProbeJob, n: int) -> bool:
+                i = start(job) if n == 0 else [j.name for j in run.jobs].index(job.name)
+                one(seg, i * 100 + n)
+                return True
+
+            _run_stages(run, jobs, capacity, budget, stages, seed, stream,
+                        _Backend(part, segment, target_jobs, note_estimates=True))
     except KeyboardInterrupt:
         run.interrupted = True
     run.wall_time_s = time.perf_counter() - t0
