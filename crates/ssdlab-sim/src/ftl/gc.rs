@@ -118,12 +118,7 @@ impl Ftl {
         if self.dies[d].victim != NONE {
             // Nothing to move: the erase needs no GC slot, so a fold the
             // die paused (the host came back mid-block) stays as it was.
-            self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
-            if self.uses_buckets() {
-                self.bucket_remove(v);
-            } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
-                self.dies[d].fifo.remove(j);
-            }
+            self.unlist_slc_block(die, v);
             self.erase_empty_now(die, v, now_ns, nand);
             return Ok(true);
         }
@@ -136,10 +131,7 @@ impl Ftl {
     /// the victim's slot.
     fn erase_empty_now(&mut self, die: u32, v: u32, now_ns: u64, nand: &mut Nand) {
         debug_assert_eq!(self.blocks[v as usize].valid, 0);
-        let block_bytes = self.spb as u64 * self.gran_bytes;
-        if let Some(ns) = (block_bytes * 1_000_000_000).checked_div(self.recycle_bytes_per_s) {
-            nand.recycle(die, now_ns, ns);
-        }
+        self.recycle_block_pass(die, now_ns, nand);
         self.counters.gc_victims += 1;
         self.counters.fg_gc_victims += 1;
         self.erase_block(die, v, now_ns, nand);
@@ -169,6 +161,15 @@ impl Ftl {
     /// Clean the SLC block `v`, already taken off the die's fold list, whole
     /// and now: out of its GC list, the die's victim, every page moved.
     fn clean_slc_block_now(&mut self, die: u32, v: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
+        self.unlist_slc_block(die, v);
+        self.blocks[v as usize].state = BlockState::Victim;
+        self.begin_victim(die, v, now_ns, true, nand);
+        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+    }
+
+    /// Take `v`, an SLC block just removed from the die's `reorg` list, out
+    /// of its GC list as well.
+    fn unlist_slc_block(&mut self, die: u32, v: u32) {
         let d = die as usize;
         self.late_fast[d] = self.late_fast[d].min(self.reorg[d].len());
         if self.uses_buckets() {
@@ -176,9 +177,16 @@ impl Ftl {
         } else if let Some(j) = self.dies[d].fifo.iter().position(|&x| x == v) {
             self.dies[d].fifo.remove(j);
         }
-        self.blocks[v as usize].state = BlockState::Victim;
-        self.begin_victim(die, v, now_ns, true, nand);
-        self.gc_victim_step(die, now_ns, nand, u64::MAX, true)
+    }
+
+    /// The controller's recycling path (when there is one: a rate above 0)
+    /// processes the whole block at its fixed rate, whatever it holds
+    /// (stale or TRIMmed data included; `ftl.recycle_bytes_per_s`).
+    fn recycle_block_pass(&mut self, die: u32, now_ns: u64, nand: &mut Nand) {
+        let block_bytes = self.spb as u64 * self.gran_bytes;
+        if let Some(ns) = (block_bytes * 1_000_000_000).checked_div(self.recycle_bytes_per_s) {
+            nand.recycle(die, now_ns, ns);
+        }
     }
 
     /// Make `v` (taken out of its list) the die's victim.
@@ -191,13 +199,7 @@ impl Ftl {
         self.dies[d].victim_warm_off = 0;
         self.dies[d].victim_valid0 = self.blocks[v as usize].valid;
         self.dies[d].victim_read_ns = self.unit_read_ns(v, nand);
-        // The controller's recycling path (when there is one: a rate above 0)
-        // processes the whole block at its fixed rate, whatever it holds
-        // (stale or TRIMmed data included; `ftl.recycle_bytes_per_s`).
-        let block_bytes = self.spb as u64 * self.gran_bytes;
-        if let Some(ns) = (block_bytes * 1_000_000_000).checked_div(self.recycle_bytes_per_s) {
-            nand.recycle(die, now_ns, ns);
-        }
+        self.recycle_block_pass(die, now_ns, nand);
         self.dies[d].gc_last_read = NONE;
         self.counters.gc_victims += 1;
         if foreground {
