@@ -45,7 +45,7 @@ def _recycling(drive_doc: Dict[str, Any], features: Features) -> Optional[Dict[s
 #: about the rate a write into recycled blocks runs (docs/model.md). Where the probe measured data reduction, that
 #: is the third garbage collection tried: lazy, through a path at the rate of the sequential write right after the
 #: full TRIM (a TRIM frees no pre-erased block). Its rate is measured, not fitted, so it is taken when it beats both
-#: others on the fill stage's error, its torture's variability not against it (see :data:`GC_MODE_EVIDENCE`),
+#: others on the fill stage's error, its torture's variability not against paced GC's (see :data:`GC_MODE_EVIDENCE`),
 #: without that constant's margin.
 RECYCLE_NEEDS = "data reduction measured"
 
@@ -95,8 +95,11 @@ def choose_gc_mode(drive_doc: Dict[str, Any], features: Features, measured: Mapp
     measured_path = (recycling is None and (drive_doc.get("data_reduction") or {}).get("enabled")
                      and drive_doc.get("ftl", {}).get("recycle_bytes_per_s"))
     path = 2 if recycling is not None else 1 if measured_path else None
+    # its variability is weighed against paced GC alone: beside lazy GC without a path it cleans whole victims
+    # too, and what differs, the path's rate (not yet refined here), is what the fill error judges
     if path is not None and math.isfinite(errs[path]) and all(
-            errs[path] < errs[k] and not cv_against(path, k) for k in range(len(docs)) if k != path):
+            errs[path] < errs[k] and (docs[k].get("ftl", {}).get("gc_mode") == "lazy" or not cv_against(path, k))
+            for k in range(len(docs)) if k != path):
         return docs[path], all_figs[path], {
             "value": "lazy", "source": "fitted", "residual": round(errs[path], 4),
             "why": "whole victims cleaned when a block is needed, every block through "
