@@ -292,7 +292,8 @@ class Simulator:
         that much trace time (seconds or "10min"; or ``runtime_ns``), as fio's
         options of those names cut a replayed iolog. ``lay_down_reads=True``
         first writes (unmeasured, 1 MiB at QD32) every LBA the trace reads
-        before it writes it, as the recorded disk held that data. ``trace_options`` are
+        before it writes it, as the recorded disk held that data, in the mix of
+        data patterns the trace writes (each for its share of the bytes). ``trace_options`` are
         those of :func:`ssdlab.trace.trace_stats` (``format``, ``device``,
         ``out_of_range``, ``skip_bad_lines``, ``data_pattern``, ...; the
         capacity defaults to the drive's). The engine parses and checks all of

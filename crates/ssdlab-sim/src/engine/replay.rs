@@ -389,9 +389,10 @@ impl Simulator {
 
     /// Write, unmeasured and as fast as the drive takes it (1 MiB writes at
     /// QD32, in LBA order), every 4KB unit the trace (as `opts` cuts it) reads
-    /// before it writes or trims it and the drive does not hold yet, with the
-    /// data pattern of the trace's first write: the files the recorded
-    /// desktop read were on its disk.
+    /// before it writes or trims it and the drive does not hold yet: the files
+    /// the recorded desktop read were on its disk. Their data is the trace's
+    /// own mix: each write's pattern in proportion to the bytes the trace
+    /// writes with it (incompressible for a trace that writes nothing).
     fn lay_down_reads(
         &mut self,
         records: &mut dyn Iterator<Item = std::result::Result<TraceRecord, TraceError>>,
@@ -404,7 +405,8 @@ impl Simulator {
         let units = cap.div_ceil(UNIT) as usize;
         let mut touched = vec![0u64; units.div_ceil(64)];
         let mut lay = vec![0u64; units.div_ceil(64)];
-        let mut pattern = None;
+        // Bytes the trace writes with each pattern, in order of first use.
+        let mut mix: Vec<(crate::pattern::DataPattern, u64)> = Vec::new();
         let mut first_ns = None;
         for (n, r) in records.enumerate() {
             let r = r.map_err(SimError::Trace)?;
@@ -420,7 +422,10 @@ impl Simulator {
             }
             let (a, b) = ((r.offset_bytes / UNIT) as usize, (r.offset_bytes + r.length_bytes).div_ceil(UNIT) as usize);
             if r.op == TraceOp::Write {
-                pattern.get_or_insert(r.data_pattern);
+                match mix.iter_mut().find(|(p, _)| *p == r.data_pattern) {
+                    Some((_, bytes)) => *bytes += r.length_bytes,
+                    None => mix.push((r.data_pattern, r.length_bytes)),
+                }
             }
             for u in a..b {
                 let (w, bit) = (u / 64, 1u64 << (u % 64));
@@ -433,7 +438,9 @@ impl Simulator {
                 }
             }
         }
-        let data_pattern = pattern.unwrap_or(crate::pattern::DataPattern::Incompressible);
+        if mix.is_empty() {
+            mix.push((crate::pattern::DataPattern::Incompressible, 1));
+        }
         let mut extents: Vec<(u64, u64)> = Vec::new();
         let mut u = 0usize;
         while u < units {
@@ -455,7 +462,8 @@ impl Simulator {
         if extents.is_empty() {
             return Ok(());
         }
-        let mut writes = extents.into_iter().map(|(offset_bytes, length_bytes)| {
+        let patterns = mix_in_proportion(&mix, &extents);
+        let mut writes = extents.into_iter().zip(patterns).map(|((offset_bytes, length_bytes), data_pattern)| {
             Ok(TraceRecord { time_ns: 0, op: TraceOp::Write, offset_bytes, length_bytes, data_pattern, iodepth: 0, recorded_latency_ns: 0 })
         });
         let lay_opts = ReplayOptions {
@@ -466,5 +474,51 @@ impl Simulator {
         };
         self.replay(&mut writes, &lay_opts, progress)?;
         Ok(())
+    }
+}
+
+/// One pattern per extent such that the bytes laid down with each pattern
+/// follow `mix`'s shares (bytes per pattern) as closely as whole extents
+/// allow: each extent takes the pattern furthest behind its share once the
+/// extent is counted (the first such on a tie), so the choice is
+/// deterministic and spread over the LBAs rather than in runs.
+fn mix_in_proportion(mix: &[(crate::pattern::DataPattern, u64)], extents: &[(u64, u64)]) -> Vec<crate::pattern::DataPattern> {
+    let total: i128 = mix.iter().map(|&(_, b)| b as i128).sum::<i128>().max(1);
+    let mut laid = vec![0i128; mix.len()];
+    let mut done = 0i128;
+    extents
+        .iter()
+        .map(|&(_, len)| {
+            done += len as i128;
+            // behind_i = share_i x done - laid_i, scaled by `total`
+            let behind = |i: usize| mix[i].1 as i128 * done - laid[i] * total;
+            let i = (1..mix.len()).fold(0, |best, i| if behind(i) > behind(best) { i } else { best });
+            laid[i] += len as i128;
+            mix[i].0
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mix_in_proportion;
+    use crate::pattern::DataPattern;
+
+    #[test]
+    fn laid_down_data_follows_the_traces_write_mix_by_bytes() {
+        let mix = [(DataPattern::Incompressible, 62), (DataPattern::Ratio { permille: 500 }, 26), (DataPattern::Zeros, 12)];
+        let extents: Vec<(u64, u64)> = (0..1000u64).map(|i| (i << 20, 4096 * (1 + i % 7))).collect();
+        let got = mix_in_proportion(&mix, &extents);
+        let total: u64 = extents.iter().map(|e| e.1).sum();
+        for (p, w) in mix {
+            let bytes: u64 = extents.iter().zip(&got).filter(|(_, g)| **g == p).map(|(e, _)| e.1).sum();
+            let share = bytes as f64 / total as f64;
+            assert!((share - w as f64 / 100.0).abs() < 0.005, "{p:?}: {share:.4} of the bytes for {w}%");
+        }
+        // interleaved, not in runs: no pattern holds more than a few extents in a row
+        let longest = got.chunk_by(|a, b| a == b).map(<[_]>::len).max().unwrap();
+        assert!(longest <= 8, "a run of {longest} extents of one pattern");
+        // one pattern: all of it
+        assert!(mix_in_proportion(&[(DataPattern::Zeros, 5)], &extents).iter().all(|p| *p == DataPattern::Zeros));
     }
 }
