@@ -126,10 +126,10 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         twin_figs.update(read_figs)
         if full_fit is not None and read_fit is not None:
             full_fit["native_reads"] = read_fit
-        if full_fit is not None and (read_figs or not any(
-                r.get("kept") and r.get("factor") == 1.0 and not r.get("program_buffer_bytes") for r in full_fit["rows"])):
-            # the step changed the twin: its fill stage as well, so that twin.json and the reliability judge the
-            # twin written, not the one before the step
+        if full_fit is not None:
+            # the fill stage again on the twin written, so that twin.json and the reliability judge it: the figures
+            # above are the twin's before its cache fit (the generic cache and native program) and the full-drive
+            # steps
             fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1], figures_of(doc))[0]
             twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
     finally:

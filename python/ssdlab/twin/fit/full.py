@@ -301,7 +301,8 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     why = (f"the {b.part} part's page-type reads x {factor:.3f}, one factor from the full stage's reads of the native "
            "pages past any cache (" + ", ".join(f"{n} {float(measured[n]['mbps']):,.0f} MB/s measured, "
                                                f"{float(kept_figs[n]['mbps']):,.0f} on the twin" for n in jobs)
-           + f"; {len(rounds) - 1} rounds of the clean, cache and full stages simulated)")
+           + f"; {len(rounds) - 1} round{'' if len(rounds) == 2 else 's'} of the clean, cache and full stages "
+           "simulated)")
     prov["nand.tr_page_types_ns"] = {"value": kept["nand"]["tr_page_types_ns"], "source": "fitted", "why": why,
                                      "residual": rounds[best]["error"]}
     prov["nand.tr_ns"] = {"value": kept["nand"]["tr_ns"], "source": "fitted",
