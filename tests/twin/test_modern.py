@@ -145,7 +145,8 @@ def test_the_modern_twin_records_where_each_value_came_from():
     assert d.config["controller"]["map_cache_bytes"] == 64 << 20
     assert prov["controller.map_cache_bytes"]["source"] == "measured"
     assert "unmapped_read_ns" not in doc["controller"]
-    # the fitted mean page read moves the part's page types and SLC read with it
+    # the fitted page read moves the part's SLC read alone (the clean stage reads the cache); the native page types
+    # keep the part's times until the full stage's reads set them
     scale = values["nand.tr_ns"] / 50_000
     # the drive file's TOML holds the page types as a list (the twin.toml loads)
     import tomllib
@@ -153,7 +154,8 @@ def test_the_modern_twin_records_where_each_value_came_from():
     from ssdlab.twin.fit.drive_file import _toml_text
 
     assert Drive.load(tomllib.loads(_toml_text(doc, prov, ["t"]))).config["nand"]["tr_page_types_ns"] == doc["nand"]["tr_page_types_ns"]
-    assert n_close(doc["nand"]["slc_tr_ns"], 30_000 * scale) and n_close(doc["nand"]["tr_page_types_ns"][2], 66_300 * scale)
+    assert n_close(doc["nand"]["slc_tr_ns"], 30_000 * scale) and doc["nand"]["tr_page_types_ns"][2] == 66_300
+    assert prov["nand.slc_tr_ns"]["source"] == "fitted" and prov["nand.tr_page_types_ns"]["source"] == "assumed"
     assert prov["host.pcie_gen"]["source"] == "measured" and prov["host.pcie_lanes"]["source"] == "assumed"
     assert prov["drive.controller"]["source"] == "assumed" and "NVMe" in prov["drive.controller"]["why"]
     assert prov["nand.slc_tprog_ns"]["source"] == "fitted" and prov["nand.tr_ns"]["source"] == "fitted"
@@ -185,3 +187,99 @@ def test_a_simulated_probe_finds_a_dramless_drives_map_cache_and_nvme_link():
     # there, where the data sits in the SLC cache); the link beyond SATA's makes it NVMe, PCIe 3.0
     assert f["queue_scaling"]["value"] > 1.05
     assert f["host_interface"]["value"] == "nvme" and f["pcie_gen"]["value"] == 3
+
+
+def test_a_modern_scan_weighs_four_channels_and_a_sata_one_does_not():
+    from ssdlab.twin.fit.base import CHANNEL_CHOICES, CHANNELS_KEY
+    from ssdlab.twin.fit.candidates import refine_candidates
+
+    f = _modern_features(seq_write_bytes_per_s=feature(1_755_000_000, "B/s", "high", ""))
+    assert base_of(f).channel_choices == (8, 4) and SATA_BASE.channel_choices == CHANNEL_CHOICES == (8, 10)
+    params = free_parameters(f, [8, 16, 32])
+    start = {p.key: p.value for p in params}
+    cands = refine_candidates(start, params, [8, 16, 32], f)
+    four = [c for c in cands if c.get(CHANNELS_KEY) == 4]
+    # every count of the raw NAND on 4 channels, each with the start's total rate and at the start's own channel rate
+    assert {c["nand.packages_per_channel"] * 4 for c in four} == {8, 16, 32}
+    ch = start["nand.channel_bytes_per_s"]
+    rates = {c["nand.channel_bytes_per_s"] for c in four}
+    assert ch in rates and min(2 * ch, params[[p.key for p in params].index("nand.channel_bytes_per_s")].high) in rates
+    assert all(Drive.load(build_doc(f, c, "t")[0]).config["nand"]["channels"] == 4 for c in four[:3])
+    # no other channel count on the modern scan; a SATA-era feature set never gets 4 channels
+    assert {c.get(CHANNELS_KEY, 8) for c in cands} <= {4, 8}
+    sata = {k: v for k, v in f.items() if k != "host_interface"}
+    assert base_of(sata) is SATA_BASE
+    sparams = free_parameters(sata, [8, 16, 40])
+    scands = refine_candidates({p.key: p.value for p in sparams}, sparams, [8, 16, 40], sata)
+    assert {c.get(CHANNELS_KEY, 8) for c in scands} == {8, 10}
+
+
+class _RateRunner:
+    """A runner whose 'simulation' reads the full drive at a rate inverse to the native page read (die-bound), so the
+    native read step's rounds can be checked without the engine."""
+
+    def __init__(self, mean_ns):
+        self.mean_ns, self.calls = mean_ns, 0
+
+    def map(self, fn, items, what=""):
+        self.calls += 1
+        out = []
+        for i, (doc, *_rest) in enumerate(items):
+            t = doc["nand"]["tr_page_types_ns"]
+            k = self.mean_ns / (sum(t) / len(t))
+            out.append((i, {"full-seqread-128k-qd32": {"mbps": 400.0 * k}, "full-randread-4k-qd32": {"mbps": 170.0 * k}}))
+        return out
+
+
+def test_the_native_page_reads_come_from_the_full_stage_reads():
+    from ssdlab.twin.fit.full import choose_native_reads
+
+    f = _modern_features(slc_cache=feature(True, "", "high", ""),
+                         post_cache_write_bytes_per_s=feature(95e6, "B/s", "high", ""))
+    b = base_of(f)
+    assert b.part == "generic-qlc"
+    values = {p.key: p.value for p in free_parameters(f, [8, 16, 32])}
+    doc, prov = build_doc(f, values, "twin-x")
+    part_types = [47_900, 76_200, 134_600, 228_100]
+    assert doc["nand"]["tr_page_types_ns"] == part_types
+    mean = sum(part_types) / 4
+    # the drive reads its native pages 1.25x as fast as the part's times give
+    measured = {"full-seqread-128k-qd32": {"mbps": 500.0}, "full-randread-4k-qd32": {"mbps": 212.5}}
+    run = _RateRunner(mean)
+    figs = {n: f2 for _, d in run.map(None, [(doc,)]) for n, f2 in d.items()}
+    run.calls = 0
+    kept, new_figs, rec = choose_native_reads(doc, prov, f, measured, figs, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec is not None and [r.get("kept") for r in rec["rounds"]][-1]
+    assert abs(rec["rounds"][-1]["factor"] - 0.8) < 0.002 and run.calls == 1  # one step lands a die-bound read
+    assert kept["nand"]["tr_page_types_ns"][0] == round(47_900 * 0.8, -2)
+    assert kept["nand"]["tr_ns"] == round(sum(kept["nand"]["tr_page_types_ns"]) / 4, -2)
+    assert prov["nand.tr_page_types_ns"]["source"] == "fitted" and "x 0.800" in prov["nand.tr_page_types_ns"]["why"]
+    # the SLC read stays the clean stage's
+    assert kept["nand"]["slc_tr_ns"] == doc["nand"]["slc_tr_ns"]
+    # no full stage: the part's, assumed
+    kept2, figs2, rec2 = choose_native_reads(doc, prov, f, {}, {}, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec2 is None and not figs2 and kept2["nand"]["tr_page_types_ns"] == part_types
+    assert prov["nand.tr_page_types_ns"]["source"] == "assumed"
+    # a SATA-era twin is left as it was
+    sata = {k: v for k, v in f.items() if k not in ("host_interface", "slc_cache")}
+    d3, p3 = build_doc(sata, {p.key: p.value for p in free_parameters(sata)}, "t")
+    assert choose_native_reads(d3, p3, sata, measured, figs, run, 1, 0.25, None)[0] is d3  # type: ignore[arg-type]
+
+
+def test_the_modern_read_ahead_window_is_a_fixed_choice_of_the_scan():
+    from ssdlab.fit.params import Target
+    from ssdlab.twin.fit.base import READAHEAD_CHOICES, READAHEAD_KEY
+    from ssdlab.twin.fit.candidates import _target_for
+
+    assert 1 << 20 in READAHEAD_CHOICES and all(w & (w - 1) == 0 for w in READAHEAD_CHOICES)
+    f = _modern_features(readahead=feature(True, "", "high", ""), readahead_min_qd=feature(1, "", "medium", ""))
+    params = free_parameters(f, [8, 16, 32])
+    values = {p.key: p.value for p in params}
+    t = _target_for(Target("twin", "x", params, [], {}, {}), {**values, READAHEAD_KEY: 512 << 10})
+    p = next(q for q in t.params if q.key == READAHEAD_KEY)
+    assert p.low == p.high == p.value == 512 << 10 and "powers of two" in p.why
+    doc, prov = build_doc(f, {**values, READAHEAD_KEY: 512 << 10}, "t")
+    assert doc["controller"]["readahead_bytes"] == 512 << 10 and prov[READAHEAD_KEY]["source"] == "fitted"
+    # without the scan's choice the window stays the assumed one
+    doc2, prov2 = build_doc(f, values, "t")
+    assert doc2["controller"]["readahead_bytes"] == 1 << 20 and prov2[READAHEAD_KEY]["source"] == "assumed"

@@ -59,7 +59,7 @@ from .buffer import choose_dirty_buffer
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
 from .evaluate import _simulate_docs, evaluate_twin, probe_rows, simulate_probe_figures, twin_target
-from .full import choose_full_dies, full_onset_features
+from .full import choose_full_dies, choose_native_reads, full_onset_features
 from .reliability import assess
 from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
@@ -120,10 +120,16 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
         drive_doc, full_figs, full_fit = choose_full_dies(drive_doc, prov, doc["features"], figures_of(doc), run, seed,
                                                           capacity_of(doc)[1], stream)
         twin_figs.update(full_figs)
-        if full_fit is not None and not any(r.get("kept") and r.get("factor") == 1.0 and not r.get("program_buffer_bytes")
-                                            for r in full_fit["rows"]):
-            # the step changed the twin: its fill stage as well, so that twin.json and the reliability judge the
-            # twin written, not the one before the step
+        # the native page reads from the full stage's reads, at the dies kept
+        drive_doc, read_figs, read_fit = choose_native_reads(drive_doc, prov, doc["features"], figures_of(doc),
+                                                             twin_figs, run, seed, capacity_of(doc)[1], stream)
+        twin_figs.update(read_figs)
+        if full_fit is not None and read_fit is not None:
+            full_fit["native_reads"] = read_fit
+        if full_fit is not None:
+            # the fill stage again on the twin written, so that twin.json and the reliability judge it: the figures
+            # above are the twin's before its cache fit (the generic cache and native program) and the full-drive
+            # steps
             fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1], figures_of(doc))[0]
             twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
     finally:
@@ -171,7 +177,8 @@ def _sample(target: Target, doc: ProbeDoc, run: Runner, seed: int, trials: int, 
     # the best of the page size x dies starts becomes the fit's start (and its committed values)
     dies_choices = raw_nand_dies(doc)
     start, scanned = scan_starts(target, doc["features"], run, seed, dies_choices)
-    target = _target_for(target, start)
+    choices = base_of(doc["features"]).channel_choices
+    target = _target_for(target, start, choices)
     target.params = [replace(p, value=start[p.key]) for p in target.params]
     if dies_choices:
         # the scan chose among the counts the raw NAND allows: the sampler's steps of one package would leave them
@@ -189,7 +196,8 @@ def _sample(target: Target, doc: ProbeDoc, run: Runner, seed: int, trials: int, 
     # structure kept: one round may change the layout, the next add parity)
     structures: List[StructureRecord] = []
     for _ in range(STRUCTURE_ROUNDS):
-        target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream)
+        target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream,
+                                              choices)
         if rec is None:
             break
         structures.append(rec)

@@ -26,6 +26,18 @@ MAX_PACKAGES_PER_CHANNEL = 16
 #: The channel counts a twin may have: 8, the era's common layout, or 10 (a few controllers), chosen by the scan
 #: (:func:`refine_candidates`) where the raw NAND's dies divide among them.
 CHANNEL_CHOICES = (8, 10)
+#: The channel counts a modern twin may have: 8, the high-end NVMe controllers' (Samsung Phoenix and Elpis), or 4,
+#: those of the SM2263 (Crucial P1, Intel 660p), Samsung's Pablo (980) and the DRAM-less and QLC controllers of
+#: MODERN.md (WD's MP16, the SM2258 on SATA). Both carry a modern drive's rates on 0.7-1.6 GB/s interfaces; they
+#: differ in what one die's transfer takes (a 4 KB to 512 KB read at QD1) against what all of them carry (reads at
+#: depth), so the scan chooses on the probe as it does between 8 and 10 on a SATA-era one.
+MODERN_CHANNEL_CHOICES = (8, 4)
+#: The key of the read-ahead window in a modern twin's values, where the scan chose it (:data:`READAHEAD_CHOICES`).
+READAHEAD_KEY = "controller.readahead_bytes"
+#: The read-ahead windows a modern twin's scan weighs where the probe sees a read-ahead: firmware sizes them in
+#: powers of two, and the probe's sequential reads at QD1-4 (a 128KB read at QD1, 4KB reads at QD2-4: served from
+#: the window once it runs ahead of them) move with the window; the assumed 1 MiB is one of them.
+READAHEAD_CHOICES = (128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20)
 #: The key of the channel count in a twin's values, when the scan chose other than :data:`CHANNELS`.
 CHANNELS_KEY = "nand.channels"
 #: The key of the active-die cap the scan may give a twin (:func:`refine_candidates`).
@@ -84,6 +96,8 @@ class Base:
     planes: int
     pages_per_block: int
     why: str
+    #: The channel counts the scan chooses among (:data:`CHANNELS` first).
+    channel_choices: Tuple[int, ...] = CHANNEL_CHOICES
 
 
 #: The generic modern parts: 3D TLC, and 3D QLC where the probe shows a QLC drive (:func:`base_of`).
@@ -122,7 +136,7 @@ def _modern_base(part_id: str = TLC_PART) -> Base:
         die_bytes=(32 << 30, 64 << 30, 128 << 30),
         page_log2s=(page.bit_length() - 1,),
         planes=int(part["nand"]["planes_per_die"]), pages_per_block=int(part["nand"]["pages_per_block"]),
-        why="the probe shows a modern drive")
+        why="the probe shows a modern drive", channel_choices=MODERN_CHANNEL_CHOICES)
 
 
 SATA_BASE = Base("generic-2011", "imft-25nm-l74a", False, tr_range_ns=(30_000, 100_000),

@@ -14,7 +14,20 @@ from ...fit.params import FreeParameter, Target
 from ...fit.polish import polish
 from ..features import ASSUMED_PROGRAM_UNIT_BYTES
 from ..features.common import Features
-from .base import ACTIVE_DIES_KEY, CHANNEL_CHOICES, CHANNELS, CHANNELS_KEY, MAX_PACKAGES_PER_CHANNEL, PLANES, PROGRAM_BUFFER_KEY, _fv, cap_of
+from .base import (
+    ACTIVE_DIES_KEY,
+    CHANNEL_CHOICES,
+    CHANNELS,
+    CHANNELS_KEY,
+    MAX_PACKAGES_PER_CHANNEL,
+    PLANES,
+    PROGRAM_BUFFER_KEY,
+    READAHEAD_CHOICES,
+    READAHEAD_KEY,
+    _fv,
+    base_of,
+    cap_of,
+)
 from .evaluate import evaluate_twin
 from .start import start_candidates
 
@@ -108,14 +121,20 @@ def refine_candidates(start: Mapping[str, Any], params: Sequence[FreeParameter],
     # the raw NAND's dies on other channel counts where they divide (the dies a request reads at once, and the
     # channel each waits on, differ), each also with the write rate's dies working (below)
     here = int(start.get(CHANNELS_KEY, CHANNELS))
-    others = [(c, d) for c in CHANNEL_CHOICES if c != here for d in dies_choices
+    b = base_of(features) if features is not None else None
+    choices = b.channel_choices if b is not None else CHANNEL_CHOICES
+    others = [(c, d) for c in choices if c != here for d in dies_choices
               if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL]
     layouts: List[Tuple[int, Optional[int]]] = [(here, None), *others]
     for c, d in others:
-        # the c channels carry the start's total rate
-        cand = {**start, CHANNELS_KEY: c, ppc_p.key: d // c, **channel_times(here / c)}
-        if cand not in out:
-            out.append(cand)
+        # the c channels carry the start's total rate; on a modern drive also each channel at the start's rates
+        # (the variants above): its channel rate starts at the generic interface's, not at a measured total, and
+        # fewer channels are told apart by what one die's transfer takes
+        for m in (here / c, *([1.0, *(v[ch_p.key] / start[ch_p.key] for v in variants[1:])]
+                              if b is not None and b.modern and ch_p is not None else [])):
+            cand = {**start, CHANNELS_KEY: c, ppc_p.key: d // c, **channel_times(m)}
+            if cand not in out:
+                out.append(cand)
     implied = _fv(features, "dies") if features is not None else None
     if implied and "nand.page_size_log2" in start:
         _open_paths(out, start, by_key, here, layouts, dies_choices, implied)
@@ -192,16 +211,22 @@ def with_program_buffer(params: Sequence[FreeParameter], start: Mapping[str, Any
         "room for; chosen by the scan where all the dies reading and fewer programming reproduce the probe better")]
 
 
-def _target_for(target: Target, values: Mapping[str, Any]) -> Target:
+def _target_for(target: Target, values: Mapping[str, Any], channel_choices: Sequence[int] = CHANNEL_CHOICES) -> Target:
     """``target`` with the parameters a start's structure adds: a free active-die cap or program buffer, a fixed
-    channel count."""
+    channel count (one of ``channel_choices``)."""
     params = with_active_dies(target.params, values) if ACTIVE_DIES_KEY in values else list(target.params)
     if PROGRAM_BUFFER_KEY in values:
         params = with_program_buffer(params, values)
+    if READAHEAD_KEY in values:
+        w = int(values[READAHEAD_KEY])
+        params = [p for p in params if p.key != READAHEAD_KEY] + [FreeParameter(
+            READAHEAD_KEY, w, w, w, False, 4096, "the read-ahead window: the scan's choice among "
+            f"{', '.join(f'{x >> 10} KiB' for x in READAHEAD_CHOICES)} (firmware sizes it in powers of two), on the "
+            "clean stage's sequential reads at QD1-4 that the window serves")]
     if CHANNELS_KEY in values:
         c = int(values[CHANNELS_KEY])
         params = [p for p in params if p.key != CHANNELS_KEY] + [FreeParameter(
-            CHANNELS_KEY, c, c, c, False, 1, f"channels: the scan's choice among {CHANNEL_CHOICES} for the dies the "
+            CHANNELS_KEY, c, c, c, False, 1, f"channels: the scan's choice among {tuple(channel_choices)} for the dies the "
             "raw NAND holds (which dies a request reads at once, and the channel each waits on)")]
     return replace(target, params=params)
 
@@ -231,13 +256,21 @@ def scan_starts(target: Target, features: Features, runner: Runner, seed: int = 
     and the best polished one is the start; a cap must beat the dies all
     working by :data:`CONTEST_CAP_EVIDENCE` (before any polish, by
     :data:`ACTIVE_DIES_EVIDENCE`)."""
+    choices = base_of(features).channel_choices
     cands = start_candidates(features, dies_choices)
     evs = evaluate_twin([(target, c) for c in cands], runner, seed)
     evaluated = list(zip(cands, evs))
     best = min(evaluated, key=lambda x: x[1].objective)[0]
+    if base_of(features).modern and _fv(features, "readahead"):
+        # the read-ahead window, on the best start: the structures after it are weighed with the window chosen (a
+        # window too large speeds the sequential reads at QD1-4 that a slower page read then has to pay for)
+        windows = [{**best, READAHEAD_KEY: w} for w in READAHEAD_CHOICES]
+        evs = evaluate_twin([(_target_for(target, c, choices), c) for c in windows], runner, seed)
+        evaluated += list(zip(windows, evs))
+        best = min(zip(windows, evs), key=lambda x: x[1].objective)[0]
     more = [c for c in refine_candidates(best, target.params, dies_choices, features) if c not in cands]
     if more:
-        evs = evaluate_twin([(_target_for(target, c), c) for c in more], runner, seed)
+        evs = evaluate_twin([(_target_for(target, c, choices), c) for c in more], runner, seed)
         evaluated += list(zip(more, evs))
         groups: Dict[Tuple[int, Optional[str]], Tuple[Dict[str, Any], Evaluation]] = {}
         for c, ev in evaluated:
@@ -250,7 +283,7 @@ def scan_starts(target: Target, features: Features, runner: Runner, seed: int = 
         if len(contenders) > 1:
             polished = []
             for c, ev in contenders:
-                res = polish(_target_for(target, c), ev, evaluate_twin, runner, seed, budget=CONTEST_EVALUATIONS,
+                res = polish(_target_for(target, c, choices), ev, evaluate_twin, runner, seed, budget=CONTEST_EVALUATIONS,
                              stream=None)
                 polished.append((dict(res.best.values), res.best))
             evaluated += polished

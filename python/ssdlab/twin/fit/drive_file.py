@@ -167,7 +167,8 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
         _read_times(doc, prov, float(values["nand.tr_ns"]), b)
     if CHANNELS_KEY not in values:
         _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed",
-             "8 channels, as the high-end modern controllers (Elpis, Phoenix; the DRAM-less and QLC ones have 4)"
+             "8 channels, as the high-end modern controllers (Elpis, Phoenix): the scan also weighs 4 (the SM2263's, "
+             "the Pablo's, the DRAM-less and QLC ones') where the raw NAND's dies divide, and did not take it"
              if b.modern else "8 channels, the common layout of the era")
     _put(doc, prov, "nand.dies_per_package", 1, "assumed", "one die per package (dies = channels x packages)")
     dies = int(doc["nand"]["channels"]) * int(doc["nand"].get("packages_per_channel", 2))
@@ -190,17 +191,19 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
 
 
 def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base) -> None:
-    """A modern part's read times moved together: the fitted mean page read scales its page types' times and its
-    SLC mode's (the engine reads each page at its type's time, and the clean stage's data in the cache at the SLC
-    mode's, so the mean alone would move nothing the probe sees)."""
+    """A modern part's SLC-mode read from the fitted page read: the clean stage's reads read what its writes left in
+    the cache, so the fitted value scales the part's SLC read alone (its mean page read stands for it on the part's
+    scale). The native page types keep the part's times here; the full stage's reads, past any cache, set their one
+    factor later (:func:`ssdlab.twin.fit.full.choose_native_reads`)."""
     part = library_values("part", b.part)["nand"]
     scale = tr_ns / float(part["tr_ns"])
-    why = (f"the {b.part} part's read times x {scale:.3f}, one factor with the fitted mean page read (the QD1 reads "
-           "of the clean stage read the cache's SLC pages)")
-    if part.get("tr_page_types_ns"):
-        _put(doc, prov, "nand.tr_page_types_ns", [int(round(t * scale, -2)) for t in part["tr_page_types_ns"]], "fitted", why)
     if part.get("slc_tr_ns"):
-        _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted", why)
+        _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted",
+             f"the {b.part} part's SLC read x {scale:.3f}, the fitted page read over the part's mean: the QD1 reads "
+             "of the clean stage read the cache's SLC pages")
+    if part.get("tr_page_types_ns"):
+        _put(doc, prov, "nand.tr_page_types_ns", [int(t) for t in part["tr_page_types_ns"]], "assumed",
+             f"the {b.part} part's: the clean stage's reads find its data in the cache")
 
 
 def _perf_mode(doc: Dict[str, Any], prov: Provenance, features: Features, dies: int, page: int) -> None:

@@ -27,7 +27,7 @@ from ...drive import Drive
 from ...errors import SsdlabError
 from ..features.common import Features, feature
 from ..probe import CACHE, CLEAN, FULL, probe_jobs
-from ..probe.names import CACHE_FILL
+from ..probe.names import CACHE_FILL, FULL_RANDREAD, FULL_SEQREAD
 from ..records import Figures, JobFigures, Provenance
 from .base import _fv, base_of
 from .evaluate import simulate_probe_figures
@@ -221,3 +221,95 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
 def _label(row: Mapping[str, Any]) -> str:
     pb = row.get("program_buffer_bytes")
     return f"{row['dies']} dies" + (f" + {int(pb) // 1024} KiB program buffer" if pb else "")
+
+
+#: The full stage's reads, of the native pages past any cache (the data the whole-drive fill and the full stage's
+#: sequential write left): they set the native page types' one read factor.
+NATIVE_READ_JOBS = (FULL_SEQREAD, FULL_RANDREAD)
+#: Rounds of the native read factor (each one simulation of the clean, cache and full stages).
+NATIVE_READ_ROUNDS = 2
+#: A factor whose full-stage reads land within this RMS log error is kept without another round.
+NATIVE_READ_TOLERANCE = 0.03
+
+
+def _with_native_reads(drive_doc: Mapping[str, Any], part: Mapping[str, Any], factor: float) -> Dict[str, Any]:
+    """The twin with the part's native page-type reads times ``factor`` (and the mean page read with them)."""
+    d = copy.deepcopy(dict(drive_doc))
+    nand = d.setdefault("nand", {})
+    types = [int(round(float(t) * factor, -2)) for t in part["tr_page_types_ns"]]
+    nand["tr_page_types_ns"] = types
+    nand["tr_ns"] = int(round(sum(types) / len(types), -2))
+    return d
+
+
+def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Features,
+                        measured: Mapping[str, JobFigures], full_figs: Mapping[str, JobFigures], run: Runner,
+                        seed: int, budget: float, stream: Optional[TextIO]
+                        ) -> Tuple[Dict[str, Any], Figures, Optional[Dict[str, Any]]]:
+    """A modern twin's native page-type reads: the part's times x one factor, from the full stage's reads
+    (:data:`NATIVE_READ_JOBS`, the native NAND past any cache). The twin's full-stage figures ``full_figs`` (at the
+    part's times) give the first step: die-bound reads take the page read's time, so the factor is the twin's
+    rate over the measured one (their geometric mean); each round simulates the clean, cache and full stages at
+    that factor and steps by the same ratio again, keeping the factor whose reads come closest (RMS log error).
+    Unchanged where the twin is not modern, its part has no page types or the probe has no full-stage reads.
+    Returns the twin, its figures where the factor moved, and the record of the rounds."""
+    from .slc import _part_nand
+
+    b = base_of(features)
+    part = _part_nand({"drive": drive_doc.get("drive", {})})
+    if not b.modern or not part.get("tr_page_types_ns"):
+        return drive_doc, {}, None
+    jobs = [n for n in NATIVE_READ_JOBS if (measured.get(n) or {}).get("mbps") and (full_figs.get(n) or {}).get("mbps")]
+    mean = sum(float(t) for t in part["tr_page_types_ns"]) / len(part["tr_page_types_ns"])
+    if not jobs:
+        drive_doc = _with_native_reads(drive_doc, part, 1.0)
+        why = (f"the {b.part} part's page-type reads: the probe read no native pages (no full stage), so they are "
+               "assumed")
+        for key in ("nand.tr_page_types_ns", "nand.tr_ns"):
+            sec, name = key.split(".", 1)
+            prov[key] = {"value": drive_doc[sec][name], "source": "assumed", "why": why}
+        return drive_doc, {}, None
+    lo, hi = b.tr_range_ns[0] / mean, b.tr_range_ns[1] / mean
+
+    def ratio(figs: Mapping[str, JobFigures]) -> float:
+        # the twin's reads over the measured ones (geometric mean): a die-bound read's rate goes as 1 / the read time
+        return math.exp(sum(math.log(float(figs[n]["mbps"]) / float(measured[n]["mbps"])) for n in jobs) / len(jobs))
+
+    rounds: List[Dict[str, Any]] = [{"factor": 1.0, "error": round(_rms_log(measured, full_figs, jobs), 4),
+                                     "jobs": {n: round(float(full_figs[n]["mbps"]), 1) for n in jobs}}]
+    docs: List[Tuple[float, Dict[str, Any], Mapping[str, JobFigures]]] = [(1.0, drive_doc, full_figs)]
+    factor, figs = 1.0, full_figs
+    for _ in range(NATIVE_READ_ROUNDS):
+        if float(rounds[-1]["error"]) <= NATIVE_READ_TOLERANCE:
+            break
+        nxt = min(max(factor * ratio(figs), lo), hi)
+        if abs(nxt / factor - 1) < 0.01:
+            break
+        factor = round(nxt, 3)
+        d = _with_native_reads(drive_doc, part, factor)
+        figs = [f for _, f in run.map(simulate_probe_figures, [(d, seed, budget, (CLEAN, CACHE, FULL))],
+                                      what="twin native reads")][0]
+        docs.append((factor, d, figs))
+        rounds.append({"factor": factor, "error": round(_rms_log(measured, figs, jobs), 4),
+                       "jobs": {n: round(float(figs[n]["mbps"]), 1) for n in jobs}})
+    best = min(range(len(rounds)), key=lambda i: float(rounds[i]["error"]))
+    rounds[best]["kept"] = True
+    factor, kept, kept_figs = docs[best]
+    if best == 0:
+        kept = _with_native_reads(drive_doc, part, 1.0)
+    record = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in jobs}, "rounds": rounds}
+    why = (f"the {b.part} part's page-type reads x {factor:.3f}, one factor from the full stage's reads of the native "
+           "pages past any cache (" + ", ".join(f"{n} {float(measured[n]['mbps']):,.0f} MB/s measured, "
+                                               f"{float(kept_figs[n]['mbps']):,.0f} on the twin" for n in jobs)
+           + f"; {len(rounds) - 1} round{'' if len(rounds) == 2 else 's'} of the clean, cache and full stages "
+           "simulated)")
+    prov["nand.tr_page_types_ns"] = {"value": kept["nand"]["tr_page_types_ns"], "source": "fitted", "why": why,
+                                     "residual": rounds[best]["error"]}
+    prov["nand.tr_ns"] = {"value": kept["nand"]["tr_ns"], "source": "fitted",
+                          "why": "the mean of the native page types' reads: " + why}
+    if stream is not None:
+        stream.write("ssdlab fit: native page reads: " + ", ".join(
+            f"x{r['factor']:.3f} {r['error']:.3f}" for r in rounds) + f": x{factor:.3f} kept\n")
+    shown = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes") or 0), budget)
+             if j.stage in (CLEAN, CACHE, FULL)}
+    return kept, ({n: kept_figs[n] for n in kept_figs if n in shown} if best else {}), record

@@ -89,6 +89,10 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     # the write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one
     write_max = 8_000_000_000 if b.modern else 2_000_000_000
     ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
+    if b.modern:
+        ppc_why = ppc_why.replace(f"dies = {CHANNELS} channels x this",
+                                  f"dies = the channels ({' or '.join(str(c) for c in b.channel_choices)}, the scan's "
+                                  "choice) x this")
     logs = b.page_log2s
     page_why = ("page size 2^this bytes (4, 8 or 16 KiB)" if len(logs) > 1 else
                 f"page size 2^this bytes: the {b.part} part's {1 << logs[0] >> 10} KiB (every 3D "
@@ -122,8 +126,8 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
 
 def _modern_tr_start(slc_read_ns: Optional[float], b: Base) -> float:
     """Where a modern twin's mean page read starts: the clean stage's QD1 reads read what its writes left in the
-    cache, in SLC mode, and the fitted mean scales the part's SLC read with it (one factor), so the start gives the
-    part's SLC read the die read measured (the part's own mean where none was)."""
+    cache, in SLC mode, and the fitted mean scales the part's SLC read (the native pages' come from the full stage),
+    so the start gives the part's SLC read the die read measured (the part's own mean where none was)."""
     part = library_values("part", b.part)["nand"]
     if slc_read_ns is None:
         return float(part["tr_ns"])

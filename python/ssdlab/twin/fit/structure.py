@@ -32,13 +32,14 @@ STRUCTURE_ROUNDS = 3
 
 
 def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: int, dies_choices: Sequence[int],
-                      polish_evaluations: int, stream: Optional[TextIO] = None
+                      polish_evaluations: int, stream: Optional[TextIO] = None,
+                      channel_choices: Sequence[int] = CHANNEL_CHOICES
                       ) -> Tuple[Target, Evaluation, Optional[StructureRecord]]:
     """The fitted twin (every die at work) against, at its fitted times:
     twice its dies with the fitted ones at work, held by a cap on the dies
     at work (reads too) or by a program buffer with room for their units
     (programs alone); and every other layout of the die counts the raw NAND
-    allows (``dies_choices``) on :data:`CHANNEL_CHOICES` channels, all at
+    allows (``dies_choices``) on ``channel_choices`` channels, all at
     work; half the dies of twice the page on channels twice as fast (and
     the reverse); and parity on one die of every stripe (RAISE). Where one
     explains the probe clearly better (:data:`STRUCTURE_EVIDENCE`; those
@@ -55,10 +56,10 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     capped = cap_of(vals) is not None
     ppc, channels = int(vals["nand.packages_per_channel"]), int(vals.get(CHANNELS_KEY, CHANNELS))
     dies = ppc * channels
-    cands = _structure_candidates(vals, target, dies_choices)
+    cands = _structure_candidates(vals, target, dies_choices, channel_choices)
     if not cands:
         return target, best, None
-    targets = [_fixed_dies(_target_for(target, c), int(c["nand.packages_per_channel"])) for _, c in cands]
+    targets = [_fixed_dies(_target_for(target, c, channel_choices), int(c["nand.packages_per_channel"])) for _, c in cands]
     evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
     here = (f"{dies} dies on {channels} channels, " + (f"{vals[ACTIVE_DIES_KEY]} at work" if ACTIVE_DIES_KEY in vals
                                                            else "a program buffer" if capped else "all at work")
@@ -89,8 +90,8 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
                                   "polished": round(res.best.objective, 4)}
 
 
-def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int]
-                          ) -> List[Tuple[str, Dict[str, Any]]]:
+def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int],
+                          channel_choices: Sequence[int] = CHANNEL_CHOICES) -> List[Tuple[str, Dict[str, Any]]]:
     """The structures :func:`recheck_structure` weighs against the fitted twin ``vals``, each with its name."""
     capped = cap_of(vals) is not None
     ppc, channels = int(vals["nand.packages_per_channel"]), int(vals.get(CHANNELS_KEY, CHANNELS))
@@ -104,7 +105,7 @@ def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Se
                   (f"{2 * dies} dies, a program buffer for {dies} dies' units",
                    {**vals, "nand.packages_per_channel": 2 * ppc, PROGRAM_BUFFER_KEY: dies * PLANES << log2})]
     for d in () if capped else dies_choices:
-        for c in CHANNEL_CHOICES:
+        for c in channel_choices:
             if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL and (d, c) != (dies, channels):
                 cands.append((f"{d} dies on {c} channels", {**vals, "nand.packages_per_channel": d // c, CHANNELS_KEY: c}))
     # half the dies of twice the page, the channel twice as fast (and the reverse): the same bytes per program
