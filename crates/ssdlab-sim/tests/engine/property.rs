@@ -32,6 +32,16 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+/// Every step in turn, a flush, then checking mode's full comparison against
+/// the trivial model.
+fn apply_all_and_check(sim: &mut ssdlab_sim::Simulator, steps: &[Step]) -> Result<(), String> {
+    for s in steps {
+        apply(sim, s);
+    }
+    sim.flush();
+    sim.check_now().map_err(|e| format!("{e:?}"))
+}
+
 fn apply(sim: &mut ssdlab_sim::Simulator, s: &Step) {
     let cap_units = sim.capacity_bytes() / 4096;
     let span = |first: u64, units: u64| {
@@ -82,11 +92,8 @@ proptest! {
     ) {
         // 2 dies x 48 blocks x 16 pages of 4KB = 1536 units raw, a = 1.12.
         let mut sim = sim(drive(2, 48, 16, 1.12, policy), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
 
@@ -114,11 +121,8 @@ proptest! {
                            "die_stripe_bytes": 512, "write_ack_at_die": ack == 1, "write_ack_at_die_whole_units": ack == 2}
         });
         let mut sim = sim(drive_with(3, 48, 16, 1.12 * 3.0 / 2.0, "greedy", extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
 
@@ -134,11 +138,8 @@ proptest! {
     ) {
         let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30}});
         let mut sim = sim(drive_with(2, 48, 16, 1.12, "cost-benefit", extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     /// The same with the fast mode for small random writes only
@@ -151,11 +152,8 @@ proptest! {
         let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30,
                                    "perf_mode_small_random_writes_only": true}});
         let mut sim = sim(drive_with(2, 48, 16, 1.12, "greedy", extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     /// The same with the fast mode past the fill limit in room idle time
@@ -168,11 +166,8 @@ proptest! {
         let extra = json!({"ftl": {"perf_mode_tprog_ns": 400_000, "perf_mode_fill_percent": 30,
                                    "perf_mode_after_idle": true, "bg_gc_threshold_blocks": 3}});
         let mut sim = sim(drive_with(2, 48, 16, 1.2, "greedy", extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
 
@@ -206,11 +201,8 @@ proptest! {
         });
         // 2 dies x 48 blocks x 48 pages of 4KB, a = 1.12.
         let mut sim = sim(drive_with(2, 48, 48, 1.12, policy, extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     /// An SLC cache whose folds the host keeps interrupting: idle time just
@@ -235,11 +227,8 @@ proptest! {
         });
         // 2 dies x 48 blocks x 48 pages of 4KB, a = 1.12.
         let mut sim = sim(drive_with(2, 48, 48, 1.12, policy, extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     /// An SLC write-through buffer for small writes on an MLC drive: writes
@@ -260,11 +249,8 @@ proptest! {
         });
         // 2 dies x 48 blocks x 48 pages of 4KB, a = 1.12.
         let mut sim = sim(drive_with(2, 48, 48, 1.12, policy, extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
 
@@ -319,11 +305,8 @@ proptest! {
         let cfg = drive_with(3, 48, 16, 1.2, "greedy", extra);
         prop_assert_eq!(cfg.geometry().map_unit_units as u64, units_per_entry);
         let mut sim = sim(cfg, seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
 
@@ -347,10 +330,7 @@ proptest! {
             merge(&mut extra, &json!({"ftl": {"max_map_entries": user_units.div_ceil(2)}}));
         }
         let mut sim = sim(drive_with(3, 48, 16, 1.2, policy, extra), seed, true);
-        for s in &steps {
-            apply(&mut sim, s);
-        }
-        sim.flush();
-        prop_assert!(sim.check_now().is_ok(), "{:?}", sim.check_now());
+        let checked = apply_all_and_check(&mut sim, &steps);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 }
