@@ -266,6 +266,64 @@ def test_the_native_page_reads_come_from_the_full_stage_reads():
     assert choose_native_reads(d3, p3, sata, measured, figs, run, 1, 0.25, None)[0] is d3  # type: ignore[arg-type]
 
 
+class _BoundRunner(_RateRunner):
+    """Full-stage reads that follow the page read by given responses (0: bound elsewhere, 1: die-bound)."""
+
+    def __init__(self, mean_ns, seq_response, rand_response):
+        super().__init__(mean_ns)
+        self.seq, self.rand = seq_response, rand_response
+
+    def map(self, fn, items, what=""):
+        self.calls += 1
+        out = []
+        for i, (doc, *_rest) in enumerate(items):
+            t = doc["nand"]["tr_page_types_ns"]
+            k = self.mean_ns / (sum(t) / len(t))
+            out.append((i, {"full-seqread-128k-qd32": {"mbps": 3580.0 * k ** self.seq},
+                            "full-randread-4k-qd32": {"mbps": 55.0 * k ** self.rand}}))
+        return out
+
+
+def _native_read_case(seq_response, rand_response, measured):
+    from ssdlab.twin.fit.full import choose_native_reads
+
+    f = _modern_features(slc_cache=feature(True, "", "high", ""),
+                         post_cache_write_bytes_per_s=feature(95e6, "B/s", "high", ""))
+    values = {p.key: p.value for p in free_parameters(f, [8, 16, 32])}
+    doc, prov = build_doc(f, values, "twin-x")
+    part_types = list(doc["nand"]["tr_page_types_ns"])
+    run = _BoundRunner(sum(part_types) / len(part_types), seq_response, rand_response)
+    figs = {n: f2 for _, d in run.map(None, [(doc,)]) for n, f2 in d.items()}
+    run.calls = 0
+    kept, new_figs, rec = choose_native_reads(doc, prov, f, measured, figs, run, 1, 0.25, None)  # type: ignore[arg-type]
+    return part_types, kept, new_figs, rec, prov, run
+
+
+def test_reads_that_do_not_follow_the_page_read_leave_the_part_s_times_assumed():
+    # a map-bound drive: its 4KB reads at depth answer the page read at a fifth, its sequential ones not at all
+    part_types, kept, new_figs, rec, prov, run = _native_read_case(
+        0.0, 0.2, {"full-seqread-128k-qd32": {"mbps": 3564.0}, "full-randread-4k-qd32": {"mbps": 51.1}})
+    assert run.calls == 1 and rec is not None and rec["moving"] == []
+    assert 0.15 < rec["rounds"][1]["response"]["full-randread-4k-qd32"] < 0.25
+    assert rec["rounds"][0].get("kept") and not rec["rounds"][1].get("kept")
+    assert kept["nand"]["tr_page_types_ns"] == part_types and not new_figs
+    assert prov["nand.tr_page_types_ns"]["source"] == "assumed"
+    assert "do not measure the page read" in prov["nand.tr_page_types_ns"]["why"]
+
+
+def test_the_native_read_factor_is_set_by_the_reads_that_follow_it():
+    # link-bound sequential reads (already right) beside die-bound random ones 20% slow: the first step, on both,
+    # goes half way; the second, on the random reads alone, lands the factor
+    part_types, kept, new_figs, rec, prov, run = _native_read_case(
+        0.0, 1.0, {"full-seqread-128k-qd32": {"mbps": 3580.0}, "full-randread-4k-qd32": {"mbps": 55.0 / 1.2}})
+    assert run.calls == 2 and rec is not None and rec["moving"] == ["full-randread-4k-qd32"]
+    factors = [r["factor"] for r in rec["rounds"]]
+    assert abs(factors[1] - 1.2 ** 0.5) < 0.002 and abs(factors[2] - 1.2) < 0.003
+    assert rec["rounds"][2].get("kept") and prov["nand.tr_page_types_ns"]["source"] == "fitted"
+    assert "set by full-randread-4k-qd32" in prov["nand.tr_page_types_ns"]["why"]
+    assert kept["nand"]["tr_page_types_ns"][0] == round(part_types[0] * factors[2], -2)
+
+
 def test_the_modern_read_ahead_window_is_a_fixed_choice_of_the_scan():
     from ssdlab.fit.params import Target
     from ssdlab.twin.fit.base import READAHEAD_CHOICES, READAHEAD_KEY

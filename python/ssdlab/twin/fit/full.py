@@ -230,6 +230,10 @@ NATIVE_READ_JOBS = (FULL_SEQREAD, FULL_RANDREAD)
 NATIVE_READ_ROUNDS = 2
 #: A factor whose full-stage reads land within this RMS log error is kept without another round.
 NATIVE_READ_TOLERANCE = 0.03
+#: A full-stage read measures the page read only where its rate answers the factor: a read bound by the die's page
+#: read slows by the factor (a response of 1); below half of that, something else binds it (the link, the
+#: controller, map-cache misses) and moving the factor to fit it would set the page read from another cause.
+NATIVE_READ_MIN_RESPONSE = 0.5
 
 
 def _with_native_reads(drive_doc: Mapping[str, Any], part: Mapping[str, Any], factor: float) -> Dict[str, Any]:
@@ -250,7 +254,10 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     (:data:`NATIVE_READ_JOBS`, the native NAND past any cache). The twin's full-stage figures ``full_figs`` (at the
     part's times) give the first step: die-bound reads take the page read's time, so the factor is the twin's
     rate over the measured one (their geometric mean); each round simulates the clean, cache and full stages at
-    that factor and steps by the same ratio again, keeping the factor whose reads come closest (RMS log error).
+    that factor. The first step also measures how far each read follows the factor: reads that do not (a response
+    below :data:`NATIVE_READ_MIN_RESPONSE`: link-, controller- or map-bound) leave the fit, and where none follows
+    the part's times are kept as assumed. Later steps go by the measured response, and the factor whose following
+    reads come closest (RMS log error) is kept.
     Unchanged where the twin is not modern, its part has no page types or the probe has no full-stage reads.
     Returns the twin, its figures where the factor moved, and the record of the rounds."""
     from .slc import _part_nand
@@ -271,38 +278,76 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
         return drive_doc, {}, None
     lo, hi = b.tr_range_ns[0] / mean, b.tr_range_ns[1] / mean
 
-    def ratio(figs: Mapping[str, JobFigures]) -> float:
+    def ratio(figs: Mapping[str, JobFigures], names: Sequence[str]) -> float:
         # the twin's reads over the measured ones (geometric mean): a die-bound read's rate goes as 1 / the read time
-        return math.exp(sum(math.log(float(figs[n]["mbps"]) / float(measured[n]["mbps"])) for n in jobs) / len(jobs))
+        return math.exp(sum(math.log(float(figs[n]["mbps"]) / float(measured[n]["mbps"])) for n in names)
+                        / len(names))
+
+    def response(f0: float, a: Mapping[str, JobFigures], f1: float, c: Mapping[str, JobFigures], n: str) -> float:
+        # how far a read's rate follows the factor: 1 for a read bound by the page read, 0 for one bound elsewhere
+        return -math.log(float(c[n]["mbps"]) / float(a[n]["mbps"])) / math.log(f1 / f0)
 
     rounds: List[Dict[str, Any]] = [{"factor": 1.0, "error": round(_rms_log(measured, full_figs, jobs), 4),
                                      "jobs": {n: round(float(full_figs[n]["mbps"]), 1) for n in jobs}}]
     docs: List[Tuple[float, Dict[str, Any], Mapping[str, JobFigures]]] = [(1.0, drive_doc, full_figs)]
     factor, figs = 1.0, full_figs
+    moving: List[str] = list(jobs)
+    responses: Dict[str, float] = {}
     for _ in range(NATIVE_READ_ROUNDS):
-        if float(rounds[-1]["error"]) <= NATIVE_READ_TOLERANCE:
+        if _rms_log(measured, figs, moving) <= NATIVE_READ_TOLERANCE:
             break
-        nxt = min(max(factor * ratio(figs), lo), hi)
+        # the first step takes die-bound reads; later ones the response the last two rounds measured
+        gain = sum(responses[n] for n in moving) / len(moving) if responses else 1.0
+        nxt = min(max(factor * ratio(figs, moving) ** (1.0 / min(max(gain, NATIVE_READ_MIN_RESPONSE), 1.5)), lo), hi)
         if abs(nxt / factor - 1) < 0.01:
             break
+        before, before_figs = factor, figs
         factor = round(nxt, 3)
         d = _with_native_reads(drive_doc, part, factor)
         figs = [f for _, f in run.map(simulate_probe_figures, [(d, seed, budget, (CLEAN, CACHE, FULL))],
                                       what="twin native reads")][0]
         docs.append((factor, d, figs))
+        responses = {n: response(before, before_figs, factor, figs, n) for n in jobs}
         rounds.append({"factor": factor, "error": round(_rms_log(measured, figs, jobs), 4),
-                       "jobs": {n: round(float(figs[n]["mbps"]), 1) for n in jobs}})
-    best = min(range(len(rounds)), key=lambda i: float(rounds[i]["error"]))
+                       "jobs": {n: round(float(figs[n]["mbps"]), 1) for n in jobs},
+                       "response": {n: round(responses[n], 3) for n in jobs}})
+        moving = [n for n in jobs if responses[n] >= NATIVE_READ_MIN_RESPONSE]
+        if not moving:
+            break
+    record: Dict[str, Any] = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in jobs}, "rounds": rounds}
+    if not moving:
+        # none of the reads follows the page read: they do not measure it, so the part's times stay as assumed
+        drive_doc = _with_native_reads(drive_doc, part, 1.0)
+        rounds[0]["kept"] = True
+        record["moving"] = []
+        last = rounds[-1]
+        why = (f"the {b.part} part's page-type reads, assumed: the full stage's reads hardly follow them (at x"
+               f"{last['factor']:.3f} " + ", ".join(
+                   f"{n} {rounds[0]['jobs'][n]:,.1f} -> {last['jobs'][n]:,.1f} MB/s, response "
+                   f"{last['response'][n]:.2f}" for n in jobs)
+               + f", where a read bound by the page read gives 1; below {NATIVE_READ_MIN_RESPONSE} the link, the "
+               "controller or map-cache misses bind it), so they do not measure the page read")
+        for key in ("nand.tr_page_types_ns", "nand.tr_ns"):
+            sec, name = key.split(".", 1)
+            prov[key] = {"value": drive_doc[sec][name], "source": "assumed", "why": why}
+        if stream is not None:
+            stream.write("ssdlab fit: native page reads: " + ", ".join(
+                f"x{r['factor']:.3f} {r['error']:.3f}" for r in rounds)
+                + ": the reads do not follow the page read; the part's kept\n")
+        return drive_doc, {}, record
+    record["moving"] = moving
+    # the factor whose reads that follow it come closest (the others stay where they are whatever it is)
+    best = min(range(len(rounds)), key=lambda i: _rms_log(measured, docs[i][2], moving))
     rounds[best]["kept"] = True
     factor, kept, kept_figs = docs[best]
     if best == 0:
         kept = _with_native_reads(drive_doc, part, 1.0)
-    record = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in jobs}, "rounds": rounds}
     why = (f"the {b.part} part's page-type reads x {factor:.3f}, one factor from the full stage's reads of the native "
            "pages past any cache (" + ", ".join(f"{n} {float(measured[n]['mbps']):,.0f} MB/s measured, "
                                                f"{float(kept_figs[n]['mbps']):,.0f} on the twin" for n in jobs)
            + f"; {len(rounds) - 1} round{'' if len(rounds) == 2 else 's'} of the clean, cache and full stages "
-           "simulated)")
+           "simulated" + ("" if moving == list(jobs) else
+                          "; set by " + ", ".join(moving) + ", the reads that follow the page read") + ")")
     prov["nand.tr_page_types_ns"] = {"value": kept["nand"]["tr_page_types_ns"], "source": "fitted", "why": why,
                                      "residual": rounds[best]["error"]}
     prov["nand.tr_ns"] = {"value": kept["nand"]["tr_ns"], "source": "fitted",
