@@ -512,3 +512,19 @@ def test_the_twins_structure_is_weighed_again_at_the_fitted_times(monkeypatch: p
                for v in seen["candidates"])
     assert sorted(rec["others"]) == ["channels at 160 MB/s, tR 43 us", "channels at 250 MB/s, tR 52 us",
                                      "parity on one die of every stripe (RAISE)"]
+    # a command slot more at the same QD32 ceilings, the firmware times scaled with it (Samsung 980: 2 slots of 4 us
+    # fitted, 3 of 6 us the truth, where QD1 latencies tell the split); none below 1 slot or beyond the costs' range
+    params += [FreeParameter("controller.command_slots", 1, 4, 2, False, 1, "slots"),
+               FreeParameter("controller.command_cost_read_ns", 1_000, 7_000, 4_000, True, 500, "read"),
+               FreeParameter("controller.command_cost_write_ns", 1_000, 7_000, 4_000, True, 500, "write")]
+    slotted = {**fitted, "controller.command_slots": 2, "controller.command_cost_read_ns": 4_000,
+               "controller.command_cost_write_ns": 3_000}
+    best = SimpleNamespace(values=slotted, objective=0.6)
+    _, b8, rec = run(lambda v: 0.3 if v["controller.command_slots"] == 3 else 0.9)
+    assert rec is not None and rec["kept"] == "3 command slots, the same command ceilings"
+    assert (b8.values["controller.command_cost_read_ns"], b8.values["controller.command_cost_write_ns"]) == (6_000, 4_500)
+    assert "1 command slot, the same command ceilings" in rec["others"]
+    best = SimpleNamespace(values={**slotted, "controller.command_slots": 1, "controller.command_cost_read_ns": 6_000},
+                           objective=0.6)
+    _, _, rec = run(lambda v: 0.9)
+    assert rec is not None and not any("command slots" in k for k in rec["others"])  # 2 slots: 12 us, beyond the range

@@ -1,6 +1,7 @@
 """The structure weighed again after the sampler, at the fitted times: twice
 the dies with the fitted ones at work, the raw NAND's other layouts, page
-size against channel rate, the channel's valley against tR, and parity."""
+size against channel rate, the channel's valley against tR, the command
+slots against the time per command, and parity."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ STRUCTURE_CONTEST_WINDOW = 0.9
 #: The channel rates tried along the valley tR and the channel share, as multiples of the fitted one (tR moved so
 #: that a read's first chunk keeps its time).
 VALLEY_CHANNEL_STEPS = (1.25, 0.8)
+#: The command slots and the firmware times per command, which the slot candidates move together.
+SLOTS_KEY = "controller.command_slots"
+COMMAND_COST_KEYS = ("controller.command_cost_read_ns", "controller.command_cost_write_ns")
 #: The structure is weighed again from each one kept, at most this many times (each round keeps one change).
 STRUCTURE_ROUNDS = 3
 
@@ -41,7 +45,8 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     (programs alone); and every other layout of the die counts the raw NAND
     allows (``dies_choices``) on ``channel_choices`` channels, all at
     work; half the dies of twice the page on channels twice as fast (and
-    the reverse); and parity on one die of every stripe (RAISE). Where one
+    the reverse); a command slot more or fewer at the same command
+    ceilings; and parity on one die of every stripe (RAISE). Where one
     explains the probe clearly better (:data:`STRUCTURE_EVIDENCE`; those
     within :data:`STRUCTURE_CONTEST_WINDOW` after a short polish) it is
     polished (the times move, the structure stays) and returned with its
@@ -49,7 +54,7 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     third (``kept``: the structure taken, or None), ``None`` where there
     was nothing to compare. A twin that already keeps dies idle (a cap or a
     program buffer) keeps its dies, layout and page: only the channel's
-    valley and parity are weighed for it."""
+    valley, the slots and parity are weighed for it."""
     vals = dict(best.values)
     # a twin that already keeps dies idle keeps its dies, layout and page (the cap was chosen for them): only the
     # channel's valley and parity are weighed
@@ -135,6 +140,18 @@ def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Se
                 unit = float(PLANES << log2)
                 moved[tp_p.key] = tp_p.snap(float(vals[tp_p.key]) + unit / ch0 * 1e9 - unit / ch * 1e9)
             cands.append((f"channels at {ch / 1e6:.0f} MB/s, tR {moved[tr_p.key] / 1e3:.0f} us", {**vals, **moved}))
+    # a command slot more or fewer at the same command ceilings (each firmware time scaled with the slots): the
+    # sampler and the polish move the slots and the times one at a time, and either alone breaks the QD32
+    # ceilings that pin them together; the QD1-4 latencies tell the split
+    slot_p = by_key.get(SLOTS_KEY)
+    cost_ps = [by_key[k] for k in COMMAND_COST_KEYS if k in by_key and k in vals]
+    if slot_p is not None and slot_p.key in vals and cost_ps:
+        s0 = int(vals[slot_p.key])
+        for s in (s0 + 1, s0 - 1):
+            costs = {p.key: float(vals[p.key]) * s / s0 for p in cost_ps}
+            if slot_p.low <= s <= slot_p.high and all(p.low <= costs[p.key] <= p.high for p in cost_ps):
+                cands.append((f"{s} command slot{'' if s == 1 else 's'}, the same command ceilings",
+                              {**vals, slot_p.key: s, **{p.key: p.snap(costs[p.key]) for p in cost_ps}}))
     # parity across the dies (RAISE): one die of every stripe holds parity, so the dies program a unit more per
     # stripe; the write paths as fitted, or as much faster (where the fit slowed them to stand in for the parity's
     # programs)
