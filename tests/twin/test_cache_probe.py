@@ -86,3 +86,22 @@ def test_a_twins_cache_found_in_the_whole_drive_fill_is_a_feature_of_the_twin():
     measured = cache_features({CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2300.0] * 52 + [500.0] * 400)})
     assert assess(1.0, [], measured, twin)["problems"] == []
     assert any("slc_cache" in p for p in assess(1.0, [], measured, extract(twin_figs, TB))["problems"])
+
+
+def test_the_fold_ratio_is_where_the_fill_s_rate_rises_for_good():
+    from ssdlab.twin.fit.slc import full_drive_fold
+    from ssdlab.twin.probe.jobs import FILL_JOB
+
+    # 100 GB of cache, then 200 GB at the folding rate until the cache is empty, then the native rate (samsung980:
+    # 159.1 GB, then 639.5 GB at 515 MB/s, then 687: 0.249 for the Pablo's 0.25)
+    figs = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2000.0] * 50 + [500.0] * 400 + [700.0] * 100 + [350.0])}
+    f = cache_features(figs)
+    assert f["slc_fold_ratio"]["value"] == 0.5 and "200.0 GB" in f["slc_fold_ratio"]["how"]
+    full = {"value": 700e6, "unit": "B/s", "confidence": "high", "how": ""}
+    assert full_drive_fold({**f, "full_write_bytes_per_s": full}) == 0.5  # the rates alone would give 0.4
+    # a refill's burst that falls back to the folding rate (980 PRO) and a fall (a QLC drive's GC) measure nothing:
+    # the rates' estimate stands
+    for tail in ([500.0] * 100 + [1500.0] * 20 + [500.0] * 200, [500.0] * 300 + [350.0] * 100):
+        g = cache_features({CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2000.0] * 50 + tail)})
+        assert g["slc_fold_ratio"]["value"] is None
+        assert full_drive_fold({**g, "full_write_bytes_per_s": full}) == 0.4

@@ -162,10 +162,14 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
                        bits if modern is not None else GENERIC_BITS_PER_CELL)
     if fold is not None:
         full = float(_fv(features, "full_write_bytes_per_s") or 0)
+        ratio: Mapping[str, Any] = features.get("slc_fold_ratio") or {}
         prov["slc_cache.fold_units_per_host_unit"] = {
             "value": fold, "source": "measured",
-            "why": f"the full drive's sequential write ({full / 1e6:,.0f} MB/s: nothing to fold) over the post-cache "
-                   f"write ({float(post) / 1e6:,.0f} MB/s: the dies program the host's units and the folds), less 1"}
+            "why": str(ratio.get("how")) if ratio.get("value") is not None else
+            f"the full drive's sequential write ({full / 1e6:,.0f} MB/s: nothing to fold) over the post-cache "
+            f"write ({float(post) / 1e6:,.0f} MB/s: the dies program the host's units and the folds), less 1 (an "
+            "upper bound: a fold also reads SLC pages; the whole-drive fill's rate did not rise where the folds "
+            "ended, which would measure it)"}
     if not rounds[best[3]].get("slc_cache_bytes"):
         # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
         # start, not a fit that reproduced it
@@ -178,9 +182,15 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
 
 
 def full_drive_fold(features: Features) -> Optional[float]:
-    """The units a modern drive folds per host unit past its cache: on the full drive nothing is left to fold, so
-    its sequential write is the dies' native rate R; past the cache on the empty drive they program the host's unit
-    and the folds, R / (1 + fold). None without the full stage's write."""
+    """The units a modern drive folds per host unit past its cache. Measured where the whole-drive fill's rate
+    rose for good once folding had emptied the cache (``slc_fold_ratio``: the cache's bytes over those written
+    until then). Else from the rates: on the full drive nothing is left to fold, so its sequential write is the
+    dies' native rate R; past the cache they program the host's unit and the folds, R / (1 + fold) if a fold cost
+    what a host unit does (it costs more: it also reads the SLC pages, so this overstates the ratio). None
+    without either."""
+    ratio = _fv(features, "slc_fold_ratio")
+    if ratio is not None:
+        return round(min(max(float(ratio), 0.0), FOLD_MAX), 3)
     full, post = _fv(features, "full_write_bytes_per_s"), _fv(features, "post_cache_write_bytes_per_s")
     if not full or not post:
         return None
