@@ -88,7 +88,7 @@ def test_a_twins_cache_found_in_the_whole_drive_fill_is_a_feature_of_the_twin():
     assert any("slc_cache" in p for p in assess(1.0, [], measured, extract(twin_figs, TB))["problems"])
 
 
-def test_the_fold_ratio_is_where_the_fill_s_rate_rises_for_good():
+def test_the_fold_ratio_is_where_the_fill_s_rate_rises_and_a_fall_back_is_a_refill():
     from ssdlab.twin.fit.slc import full_drive_fold
     from ssdlab.twin.probe.jobs import FILL_JOB
 
@@ -97,11 +97,26 @@ def test_the_fold_ratio_is_where_the_fill_s_rate_rises_for_good():
     figs = {CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2000.0] * 50 + [500.0] * 400 + [700.0] * 100 + [350.0])}
     f = cache_features(figs)
     assert f["slc_fold_ratio"]["value"] == 0.5 and "200.0 GB" in f["slc_fold_ratio"]["how"]
+    assert f["slc_refill"]["value"] is False
     full = {"value": 700e6, "unit": "B/s", "confidence": "high", "how": ""}
     assert full_drive_fold({**f, "full_write_bytes_per_s": full}) == 0.5  # the rates alone would give 0.4
-    # a refill's burst that falls back to the folding rate (980 PRO) and a fall (a QLC drive's GC) measure nothing:
-    # the rates' estimate stands
-    for tail in ([500.0] * 100 + [1500.0] * 20 + [500.0] * 200, [500.0] * 300 + [350.0] * 100):
-        g = cache_features({CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2000.0] * 50 + tail)})
-        assert g["slc_fold_ratio"]["value"] is None
-        assert full_drive_fold({**g, "full_write_bytes_per_s": full}) == 0.4
+    # the rise falls back to the folding rate: the cache took writes again (samsung980pro: 111.4 GB, 456.4 GB at
+    # 999 MB/s, then 63.5 GB at 1,754 and back: 0.244 and a refill, the Elpis's 0.25 and refill)
+    g = cache_features({CACHE_FILL: _log([680.0] * 60),
+                        FILL_JOB: _log([2000.0] * 50 + [500.0] * 200 + [1500.0] * 20 + [500.0] * 200)})
+    assert g["slc_fold_ratio"]["value"] == 1.0 and g["slc_refill"]["value"] is True
+    assert "30.0 GB" in g["slc_refill"]["how"]
+    # a fall (a QLC drive's GC) measures neither: the rates' estimate stands
+    h = cache_features({CACHE_FILL: _log([680.0] * 60), FILL_JOB: _log([2000.0] * 50 + [500.0] * 300 + [350.0] * 100)})
+    assert h["slc_fold_ratio"]["value"] is None and h["slc_refill"]["value"] is None
+    assert full_drive_fold({**h, "full_write_bytes_per_s": full}) == 0.4
+
+
+def test_a_measured_refill_and_fold_go_into_the_twin():
+    from ssdlab.twin.fit.slc import _with_cache
+
+    doc = {"drive": {"controller": "generic-nvme", "nand_part": "generic-tlc"}, "nand": {}}
+    d = _with_cache(doc, 10.0, 1_000_000, 100_000, 0.25, True)
+    assert d["slc_cache"]["fold_units_per_host_unit"] == 0.25 and d["slc_cache"]["refill_while_writing"] is True
+    d = _with_cache(doc, 10.0, 1_000_000, 100_000)
+    assert d["slc_cache"]["refill_while_writing"] is False  # the generic profile's

@@ -20,7 +20,7 @@ STEP_SECONDS = 5
 CACHE_BLOCK_BYTES = 128 * 1024
 
 KEYS = ("slc_cache", "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s",
-        "slc_idle_recovered_bytes", "slc_cache_job", "slc_fold_ratio")
+        "slc_idle_recovered_bytes", "slc_cache_job", "slc_fold_ratio", "slc_refill")
 #: A step in the whole-drive fill counts as a cache only within this share of it: later, garbage collection or
 #: a full drive explains a fall as well.
 FILL_STEP_SHARE = 0.5
@@ -53,35 +53,53 @@ def _fill_step(figs: Mapping[str, JobFigures]) -> Optional[int]:
     return k if rest[int(0.9 * (len(rest) - 1))] < STEP_SHARE * first else None
 
 
-#: Past a cache's step the whole-drive fill's rate rises for good by this factor or more where folding has emptied
-#: the cache: from there the dies program the host's units alone.
+#: Past a cache's step the whole-drive fill's rate rises by this factor or more, held :data:`STEP_SECONDS`, where
+#: folding has emptied the cache: from there the dies program the host's units alone, or refill the cache.
 FOLD_END_RISE = 1.15
 
 
-def _fold_ratio(figs: Mapping[str, JobFigures]) -> Feature:
-    """The units folded per host unit past the cache, from the whole-drive fill: the cache's data is folded
-    while the host writes past it, so the rate stays down until the cache is empty and then rises for good; the
-    cache's bytes over the bytes written between the step and the rise are the ratio."""
+def _fold_end(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
+    """The units folded per host unit past the cache, and whether the drive then refills its cache, from the
+    whole-drive fill. The cache's data is folded while the host writes past it, so the rate stays down until the
+    cache is empty, then rises: the cache's bytes over the bytes written between the step and the rise are the
+    ratio (``slc_fold_ratio``). A rise that holds to the end is the native rate with nothing to fold; one that
+    falls back to the folding rate is the cache taking writes again until it is full (``slc_refill``)."""
+    none = {"slc_fold_ratio": feature(None, "", "none", "the whole-drive fill shows no cache step"),
+            "slc_refill": feature(None, "", "none", "the whole-drive fill shows no cache step")}
     k = _fill_step(figs)
     if k is None:
-        return feature(None, "", "none", "the whole-drive fill shows no cache step")
+        return none
     rate, dt = _rates(figs, FILL_JOB)
     # the last interval may be a part of one
     body = rate[:-1] if len(rate) > k + 3 * STEP_SECONDS else rate
     slow = statistics.median(body[k:k + max(2 * STEP_SECONDS, (len(body) - k) // 10)])
-    rise = next((i for i in range(k + STEP_SECONDS, len(body) - STEP_SECONDS + 1)
-                 if all(r >= FOLD_END_RISE * slow for r in body[i:i + STEP_SECONDS])
-                 and sorted(body[i:])[len(body[i:]) // 10] >= FOLD_END_RISE * slow), None)
-    cache = sum(rate[:k]) * dt
+    high = FOLD_END_RISE * slow
+
+    def held(i: int, up: bool) -> bool:
+        return all((r >= high) == up for r in body[i:i + STEP_SECONDS])
+
+    rise = next((i for i in range(k + STEP_SECONDS, len(body) - STEP_SECONDS + 1) if held(i, True)), None)
     if rise is None:
-        return feature(None, "", "none", f"the whole-drive fill's rate did not rise for good past its cache's step "
-                       f"({slow / 1e6:,.0f} MB/s to its end): the folds, if any, outlasted the fill")
+        why = (f"the whole-drive fill's rate did not rise past its cache's step ({slow / 1e6:,.0f} MB/s to its "
+               "end): the folds, if any, outlasted the fill")
+        return {"slc_fold_ratio": feature(None, "", "none", why), "slc_refill": feature(None, "", "none", why)}
+    cache = sum(rate[:k]) * dt
     after = sum(rate[k:rise]) * dt
-    up = statistics.median(body[rise:])
-    return feature(round(cache / after, 3), "", "high",
-                   f"the whole-drive fill's cache ({cache / 1e9:,.1f} GB before its step) over the {after / 1e9:,.1f} "
-                   f"GB written past it at {slow / 1e6:,.0f} MB/s until the rate rose for good to {up / 1e6:,.0f}: "
-                   "folding had emptied the cache")
+    back = next((j for j in range(rise + STEP_SECONDS, len(body) - STEP_SECONDS + 1) if held(j, False)), None)
+    up = statistics.median(body[rise:back])
+    ratio = feature(round(cache / after, 3), "", "high",
+                    f"the whole-drive fill's cache ({cache / 1e9:,.1f} GB before its step) over the {after / 1e9:,.1f} "
+                    f"GB written past it at {slow / 1e6:,.0f} MB/s until the rate rose to {up / 1e6:,.0f}: folding had "
+                    "emptied the cache")
+    if back is None:
+        refill = feature(False, "", "high", f"the fill's rate rose to {up / 1e6:,.0f} MB/s once the folds were done "
+                         "and held it: the native rate, the cache not refilled while the host writes")
+    else:
+        refill = feature(True, "", "high",
+                         f"the fill's rate rose to {up / 1e6:,.0f} MB/s for {sum(rate[rise:back]) * dt / 1e9:,.1f} GB "
+                         f"once the folds were done, then fell back to about {slow / 1e6:,.0f}: the cache took the "
+                         "host's writes again until it was full")
+    return {"slc_fold_ratio": ratio, "slc_refill": refill}
 
 
 def cache_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
@@ -124,7 +142,7 @@ def cache_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
                                     "drive) or the whole-drive fill (after the clean stage's writes)")}
     out["slc_idle_recovered_bytes"] = (_recovered(figs, fast) if job == CACHE_FILL else
                                        feature(None, "B", "none", "the cache fill showed no cache to give back"))
-    out["slc_fold_ratio"] = _fold_ratio(figs)
+    out.update(_fold_end(figs))
     return out
 
 

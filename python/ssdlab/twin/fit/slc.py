@@ -83,12 +83,14 @@ def native_tprog_range_ns(nand: Mapping[str, Any]) -> Tuple[int, int]:
 
 
 def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int,
-                fold: Optional[float] = None) -> Dict[str, Any]:
+                fold: Optional[float] = None, refill: Optional[bool] = None) -> Dict[str, Any]:
     d = copy.deepcopy(drive_doc)
     nand = d.setdefault("nand", {})
     modern = _modern_cache(drive_doc)
     if modern is not None and fold is not None:
         modern["fold_units_per_host_unit"] = fold
+    if modern is not None and refill is not None:
+        modern["refill_while_writing"] = refill
     if modern is not None:
         # the modern part has its SLC mode (bits per cell, SLC reads and erases); the profile its cache's split,
         # folding and refill
@@ -129,11 +131,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     rounds = []
     figs: Figures = {}
     fold = full_drive_fold(features) if modern is not None else None
+    refill = _fv(features, "slc_refill") if modern is not None else None
     if fold is not None:
         # the native program takes the host's units and the folds together: the start gives the dies' native rate
         # (the full drive's) for the post-cache one
         tprog = int(min(max(tprog / (1 + fold), lo), hi))
-    doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold)
+    doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold, refill)
     best: Tuple[float, Dict[str, Any], Figures, int] = (1.0, doc, figs, 0)
     for _ in range(ROUNDS):
         got, figs = _cache_of(doc, seed, budget, str(_fv(features, "slc_cache_job") or CACHE))
@@ -155,7 +158,7 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         tprog = int(tprog * min(max(1 + e_post, 0.5), 2.0))
         if modern is not None:
             tprog = int(min(max(tprog, lo), hi))
-        doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold)
+        doc = _with_cache(drive_doc, dynamic, tprog, slc_tprog, fold, refill)
     resid, doc, figs = round(best[0], 4), best[1], best[2]
     rounds[best[3]]["kept"] = True
     prov = _provenance(doc, size, post, resid, len(rounds), modern is not None,
@@ -170,6 +173,9 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
             f"write ({float(post) / 1e6:,.0f} MB/s: the dies program the host's units and the folds), less 1 (an "
             "upper bound: a fold also reads SLC pages; the whole-drive fill's rate did not rise where the folds "
             "ended, which would measure it)"}
+    if refill is not None:
+        prov["slc_cache.refill_while_writing"] = {"value": bool(refill), "source": "measured",
+                                                  "why": str(features["slc_refill"]["how"])}
     if not rounds[best[3]].get("slc_cache_bytes"):
         # the twin showed no step in any round (its writes bound elsewhere): the values are the measurement's
         # start, not a fit that reproduced it
