@@ -105,6 +105,26 @@ def test_an_nvme_link_or_a_write_cache_selects_the_modern_start():
     assert modern_base().channel_bytes_per_s == lib.config["nand"]["channel_bytes_per_s"]
 
 
+def test_a_modern_start_splits_the_command_ceiling_by_the_qd1_write():
+    # the QD1 write, acknowledged from the buffer, is the command latency (the profile's 10 us), the firmware time
+    # and the 4KB on the link: 19.38 us at a 500K-command ceiling gives about 8 us on 4 slots (samsung980-1000's
+    # probe; 2e9 / ceiling would fix every such twin at 2 slots)
+    f = _modern_features(read_command_iops=feature(499_704, "IOPS", "high", ""),
+                         write_command_iops=feature(499_968, "IOPS", "high", ""),
+                         write_latency_4k_us=feature(19.38, "us", "high", ""),
+                         link_bytes_per_s=feature(3.587e9, "B/s", "high", ""))
+    params = {p.key: p.value for p in free_parameters(f)}
+    assert params["controller.command_slots"] == 4
+    assert params["controller.command_cost_read_ns"] == params["controller.command_cost_write_ns"] == 8_000
+    # a slower QD1 write at a lower ceiling: 2 slots (crucial-p1-1000: 19.5 us at 240K, the SM2263's 2 x 8.3 us)
+    g = {**f, "read_command_iops": feature(238_184, "IOPS", "high", ""),
+         "write_command_iops": feature(240_952, "IOPS", "high", ""), "write_latency_4k_us": feature(19.5, "us", "high", "")}
+    assert {p.key: p.value for p in free_parameters(g)}["controller.command_slots"] == 2
+    # without the QD1 write, the ceiling alone (2 slots)
+    h = {k: v for k, v in f.items() if k != "write_latency_4k_us"}
+    assert {p.key: p.value for p in free_parameters(h)}["controller.command_slots"] == 2
+
+
 def test_the_modern_start_fits_within_the_modern_parts_ranges():
     f = _modern_features()
     b = base_of(f)

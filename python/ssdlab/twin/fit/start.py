@@ -148,7 +148,16 @@ def _read_path(features: Features, flush_ns: Optional[float], b: Base
     # (NVMe: the command's TLPs and a 4KB transfer take a microsecond or two, not SATA's 10)
     path_us = (b.command_overhead_ns + 4096 / float(_fv(features, "link_bytes_per_s") or 3.6e9) * 1e9) / 1e3 \
         if b.modern else 10.0
-    cmd_read = (u1 - path_us) * 1e3 - b.command_latency_ns if u1 and from_map else 2e9 / r_iops
+    w1 = _fv(features, "write_latency_4k_us")
+    if u1 and from_map:
+        cmd_read = (u1 - path_us) * 1e3 - b.command_latency_ns
+    elif b.modern and w1:
+        # a modern drive acknowledges a QD1 write from its buffer: the command latency, the firmware's time and the
+        # 4KB on the link; what the profile's latency leaves is the firmware time, and the command ceiling over it
+        # gives the slots (a start of 2e9 / ceiling fixes them at 2, which the fit then cannot leave)
+        cmd_read = w1 * 1e3 - b.command_latency_ns - path_us * 1e3
+    else:
+        cmd_read = 2e9 / r_iops
     cmd_read = _clamp(cmd_read, 1_000, COMMAND_COST_MAX_NS)
     # the channel rate (fitted when the flushes measured the program time): sequential reads at depth well
     # below the link are bound by the NAND, so start where the channels carry that rate
