@@ -492,6 +492,13 @@ def test_the_twins_structure_is_weighed_again_at_the_fitted_times(monkeypatch: p
     assert b5.values["nand.channel_bytes_per_s"] == 400e6 and b5.values["nand.tr_ns"] == 63_000
     assert b5.values["nand.packages_per_channel"] == 4
     assert not any(v["nand.page_size_log2"] == 11 for v in seen["candidates"])  # no 2 KiB pages
+    # a twin whose page is fixed (a modern one: its part's 16 KiB) is offered no other page (samsung980-1000 took
+    # 16 dies of 8 KiB pages for its 16 KiB part)
+    page_i = next(i for i, p in enumerate(params) if p.key == "nand.page_size_log2")
+    params[page_i] = FreeParameter("nand.page_size_log2", 12, 12, 12, False, 1, "page")
+    run(lambda v: 0.5, dies_choices=(16, 32, 64))
+    assert all(v["nand.page_size_log2"] == 12 for v in seen["candidates"])
+    params[page_i] = FreeParameter("nand.page_size_log2", 12, 14, 13, False, 1, "page")
     # along the valley tR and the channel share: the channel a quarter faster, tR and a fitted tPROG moved so that a
     # read's first chunk and a unit's program keep their times (Vertex 2 Hynix: 41 MB/s and 57 us fitted, 0.49 of the
     # error at 51 and 59; its truth 50 and 60)

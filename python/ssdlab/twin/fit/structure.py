@@ -114,12 +114,15 @@ def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Se
             if d % c == 0 and d // c <= MAX_PACKAGES_PER_CHANNEL and (d, c) != (dies, channels):
                 cands.append((f"{d} dies on {c} channels", {**vals, "nand.packages_per_channel": d // c, CHANNELS_KEY: c}))
     # half the dies of twice the page, the channel twice as fast (and the reverse): the same bytes per program
-    # and per page transfer time, tR moved so that a 4KB read keeps its time
+    # and per page transfer time, tR moved so that a 4KB read keeps its time; within the pages the twin may have
+    # (a modern twin's is its part's)
+    page_p = by_key.get("nand.page_size_log2")
+    page_lo, page_hi = (int(page_p.low), int(page_p.high)) if page_p is not None else (12, 14)
     if not capped and ch_p is not None and tr_p is not None and "nand.page_size_log2" in vals:
         for step in (1, -1):
             d = dies // 2 if step == 1 else dies * 2
-            if not (12 <= log2 + step <= 14 and (step == -1 or dies % 2 == 0) and d % channels == 0 and 1 <= d // channels <= MAX_PACKAGES_PER_CHANNEL
-                    and (not dies_choices or d in dies_choices)):
+            if not (page_lo <= log2 + step <= page_hi and (step == -1 or dies % 2 == 0) and d % channels == 0
+                    and 1 <= d // channels <= MAX_PACKAGES_PER_CHANNEL and (not dies_choices or d in dies_choices)):
                 continue
             moved = _channel_moved(vals, ch_p, tr_p, 2.0 ** step)
             cands.append((f"{d} dies of {(1 << (log2 + step)) // 1024} KiB pages on {moved[ch_p.key] / 1e6:.0f} MB/s "
