@@ -235,11 +235,12 @@ def test_a_modern_scan_weighs_four_channels_and_a_sata_one_does_not():
 
 
 class _RateRunner:
-    """A runner whose 'simulation' reads the full drive at a rate inverse to the native page read (die-bound), so the
-    native read step's rounds can be checked without the engine."""
+    """A runner whose 'simulation' reads the full drive at rates that follow the native page read by given responses
+    (1: die-bound, the rate inverse to the read; 0: bound elsewhere), so the native read step's rounds can be checked
+    without the engine."""
 
-    def __init__(self, mean_ns):
-        self.mean_ns, self.calls = mean_ns, 0
+    def __init__(self, mean_ns, rates=(400.0, 170.0), responses=(1.0, 1.0)):
+        self.mean_ns, self.calls, self.rates, self.responses = mean_ns, 0, rates, responses
 
     def map(self, fn, items, what=""):
         self.calls += 1
@@ -247,7 +248,8 @@ class _RateRunner:
         for i, (doc, *_rest) in enumerate(items):
             t = doc["nand"]["tr_page_types_ns"]
             k = self.mean_ns / (sum(t) / len(t))
-            out.append((i, {"full-seqread-128k-qd32": {"mbps": 400.0 * k}, "full-randread-4k-qd32": {"mbps": 170.0 * k}}))
+            out.append((i, {n: {"mbps": r * k ** e} for n, r, e in zip(
+                ("full-seqread-128k-qd32", "full-randread-4k-qd32"), self.rates, self.responses)}))
         return out
 
 
@@ -286,24 +288,6 @@ def test_the_native_page_reads_come_from_the_full_stage_reads():
     assert choose_native_reads(d3, p3, sata, measured, figs, run, 1, 0.25, None)[0] is d3  # type: ignore[arg-type]
 
 
-class _BoundRunner(_RateRunner):
-    """Full-stage reads that follow the page read by given responses (0: bound elsewhere, 1: die-bound)."""
-
-    def __init__(self, mean_ns, seq_response, rand_response):
-        super().__init__(mean_ns)
-        self.seq, self.rand = seq_response, rand_response
-
-    def map(self, fn, items, what=""):
-        self.calls += 1
-        out = []
-        for i, (doc, *_rest) in enumerate(items):
-            t = doc["nand"]["tr_page_types_ns"]
-            k = self.mean_ns / (sum(t) / len(t))
-            out.append((i, {"full-seqread-128k-qd32": {"mbps": 3580.0 * k ** self.seq},
-                            "full-randread-4k-qd32": {"mbps": 55.0 * k ** self.rand}}))
-        return out
-
-
 def _native_read_case(seq_response, rand_response, measured):
     from ssdlab.twin.fit.full import choose_native_reads
 
@@ -312,7 +296,7 @@ def _native_read_case(seq_response, rand_response, measured):
     values = {p.key: p.value for p in free_parameters(f, [8, 16, 32])}
     doc, prov = build_doc(f, values, "twin-x")
     part_types = list(doc["nand"]["tr_page_types_ns"])
-    run = _BoundRunner(sum(part_types) / len(part_types), seq_response, rand_response)
+    run = _RateRunner(sum(part_types) / len(part_types), (3580.0, 55.0), (seq_response, rand_response))
     figs = {n: f2 for _, d in run.map(None, [(doc,)]) for n, f2 in d.items()}
     run.calls = 0
     kept, new_figs, rec = choose_native_reads(doc, prov, f, measured, figs, run, 1, 0.25, None)  # type: ignore[arg-type]
