@@ -87,10 +87,10 @@ def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tp
     d = copy.deepcopy(drive_doc)
     nand = d.setdefault("nand", {})
     modern = _modern_cache(drive_doc)
-    if modern is not None and fold is not None:
-        modern["fold_units_per_host_unit"] = fold
-    if modern is not None and refill is not None:
-        modern["refill_while_writing"] = refill
+    if modern is not None:
+        # measured folding and refill over the profile's
+        modern.update({k: v for k, v in (("fold_units_per_host_unit", fold), ("refill_while_writing", refill))
+                       if v is not None})
     if modern is not None:
         # the modern part has its SLC mode (bits per cell, SLC reads and erases); the profile its cache's split,
         # folding and refill
@@ -189,8 +189,8 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
 
 def full_drive_fold(features: Features) -> Optional[float]:
     """The units a modern drive folds per host unit past its cache. Measured where the whole-drive fill's rate
-    rose for good once folding had emptied the cache (``slc_fold_ratio``: the cache's bytes over those written
-    until then). Else from the rates: on the full drive nothing is left to fold, so its sequential write is the
+    rose once folding had emptied the cache (``slc_fold_ratio``: the cache's bytes over those written until
+    then). Else from the rates: on the full drive nothing is left to fold, so its sequential write is the
     dies' native rate R; past the cache they program the host's unit and the folds, R / (1 + fold) if a fold cost
     what a host unit does (it costs more: it also reads the SLC pages, so this overstates the ratio). None
     without either."""
