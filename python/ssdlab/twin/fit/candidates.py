@@ -220,9 +220,10 @@ def _target_for(target: Target, values: Mapping[str, Any], channel_choices: Sequ
     if READAHEAD_KEY in values:
         w = int(values[READAHEAD_KEY])
         params = [p for p in params if p.key != READAHEAD_KEY] + [FreeParameter(
-            READAHEAD_KEY, w, w, w, False, 4096, "the read-ahead window: the scan's choice among "
-            f"{', '.join(f'{x >> 10} KiB' for x in READAHEAD_CHOICES)} (firmware sizes it in powers of two), on the "
-            "clean stage's sequential reads at QD1-4 that the window serves")]
+            READAHEAD_KEY, w, w, w, False, 4096, "the read-ahead window: the one of "
+            f"{', '.join(f'{x >> 10} KiB' for x in READAHEAD_CHOICES)} (firmware sizes it in powers of two) that "
+            "explains the probe best, chosen at the start's times and weighed again at the fitted ones (the clean "
+            "stage's sequential reads show it, 8KB at QD8 most)")]
     if CHANNELS_KEY in values:
         c = int(values[CHANNELS_KEY])
         params = [p for p in params if p.key != CHANNELS_KEY] + [FreeParameter(

@@ -13,7 +13,18 @@ from ...fit.evaluate import Evaluation
 from ...fit.params import Target
 from ...fit.polish import polish
 from ..records import StructureRecord
-from .base import ACTIVE_DIES_KEY, CHANNEL_CHOICES, CHANNELS, CHANNELS_KEY, MAX_PACKAGES_PER_CHANNEL, PLANES, PROGRAM_BUFFER_KEY, cap_of
+from .base import (
+    ACTIVE_DIES_KEY,
+    CHANNEL_CHOICES,
+    CHANNELS,
+    CHANNELS_KEY,
+    MAX_PACKAGES_PER_CHANNEL,
+    PLANES,
+    PROGRAM_BUFFER_KEY,
+    READAHEAD_CHOICES,
+    READAHEAD_KEY,
+    cap_of,
+)
 from .candidates import CONTEST_EVALUATIONS, _channel_moved, _target_for
 from .evaluate import evaluate_twin
 
@@ -92,6 +103,40 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
     res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
     changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
     return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
+                                  "polished": round(res.best.objective, 4)}
+
+
+def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, polish_evaluations: int,
+                   stream: Optional[TextIO] = None, channel_choices: Sequence[int] = CHANNEL_CHOICES
+                   ) -> Tuple[Target, Evaluation, Optional[StructureRecord]]:
+    """The read-ahead window the scan chose, against each other one of
+    :data:`READAHEAD_CHOICES` at the fitted times. The scan chose it at its
+    start's times, where a slow channel or page read is still paid for by a
+    window too large (the fit then speeds the channel and the window stays):
+    where another window explains the probe better at the fitted times, it is
+    taken and the times polished. The window is a choice among a few like the
+    scan's, so the better objective alone decides, as there. Returns the target,
+    the twin and the record of what was compared (None where the twin has no
+    chosen window)."""
+    vals = dict(best.values)
+    if READAHEAD_KEY not in vals:
+        return target, best, None
+    w0 = int(vals[READAHEAD_KEY])
+    cands = [(f"a read-ahead window of {w >> 10} KiB", {**vals, READAHEAD_KEY: w}) for w in READAHEAD_CHOICES if w != w0]
+    targets = [_target_for(target, c, channel_choices) for _, c in cands]
+    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
+    here = f"a read-ahead window of {w0 >> 10} KiB"
+    record: StructureRecord = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
+                               "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    if stream is not None:
+        stream.write(f"ssdlab fit: the read-ahead window at the fitted times: {w0 >> 10} KiB {best.objective:.3f}; "
+                     + ", ".join(f"{c[READAHEAD_KEY] >> 10} KiB {ev.objective:.3f}" for (_, c), ev in zip(cands, evs))
+                     + "\n")
+    k = min(range(len(cands)), key=lambda i: evs[i].objective)
+    if not evs[k].objective < best.objective:
+        return target, best, record
+    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
+    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": [READAHEAD_KEY],
                                   "polished": round(res.best.objective, 4)}
 
 

@@ -16,6 +16,7 @@ from .names import (
     RANDWRITE_SPAN,
     SEQREAD_4M_QD4,
     SEQREAD_RANDOMLY_WRITTEN,
+    SEQREAD_WINDOW,
     SEQWRITE_4M_QD4,
     SEQWRITE_128K_QD1,
     SEQWRITE_128K_QD32,
@@ -154,6 +155,11 @@ def _clean_reads(jobs: JobList, sp: Spans) -> None:
             f"sequential reads {depth}; a drive that reads ahead serves transfers smaller than a 4KB unit from "
             "its buffer, one that does not reads the unit again for each", "read", rw="read",
             bs=bs, iodepth=qd, size=sp.read, time_based=1, runtime=sp.short)
+    jobs.add(SEQREAD_WINDOW, CLEAN, "read-ahead window",
+        "sequential 8KB reads at QD8: a deep queue of small transfers outruns the die reads unless the read-ahead "
+        "keeps enough of them in flight, so the rate grows with the window (at QD1-4 and at 32KB and more the "
+        "stream is bound elsewhere and windows of 1 and 2 MiB read alike)", "read", rw="read", bs="8k", iodepth=8,
+        size=sp.read, time_based=1, runtime=sp.short)
 
 
 def _clean_layout(jobs: JobList, sp: Spans) -> None:

@@ -39,7 +39,8 @@ class _StructureRecord(TypedDict):
 
 
 class StructureRecord(_StructureRecord, total=False):
-    """The structures weighed against the fitted twin at its fitted times (:func:`ssdlab.twin.fit.recheck_structure`):
+    """The read-ahead windows (:func:`ssdlab.twin.fit.recheck_window`) and the structures
+    (:func:`ssdlab.twin.fit.recheck_structure`) weighed against the fitted twin at its fitted times:
     ``fitted`` the twin's, with its ``objective``; ``others`` each one's; ``contest`` those polished a little;
     ``kept`` the one taken (None: the twin's), the values it ``changed`` and its objective once ``polished``."""
 
