@@ -206,6 +206,12 @@ def _pass_series(r: Any, d: str) -> Tuple[Series, Series, Series]:
     return pos, np.asarray(r.series["mbps"], dtype=float), np.asarray(r.series["interval_s"], dtype=float)
 
 
+#: An interval of a pass counts as full at this share of the log interval or more: a pass's last interval ends with
+#: the pass, often a fraction of the others long, and its few completions are one phase of the drive's cycle (a
+#: QLC drive's programs of 22 ms, its GC), not a rate held for an interval.
+FULL_INTERVAL_SHARE = 0.9
+
+
 def _curve(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Figures, Charts]:
     tid = test["id"]
     chart: Dict[str, Any] = {"type": "curve", "title": f"{test['title']} (MB/s vs position, GB)", "unit": "MB/s", "data": {}}
@@ -219,7 +225,7 @@ def _curve(test: SuiteTest, measured: List[Measured], scale: Scale) -> Tuple[Fig
         mean = r.data[d]["bw_bytes"] / 1e6
         avg["data"][m["label"]] = mean
         figs.append(_fig(f"{tid}.avg", m["label"], f"{d} MB/s (average over the pass)", mean, "MB/s"))
-        full = mbps[dt >= 0.5 * float(np.median(dt))] if len(dt) else mbps
+        full = mbps[dt >= FULL_INTERVAL_SHARE * float(np.median(dt))] if len(dt) else mbps
         figs.append(_fig(f"{tid}.min", m["label"], f"{d} MB/s (slowest full interval)", float(np.min(full)) if len(full) else 0.0, "MB/s"))
         # the robust low, as the consistency test's: the slowest interval alone is one stall at a random phase
         # (the Vertex 3 120GB's pass after the torture: slowest 10.6-18.6 MB/s at 2047-2052 blocks per plane, 1st
@@ -240,14 +246,15 @@ def fill_figures(position_gb: Series, mbps: Series, interval_s: Series) -> Dict[
     (median of the second half), and the cache size: the data written before
     the rate first falls below the midpoint of the two and stays there (three
     intervals), when the first is :data:`FILL_STEP_RATIO` times the second or
-    more (else no step: 0). Intervals shorter than half the median (the pass's
-    last) are left out of the medians."""
+    more (else no step: 0). Intervals shorter than a full one
+    (:data:`FULL_INTERVAL_SHARE` of the median: the pass's last) are left out
+    of the medians."""
     pos = np.asarray(position_gb, dtype=float)
     rate = np.asarray(mbps, dtype=float)
     dt = np.asarray(interval_s, dtype=float)
     if not len(pos) or pos[-1] <= 0:  # no interval logged: nothing to read off
         return {"in_cache_mbps": math.nan, "after_cache_mbps": math.nan, "cache_gb": math.nan}
-    full = dt >= 0.5 * float(np.median(dt))
+    full = dt >= FULL_INTERVAL_SHARE * float(np.median(dt))
     total = float(pos[-1])
     first = rate[full & (pos <= max(0.01 * total, float(pos[0])))]
     second = rate[full & (pos > 0.5 * total)]
