@@ -18,10 +18,11 @@ an NVMe link or a write cache (:func:`.base.base_of`), with:
   the simulated ``clean`` stage of the probe reproduces the measured one (the
   root mean square of each job's rate error over a 10% tolerance), after a
   scan of structures (dies, page size, channels, dies kept idle) at the
-  starts' times, then the read-ahead window (:func:`recheck_window`) and the
-  structure weighed again at the fitted times (:func:`recheck_structure`:
-  dies kept idle, the raw NAND's layouts, page size against channel rate,
-  RAISE parity);
+  starts' times, then the read-ahead window (:func:`recheck_window`), on a
+  modern twin writes of whole program units acknowledged at the die
+  (:func:`recheck_write_ack`), and the structure weighed again at the fitted
+  times (:func:`recheck_structure`: dies kept idle, the raw NAND's layouts,
+  page size against channel rate, RAISE parity);
 - *assumed* values: everything else, from the generic profile and part.
 
 ``DIR/twin.toml`` is the drive file, with where every value came from in its
@@ -64,7 +65,7 @@ from .full import choose_full_dies, choose_native_reads, full_onset_features
 from .reliability import assess
 from .slc import choose_slc_cache
 from .start import free_parameters, raw_nand_dies, start_candidates
-from .structure import STRUCTURE_ROUNDS, recheck_structure, recheck_window
+from .structure import STRUCTURE_ROUNDS, recheck_structure, recheck_window, recheck_write_ack
 
 __all__ = ["BASE_PROFILE", "BASE_PART", "stages_left_out", "free_parameters", "start_candidates", "scan_starts", "build_doc", "probe_rows",
            "twin_target", "fit_twin", "evaluate_twin", "simulate_probe_figures"]
@@ -200,6 +201,11 @@ def _sample(target: Target, doc: ProbeDoc, run: Runner, seed: int, trials: int, 
     target, best, window = recheck_window(target, best, run, seed, polish_evaluations, stream, choices)
     if window is not None:
         structures.append(window)
+    if base_of(doc["features"]).modern:
+        # a firmware behaviour seen on a modern controller (the Elpis); a SATA drive's buffer shows in its bursts
+        target, best, ack = recheck_write_ack(target, best, run, seed, polish_evaluations, stream, choices)
+        if ack is not None:
+            structures.append(ack)
     for _ in range(STRUCTURE_ROUNDS):
         target, best, rec = recheck_structure(target, best, run, seed, dies_choices, polish_evaluations, stream,
                                               choices)

@@ -140,6 +140,57 @@ def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, 
                                   "polished": round(res.best.objective, 4)}
 
 
+#: Writes of a whole program unit acknowledged once at the die, shorter ones from the buffer
+#: (``controller.write_ack_at_die_whole_units``), and the buffers tried with it (powers of two, 4-128 MiB).
+WHOLE_UNIT_ACK_KEY = "controller.write_ack_at_die_whole_units"
+BUFFER_KEY = "controller.write_buffer_bytes"
+WHOLE_UNIT_ACK_BUFFERS = tuple(1 << s for s in range(22, 28))
+#: The controller's write path, which the whole-unit candidates also try open (its range's top).
+WRITE_PATH_KEY = "controller.max_write_bytes_per_s"
+
+
+def recheck_write_ack(target: Target, best: Evaluation, runner: Runner, seed: int, polish_evaluations: int,
+                      stream: Optional[TextIO] = None, channel_choices: Sequence[int] = CHANNEL_CHOICES
+                      ) -> Tuple[Target, Evaluation, Optional[StructureRecord]]:
+    """The fitted twin against one whose firmware acknowledges a write of a
+    whole program unit only once its data is at the die, and shorter writes
+    from its buffer (the 980 PRO's Elpis: docs/model.md), with each buffer of
+    :data:`WHOLE_UNIT_ACK_BUFFERS` and the write path as fitted or open. On
+    such a drive 128KB bursts never fill the buffer, so the bursts do not
+    show it, and the fit pays for the slow 128KB QD1 writes (each waits for
+    its die) with a small buffer and for the fast 4MB QD4 ones (the buffer
+    holds what the dies have not taken) with nothing it has. One is kept,
+    polished, where it explains the probe clearly better
+    (:data:`STRUCTURE_EVIDENCE`, as a structure: it is one more mechanism).
+    Returns the target, the twin and the record (None where the twin already
+    acknowledges so)."""
+    vals = dict(best.values)
+    if vals.get(WHOLE_UNIT_ACK_KEY):
+        return target, best, None
+    path = next((p for p in target.params if p.key == WRITE_PATH_KEY), None)
+    cands: List[Tuple[str, Dict[str, Any]]] = []
+    for b in WHOLE_UNIT_ACK_BUFFERS:
+        name = f"whole program units acknowledged at the die, a {b >> 20} MiB buffer"
+        cands.append((name, {**vals, WHOLE_UNIT_ACK_KEY: True, BUFFER_KEY: b}))
+        if path is not None and path.key in vals and float(vals[path.key]) < path.high:
+            cands.append((name + ", the write path open", {**vals, WHOLE_UNIT_ACK_KEY: True, BUFFER_KEY: b,
+                                                            path.key: path.snap(path.high)}))
+    targets = [_target_for(target, c, channel_choices) for _, c in cands]
+    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
+    record: StructureRecord = {"fitted": "every write acknowledged from the buffer", "objective": round(best.objective, 4),
+                               "kept": None, "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    k = min(range(len(cands)), key=lambda i: evs[i].objective)
+    if stream is not None:
+        stream.write(f"ssdlab fit: writes acknowledged at the die at the fitted times: {best.objective:.3f} as fitted, "
+                     f"{evs[k].objective:.3f} with {cands[k][0]}\n")
+    if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
+        return target, best, record
+    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
+    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
+    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
+                                  "polished": round(res.best.objective, 4)}
+
+
 def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int],
                           channel_choices: Sequence[int] = CHANNEL_CHOICES) -> List[Tuple[str, Dict[str, Any]]]:
     """The structures :func:`recheck_structure` weighs against the fitted twin ``vals``, each with its name."""
