@@ -123,6 +123,19 @@ def test_a_modern_start_splits_the_command_ceiling_by_the_qd1_write():
     # without the QD1 write, the ceiling alone (2 slots)
     h = {k: v for k, v in f.items() if k != "write_latency_4k_us"}
     assert {p.key: p.value for p in free_parameters(h)}["controller.command_slots"] == 2
+    # the QD1 write is read at its median: the 980's first writes wait for the buffer the 8 GiB burst before them
+    # left full (mean 19.38 us, median 17.2, the drive's own 17.2), and the median gives the Pablo's 3 slots of 6 us
+    from ssdlab.twin.features import extract
+
+    figs = {"randwrite-4k-qd1": {"iops": 51_608.0, "mbps": 211.4, "clat_mean_us": 19.38, "clat_p50_us": 17.2,
+                                 "clat_p99_us": 17.2}}
+    w1 = extract(figs, TB)["write_latency_4k_us"]
+    assert w1["value"] == 17.2
+    params = {p.key: p.value for p in free_parameters({**f, "write_latency_4k_us": w1})}
+    assert params["controller.command_slots"] == 3 and params["controller.command_cost_write_ns"] == 6_000
+    # a probe taken before the median was recorded gives the mean
+    del figs["randwrite-4k-qd1"]["clat_p50_us"]
+    assert extract(figs, TB)["write_latency_4k_us"]["value"] == 19.38
 
 
 def test_the_modern_start_fits_within_the_modern_parts_ranges():

@@ -178,8 +178,10 @@ def _writes(F: Dict[str, Feature], figs: Mapping[str, JobFigures], link: Optiona
     F["read_iops_4k_qd32"] = feature(iops32, "IOPS", "high", "4KB random read at QD32")
     F["write_iops_4k_qd32"] = feature(_get(figs, randwrite_4k(32), "iops"), "IOPS", "high",
                                       "4KB random write at QD32 on a clean drive")
-    F["write_latency_4k_us"] = feature(_get(figs, randwrite_4k(1), "clat_mean_us"), "us", "high",
-                                       "4KB random write at QD1 on a clean drive")
+    # the median: the first writes may wait for the buffer the bursts before them left full (samsung980-1000's
+    # probe: mean 19.4 us, median 17.2, the drive's own write path 17.2); a probe without medians gives the mean
+    w1 = _get(figs, randwrite_4k(1), "clat_p50_us") or _get(figs, randwrite_4k(1), "clat_mean_us")
+    F["write_latency_4k_us"] = feature(w1, "us", "high", "4KB random write at QD1 on a clean drive (median)")
     # 512 B at QD32: with almost no data per command, the rate is the controller's command ceiling (a
     # read that must go to a die, on a drive without read-ahead, is bound by that die instead)
     cmd_w = max([x for x in (_get(figs, seqwrite_small("512", 32), "iops"), _get(figs, randwrite_4k(32), "iops")) if x],

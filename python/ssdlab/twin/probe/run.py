@@ -49,11 +49,10 @@ IDLE_SETTLE_S = 5.0
 
 def job_figures(job: Any, direction: str) -> JobFigures:
     """The figures of one parsed fio job (ssdlab.fio.parse.JobResult) in the
-    measured direction: IOPS, MB/s, mean and p99 completion latency (us),
-    bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
+    measured direction: IOPS, MB/s, mean, median and p99 completion latency
+    (us), bytes, runtime (s), the FLUSH CACHE count and mean, median and p99
     latency (us) of a job with fsync (``syncs``, ``sync_mean_us``,
-    ``sync_p50_us``, ``sync_p99_us``, and its writes' median ``clat_p50_us``), and
-    the per-interval IOPS when logged."""
+    ``sync_p50_us``, ``sync_p99_us``), and the per-interval IOPS when logged."""
     d = job.read if direction == "rw" else getattr(job, direction)
     lat = d.clat
     both = (job.read, job.write) if direction == "rw" else (d,)
@@ -61,6 +60,7 @@ def job_figures(job: Any, direction: str) -> JobFigures:
         "iops": sum(x.iops for x in both), "mbps": sum(x.mbps for x in both),
         "io_bytes": sum(x.io_bytes for x in both), "runtime_s": max(x.runtime_ms for x in both) / 1e3,
         "clat_mean_us": None if lat is None or not lat.count else lat.mean_ns / 1e3,
+        "clat_p50_us": None if lat is None or not lat.count else lat.percentile_us(50.0),
         "clat_p99_us": None if lat is None or not lat.count else lat.percentile_us(99.0),
     }
     sync = getattr(job, "sync", None)
@@ -69,7 +69,6 @@ def job_figures(job: Any, direction: str) -> JobFigures:
         out["sync_mean_us"] = sync.mean_ns / 1e3
         out["sync_p50_us"] = sync.percentile_us(50.0)
         out["sync_p99_us"] = sync.percentile_us(99.0)
-        out["clat_p50_us"] = None if lat is None or not lat.count else lat.percentile_us(50.0)
     if job.iops_series is not None:
         out["interval_ms"] = job.iops_series.interval_ms
         out["iops_series"] = [float(x) for x in (job.iops_series.total if direction == "rw" else
