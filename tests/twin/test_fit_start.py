@@ -410,6 +410,25 @@ def test_a_buffer_the_bursts_measured_near_a_power_of_two_is_taken_as_that_power
         assert doc["controller"]["write_buffer_bytes"] == (kept or int(measured) // 4096 * 4096), measured
 
 
+def _fake_runs(monkeypatch: pytest.MonkeyPatch, tf: Any, seen: Dict[str, Any], objective_of: Any) -> None:
+    """The rechecks' simulations replaced: each candidate scores ``objective_of(values)``, a polish takes 0.9 of it;
+    ``seen`` records the candidates, their targets and what was polished."""
+    from types import SimpleNamespace
+
+    def evaluate(jobs: Any, runner: Any, seed: int = 1) -> Any:
+        seen["candidates"] = [v for _, v in jobs]
+        seen["targets"] = [t for t, _ in jobs]
+        return [SimpleNamespace(values=v, objective=objective_of(v)) for _, v in jobs]
+
+    def polish(t: Any, ev: Any, *a: Any, **k: Any) -> Any:
+        seen["polished"], seen["polished_target"] = ev.values, t
+        return SimpleNamespace(best=SimpleNamespace(values=ev.values, objective=ev.objective * 0.9))
+
+    monkeypatch.setattr(tf, "evaluate_twin", evaluate)
+    monkeypatch.setattr(tf, "polish", polish)
+    seen.clear()
+
+
 def test_the_twins_structure_is_weighed_again_at_the_fitted_times(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan compares structures at its starts' times; after the fit, the
     twin (all its dies at work) meets twice its dies with the fitted ones at
@@ -432,18 +451,7 @@ def test_the_twins_structure_is_weighed_again_at_the_fitted_times(monkeypatch: p
     seen: Dict[str, Any] = {}
 
     def run(objective_of: Any, dies_choices: Any = ()) -> Any:
-        def evaluate(jobs: Any, runner: Any, seed: int = 1) -> Any:
-            seen["candidates"] = [v for _, v in jobs]
-            seen["targets"] = [t for t, _ in jobs]
-            return [SimpleNamespace(values=v, objective=objective_of(v)) for _, v in jobs]
-
-        def polish(t: Any, ev: Any, *a: Any, **k: Any) -> Any:
-            seen["polished"] = ev.values
-            return SimpleNamespace(best=SimpleNamespace(values=ev.values, objective=ev.objective * 0.9))
-
-        monkeypatch.setattr(tf, "evaluate_twin", evaluate)
-        monkeypatch.setattr(tf, "polish", polish)
-        seen.clear()
+        _fake_runs(monkeypatch, tf, seen, objective_of)
         return tf.recheck_structure(target, best, None, 1, dies_choices, 10)  # type: ignore[arg-type]
 
     # 16 dies all at work against 32 with 16 at work (a cap, or a program buffer for their units): the cap explains
@@ -551,17 +559,7 @@ def test_the_read_ahead_window_is_weighed_again_at_the_fitted_times(monkeypatch:
     seen: Dict[str, Any] = {}
 
     def run(values: Dict[str, Any], objective_of: Any) -> Any:
-        def evaluate(jobs: Any, runner: Any, seed: int = 1) -> Any:
-            seen["candidates"] = [v for _, v in jobs]
-            return [SimpleNamespace(values=v, objective=objective_of(v)) for _, v in jobs]
-
-        def polish(t: Any, ev: Any, *a: Any, **k: Any) -> Any:
-            seen["polished"] = (t, ev.values)
-            return SimpleNamespace(best=SimpleNamespace(values=ev.values, objective=ev.objective * 0.9))
-
-        monkeypatch.setattr(tf, "evaluate_twin", evaluate)
-        monkeypatch.setattr(tf, "polish", polish)
-        seen.clear()
+        _fake_runs(monkeypatch, tf, seen, objective_of)
         best = SimpleNamespace(values=values, objective=objective_of(values))
         return best, tf.recheck_window(target, best, None, 1, 10)  # type: ignore[arg-type]
 
@@ -575,7 +573,7 @@ def test_the_read_ahead_window_is_weighed_again_at_the_fitted_times(monkeypatch:
     assert b.values[tf.READAHEAD_KEY] == 1 << 20 and b.objective == pytest.approx(0.412 * 0.9)
     window = next(p for p in t.params if p.key == tf.READAHEAD_KEY)
     assert window.low == window.high == window.value == 1 << 20  # the polish moves the times, not the window
-    assert seen["polished"][0] is t
+    assert seen["polished_target"] is t
     # the window the scan chose stays where no other does better (a tie keeps it)
     best, (t, b, rec) = run({**fitted, tf.READAHEAD_KEY: 1 << 20}, lambda v: 0.5 if v[tf.READAHEAD_KEY] >= 1 << 20 else 0.9)
     assert rec is not None and rec["kept"] is None and b is best and t is target and "polished" not in seen
@@ -600,17 +598,7 @@ def test_a_modern_twin_weighs_whole_program_units_acknowledged_at_the_die(monkey
     seen: Dict[str, Any] = {}
 
     def run(objective_of: Any, values: Dict[str, Any] = fitted) -> Any:
-        def evaluate(jobs: Any, runner: Any, seed: int = 1) -> Any:
-            seen["candidates"] = [v for _, v in jobs]
-            return [SimpleNamespace(values=v, objective=objective_of(v)) for _, v in jobs]
-
-        def polish(t: Any, ev: Any, *a: Any, **k: Any) -> Any:
-            seen["polished"] = ev.values
-            return SimpleNamespace(best=SimpleNamespace(values=ev.values, objective=ev.objective * 0.9))
-
-        monkeypatch.setattr(tf, "evaluate_twin", evaluate)
-        monkeypatch.setattr(tf, "polish", polish)
-        seen.clear()
+        _fake_runs(monkeypatch, tf, seen, objective_of)
         best = SimpleNamespace(values=values, objective=objective_of(values))
         return best, tf.recheck_write_ack(target, best, None, 1, 10)  # type: ignore[arg-type]
 

@@ -6,7 +6,7 @@ slots against the time per command, and parity."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from ...cluster import Runner
 from ...fit.evaluate import Evaluation
@@ -100,10 +100,16 @@ def recheck_structure(target: Target, best: Evaluation, runner: Runner, seed: in
         k = min(close, key=lambda i: evs[i].objective)
         if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
             return target, best, record
-    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
-    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
-    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
-                                  "polished": round(res.best.objective, 4)}
+    return _kept(targets[k], evs[k], cands[k], vals, record, runner, seed, polish_evaluations, stream)
+
+
+def _kept(target: Target, ev: Evaluation, cand: Tuple[str, Dict[str, Any]], vals: Mapping[str, Any],
+          record: StructureRecord, runner: Runner, seed: int, polish_evaluations: int, stream: Optional[TextIO]
+          ) -> Tuple[Target, Evaluation, StructureRecord]:
+    """A candidate taken: polished (what it chose fixed, the times free), recorded with the values it changed."""
+    res = polish(target, ev, evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
+    changed = sorted(key for key, v in cand[1].items() if vals.get(key) != v)
+    return target, res.best, {**record, "kept": cand[0], "changed": changed, "polished": round(res.best.objective, 4)}
 
 
 def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, polish_evaluations: int,
@@ -135,9 +141,7 @@ def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, 
     k = min(range(len(cands)), key=lambda i: evs[i].objective)
     if not evs[k].objective < best.objective:
         return target, best, record
-    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
-    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": [READAHEAD_KEY],
-                                  "polished": round(res.best.objective, 4)}
+    return _kept(targets[k], evs[k], cands[k], vals, record, runner, seed, polish_evaluations, stream)
 
 
 #: Writes of a whole program unit acknowledged once at the die, shorter ones from the buffer
@@ -185,10 +189,7 @@ def recheck_write_ack(target: Target, best: Evaluation, runner: Runner, seed: in
                      f"{evs[k].objective:.3f} with {cands[k][0]}\n")
     if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
         return target, best, record
-    res = polish(targets[k], evs[k], evaluate_twin, runner, seed, budget=polish_evaluations, stream=stream)
-    changed = sorted(key for key, v in cands[k][1].items() if vals.get(key) != v)
-    return targets[k], res.best, {**record, "kept": cands[k][0], "changed": changed,
-                                  "polished": round(res.best.objective, 4)}
+    return _kept(targets[k], evs[k], cands[k], vals, record, runner, seed, polish_evaluations, stream)
 
 
 def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int],
