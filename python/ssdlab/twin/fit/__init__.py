@@ -63,7 +63,7 @@ from .drive_file import _toml_text, build_doc, fit_power
 from .evaluate import _simulate_docs, evaluate_twin, probe_rows, simulate_probe_figures, twin_target
 from .full import choose_full_dies, choose_native_reads, full_onset_features
 from .reliability import assess
-from .slc import choose_slc_cache
+from .slc import choose_slc_cache, choose_static_share
 from .start import free_parameters, raw_nand_dies, start_candidates
 from .structure import STRUCTURE_ROUNDS, recheck_structure, recheck_window, recheck_write_ack
 
@@ -118,6 +118,12 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
         drive_doc, twin_figs = _behaviours(drive_doc, prov, doc, run, seed, stream)
         drive_doc, slc_fit = _slc_cache(drive_doc, prov, twin_figs, doc, seed, stream)
+        # the cache's split, from the fill stage where the full drive has only its static part
+        drive_doc, static_figs, said = choose_static_share(drive_doc, prov, doc["features"], figures_of(doc), run,
+                                                           seed, capacity_of(doc)[1])
+        twin_figs.update(static_figs)
+        if stream is not None and said:
+            stream.write(f"ssdlab fit: {said}\n")
         # the dies on the full drive, last: they keep every write rate the fits before matched
         drive_doc, full_figs, full_fit = choose_full_dies(drive_doc, prov, doc["features"], figures_of(doc), run, seed,
                                                           capacity_of(doc)[1], stream)
