@@ -2,6 +2,8 @@
 scaling, the NVMe link's generation), and the generic modern start a probe with an NVMe link or a write cache
 selects."""
 
+from typing import Any, Dict
+
 import pytest
 
 from ssdlab import Drive
@@ -358,3 +360,51 @@ def test_the_modern_read_ahead_window_is_a_fixed_choice_of_the_scan():
     # without the scan's choice the window stays the assumed one
     doc2, prov2 = build_doc(f, values, "t")
     assert doc2["controller"]["readahead_bytes"] == 1 << 20 and prov2[READAHEAD_KEY]["source"] == "assumed"
+
+
+def test_a_modern_twin_takes_the_static_cache_share_its_fill_stage_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The static share of the cache, the sum kept, is taken from the fill stage where one halves its error
+    (samsung980pro-1000's rt54 twin: 0.340 at the generic 1.0%, 0.089 at 0.6%, the Elpis's), and stays assumed where
+    the shares score alike (crucial-p1-1000's twin folds nothing while writing: 0.0151 at every share)."""
+    import ssdlab.twin.fit.evaluate as ev
+    from ssdlab.twin.fit.slc import STATIC_SHARES_PERCENT, choose_static_share
+
+    doc = {"drive": {"controller": modern_base().profile},
+           "slc_cache": {"static_percent_of_capacity": 1.0, "dynamic_percent_of_capacity": 10.17,
+                         "fold_units_per_host_unit": 0.244, "refill_while_writing": True}}
+    seen: Dict[str, Any] = {}
+
+    def run(err_of: Any) -> Any:
+        def simulate(docs: Any, runner: Any, seed: int, budget: float, measured: Any) -> Any:
+            seen["shares"] = [d["slc_cache"]["static_percent_of_capacity"] for d in docs]
+            seen["sums"] = {round(d["slc_cache"]["static_percent_of_capacity"]
+                                  + d["slc_cache"]["dynamic_percent_of_capacity"], 3) for d in docs}
+            return [{"share": d["slc_cache"]["static_percent_of_capacity"]} for d in docs]
+
+        monkeypatch.setattr(ev, "_simulate_docs", simulate)
+        monkeypatch.setattr(ev, "_rate_jobs", lambda *a: ["torture"])
+        monkeypatch.setattr(ev, "_fill_error", lambda measured, f, jobs: err_of(f["share"]))
+        prov = {"slc_cache.static_percent_of_capacity": {"value": 1.0, "source": "assumed", "why": "generic"},
+                "slc_cache.dynamic_percent_of_capacity": {"value": 10.17, "source": "fitted",
+                                                          "why": "the fill's 111.7 GB, less the static part (2 rounds)"}}
+        out = choose_static_share(doc, prov, {}, {}, None, 1, 0.25)
+        return out, prov
+
+    elpis = {1.0: 0.340, 0.6: 0.089, 0.3: 0.172, 1.5: 0.164, 2.0: 0.3}
+    (d, figs, said), prov = run(lambda s: elpis[s])
+    assert seen["shares"][0] == 1.0 and sorted(seen["shares"][1:]) == [s for s in STATIC_SHARES_PERCENT if s != 1.0]
+    assert seen["sums"] == {11.17}
+    assert d["slc_cache"]["static_percent_of_capacity"] == 0.6 and d["slc_cache"]["dynamic_percent_of_capacity"] == 10.57
+    assert figs == {"share": 0.6} and said is not None and said.startswith("static share 0.6%")
+    assert prov["slc_cache.static_percent_of_capacity"]["source"] == "fitted"
+    assert prov["slc_cache.dynamic_percent_of_capacity"]["value"] == 10.57
+    # alike at every share: the assumed share stays, the errors said in its provenance
+    (d, figs, said), prov = run(lambda s: 0.0151)
+    assert d is doc and figs == {} and prov["slc_cache.static_percent_of_capacity"]["source"] == "assumed"
+    assert "0.6%: 0.0151" in prov["slc_cache.static_percent_of_capacity"]["why"]
+    # better, but not by half: stays
+    (d, _, _), _ = run(lambda s: 0.2 if s == 0.6 else 0.34)
+    assert d is doc
+    # a SATA-era twin (no modern profile) has no split to weigh
+    sata = {**doc, "drive": {"controller": "generic-2011"}}
+    assert choose_static_share(sata, {}, {}, {}, None, 1, 0.25) == (sata, {}, None)
