@@ -112,6 +112,17 @@ def _kept(target: Target, ev: Evaluation, cand: Tuple[str, Dict[str, Any]], vals
     return target, res.best, {**record, "kept": cand[0], "changed": changed, "polished": round(res.best.objective, 4)}
 
 
+def _weighed(target: Target, best: Evaluation, fitted: str, cands: List[Tuple[str, Dict[str, Any]]], runner: Runner,
+             seed: int, channel_choices: Sequence[int]) -> Tuple[List[Target], List[Evaluation], StructureRecord]:
+    """Each candidate's target and evaluation at once on the runner, and the record comparing them with the twin
+    (``fitted``: its name)."""
+    targets = [_target_for(target, c, channel_choices) for _, c in cands]
+    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
+    record: StructureRecord = {"fitted": fitted, "objective": round(best.objective, 4), "kept": None,
+                               "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    return targets, evs, record
+
+
 def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, polish_evaluations: int,
                    stream: Optional[TextIO] = None, channel_choices: Sequence[int] = CHANNEL_CHOICES
                    ) -> Tuple[Target, Evaluation, Optional[StructureRecord]]:
@@ -129,11 +140,8 @@ def recheck_window(target: Target, best: Evaluation, runner: Runner, seed: int, 
         return target, best, None
     w0 = int(vals[READAHEAD_KEY])
     cands = [(f"a read-ahead window of {w >> 10} KiB", {**vals, READAHEAD_KEY: w}) for w in READAHEAD_CHOICES if w != w0]
-    targets = [_target_for(target, c, channel_choices) for _, c in cands]
-    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
-    here = f"a read-ahead window of {w0 >> 10} KiB"
-    record: StructureRecord = {"fitted": here, "objective": round(best.objective, 4), "kept": None,
-                               "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    targets, evs, record = _weighed(target, best, f"a read-ahead window of {w0 >> 10} KiB", cands, runner, seed,
+                                    channel_choices)
     if stream is not None:
         stream.write(f"ssdlab fit: the read-ahead window at the fitted times: {w0 >> 10} KiB {best.objective:.3f}; "
                      + ", ".join(f"{c[READAHEAD_KEY] >> 10} KiB {ev.objective:.3f}" for (_, c), ev in zip(cands, evs))
@@ -179,10 +187,8 @@ def recheck_write_ack(target: Target, best: Evaluation, runner: Runner, seed: in
         if path is not None and path.key in vals and float(vals[path.key]) < path.high:
             cands.append((name + ", the write path open", {**vals, WHOLE_UNIT_ACK_KEY: True, BUFFER_KEY: b,
                                                             path.key: path.snap(path.high)}))
-    targets = [_target_for(target, c, channel_choices) for _, c in cands]
-    evs = evaluate_twin(list(zip(targets, [c for _, c in cands])), runner, seed)
-    record: StructureRecord = {"fitted": "every write acknowledged from the buffer", "objective": round(best.objective, 4),
-                               "kept": None, "others": {name: round(ev.objective, 4) for (name, _), ev in zip(cands, evs)}}
+    targets, evs, record = _weighed(target, best, "every write acknowledged from the buffer", cands, runner, seed,
+                                    channel_choices)
     k = min(range(len(cands)), key=lambda i: evs[i].objective)
     if stream is not None:
         stream.write(f"ssdlab fit: writes acknowledged at the die at the fitted times: {best.objective:.3f} as fitted, "
