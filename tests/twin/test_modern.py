@@ -408,3 +408,50 @@ def test_a_modern_twin_takes_the_static_cache_share_its_fill_stage_shows(monkeyp
     # a SATA-era twin (no modern profile) has no split to weigh
     sata = {**doc, "drive": {"controller": "generic-2011"}}
     assert choose_static_share(sata, {}, {}, {}, None, 1, 0.25) == (sata, {}, None)
+
+
+class _CleanReadRunner:
+    """A runner whose 'simulation' of the clean stage reads at rates set by the SLC read and the read-ahead window:
+    QD1 reads bound by the read's latency, QD32 reads by the dies' throughput, an 8KB QD8 stream by the window."""
+
+    def __init__(self):
+        self.stages = []
+
+    def map(self, fn, items, what=""):
+        out = []
+        for i, (doc, _seed, _budget, stages) in enumerate(items):
+            self.stages.append(stages)
+            tr_us = doc["nand"]["slc_tr_ns"] / 1e3
+            w = doc["controller"]["readahead_bytes"]
+            out.append((i, {"randread-4k-qd1": {"mbps": 80.0 * 46 / (16 + tr_us)},
+                            "randread-4k-qd32": {"mbps": 1400.0 * 30 / tr_us},
+                            "seqread-8k-qd8": {"mbps": {1 << 20: 2780.0, 2 << 20: 3500.0}.get(w, 1500.0)}}))
+        return out
+
+
+def test_the_clean_stage_reads_are_weighed_again_where_the_full_drive_doubled_the_dies():
+    from ssdlab.twin.fit.cache_reads import choose_cache_reads
+
+    f = _modern_features(slc_cache=feature(True, "", "high", ""))
+    doc, prov = build_doc(f, {p.key: p.value for p in free_parameters(f, [8, 16, 32])}, "twin-x")
+    # the sampler's read at 8 dies, 24 us, and its window, 2 MiB; the drive reads at 30 us with a 1 MiB window
+    doc["nand"]["slc_tr_ns"] = 24_000
+    doc.setdefault("controller", {})["readahead_bytes"] = 2 << 20
+    measured = {"randread-4k-qd1": {"mbps": 80.0}, "randread-4k-qd32": {"mbps": 1400.0},
+                "seqread-8k-qd8": {"mbps": 2780.0}}
+    doubled = {"rows": [{"dies": 8, "factor": 1.0, "program_buffer_bytes": None},
+                        {"dies": 16, "factor": 2.0, "program_buffer_bytes": 884736, "kept": True}]}
+    run = _CleanReadRunner()
+    kept, figs, rec = choose_cache_reads(doc, prov, f, measured, doubled, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec is not None and rec["die_factor"] == 2.0
+    assert kept["controller"]["readahead_bytes"] == 1 << 20
+    assert abs(kept["nand"]["slc_tr_ns"] / 30_000 - 1) < 0.03
+    assert prov["nand.slc_tr_ns"]["source"] == "fitted" and prov["controller.readahead_bytes"]["source"] == "fitted"
+    # the choices on the clean stage alone; the twin kept then on every stage the later steps read
+    assert set(run.stages[:-1]) == {("clean",)} and run.stages[-1] == ("clean", "cache", "full")
+    assert set(figs) == set(measured) and doc["nand"]["slc_tr_ns"] == 24_000  # the input is not changed
+    # the dies kept, or a SATA-era twin: nothing to weigh again
+    same = {"rows": [{"dies": 8, "factor": 1.0, "program_buffer_bytes": None, "kept": True}]}
+    assert choose_cache_reads(doc, {}, f, measured, same, run, 1, 0.25, None) == (doc, {}, None)  # type: ignore[arg-type]
+    sata = {k: v for k, v in f.items() if k not in ("host_interface", "slc_cache")}
+    assert choose_cache_reads(doc, {}, sata, measured, doubled, run, 1, 0.25, None)[2] is None  # type: ignore[arg-type]

@@ -22,7 +22,9 @@ an NVMe link or a write cache (:func:`.base.base_of`), with:
   modern twin writes of whole program units acknowledged at the die
   (:func:`recheck_write_ack`), and the structure weighed again at the fitted
   times (:func:`recheck_structure`: dies kept idle, the raw NAND's layouts,
-  page size against channel rate, RAISE parity);
+  page size against channel rate, RAISE parity); on a modern twin, after the
+  full drive's dies, the clean stage's reads at those dies
+  (:func:`.cache_reads.choose_cache_reads`);
 - *assumed* values: everything else, from the generic profile and part.
 
 ``DIR/twin.toml`` is the drive file, with where every value came from in its
@@ -33,6 +35,8 @@ every probe job once the whole probe is simulated on the twin.
 The stages, one module each: :mod:`.start` (the free parameters and the starts),
 :mod:`.candidates` (the scan of structures), :mod:`.evaluate` (the objective),
 :mod:`.structure` (the structure weighed again after the sampler),
+:mod:`.slc` and :mod:`.full` (a modern twin's cache, its full-drive dies and native reads), :mod:`.cache_reads`
+(the clean stage's reads at those dies),
 :mod:`.behaviours` and :mod:`.buffer` (what the fill stage shows), and
 :mod:`.drive_file` (the drive file, its provenance and the power model). The
 evidence behind their constants is in docs/twin.md.
@@ -53,11 +57,12 @@ from ...fit.params import Target, library_values
 from ...fit.polish import polish
 from ...outputs import write_text
 from ..features import extract
-from ..probe import apply_power_log, capacity_of, figures_of, load_probe, probe_jobs
+from ..probe import CACHE, CLEAN, FULL, apply_power_log, capacity_of, figures_of, load_probe, probe_jobs
 from ..records import Figures, PowerFit, ProbeDoc, ProbeJobError, Provenance, SlcFit, StructureRecord, TwinRecord
 from .base import BASE_PART, BASE_PROFILE, base_of
 from .behaviours import choose_gc_mode, choose_idle_gc, choose_recycle_path
 from .buffer import choose_dirty_buffer
+from .cache_reads import choose_cache_reads
 from .candidates import _target_for, scan_starts
 from .drive_file import _toml_text, build_doc, fit_power
 from .evaluate import _simulate_docs, evaluate_twin, probe_rows, simulate_probe_figures, twin_target
@@ -118,28 +123,43 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 prov[key]["why"] = why + (": " + prov[key]["why"] if prov[key]["why"] else "")
         drive_doc, twin_figs = _behaviours(drive_doc, prov, doc, run, seed, stream)
         drive_doc, slc_fit = _slc_cache(drive_doc, prov, twin_figs, doc, seed, stream)
-        # the cache's split, from the fill stage where the full drive has only its static part
-        drive_doc, static_figs, said = choose_static_share(drive_doc, prov, doc["features"], figures_of(doc), run,
-                                                           seed, capacity_of(doc)[1])
-        twin_figs.update(static_figs)
-        if stream is not None and said:
-            stream.write(f"ssdlab fit: {said}\n")
         # the dies on the full drive, last: they keep every write rate the fits before matched
         drive_doc, full_figs, full_fit = choose_full_dies(drive_doc, prov, doc["features"], figures_of(doc), run, seed,
                                                           capacity_of(doc)[1], stream)
         twin_figs.update(full_figs)
+        # the clean stage's reads at those dies: the sampler set the SLC read and the window at the count before
+        drive_doc, cache_read_figs, cache_read_fit = choose_cache_reads(drive_doc, prov, doc["features"],
+                                                                        figures_of(doc), full_fit, run, seed,
+                                                                        capacity_of(doc)[1], stream)
+        twin_figs.update(cache_read_figs)
+        if full_fit is not None and cache_read_fit is not None:
+            full_fit["cache_reads"] = cache_read_fit
         # the native page reads from the full stage's reads, at the dies kept
         drive_doc, read_figs, read_fit = choose_native_reads(drive_doc, prov, doc["features"], figures_of(doc),
                                                              twin_figs, run, seed, capacity_of(doc)[1], stream)
         twin_figs.update(read_figs)
         if full_fit is not None and read_fit is not None:
             full_fit["native_reads"] = read_fit
-        if full_fit is not None:
+        # the cache's split, from the fill stage where the full drive has only its static part: last, on the twin
+        # whose dies and reads the full stage set, since the fill stage's rates after the cache are theirs too
+        drive_doc, static_figs, said = choose_static_share(drive_doc, prov, doc["features"], figures_of(doc), run,
+                                                           seed, capacity_of(doc)[1])
+        if stream is not None and said:
+            stream.write(f"ssdlab fit: {said}\n")
+        if full_fit is None:
+            twin_figs.update(static_figs)
+        else:
             # the fill stage again on the twin written, so that twin.json and the reliability judge it: the figures
             # above are the twin's before its cache fit (the generic cache and native program) and the full-drive
-            # steps
-            fill = _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1], figures_of(doc))[0]
+            # steps (the share's step simulated it where it moved the split; the full stage then moves too)
+            fill = static_figs or _simulate_docs([drive_doc], run, seed, capacity_of(doc)[1], figures_of(doc))[0]
             twin_figs.update({n: f for n, f in fill.items() if n not in full_figs})
+            if static_figs:
+                cap, budget = capacity_of(doc)
+                moved = [f for _, f in run.map(simulate_probe_figures, [(drive_doc, seed, budget, (CLEAN, CACHE, FULL))],
+                                               what="twin full drive")][0]
+                shown = {j.name for j in probe_jobs(cap, budget) if j.stage in (CACHE, FULL)}
+                twin_figs.update({n: f for n, f in moved.items() if n in shown})
     finally:
         if own:
             run.close()
