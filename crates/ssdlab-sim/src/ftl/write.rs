@@ -170,14 +170,13 @@ impl Ftl {
     }
 
     /// The die the next host program unit goes to once `die`'s is complete:
-    /// the next die in striping order, unless it frees up a program's time
-    /// or more after the first free one; then the one that frees up first
-    /// (in striping order from the next die on ties). A die busy with a long
-    /// garbage collection is passed over instead of holding up the host while
-    /// the others wait, and because its turn comes later, dies do not all run
-    /// out of free blocks at the same moment; dies working at one pace keep
-    /// the striping order, so a stream's layout does not hang on nanoseconds
-    /// of command timing (a sequential read meets its dies in that order).
+    /// the one that frees up first, in striping order from the next die on
+    /// ties (so idle dies, and dies working at one pace, are used
+    /// round-robin). The controller dispatches to dies that can take data
+    /// rather than in a fixed order: a die busy with a long garbage collection
+    /// is passed over instead of holding up the host while the others wait,
+    /// and because its turn comes later, dies do not all run out of free
+    /// blocks at the same moment.
     #[inline]
     fn next_host_die(&self, die: u32, now_ns: u64, nand: &Nand) -> u32 {
         let dies = self.g.dies;
@@ -201,12 +200,6 @@ impl Ftl {
         let own_ns = free_at(die as usize).saturating_add(pending_ns);
         let best_ns = own_ns.min(min_over(0..die as usize).unwrap_or(u64::MAX)).min(min_over(die as usize + 1..n).unwrap_or(u64::MAX));
         if best_ns == u64::MAX {
-            return d;
-        }
-        // Striping order holds unless the next die is a program's time or more behind the first free one: within
-        // that, the dies are at one pace and the gap is jitter.
-        let next_ns = if d == die { own_ns } else { free_at(d as usize) };
-        if next_ns != u64::MAX && next_ns < best_ns.saturating_add(pending_ns) {
             return d;
         }
         for _ in 0..dies {
