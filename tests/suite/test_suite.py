@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli, small_review_drives
-from ssdlab import Simulator
+from ssdlab import Drive, Simulator
 from ssdlab.backends import SuiteRunner
 from ssdlab.report.charts import bar_order
 from ssdlab.suite import QUICK, TESTS, default_test_ids, get_test
@@ -396,12 +396,9 @@ def test_two_drives_with_one_id_are_told_apart_by_hash() -> None:
     assert list(chart_values(docs[:1], "c")) == ["x"]
 
 
-def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_last_completion() -> None:
-    """Every ATTO size from 4KB up once read and wrote io_size / runtime
-    (214.7 MB/s = 2 GiB / 10 s) because a phase whose transfer ended first
-    still lasted the whole runtime. fio ends a job at whichever comes first.
-    (The quick scale's times and sizes without its 1 GiB floor: with it no
-    phase of 0.5 s moves 1 GiB.)"""
+def test_atto_rates_scale_with_transfer_size_and_every_size_moves_its_whole_span() -> None:
+    """ATTO runs its file length at every transfer size; a time limit would end a write at any 4KB unit. (The
+    quick scale's times and sizes without its 1 GiB floor.)"""
     runner = SuiteRunner("vertex3-120", scale=Scale("quick-unfloored", time_scale=QUICK.time_scale,
                                                         size_scale=QUICK.size_scale, skip=QUICK.skip))
     test = get_test("atto")
@@ -413,26 +410,42 @@ def test_atto_rates_scale_with_transfer_size_and_a_size_bound_phase_ends_at_its_
         small, large = rate[f"{rw} 4096"], rate[f"{rw} {8 << 20}"]
         assert small < 0.75 * large, (rw, small, large)
         assert large > 0.8 * link_mbps, (rw, large, link_mbps)
-    # a phase ends when its transfer ends (it moved all of io_size) or at its runtime, whichever first
-    size_bound = time_bound = 0
     for job in doc["jobs"]:
-        runtime_ns = int(job["job"]["runtime"].removesuffix("ms")) * 1_000_000
-        moved = job["read"]["io_bytes"] + job["write"]["io_bytes"]
-        if moved == job["job"]["io_size"]:
-            size_bound += 1
-            assert job["duration_ns"] < runtime_ns, job["jobname"]
+        assert "runtime" not in job["job"], job["jobname"]
+        assert job["read"]["io_bytes"] + job["write"]["io_bytes"] == job["job"]["io_size"], job["jobname"]
+
+
+def test_a_size_bound_phase_ends_at_its_last_completion_and_a_time_bound_one_at_its_runtime() -> None:
+    """fio ends a job at whichever comes first, its io_size or its runtime; a phase whose transfer ended first
+    once still lasted the whole runtime (every ATTO size from 4KB up read and wrote 2 GiB / 10 s)."""
+    runner = SuiteRunner("vertex3-120", scale=QUICK)
+    sim, span = runner.state({"state": "filled", "span": "1g", "data_pattern": "compressible"})
+    for bs, runtime in (("8m", "2s"), ("4k", "50ms")):
+        job = {"rw": "write", "bs": bs, "iodepth": 4, "size": span, "io_size": span, "runtime": runtime,
+               "data_pattern": "compressible"}
+        with_runtime = sim.clone().run(job).data
+        without = sim.clone().run({k: v for k, v in job.items() if k != "runtime"}).data
+        runtime_ns = int(runtime.removesuffix("ms")) * 1_000_000 if runtime.endswith("ms") else int(runtime[:-1]) * 10**9
+        if with_runtime["write"]["io_bytes"] == span:
+            assert bs == "8m"
+            assert with_runtime["duration_ns"] == without["duration_ns"] < runtime_ns
+            assert with_runtime["write"]["bw_bytes"] == without["write"]["bw_bytes"]
         else:
-            time_bound += 1
-            assert job["duration_ns"] == runtime_ns, job["jobname"]
-    assert size_bound and time_bound
-    # the size-bound phase lasts exactly as long as the same transfer without a runtime (its last completion)
-    step = test["runs"][0]["steps"][-2]  # write 8MB
-    sim, span = runner.state(test["runs"][0]["state"])
-    job = runner.resolve_job(step, span)
-    with_runtime = sim.clone().run(job)
-    without = sim.clone().run({k: v for k, v in job.items() if k != "runtime"})
-    assert with_runtime.data["duration_ns"] == without.data["duration_ns"]
-    assert with_runtime.data["write"]["bw_bytes"] == without.data["write"]["bw_bytes"]
+            assert bs == "4k"
+            assert with_runtime["duration_ns"] == runtime_ns < without["duration_ns"]
+
+
+def test_atto_reads_do_not_turn_on_nanoseconds_of_command_time() -> None:
+    """With every size run whole, the data of each size starts on a page boundary: a time limit had left the P1's
+    32KB QD2 read at 862 MB/s for 8,300 ns a command and 946 for 8,500 (and 978 for 8,400)."""
+    reads = []
+    for cost_ns in (8_300, 8_500):
+        drive = Drive.load("crucial-p1-1000").with_changes({"controller.command_cost_ns": cost_ns})
+        doc = SuiteRunner(drive, scale=QUICK).run_test(get_test("atto-qd2"))
+        rate = {f["label"]: f["value"] for f in doc["figures"]}
+        reads.append([rate[f"read {kb << 10}"] for kb in (8, 16, 32, 64)])
+    for a, b in zip(*reads):
+        assert abs(a / b - 1) < 0.03, reads
 
 
 def _storage_bench_figures(doc: Dict[str, Any]) -> Dict[str, float]:
