@@ -56,6 +56,14 @@ def test_the_map_cache_is_the_span_where_qd1_reads_step_up():
     # a slow first span (behind the programs the write before it left) is not a map
     flat = map_cache_features(_spans(lambda s: 90.0 if s == GiB else 60.0), TB)
     assert flat["map_cache_limited"]["value"] is False and flat["map_cache_bytes"]["value"] is None
+    # nor is a rise at the whole drive alone (the Vertex 4 256GB, its whole map in DRAM: 145 us to 137 GB, 169 over
+    # the whole drive)
+    one = map_cache_features(_spans(lambda s: 169.0 if s == TB else 145.0), TB)
+    assert one["map_cache_limited"]["value"] is False and one["map_cache_bytes"]["value"] is None
+    assert "largest span alone" in one["map_cache_limited"]["how"]
+    # two spans past the step are a curve
+    two = map_cache_features(_spans(lambda s: 169.0 if s >= TB // 2 else 145.0), TB)
+    assert two["map_cache_limited"]["value"] is True
     assert map_cache_features({}, TB)["map_cache_bytes"]["confidence"] == "none"
 
 

@@ -93,24 +93,26 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> D
     # the first span from which every larger one is slower by the step: a single slow span (the first, behind the
     # programs the job before it left) is not the map
     k = next((i for i in range(len(seen)) if all(v > (1 + MAP_STEP_SHARE) * base for _, v in seen[i:])), None)
-    if k is None or k == 0:
-        why = (f"QD1 read latency over spans of the full drive ({shown}): flat to the whole drive, so the controller "
-               "holds the whole map (DRAM)")
+    # nor is a rise at the largest span alone: one point cannot tell the map's curve from LBAs that read slower
+    # where they lie
+    if k is None or k == 0 or k == len(seen) - 1:
+        why = (f"QD1 read latency over spans of the full drive ({shown}): flat to the whole drive"
+               + (" but for the largest span alone (one point is not a map cache's curve)" if k == len(seen) - 1
+                  else "") + ", so the controller holds the whole map (DRAM)")
         return {"map_cache_limited": feature(False, "", "high", why),
                 "map_cache_span_bytes": feature(None, "B", "none", why),
                 "map_cache_bytes": feature(None, "B", "none", why),
                 "map_miss_us": feature(None, "us", "none", why)}
     lo, hi = seen[k - 1][0], capacity_bytes
     covered, miss = _fit_covered(seen, lo, hi)
-    conf = "high" if len(seen) - k >= 2 else "medium"
     why = (f"QD1 read latency over spans of the full drive ({shown}): flat to {lo / 1e9:,.0f} GB, then rising as the "
            f"share of reads past the map cache grows (1 - covered / span); the covered span fitted to that curve over a "
            "slow trend in log span")
     return {"map_cache_limited": feature(True, "", "high", why),
-            "map_cache_span_bytes": feature(round(covered), "B", conf, why),
-            "map_cache_bytes": feature(int(math.ceil(covered / 4096)) * MAP_ENTRY_BYTES, "B", conf,
+            "map_cache_span_bytes": feature(round(covered), "B", "high", why),
+            "map_cache_bytes": feature(int(math.ceil(covered / 4096)) * MAP_ENTRY_BYTES, "B", "high",
                                        f"the covered span at {MAP_ENTRY_BYTES} B of map per 4KB unit"),
-            "map_miss_us": feature(round(miss, 1), "us", conf, "what a read past the map cache adds (a translation "
+            "map_miss_us": feature(round(miss, 1), "us", "high", "what a read past the map cache adds (a translation "
                                    "page's read): the fitted step's height at a span of which nothing is held")}
 
 
