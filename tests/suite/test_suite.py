@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_one_line_error, make_drive, run_cli, small_review_drives
-from ssdlab import Drive, Simulator
+from ssdlab import Drive, Simulator, _core
 from ssdlab.backends import SuiteRunner
 from ssdlab.report.charts import bar_order
 from ssdlab.suite import QUICK, TESTS, default_test_ids, get_test
@@ -425,7 +425,7 @@ def test_a_size_bound_phase_ends_at_its_last_completion_and_a_time_bound_one_at_
                "data_pattern": "compressible"}
         with_runtime = sim.clone().run(job).data
         without = sim.clone().run({k: v for k, v in job.items() if k != "runtime"}).data
-        runtime_ns = int(runtime.removesuffix("ms")) * 1_000_000 if runtime.endswith("ms") else int(runtime[:-1]) * 10**9
+        runtime_ns = _core.parse_duration_ns(runtime, "runtime")
         if with_runtime["write"]["io_bytes"] == span:
             assert bs == "8m"
             assert with_runtime["duration_ns"] == without["duration_ns"] < runtime_ns
