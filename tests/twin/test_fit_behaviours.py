@@ -200,6 +200,25 @@ def test_idle_time_gc_restores_the_blocks_per_die_that_reproduce_the_writes_afte
         small = {"ftl": {"gc_threshold_blocks": 4, "bg_gc_threshold_blocks": 8}}
         twin, _, prov = tf.choose_idle_gc(small, figs(8), {"why": "x"}, feats, figs(32), FakeRunner(), 1, 1.0)  # type: ignore[arg-type]
         assert prov["value"] == 10 and "at most the 10" in prov["why"]
+        # where every value leaves nearly the same error (the cleaning, not the blocks, binds the writes after idle
+        # time), the start stays: 40 is 3.8% closer than 16, within the 5% no value has to beat
+        flat = {"after-idle-randwrite": {"mbps": 100.0}}
+
+        class FlatRunner:
+            def map(self, fn: Any, items: Any, what: str = "") -> Any:
+                for i, (d, *_rest) in enumerate(items):
+                    yield i, {"after-idle-randwrite": {"mbps": 69.5 + 0.04 * min(d["ftl"]["bg_gc_threshold_blocks"], 40)}}
+
+        tf._spare_blocks_per_die = lambda doc: 200  # type: ignore[assignment]
+        start = {"value": 16, "source": "assumed", "why": "the profile's"}
+        twin, _, prov = tf.choose_idle_gc(doc, {"after-idle-randwrite": {"mbps": 69.5 + 0.04 * 16}}, start, feats,
+                                          flat, FlatRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert twin is doc and prov["value"] == 16 and prov["source"] == "assumed" and "kept" in prov["why"]
+        # ... and the same values, further apart, are evidence
+        steep = {"after-idle-randwrite": {"mbps": 72.0}}
+        twin, _, prov = tf.choose_idle_gc(doc, {"after-idle-randwrite": {"mbps": 69.5 + 0.04 * 16}}, start, feats,
+                                          steep, FlatRunner(), 1, 1.0)  # type: ignore[arg-type]
+        assert prov["value"] == 40 and prov["source"] == "fitted"
         # a drive that does not recover while idle keeps none
         none = {"ftl": {"bg_gc_threshold_blocks": 0}}
         assert tf.choose_idle_gc(none, {}, {"value": 0}, feats, figs(32), FakeRunner(), 1, 1.0)[2] == {"value": 0}  # type: ignore[arg-type]

@@ -176,6 +176,11 @@ def choose_recycle_path(drive_doc: Dict[str, Any], figs0: Figures, assumed: Valu
 #: idle run fast for as long as the cleaned blocks last, then at the steady state; the dirty sequential write after
 #: them meets the rest.
 IDLE_GC_EXTRA_BLOCKS = (2, 4, 8, 16, 32, 56)
+#: ... of which one replaces the starting value only where its fill-stage error is more than this share below the
+#: starting value's, and values within it of the best are ties settled toward the starting value. Where the drive's
+#: cleaning binds the writes after idle time rather than the blocks it restored, every value leaves the same error
+#: to within a few percent, and the smallest of those differences is no evidence (the write buffer's ties, alike).
+IDLE_GC_TIE = 0.05
 
 
 def _spare_blocks_per_die(drive_doc: Mapping[str, Any]) -> int:
@@ -218,11 +223,18 @@ def choose_idle_gc(drive_doc: Dict[str, Any], figs0: Figures, assumed: Optional[
     jobs = _rate_jobs(features, measured, budget)
     tried = [(bg0, drive_doc, figs0)] + list(zip(values, docs, _simulate_docs(docs, runner, seed, budget, measured)))
     errs = [_fill_error(measured, f, jobs) for _, _, f in tried]
-    i = min(range(len(tried)), key=lambda k: (errs[k], abs(tried[k][0] - bg0)))
-    if not math.isfinite(errs[i]):
+    best = min(errs)
+    if not math.isfinite(best):
         return drive_doc, figs0, assumed
-    v, doc, figs = tried[i]
+    # values the fill stage cannot tell apart: the one nearest the start
+    i = min((k for k in range(len(tried)) if errs[k] <= (1 + IDLE_GC_TIE) * best),
+            key=lambda k: (abs(tried[k][0] - bg0), errs[k]))
     listed = ", ".join(f"{b}: {e:.3f}" for (b, _, _), e in sorted(zip(tried, errs), key=lambda x: x[0][0]))
+    if i == 0:
+        return drive_doc, figs0, {**assumed, "why": assumed.get("why", "") + f"; kept: no other number of blocks per "
+                                  f"die brings the fill stage's error more than {IDLE_GC_TIE:.0%} below its "
+                                  f"(RMS log error by blocks: {listed})"}
+    v, doc, figs = tried[i]
     return doc, figs, {"value": v, "source": "fitted", "residual": round(errs[i], 4),
                        "why": f"{assumed.get('why', '')}; the blocks per die it restores fitted to the fill stage, "
                               f"{v - fg} beyond the {fg} the foreground keeps free (RMS log error by blocks: {listed}; "
