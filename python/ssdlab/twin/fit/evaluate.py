@@ -121,10 +121,11 @@ def _flush_s(figs: Mapping[str, JobFigures]) -> Optional[float]:
     return None if not us else float(us) / 1e6
 
 
-def _rate_jobs(features: Features, measured: Mapping[str, JobFigures], budget: float) -> List[str]:
-    """The fill stage's measured rate jobs (not its TRIM)."""
+def _rate_jobs(features: Features, measured: Mapping[str, JobFigures], budget: float,
+               stages: Sequence[str] = (FILL,)) -> List[str]:
+    """The measured rate jobs (not TRIMs) of ``stages``: the fill stage's by default."""
     rate = {j.name for j in probe_jobs(int(_fv(features, "capacity_bytes")), budget)
-            if j.stage == FILL and j.direction != "trim"}
+            if j.stage in stages and j.direction != "trim"}
     return [n for n, f in measured.items() if f.get("mbps") and n in rate]
 
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..features.cache import cache_features
 from ..features.common import Features
-from ..probe import CACHE, CLEAN, FILL, probe_jobs
+from ..probe import CACHE, CLEAN, FILL, FULL, probe_jobs
 from ..probe.names import FILL_JOB
 from ..records import Figures, Provenance, SlcFit
 from .base import _fv, modern_base
@@ -235,17 +235,18 @@ def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, 
 #: The static shares of the cache a modern twin weighs (percent of the capacity; the dynamic part takes the rest of
 #: the cache the fill measured): the modern profiles' 0.6-1.2% and either side.
 STATIC_SHARES_PERCENT = (0.3, 0.6, 1.0, 1.5, 2.0)
-#: ... one is taken where its fill stage's RMS log error is at most this share of the assumed share's.
+#: ... one is taken where its RMS log error over the fill and full stages is at most this share of the assumed share's.
 STATIC_EVIDENCE = 0.5
 
 
 def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: Features, measured: Mapping[str, Any],
                         runner: Any, seed: int, budget: float) -> Tuple[Dict[str, Any], Figures, Optional[str]]:
     """The split of a modern twin's cache between its static and dynamic
-    parts, from the fill stage. One fill of an empty drive measures their
-    sum; on a full drive only the static part is left, and where the drive
-    folds its cache while the host writes, the torture's writes run through
-    it, so the fill stage's rates follow its size. Each share of
+    parts, from the fill and full stages. One fill of an empty drive
+    measures their sum; on a full drive only the static part is left: the
+    full stage's sequential write runs at the cache's rate for as long as it
+    lasts, and where the drive folds its cache while the host writes, the
+    torture's writes run through it. Each share of
     :data:`STATIC_SHARES_PERCENT` (the sum kept) is simulated with the whole
     probe; the best is taken where its error is at most
     :data:`STATIC_EVIDENCE` of the assumed share's. Returns the drive, the
@@ -266,21 +267,23 @@ def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: F
 
     docs = [drive_doc] + [with_share(s) for s in shares]
     figs = _simulate_docs(docs, runner, seed, budget, measured)
-    jobs = _rate_jobs(features, measured, budget)
+    # the full stage's jobs too, where the probe ran it: on the full drive only the static part is left, and its
+    # sequential write runs at the cache's rate for as long as that part lasts
+    jobs = _rate_jobs(features, measured, budget, (FILL, FULL))
     errs = [_fill_error(measured, f, jobs) for f in figs]
     listed = ", ".join(f"{s:g}%: {e:.4f}" for s, e in sorted(zip([s0] + shares, errs)))
     k = min(range(len(docs)), key=lambda i: errs[i])
     key = "slc_cache.static_percent_of_capacity"
     prov.setdefault(key, {"value": s0, "source": "assumed", "why": "the generic profile's"})
     if k == 0 or not errs[k] <= STATIC_EVIDENCE * errs[0]:
-        prov[key] = {**prov[key], "why": prov[key]["why"] + f"; the fill stage's RMS log error by static share (the "
+        prov[key] = {**prov[key], "why": prov[key]["why"] + f"; the fill and full stages' RMS log error by static share (the "
                      f"sum kept): {listed}: none at {STATIC_EVIDENCE} of the assumed's or less"}
-        return drive_doc, {}, f"static share {s0:g}% kept (fill stage by share: {listed})"
+        return drive_doc, {}, f"static share {s0:g}% kept (fill and full stages by share: {listed})"
     s = shares[k - 1]
     prov[key] = {"value": s, "source": "fitted", "residual": round(errs[k], 4),
-                 "why": f"the fill stage, where the full drive has only the static part: its RMS log error by static "
+                 "why": f"the fill and full stages (the full drive has only the static part): their RMS log error by static "
                         f"share of the {total:g}% cache (the sum the fill measured kept): {listed}"}
     dyn = "slc_cache.dynamic_percent_of_capacity"
     prov[dyn] = {**prov[dyn], "value": round(total - s, 3),
                  "why": prov[dyn]["why"].replace("less the static part", f"less the static part ({s:g}%, fitted)")}
-    return docs[k], figs[k], f"static share {s:g}% of the {total:g}% cache (fill stage by share: {listed})"
+    return docs[k], figs[k], f"static share {s:g}% of the {total:g}% cache (fill and full stages by share: {listed})"
