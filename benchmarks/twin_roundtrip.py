@@ -7,7 +7,7 @@ into docs/twin.md between its markers.
     python benchmarks/twin_roundtrip.py [--presets A,B,...] [--modern] [--trials 100] [--budget 1]
         [--full] [--out DIR] [--jobs N] [--doc docs/twin.md] [--table-only]
 
---modern: the NVMe presets (a twin from the generic modern start; their reviews add the whole-drive fill; the
+--modern: the presets with an NVMe link or TLC/QLC NAND (a twin from the generic modern start; their reviews add the whole-drive fill; the
 table has their write cache, map cache and PCIe generation too), written between docs/twin.md's
 roundtrip-modern markers. Each takes 40-60 minutes on 2 cores (a 1TB drive's probe, fit and whole-drive fills).
 
@@ -37,10 +37,15 @@ SECTION = "roundtrip"
 MODERN_SECTION = "roundtrip-modern"
 
 
+def _modern(drive: Drive) -> bool:
+    return drive.is_nvme or int(drive.config["nand"].get("bits_per_cell") or 2) >= 3
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--modern", action="store_true",
-                   help="the NVMe presets, into the roundtrip-modern section of --doc (default: the SATA ones)")
+                   help="the presets with an NVMe link or TLC/QLC NAND, into the roundtrip-modern section of --doc "
+                        "(default: the others, the SATA-era ones)")
     p.add_argument("--presets", help="comma-separated preset ids (default: every preset but the generic one the twin starts from)")
     p.add_argument("--trials", type=int, default=100, help="trials of each twin's fit (default 100)")
     p.add_argument("--polish", type=int, help="pattern-search evaluations after each fit's sampler (default: the fit's)")
@@ -52,9 +57,11 @@ def main() -> int:
     p.add_argument("--table-only", action="store_true",
                    help="run nothing: the table (and --doc) from the finished run's OUT/roundtrip.json")
     a = p.parse_args()
-    nvme = [x for x in Drive.preset_ids() if Drive.load(x).is_nvme]
-    presets = (a.presets.split(",") if a.presets else nvme if a.modern else
-               [x for x in Drive.preset_ids() if x != "generic-mlc-120" and x not in nvme])
+    # drives of today: an NVMe link, or TLC/QLC NAND behind an SLC cache (the SATA-era drives are MLC, an
+    # Extreme II's small-write SLC buffer included)
+    modern = [x for x in Drive.preset_ids() if _modern(Drive.load(x))]
+    presets = (a.presets.split(",") if a.presets else modern if a.modern else
+               [x for x in Drive.preset_ids() if x != "generic-mlc-120" and x not in modern])
     section = MODERN_SECTION if a.modern else SECTION
     begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
     done = Path(a.out) / "roundtrip.json"
@@ -66,7 +73,7 @@ def main() -> int:
                   command=command_line(), polish=a.polish)
     # The table is every preset the directory's record holds: runs of one preset at a time add up.
     run = json.loads(done.read_text())
-    rows = [r for r in run["rows"] if (r["preset"] in nvme) == a.modern]
+    rows = [r for r in run["rows"] if (r["preset"] in modern) == a.modern]
     for r in rows:  # a run from before the GC column: the twin's drive file and the preset say it
         if "gc" not in r and (Path(a.out) / r["preset"] / "twin.toml").is_file():
             r["gc"] = gc_modes(r["preset"], Path(a.out) / r["preset"])

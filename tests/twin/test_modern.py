@@ -466,3 +466,13 @@ def test_the_clean_stage_reads_are_weighed_again_where_the_full_drive_doubled_th
     assert choose_cache_reads(doc, {}, f, measured, same, run, 1, 0.25, None) == (doc, {}, None)  # type: ignore[arg-type]
     sata = {k: v for k, v in f.items() if k not in ("host_interface", "slc_cache")}
     assert choose_cache_reads(doc, {}, sata, measured, doubled, run, 1, 0.25, None)[2] is None  # type: ignore[arg-type]
+
+
+def test_a_sata_drive_with_a_cache_has_no_pcie_generation_to_miss():
+    from ssdlab.twin.roundtrip import _internal
+
+    # the MX500's twin rightly has no PCIe link: exact, not "not recovered"
+    assert _internal("pcie_gen", None, None)["verdict"] == "exact"
+    assert _internal("pcie_gen", None, 3)["verdict"] == "missed"
+    assert _internal("pcie_gen", 4, None)["verdict"] == "not recovered"
+    assert _internal("pcie_gen", 4, 4)["verdict"] == "exact"

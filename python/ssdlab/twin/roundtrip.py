@@ -108,6 +108,11 @@ def _internals(original: Drive, twin: Drive) -> List[Internal]:
 def _internal(name: str, truth: Any, recovered: Any) -> Internal:
     from .report.truth import verdict_of
 
+    # a preset's truth is always known: a value it lacks (a SATA drive's PCIe generation) is recovered by a twin
+    # that lacks it too, and missed by one that has it
+    if truth is None:
+        return {"name": name, "truth": None, "recovered": recovered, "error": None,
+                "verdict": "exact" if recovered is None else "missed"}
     v = verdict_of(truth, recovered)
     return {"name": name, "truth": truth, "recovered": recovered, "error": v["error"], "verdict": v["verdict"]}
 
