@@ -7,6 +7,7 @@ from typing import Any, Dict
 import pytest
 
 from ssdlab import Drive
+from ssdlab.twin.features import _nvme
 from ssdlab.twin.features.common import feature
 from ssdlab.twin.features.queues import (
     map_cache_features,
@@ -19,6 +20,7 @@ from ssdlab.twin.fit.drive_file import build_doc
 from ssdlab.twin.fit.start import free_parameters, raw_nand_dies, start_candidates
 from ssdlab.twin.probe import FILL, FULL, QUEUES, jobfile_text, probe_jobs
 from ssdlab.twin.probe.jobs import LINK_SEQREAD, QUEUE_GRID, map_span, map_spans, queue_read
+from ssdlab.twin.probe.names import randread_4k
 from ssdlab.twin.roundtrip import MODERN_REVIEW_TESTS, review_tests
 
 TB = 1_000_000_000_000
@@ -76,6 +78,21 @@ def test_reads_past_32_outstanding_show_nvme_queues():
     assert nvme["read_depth_90_percent"]["value"] == 256
     sata = queue_features(figs(lambda qd: min(qd, 32) * 3000.0))  # NCQ's 32 tags
     assert sata["queue_scaling"]["value"] == 1.0 and sata["read_depth_90_percent"]["value"] == 32
+    # a SATA QLC drive still folding when the queue jobs start: their shallow reads run slow and the deep ones
+    # merely reach what the clean stage read at 16-32 (samsung870qvo-1000's probe: 56K at 32, 92K past it, the
+    # clean stage 96K): no NVMe queue, and the twin keeps its SATA link
+    busy = figs(lambda qd: 56_324.0 if qd <= 32 else 92_148.0)
+    busy.update({randread_4k(qd): {"iops": v, "mbps": 1.0} for qd, v in ((16, 95_616.0), (32, 95_672.0))})
+    q = queue_features(busy)
+    assert q["queue_scaling"]["value"] > 1.1 and q["queue_scaling"]["confidence"] == "low"
+    F = {"link_bytes_per_s": {"value": 543_108_678.0}, **q}
+    _nvme(F, busy)
+    assert "host_interface" not in F
+    # the same rise above the clean stage's reads is a deeper queue
+    busy.update({randread_4k(32): {"iops": 80_000.0, "mbps": 1.0}, randread_4k(16): {"iops": 79_000.0, "mbps": 1.0}})
+    F = {"link_bytes_per_s": {"value": 543_108_678.0}, **queue_features(busy)}
+    _nvme(F, busy)
+    assert F["host_interface"]["value"] == "nvme"
 
 
 def test_the_pcie_generation_is_the_slowest_that_carries_the_fastest_transfer():

@@ -107,7 +107,7 @@ def _nvme(F: Dict[str, Feature], figs: Mapping[str, JobFigures]) -> None:
         F["link_bytes_per_s"] = feature(round(link), "B/s", "medium",
                                         f"the fastest large transfer measured: {LINK_SEQREAD} (several queues at once), "
                                         "the host link's usable rate or less")
-    scaling = field_of(F, "queue_scaling", "value")
+    scaling = field_of(F, "queue_scaling", "value") if field_of(F, "queue_scaling", "confidence") == "high" else None
     fast = bool(link and link > 1.005 * sata_max)
     if not fast and not (scaling and scaling >= QUEUE_SCALING_SHARE):
         return
