@@ -72,14 +72,15 @@ def queue_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
     if at32 and beyond:
         ratio = beyond / at32
         multi = ratio >= QUEUE_SCALING_SHARE
-        busy = multi and clean is not None and beyond <= clean
-        out["queue_scaling"] = feature(round(ratio, 3), "", "low" if busy else "high",
-                                       "the best rate past 32 commands outstanding over the best at 32 or fewer: "
-                                       + (f"a rise, but to no more than the clean stage's reads at 32 or fewer gave "
-                                          f"({(clean or 0) / 1e3:,.0f}K): the shallow jobs ran while the drive was busy, "
-                                          "not a deeper queue" if busy else
-                                          "more commands than SATA's 32 NCQ tags keep raising it (NVMe queues)" if multi
-                                          else "flat past 32 (SATA's NCQ, or a ceiling reached by 32)"))
+        if multi and clean is not None and beyond <= clean:
+            conf, why = "low", (f"a rise, but to no more than the clean stage's reads at 32 or fewer gave "
+                                f"({clean / 1e3:,.0f}K): the shallow jobs ran while the drive was busy, not a deeper queue")
+        elif multi:
+            conf, why = "high", "more commands than SATA's 32 NCQ tags keep raising it (NVMe queues)"
+        else:
+            conf, why = "high", "flat past 32 (SATA's NCQ, or a ceiling reached by 32)"
+        out["queue_scaling"] = feature(round(ratio, 3), "", conf,
+                                       "the best rate past 32 commands outstanding over the best at 32 or fewer: " + why)
     else:
         out["queue_scaling"] = feature(None, "", "none", "the jobs past and below 32 outstanding did not both run")
     depth = min((n * qd for n, qd, v in pts if v >= 0.9 * best), default=None)

@@ -267,8 +267,6 @@ def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: F
 
     docs = [drive_doc] + [with_share(s) for s in shares]
     figs = _simulate_docs(docs, runner, seed, budget, measured)
-    # the full stage's jobs too, where the probe ran it: on the full drive only the static part is left, and its
-    # sequential write runs at the cache's rate for as long as that part lasts
     jobs = _rate_jobs(features, measured, budget, (FILL, FULL))
     errs = [_fill_error(measured, f, jobs) for f in figs]
     listed = ", ".join(f"{s:g}%: {e:.4f}" for s, e in sorted(zip([s0] + shares, errs)))
