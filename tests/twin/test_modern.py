@@ -175,15 +175,24 @@ def test_the_modern_start_fits_within_the_modern_parts_ranges():
     slc = params["nand.slc_tprog_ns"]  # the clean stage writes into the cache: the SLC mode's program
     assert (slc.low, slc.high) == b.program_range_ns and "nand.tprog_ns" not in params
     assert params["nand.channel_bytes_per_s"].value == b.channel_bytes_per_s
-    # the SLC program starts where the dies' units give the clean sequential write, whatever the flushes say
-    # (a modern drive's flush is not one SLC program); no SATA-era stripe chunk or die cap
+    # the SLC program starts where the dies' units give the clean sequential write where the dies bind it,
+    # whatever the flushes say; no SATA-era stripe chunk or die cap
     f2 = _modern_features(seq_write_bytes_per_s=feature(1_755_000_000, "B/s", "high", ""),
                           tprog_ns=feature(1_590_000, "ns", "high", ""),
+                          link_bytes_per_s=feature(3_586_000_000, "B/s", "medium", ""),
                           random_layout_seqread_ratio=feature(0.4, "", "high", ""),
                           read_iops_4k_qd32=feature(150_000, "IOPS", "high", ""))
     p2 = {p.key: p for p in free_parameters(f2, [8, 16, 32])}
     assert abs(p2["nand.slc_tprog_ns"].value - 16 * 32768 / 1.755e9 * 1e9) < 1_000
     assert not {"controller.die_stripe_bytes", "controller.seq_read_max_dies"} & set(p2)
+    # a write at the link's rate bounds the SLC program only from above: the flush's one-shot unit (three SLC
+    # programs after the unit's transfer at the start's channel rate) gives it (samsung970evoplus-1000: 100 us)
+    f3 = {**f2, "seq_write_bytes_per_s": feature(3_586_000_000, "B/s", "high", ""),
+          "tprog_ns": feature(369_080, "ns", "high", "")}
+    p3 = {p.key: p for p in free_parameters(f3, [8, 16, 32])}
+    ch = p3["nand.channel_bytes_per_s"].value
+    assert abs(p3["nand.slc_tprog_ns"].value - (369_080 - 3 * 32768 / ch * 1e9 + 4096 / 3.586e9 * 1e9) / 3) < 1_000
+    assert p3["nand.slc_tprog_ns"].value < 0.7 * 16 * 32768 / 3.586e9 * 1e9
     assert {c["nand.packages_per_channel"] for c in start_candidates(f2, [8, 16, 32])} == {1, 2, 4}
     assert params["controller.max_write_bytes_per_s"].high >= 7_000_000_000
     assert all(c["nand.page_size_log2"] == 14 for c in start_candidates(f))

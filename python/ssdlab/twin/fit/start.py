@@ -118,7 +118,7 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
                       1_000_000, "the controller's write data path: a sequential write below the dies' rate"),
     ]
     params += _optional(features, None if b.modern else flush_ns, ch_start, stripe, decode, die_cap, b,
-                        _slc_program_start(features, dies, dies_choices, b))
+                        _slc_program_start(features, dies, dies_choices, b, ch_start))
     # each start on the parameter's grid: the fit's first trial is then the start itself, so the fitted
     # objective is never worse than the start's
     return [replace(p, value=p.snap(p.value)) for p in params]
@@ -257,9 +257,19 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
     return ppc, ppc_range, ppc_why
 
 
-def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base) -> int:
-    """Where a modern twin's SLC-mode program time starts: the dies' program units (a page on each plane) at the
-    clean sequential write's rate (its writes land in the cache)."""
+#: A clean sequential write at this share of the link's rate or more is bound by the link, not by the dies.
+LINK_BOUND_SHARE = 0.97
+
+
+def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base,
+                       ch_start: float = 0.0) -> int:
+    """Where a modern twin's SLC-mode program time starts. The clean sequential write lands in the cache, so the
+    dies' SLC units (a page on each plane) carry its rate: dies x unit / rate where the dies bind the write. Where
+    the link binds it (within :data:`LINK_BOUND_SHARE`), that is only an upper bound, and the flush gives a
+    tighter one: a flush pads and programs one whole one-shot unit, in SLC mode as many SLC programs as the cell
+    has bits, after the unit's transfer, so (flush time - transfer) / bits, exact where the flushed writes land
+    in the cache (above it where they land in native blocks, a cache already full). samsung970evoplus-1000: the
+    rate (3,586 MB/s, the link's) gives at most 292 us, its flush (369 us) 91 us, for its part's 100."""
     if not b.modern:
         return 0
     rate = _fv(features, "seq_write_bytes_per_s")
@@ -267,7 +277,15 @@ def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int
     if not rate:
         return int(library_values("part", b.part)["nand"]["slc_tprog_ns"])
     unit = b.planes << b.page_log2s[0]
-    return int(_clamp(n * unit / float(rate) * 1e9, *b.program_range_ns))
+    start = n * unit / float(rate) * 1e9
+    flush = _tprog_measured(features)
+    link = _fv(features, "link_bytes_per_s")
+    if flush and ch_start and link and float(rate) >= LINK_BOUND_SHARE * float(link):
+        bits = int(library_values("part", b.part)["nand"]["bits_per_cell"])
+        by_flush = (flush - bits * unit / ch_start * 1e9 + (4096 / float(link) * 1e9 if link else 0.0)) / bits
+        if by_flush > 0:
+            start = min(start, by_flush)
+    return int(_clamp(start, *b.program_range_ns))
 
 
 def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stripe: Optional[float],
@@ -282,14 +300,14 @@ def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stri
                                     "NAND channel rate: page transfers on reads and programs; tPROG is the measured flush "
                                     "time less the program unit's transfer at this rate"))
     elif b.modern:
-        # (the flushes do not give it: a modern drive's flush latency is not one SLC program, Crucial P1 1.6 ms
-        # where its SLC mode programs in 0.3)
+        # (the flush is not one SLC program but a whole one-shot unit's, bits x the SLC program after the unit's
+        # transfer: Crucial P1 1.6 ms where its SLC mode programs in 0.3; it bounds the start, not the fit)
         params.append(FreeParameter("nand.channel_bytes_per_s", b.channel_range_bytes_per_s[0],
                                     b.channel_range_bytes_per_s[1], int(_clamp(ch_start, *b.channel_range_bytes_per_s)),
                                     True, 1_000_000, "NAND channel rate: page transfers on reads and programs"))
         params.append(FreeParameter(b.program_key, b.program_range_ns[0], b.program_range_ns[1], slc_start, True, 1_000,
                                     "SLC-mode program time: the clean stage's writes land in the cache, so its sustained "
-                                    "write rate with the dies"))
+                                    "write rate with the dies, and the flushed writes' unit"))
     else:
         params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
                                     "page program time: the sustained write rate with the dies and page size (within the "
