@@ -30,6 +30,7 @@ from ..probe import CACHE, CLEAN, FULL, probe_jobs
 from ..probe.names import CACHE_FILL, FULL_RANDREAD, FULL_SEQREAD
 from ..records import Figures, JobFigures, Provenance
 from .base import _fv, base_of
+from .start import LINK_BOUND_SHARE
 from .evaluate import simulate_probe_figures
 
 #: The die counts tried, as factors on the fitted count.
@@ -59,6 +60,15 @@ def full_onset_features(features: Features) -> Dict[str, Any]:
                                     f["how"] + " (the full stage: the fill stage's 4KB torture saw no onset)")
     out["spare_fraction"] = dict(features["full_spare_fraction"])
     return out
+
+
+def link_bound_cache_write(features: Features) -> Optional[float]:
+    """The cache's write rate where it ran at the link's (within :data:`LINK_BOUND_SHARE`), else None: a write at
+    the link's rate bounds the dies' rate only from below, so the ratios and counts taken from it are bounds too."""
+    fast, link = _fv(features, "slc_write_bytes_per_s"), _fv(features, "link_bytes_per_s")
+    if not fast or not link or float(fast) < LINK_BOUND_SHARE * float(link):
+        return None
+    return float(fast)
 
 
 def _dies(nand: Mapping[str, Any]) -> int:
@@ -98,13 +108,17 @@ def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, A
 
 
 def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
-                         full_write: float) -> Optional[Dict[str, Any]]:
+                         full_write: float, link_cache_write: Optional[float] = None) -> Optional[Dict[str, Any]]:
     """``factor`` times the dies at the fitted native program time, with the controller's program buffer holding
     the native units in flight that give the full drive's sequential write: where a drive's dies could program
     faster than its full drive writes, the programs in flight bind it, not the dies. A unit holds its room from
     its transfer on the channel to the end of its program, so the units are the rate x (transfer + native
     program) / unit, and the SLC program time is the one at which that many units in flight write the cache as
-    fast as the twin did. None where the dies at that program time could not write the full drive's rate."""
+    fast as the twin did: at the rate its dies give, or at ``link_cache_write`` where the drive's cache writes
+    ran at the link's rate (the dies could write faster: samsung970evoplus-1000's 32 dies at 91 us give 11.5
+    GB/s, its link 3.6; at the dies' rate the SLC program fell to the range's 30 us floor and the flushed
+    writes ran twice as fast as the drive's). None where the dies at that program time could not write the
+    full drive's rate."""
     d = _with_dies(drive_doc, factor, part)
     if d is None:
         return None
@@ -125,6 +139,8 @@ def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapp
     if slc:
         # the twin's cache took a unit per die per SLC program (its transfer overlapped the program before it)
         rate = _dies(was) * slc_unit / (float(slc) / 1e9)
+        if link_cache_write:
+            rate = min(rate, link_cache_write)
         t = units * slc_unit / rate - slc_unit / channel
         nand["slc_tprog_ns"] = int(round(max(SLC_TPROG_MIN_NS, t * 1e9), -3))
     return d
@@ -171,9 +187,10 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
         if d is not None:
             docs.append((k, d))
     full_write = _fv(features, "full_write_bytes_per_s")
+    link_cache = link_bound_cache_write(features)
     if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
         for k in DIE_FACTORS:
-            d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write)))
+            d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write), link_cache))
             if d is not None:
                 docs.append((k, d))
     # the cache stage too: a program buffer moves the post-cache write the cache fit matched

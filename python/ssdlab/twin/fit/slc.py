@@ -16,6 +16,7 @@ from ..probe import CACHE, CLEAN, FILL, FULL, probe_jobs
 from ..probe.names import FILL_JOB
 from ..records import Figures, Provenance, SlcFit
 from .base import _fv, modern_base
+from .full import link_bound_cache_write
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
 #: a dynamic part of about a tenth of the capacity, no folding while the host writes (the values of the modern
@@ -132,7 +133,17 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     figs: Figures = {}
     fold = full_drive_fold(features) if modern is not None else None
     refill = _fv(features, "slc_refill") if modern is not None else None
-    if fold is not None:
+    full = _fv(features, "full_write_bytes_per_s")
+    if modern is not None and full and link_bound_cache_write(features):
+        # a cache written at the link's rate gives no ratio of the program times (its dies could write faster):
+        # the full drive's write, native with nothing to fold, is the dies' native rate, dies x unit / tPROG
+        # (samsung970evoplus-1000: 32 dies of 96 KiB units at 2,097 MB/s, 1.50 ms; from the ratio 0.53, the
+        # range's floor, where the twin's writes showed no step at all)
+        dies = int(part.get("channels", 8)) * int(part.get("packages_per_channel", 1)) * int(
+            part.get("dies_per_package", 1))
+        unit = int(part.get("planes_per_die", 2)) * int(part.get("page_size_bytes", 16384)) * bits
+        tprog = int(min(max(dies * unit / float(full) * 1e9, lo), hi))
+    elif fold is not None:
         # the native program takes the host's units and the folds together: the start gives the dies' native rate
         # (the full drive's) for the post-cache one
         tprog = int(min(max(tprog / (1 + fold), lo), hi))
