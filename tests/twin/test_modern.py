@@ -502,3 +502,32 @@ def test_a_sata_drive_with_a_cache_has_no_pcie_generation_to_miss():
     assert _internal("pcie_gen", None, 3)["verdict"] == "missed"
     assert _internal("pcie_gen", 4, None)["verdict"] == "not recovered"
     assert _internal("pcie_gen", 4, 4)["verdict"] == "exact"
+
+
+def test_a_cache_written_at_the_link_bounds_the_dies_only_from_below():
+    from ssdlab.twin.fit.full import _with_program_buffer, link_bound_cache_write
+    from ssdlab.twin.fit.slc import native_program_ns
+
+    link = feature(3_586_000_000, "B/s", "medium", "")
+    at_link = {"link_bytes_per_s": link, "slc_write_bytes_per_s": feature(3_585_900_000, "B/s", "high", "")}
+    below = {"link_bytes_per_s": link, "slc_write_bytes_per_s": feature(2_318_000_000, "B/s", "high", "")}
+    assert link_bound_cache_write(at_link) == 3_585_900_000 and link_bound_cache_write(below) is None
+    # the full drive's write (native, nothing to fold) gives the native program: samsung970evoplus-1000's 32 dies
+    # of 96 KiB units at 2,097 MB/s program in 1.50 ms, its part's
+    nand = {"channels": 4, "packages_per_channel": 8, "dies_per_package": 1, "planes_per_die": 2,
+            "page_size_bytes": 16384, "bits_per_cell": 3}
+    assert abs(native_program_ns(nand, 2.097e9) - 1_500_000) < 1_000
+    # the program-buffer candidate holds the cache at the link's rate, not at the dies' (32 x 32 KiB / 91 us =
+    # 11.5 GB/s), so its SLC program stays near the flush's 91 us instead of the range's floor
+    doc = {"drive": {"id": "t", "name": "t", "user_capacity_bytes": TB, "controller": "generic-nvme",
+                     "nand_part": "generic-tlc"},
+           "nand": {**{k: v for k, v in nand.items() if k != "bits_per_cell"}, "tprog_ns": 530_000,
+                    "slc_tprog_ns": 91_000, "channel_bytes_per_s": 1_311_000_000}}
+    part = {"planes_per_die": 2, "page_size_bytes": 16384, "bits_per_cell": 3}
+    held = _with_program_buffer(doc, 1.0, part, 2.097e9, 3_585_900_000)
+    free = _with_program_buffer(doc, 1.0, part, 2.097e9)
+    assert held is not None and free is not None
+    units = held["controller"]["program_buffer_bytes"] // (3 * 32768)
+    slc = units * 32768 / 3.5859e9 - 32768 / 1.311e9
+    assert abs(held["nand"]["slc_tprog_ns"] - slc * 1e9) <= 1_000 and held["nand"]["slc_tprog_ns"] > 60_000
+    assert free["nand"]["slc_tprog_ns"] == 30_000

@@ -30,8 +30,8 @@ from ..probe import CACHE, CLEAN, FULL, probe_jobs
 from ..probe.names import CACHE_FILL, FULL_RANDREAD, FULL_SEQREAD
 from ..records import Figures, JobFigures, Provenance
 from .base import _fv, base_of
-from .start import LINK_BOUND_SHARE
 from .evaluate import simulate_probe_figures
+from .start import LINK_BOUND_SHARE
 
 #: The die counts tried, as factors on the fitted count.
 DIE_FACTORS = (0.5, 1.0, 2.0)

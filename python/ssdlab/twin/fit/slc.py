@@ -139,10 +139,7 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
         # the full drive's write, native with nothing to fold, is the dies' native rate, dies x unit / tPROG
         # (samsung970evoplus-1000: 32 dies of 96 KiB units at 2,097 MB/s, 1.50 ms; from the ratio 0.53, the
         # range's floor, where the twin's writes showed no step at all)
-        dies = int(part.get("channels", 8)) * int(part.get("packages_per_channel", 1)) * int(
-            part.get("dies_per_package", 1))
-        unit = int(part.get("planes_per_die", 2)) * int(part.get("page_size_bytes", 16384)) * bits
-        tprog = int(min(max(dies * unit / float(full) * 1e9, lo), hi))
+        tprog = int(min(max(native_program_ns(part, float(full)), lo), hi))
     elif fold is not None:
         # the native program takes the host's units and the folds together: the start gives the dies' native rate
         # (the full drive's) for the post-cache one
@@ -196,6 +193,15 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     return doc, prov, {"measured": {"slc_cache_bytes": size, "post_cache_write_bytes_per_s": post,
                                     "slc_idle_recovered_bytes": _fv(features, "slc_idle_recovered_bytes")},
                        "rounds": rounds, "residual": resid}, figs
+
+
+def native_program_ns(nand: Mapping[str, Any], rate: float) -> float:
+    """The native program time at which the dies of ``nand`` (channels x packages x dies a package) write ``rate``
+    in one-shot units (a page on each plane for each bit of a cell)."""
+    dies = int(nand.get("channels", 8)) * int(nand.get("packages_per_channel", 1)) * int(nand.get("dies_per_package", 1))
+    unit = int(nand.get("planes_per_die", 2)) * int(nand.get("page_size_bytes", 16384)) * int(
+        nand.get("bits_per_cell", GENERIC_BITS_PER_CELL))
+    return dies * unit / rate * 1e9
 
 
 def full_drive_fold(features: Features) -> Optional[float]:
