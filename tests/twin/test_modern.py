@@ -505,7 +505,8 @@ def test_a_sata_drive_with_a_cache_has_no_pcie_generation_to_miss():
 
 
 def test_a_cache_written_at_the_link_bounds_the_dies_only_from_below():
-    from ssdlab.twin.fit.full import _with_program_buffer, link_bound_cache_write
+    from ssdlab.twin.fit.base import link_bound_cache_write
+    from ssdlab.twin.fit.full import _with_program_buffer
     from ssdlab.twin.fit.slc import native_program_ns
 
     link = feature(3_586_000_000, "B/s", "medium", "")

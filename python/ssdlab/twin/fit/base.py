@@ -184,6 +184,19 @@ def _fv(features: Features, name: str) -> Any:
     return field_of(features, name, "value")
 
 
+#: A clean sequential write at this share of the link's rate or more is bound by the link, not by the dies.
+LINK_BOUND_SHARE = 0.97
+
+
+def link_bound_cache_write(features: Features) -> Optional[float]:
+    """The cache's write rate where it ran at the link's (within :data:`LINK_BOUND_SHARE`), else None: a write at
+    the link's rate bounds the dies' rate only from below, so the ratios and counts taken from it are bounds too."""
+    fast, link = _fv(features, "slc_write_bytes_per_s"), _fv(features, "link_bytes_per_s")
+    if not fast or not link or float(fast) < LINK_BOUND_SHARE * float(link):
+        return None
+    return float(fast)
+
+
 def _clamp(x: float, lo: float, hi: float) -> float:
     return min(max(x, lo), hi)
 

@@ -29,9 +29,8 @@ from ..features.common import Features, feature
 from ..probe import CACHE, CLEAN, FULL, probe_jobs
 from ..probe.names import CACHE_FILL, FULL_RANDREAD, FULL_SEQREAD
 from ..records import Figures, JobFigures, Provenance
-from .base import _fv, base_of
+from .base import _fv, base_of, link_bound_cache_write
 from .evaluate import simulate_probe_figures
-from .start import LINK_BOUND_SHARE
 
 #: The die counts tried, as factors on the fitted count.
 DIE_FACTORS = (0.5, 1.0, 2.0)
@@ -60,15 +59,6 @@ def full_onset_features(features: Features) -> Dict[str, Any]:
                                     f["how"] + " (the full stage: the fill stage's 4KB torture saw no onset)")
     out["spare_fraction"] = dict(features["full_spare_fraction"])
     return out
-
-
-def link_bound_cache_write(features: Features) -> Optional[float]:
-    """The cache's write rate where it ran at the link's (within :data:`LINK_BOUND_SHARE`), else None: a write at
-    the link's rate bounds the dies' rate only from below, so the ratios and counts taken from it are bounds too."""
-    fast, link = _fv(features, "slc_write_bytes_per_s"), _fv(features, "link_bytes_per_s")
-    if not fast or not link or float(fast) < LINK_BOUND_SHARE * float(link):
-        return None
-    return float(fast)
 
 
 def _dies(nand: Mapping[str, Any]) -> int:

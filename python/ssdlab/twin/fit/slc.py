@@ -15,8 +15,7 @@ from ..features.common import Features
 from ..probe import CACHE, CLEAN, FILL, FULL, probe_jobs
 from ..probe.names import FILL_JOB
 from ..records import Figures, Provenance, SlcFit
-from .base import _fv, modern_base
-from .full import link_bound_cache_write
+from .base import _fv, link_bound_cache_write, modern_base
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
 #: a dynamic part of about a tenth of the capacity, no folding while the host writes (the values of the modern

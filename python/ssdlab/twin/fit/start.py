@@ -14,6 +14,7 @@ from ..records import ProbeDoc
 from .base import (
     ASSUMED_SPARE_FRACTION,
     CHANNELS,
+    LINK_BOUND_SHARE,
     MAX_PACKAGES_PER_CHANNEL,
     QLC_PART,
     SATA_BASE,
@@ -255,10 +256,6 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
                    f"written past it before garbage collection bit) holds in dies of 32, 64 or 128 Gbit "
                    f"({', '.join(str(d) for d in dies_choices)}), chosen by the scan over page size and dies")
     return ppc, ppc_range, ppc_why
-
-
-#: A clean sequential write at this share of the link's rate or more is bound by the link, not by the dies.
-LINK_BOUND_SHARE = 0.97
 
 
 def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base,
