@@ -504,6 +504,26 @@ def test_a_sata_drive_with_a_cache_has_no_pcie_generation_to_miss():
     assert _internal("pcie_gen", 4, 4)["verdict"] == "exact"
 
 
+def test_a_sata_drive_with_a_cache_gets_a_sata_link_on_the_modern_profile():
+    from ssdlab.drive import Drive
+    from ssdlab.twin.fit.drive_file import _host
+
+    sata = {"host_interface": feature("sata-6g", "", "high", "fills sata-6g"),
+            "slc_cache": feature(True, "", "high", ""), "link_bytes_per_s": feature(543_108_678, "B/s", "medium", "")}
+    doc: dict = {}
+    _host(doc, {}, sata)
+    assert doc["host"]["interface"] == "sata-6g" and doc["host"]["ncq_depth"] == 32
+    # the modern profile is an NVMe one: the twin's host overrides it, and the engine takes the pair
+    twin = {"drive": {"id": "t", "name": "t", "user_capacity_bytes": TB, "controller": "generic-nvme",
+                      "nand_part": "generic-qlc"},
+            "nand": {"channels": 4, "packages_per_channel": 2, "dies_per_package": 1}, **doc}
+    assert Drive.load(twin).name == "t"
+    # without a cache the SATA-era profile is SATA already: only the link's rate and FIS time are set
+    doc = {}
+    _host(doc, {}, {k: v for k, v in sata.items() if k != "slc_cache"})
+    assert "interface" not in doc["host"] and doc["host"]["link_bytes_per_s"] == 550_000_000
+
+
 def test_a_cache_written_at_the_link_bounds_the_dies_only_from_below():
     from ssdlab.twin.fit.base import link_bound_cache_write
     from ssdlab.twin.fit.full import _with_program_buffer

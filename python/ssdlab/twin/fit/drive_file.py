@@ -58,6 +58,9 @@ def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name
     return doc, prov
 
 
+#: The most commands a SATA drive holds (NCQ).
+SATA_NCQ_DEPTH = 32
+
 def _map_cache(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     """The map cache of a drive that holds only part of its map, from the span its QD1 reads stay fast over."""
     size = _fv(features, "map_cache_bytes")
@@ -84,6 +87,12 @@ def _host(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
         _put(doc, prov, "host.pcie_lanes", int(_fv(features, "pcie_lanes")), "assumed", features["pcie_lanes"]["how"])
     elif iface in sata:
         why = str(features["host_interface"]["how"])
+        if base_of(features).modern:
+            # a SATA drive with a write cache starts from the modern profile, an NVMe one: its link and queue are
+            # SATA's (NCQ's 32 commands, where NVMe queues take more; samsung870qvo-1000's twin was an NVMe drive
+            # with a 550 MB/s link)
+            _put(doc, prov, "host.interface", iface, "measured", why)
+            _put(doc, prov, "host.ncq_depth", SATA_NCQ_DEPTH, "assumed", "NCQ's most commands outstanding")
         _put(doc, prov, "host.link_bytes_per_s", sata[iface][0], "measured", why)
         _put(doc, prov, "host.command_overhead_ns", sata[iface][1], "measured", f"{iface}'s FIS time per command: {why}")
     elif link:
