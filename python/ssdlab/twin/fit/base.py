@@ -188,13 +188,18 @@ def _fv(features: Features, name: str) -> Any:
 LINK_BOUND_SHARE = 0.97
 
 
-def link_bound_cache_write(features: Features) -> Optional[float]:
-    """The cache's write rate where it ran at the link's (within :data:`LINK_BOUND_SHARE`), else None: a write at
+def link_bound_rate(features: Features, name: str) -> Optional[float]:
+    """The write rate ``name`` where it ran at the link's (within :data:`LINK_BOUND_SHARE`), else None: a write at
     the link's rate bounds the dies' rate only from below, so the ratios and counts taken from it are bounds too."""
-    fast, link = _fv(features, "slc_write_bytes_per_s"), _fv(features, "link_bytes_per_s")
+    fast, link = _fv(features, name), _fv(features, "link_bytes_per_s")
     if not fast or not link or float(fast) < LINK_BOUND_SHARE * float(link):
         return None
     return float(fast)
+
+
+def link_bound_cache_write(features: Features) -> Optional[float]:
+    """:func:`link_bound_rate` of the cache fill's rate before its step."""
+    return link_bound_rate(features, "slc_write_bytes_per_s")
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:

@@ -61,6 +61,7 @@ def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name
 #: The most commands a SATA drive holds (NCQ).
 SATA_NCQ_DEPTH = 32
 
+
 def _map_cache(doc: Dict[str, Any], prov: Provenance, features: Features) -> None:
     """The map cache of a drive that holds only part of its map, from the span its QD1 reads stay fast over."""
     size = _fv(features, "map_cache_bytes")

@@ -14,7 +14,6 @@ from ..records import ProbeDoc
 from .base import (
     ASSUMED_SPARE_FRACTION,
     CHANNELS,
-    LINK_BOUND_SHARE,
     MAX_PACKAGES_PER_CHANNEL,
     QLC_PART,
     SATA_BASE,
@@ -23,6 +22,7 @@ from .base import (
     _fv,
     _tprog_measured,
     base_of,
+    link_bound_rate,
 )
 
 #: The datasheet ranges of the era's MLC parts (docs/model.md), widened: tR and tPROG move within them, a
@@ -277,7 +277,7 @@ def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int
     start = n * unit / float(rate) * 1e9
     flush = _tprog_measured(features)
     link = _fv(features, "link_bytes_per_s")
-    if flush and ch_start and link and float(rate) >= LINK_BOUND_SHARE * float(link):
+    if flush and ch_start and link_bound_rate(features, "seq_write_bytes_per_s"):
         bits = int(library_values("part", b.part)["nand"]["bits_per_cell"])
         by_flush = (flush - bits * unit / ch_start * 1e9 + (4096 / float(link) * 1e9 if link else 0.0)) / bits
         if by_flush > 0:
