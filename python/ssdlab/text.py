@@ -460,6 +460,8 @@ def format_spec(sheet: Mapping[str, Any]) -> str:
         "peak: best case as vendors rated: clean drive, repeated data (deduplicated by a SandForce controller);",
         "  sequential reads of 8GB written that way, random reads of an 8GB span filled with incompressible data; QD32, 60 s.",
         "steady state: filled, then 20 min of 4KB random writes; incompressible data, QD32, 60 s, whole drive.",
+        *(["quick scale (--quick): every test's runtimes and spans shortened, so these are a preview of the sheet,",
+           "  not its figures; run without --quick for them."] if m.get("profile", "full") != "full" else []),
         "units: MB/s = 1e6 B/s, GB = 1e9 B, KB = 1024 B",
         f"reproduce: {m['reproduce']}",
     ]

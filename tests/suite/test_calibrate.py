@@ -227,7 +227,16 @@ def test_spec_sheet_puts_peaks_beside_steady_state(tmp_path: Path) -> None:
     assert sheet["manifest"]["seed"] == 1 and sheet["manifest"]["reproduce"].startswith("ssdlab spec ")
     text = run_cli("spec", str(drive), timeout=600)
     assert text.returncode == 0
-    assert "box: peak" in text.stdout and "worst second" in text.stdout
+    assert "box: peak" in text.stdout and "worst second" in text.stdout and "quick scale" not in text.stdout
+    assert sheet["manifest"]["profile"] == "full"
+    # --quick: the same tests shortened, labelled as a preview wherever the sheet goes
+    quick = run_cli("spec", str(drive), "--quick", "--json", timeout=600)
+    assert quick.returncode == 0, quick.stderr
+    qs = json.loads(quick.stdout)
+    assert qs["manifest"]["profile"] == "quick" and qs["manifest"]["reproduce"].endswith(" --quick")
+    assert [f["measure"] for f in qs["figures"]] == [f["measure"] for f in sheet["figures"]]
+    assert qs["consistency"]["whole_run"] != c["whole_run"]
+    assert "quick scale (--quick)" in run_cli("spec", str(drive), "--quick", timeout=600).stdout
 
 
 @pytest.mark.slow  # over 12 s on 2 cores: the default run stays under 8 minutes
@@ -248,8 +257,9 @@ def test_spec_refuses_an_unknown_drive() -> None:
 def test_spec_works_for_every_preset() -> None:
     from ssdlab.suite.spec import spec_sheets
 
+    # at the quick scale: the full one's steady state fills every 1 TB modern preset (most of CI's time)
     ids = Drive.preset_ids()
-    sheets = dict(zip(ids, spec_sheets(ids)))
+    sheets = dict(zip(ids, spec_sheets(ids, scale="quick")))
     for drive_id, sheet in sheets.items():
         figs = {f["measure"]: f for f in sheet["figures"]}
         for f in figs.values():

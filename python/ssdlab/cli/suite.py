@@ -209,6 +209,7 @@ def _add_spec(sub: Any) -> None:
     add_json(sp, "print the sheet as JSON")
     add_output(sp, "also write the JSON sheet to FILE")
     _add_jobs(sp)
+    _add_quick(sp)
     sp.set_defaults(func=cmd_spec)
 
 def _scale(args: argparse.Namespace) -> Scale:
@@ -467,6 +468,6 @@ def cmd_spec(args: argparse.Namespace) -> int:
 
     load_drive(args.drive)  # a bad drive is one clear error before anything runs
     sheet = spec_sheet(args.drive, seed=args.seed, progress=args.progress, command=command_line(), jobs=args.jobs,
-                       scheduler=args.scheduler)
+                       scheduler=args.scheduler, scale="quick" if args.quick else "full")
     emit(args, sheet, lambda: format_spec(sheet))
     return EXIT_OK

@@ -30,37 +30,40 @@ SPEC_FIGURES = [
 ]
 
 
-def _requests(d: Drive, seed: int) -> List[TestRequest]:
-    return [TestRequest(d, "rated", seed=seed), TestRequest(d, "steady-state", seed=seed),
-            TestRequest(d, "consistency", seed=seed, only=frozenset({"default"}))]
+def _requests(d: Drive, seed: int, scale: str) -> List[TestRequest]:
+    return [TestRequest(d, "rated", seed=seed, scale=scale), TestRequest(d, "steady-state", seed=seed, scale=scale),
+            TestRequest(d, "consistency", seed=seed, only=frozenset({"default"}), scale=scale)]
 
 
 def spec_sheet(drive: DriveSpec, seed: int = 1, progress: Optional[bool] = None,
-               command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None) -> Dict[str, Any]:
+               command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None,
+               scale: str = "full") -> Dict[str, Any]:
     """Run the spec tests on a drive and return the sheet (JSON-ready). The
     tests run on :mod:`ssdlab.cluster` (``jobs`` worker processes, default the
-    cores, or the Dask cluster at ``scheduler``)."""
-    return spec_sheets([drive], seed=seed, progress=progress, command=command, jobs=jobs, scheduler=scheduler)[0]
+    cores, or the Dask cluster at ``scheduler``), at ``scale`` (``quick``: the
+    suite's shortened runtimes and spans, a preview rather than the sheet)."""
+    return spec_sheets([drive], seed=seed, progress=progress, command=command, jobs=jobs, scheduler=scheduler,
+                       scale=scale)[0]
 
 
 def spec_sheets(drives: Sequence[DriveSpec], seed: int = 1, progress: Optional[bool] = None,
-                command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None
-                ) -> List[Dict[str, Any]]:
+                command: Optional[str] = None, jobs: Optional[int] = None, scheduler: Optional[str] = None,
+                scale: str = "full") -> List[Dict[str, Any]]:
     """The sheets of several drives, simulated together on one runner."""
     loaded = [Drive.load(d) for d in drives]
     t0 = time.perf_counter()
-    requests = [r for d in loaded for r in _requests(d, seed)]
+    requests = [r for d in loaded for r in _requests(d, seed, scale)]
     docs: Dict[int, Dict[str, Any]] = {}
     with Runner(jobs=jobs, scheduler=scheduler, progress=progress) as runner:
         for i, doc in runner.run_tests(requests):
             docs[i] = doc
     wall = time.perf_counter() - t0
-    return [_sheet(d, spec, docs[3 * k], docs[3 * k + 1], docs[3 * k + 2], seed, command, wall)
+    return [_sheet(d, spec, docs[3 * k], docs[3 * k + 1], docs[3 * k + 2], seed, command, wall, scale)
             for k, (d, spec) in enumerate(zip(loaded, drives))]
 
 
 def _sheet(d: Drive, drive: DriveSpec, rated: Dict[str, Any], steady: Dict[str, Any], consistency: Dict[str, Any],
-           seed: int, command: Optional[str], wall: float) -> Dict[str, Any]:
+           seed: int, command: Optional[str], wall: float, scale: str = "full") -> Dict[str, Any]:
     published: List[Published] = [r for r in load_table() if r.drive_id == d.id and r.suite_test == "rated"]
     rows = []
     for label, unit, title in SPEC_FIGURES:
@@ -87,7 +90,8 @@ def _sheet(d: Drive, drive: DriveSpec, rated: Dict[str, Any], steady: Dict[str, 
         "schema": SPEC_SHEET_SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "manifest": _manifest(seed=seed, drive_id=d.id, drive_hash=d.hash, command=command, drive_changes=d.changes,
-                              extra={"reproduce": f"ssdlab spec {drive if isinstance(drive, str) else d.id} --seed {seed}"}),
+                              extra={"profile": scale, "reproduce": f"ssdlab spec {drive if isinstance(drive, str) else d.id}"
+                                                                    f" --seed {seed}" + (" --quick" if scale != "full" else "")}),
         "drive": {"id": d.id, "name": d.name, "hash": d.hash, "capacity_bytes": d.capacity_bytes},
         "conditions": {
             "peak": get_test("rated")["about"],
