@@ -98,6 +98,30 @@ def test_other_die_counts_keep_the_raw_nand_and_the_write_rates() -> None:
     assert half is not None and half["nand"]["packages_per_channel"] == 1 and half["nand"]["tprog_ns"] == 1_306_292
 
 
+def test_a_native_program_the_cache_fit_left_at_its_range_s_end_is_taken_from_the_full_write_for_other_dies() -> None:
+    from ssdlab.twin.fit.full import _with_native_from_full
+    from ssdlab.twin.fit.slc import native_tprog_range_ns
+
+    # a QLC twin of 16 dies and 256 KiB units: 144 MB/s needs 29 ms, past the range; the cache fit stopped there
+    part = {"blocks_per_plane": 2738, "planes_per_die": 4, "page_size_bytes": 16384, "bits_per_cell": 4,
+            "tprog_ns": 15_000_000, "slc_tprog_ns": 100_000}
+    lo, hi = native_tprog_range_ns(part)
+    assert hi < 29_000_000
+    doc = {"nand": {"channels": 4, "packages_per_channel": 4, "dies_per_package": 1, "tprog_ns": hi,
+                    "slc_tprog_ns": 85_000}}
+    half = _with_native_from_full(_with_dies(doc, 0.5, part), doc, part, 144e6)
+    assert half is not None and half["nand"]["packages_per_channel"] == 2
+    # 8 dies x 256 KiB / 144 MB/s, where scaling the pinned time would give hi / 2 and write 33% fast
+    assert half["nand"]["tprog_ns"] == int(8 * 262144 / 144e6 * 1e9)
+    assert half["nand"]["slc_tprog_ns"] == 42_500  # the cache's rate stays
+    two = _with_native_from_full(_with_dies(doc, 2.0, part), doc, part, 144e6)
+    assert two is not None and two["nand"]["tprog_ns"] == hi  # 58 ms is past the range too
+    # a time inside the range scales with the dies, as the cache fit's rates asked
+    inside = {"nand": {**doc["nand"], "tprog_ns": 20_000_000}}
+    assert _with_native_from_full(_with_dies(inside, 0.5, part), inside, part, 144e6)["nand"]["tprog_ns"] == 10_000_000
+    assert _with_native_from_full(None, doc, part, 144e6) is None
+
+
 def test_a_program_buffer_candidate_binds_the_native_writes_where_the_dies_could_write_faster() -> None:
     part = {"blocks_per_plane": 2731, "tprog_ns": 983_000, "slc_tprog_ns": 100_000, "planes_per_die": 2,
             "page_size_bytes": 16384, "bits_per_cell": 3}

@@ -5,7 +5,9 @@ twice the program time write it as fast, and its reads at depth often bind at th
 the data lies in native blocks, so its reads at depth and its sequential reads move with the dies (at the page
 read the QD1 reads fixed). The die counts of half, the same and twice the fitted one, each with its program times
 (SLC and native) scaled with it so that every write rate the cache fit matched stays, are simulated on the clean
-and full stages; the count whose two stages together come closest is kept.
+and full stages; the count whose two stages together come closest is kept. Where the cache fit left the native
+program time at an end of the part's range (the rates asked for one past it), the other counts take theirs from the
+full drive's write instead, which their dies can reach inside the range.
 
 Where the dies could program faster than the full drive writes (at the fitted native program time), the bound is
 the controller's memory for the programs in flight (a program buffer, as on the Samsung Pablo): twice the dies at
@@ -97,6 +99,25 @@ def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, A
     return d
 
 
+def _with_native_from_full(d: Optional[Dict[str, Any]], fitted: Mapping[str, Any], part: Mapping[str, Any],
+                           full_write: Optional[float]) -> Optional[Dict[str, Any]]:
+    """``d`` (another die count of the twin ``fitted``) with the native program time at which its dies write the
+    full drive's sequential write, where the cache fit left ``fitted``'s at an end of the part's range: the rates
+    there asked for a time past it, so scaling that time with the dies would carry the miss to every count
+    (samsung870qvo-1000: 16 dies of 256 KiB units need 29 ms, past the QLC range's 21.9; halved to 8 dies at
+    10.9 ms, the twin wrote 33% fast, where 8 dies at 14.6 ms write the drive's 144 MB/s)."""
+    from .slc import native_program_ns, native_tprog_range_ns
+
+    if d is None or not full_write:
+        return d
+    lo, hi = native_tprog_range_ns({**part, **fitted.get("nand", {})})
+    tprog = float({**part, **fitted.get("nand", {})}.get("tprog_ns") or 0)
+    if not tprog or lo < tprog < hi:
+        return d
+    d["nand"]["tprog_ns"] = int(min(max(native_program_ns({**part, **d["nand"]}, float(full_write)), lo), hi))
+    return d
+
+
 def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
                          full_write: float, link_cache_write: Optional[float] = None) -> Optional[Dict[str, Any]]:
     """``factor`` times the dies at the fitted native program time, with the controller's program buffer holding
@@ -171,12 +192,13 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     # the cache fill (not the write after idle time: what idle time gives back is the profile's, assumed)
     cache = [n for n in (CACHE_FILL,) if (measured.get(n) or {}).get("mbps")]
     part = _part_nand(drive_doc)
+    full_write = _fv(features, "full_write_bytes_per_s")
     docs: List[Tuple[float, Dict[str, Any]]] = []
     for k in DIE_FACTORS:
-        d = drive_doc if k == 1.0 else _valid(_with_dies(drive_doc, k, part))
+        d = drive_doc if k == 1.0 else _valid(_with_native_from_full(_with_dies(drive_doc, k, part), drive_doc,
+                                                                     part, full_write))
         if d is not None:
             docs.append((k, d))
-    full_write = _fv(features, "full_write_bytes_per_s")
     link_cache = link_bound_cache_write(features)
     if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
         for k in DIE_FACTORS:
