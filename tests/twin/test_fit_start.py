@@ -220,7 +220,7 @@ def test_the_fit_starts_from_the_dies_and_page_size_that_reproduce_the_probe_bes
     cands = start_candidates(doc["features"])
     assert {c["nand.page_size_log2"] for c in cands} == {12, 13, 14} and len(cands) == len({str(c) for c in cands})
     truth = preset_truth("vertex3-240")["dies"]
-    with Runner(jobs=1) as runner:
+    with Runner(jobs=2) as runner:
         target = twin_target(doc, "t")
         best, scored = scan_starts(target, doc["features"], runner)
     own, low = scored[0][1], min(o for _, o in scored)
@@ -347,7 +347,7 @@ def test_the_scan_finds_a_controller_that_keeps_half_its_dies_busy_and_its_slow_
         run = run_probe_simulated(preset, None, stages=(CLEAN,))
         doc = {"target": {**run.target, "drive_id": preset}, "jobs": run.jobs_doc(),
                "features": extract(run.figures, run.target["capacity_bytes"])}
-        with Runner(jobs=1) as runner:
+        with Runner(jobs=2) as runner:
             best, scored = scan_starts(twin_target(doc, "t"), doc["features"], runner)
         found[preset] = best
         print(preset, f"{len(scored)} starts, best {min(o for _, o in scored):.3f}:",

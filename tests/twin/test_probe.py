@@ -94,7 +94,7 @@ def test_probe_cli_on_a_preset_then_fit_writes_a_twin_with_provenance(tmp_path: 
     assert (out / "fio" / "probe.fio").is_file() and (out / "fio" / "probe.json").is_file()
     assert all(j["figures"] for j in doc["jobs"])
     assert "write_buffer_bytes" in cp.stdout and "fit --probe" in cp.stdout
-    cp = run_cli("fit", "--probe", str(out), "--trials", "6", "--jobs", "1", timeout=600)
+    cp = run_cli("fit", "--probe", str(out), "--trials", "6", "--jobs", "2", timeout=600)
     assert cp.returncode == 0, cp.stderr
     twin = Drive.load(str(out / "twin.toml"))
     rec = json.loads((out / "twin.json").read_text())
