@@ -110,8 +110,9 @@ def _with_native_from_full(d: Optional[Dict[str, Any]], fitted: Mapping[str, Any
 
     if d is None or not full_write:
         return d
-    lo, hi = native_tprog_range_ns({**part, **fitted.get("nand", {})})
-    tprog = float({**part, **fitted.get("nand", {})}.get("tprog_ns") or 0)
+    nand = {**part, **fitted.get("nand", {})}
+    lo, hi = native_tprog_range_ns(nand)
+    tprog = float(nand.get("tprog_ns") or 0)
     if not tprog or lo < tprog < hi:
         return d
     d["nand"]["tprog_ns"] = int(min(max(native_program_ns({**part, **d["nand"]}, float(full_write)), lo), hi))
