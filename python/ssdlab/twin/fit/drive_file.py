@@ -51,6 +51,7 @@ def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name
     _data_reduction(doc, prov, features)
     _map_idle_trim(doc, prov, features)
     _map_cache(doc, prov, features)
+    _slc_cache_start(doc, prov, features, b)
     dies, page = _fitted(doc, prov, features, values, b)
     _perf_mode(doc, prov, features, dies, page)
     _unmapped_read(doc, prov, features, b)
@@ -68,6 +69,21 @@ def _map_cache(doc: Dict[str, Any], prov: Provenance, features: Features) -> Non
     if _fv(features, "map_cache_limited") and size:
         _put(doc, prov, "controller.map_cache_bytes", int(size), "measured", features["map_cache_bytes"]["how"] + "; "
              + features["map_cache_span_bytes"]["how"])
+
+
+def _slc_cache_start(doc: Dict[str, Any], prov: Provenance, features: Features, b: Base) -> None:
+    """A modern twin's write cache at the size the probe's cache stage measured (the profile's static part, the
+    dynamic part the rest), from the first trial on: the clean stage's writes land in the cache only while it
+    has room, so a generic cache far larger than the drive's would take writes the drive made native for SLC
+    ones (wd-sn570-1000: a 12 GB cache full before its clean stage's sequential write, which then ran at the
+    native rate). The cache's own fit refines it after the sampler (:mod:`.slc`)."""
+    size, cap = _fv(features, "slc_cache_bytes"), _fv(features, "capacity_bytes")
+    if not b.modern or _fv(features, "slc_cache") is not True or _fv(features, "perf_mode") or not size or not cap:
+        return
+    static = float(library_values("profile", b.profile)["slc_cache"]["static_percent_of_capacity"])
+    _put(doc, prov, "slc_cache.dynamic_percent_of_capacity", round(max(0.0, 100 * float(size) / float(cap) - static), 3),
+         "measured", f"the cache stage's {float(size) / 1e9:,.1f} GB before its step down, less the {b.profile} "
+         f"profile's static {static:g}%")
 
 
 def _put(doc: Dict[str, Any], prov: Provenance, key: str, value: Any, source: str, why: str) -> None:

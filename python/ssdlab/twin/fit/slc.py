@@ -93,8 +93,11 @@ def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tp
                        if v is not None})
     if modern is not None:
         # the modern part has its SLC mode (bits per cell, SLC reads and erases); the profile its cache's split,
-        # folding and refill
-        nand.update({"slc_tprog_ns": slc_tprog_ns, "tprog_ns": tprog_ns})
+        # folding and refill. A native unit holds bits-per-cell SLC units, and no drive programs its SLC mode
+        # slower per byte than its native mode: the SLC program is at most the native one over the bits
+        # (wd-sn570-1000: a clean stage written past its small cache gave a native rate for the SLC program)
+        bits = int(_part_nand(drive_doc).get("bits_per_cell") or GENERIC_BITS_PER_CELL)
+        nand.update({"slc_tprog_ns": min(slc_tprog_ns, tprog_ns // bits), "tprog_ns": tprog_ns})
         d["slc_cache"] = {**modern, "dynamic_percent_of_capacity": round(dynamic, 3)}
         return d
     nand.update({"bits_per_cell": GENERIC_BITS_PER_CELL, "slc_tprog_ns": slc_tprog_ns, "tprog_ns": tprog_ns})
