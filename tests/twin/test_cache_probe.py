@@ -45,6 +45,18 @@ def test_cache_size_and_speeds_from_the_step():
     assert f["slc_idle_recovered_bytes"]["value"] == 8_000_000_000
 
 
+def test_a_cache_written_in_three_seconds_is_not_missed():
+    # a small cache at the link's rate, then the native rate, then slower still for a while (a drive evicting its
+    # cache by garbage collection): the first step is the cache, not the larger fall after it
+    rates = [1500.0] + [3500.0] * 2 + [2900.0] + [2030.0] * 6 + [1350.0] * 20 + [2020.0] * 10
+    f = cache_features({CACHE_FILL: _log(rates)})
+    assert f["slc_cache"]["value"] is True
+    assert f["slc_cache_bytes"]["value"] == 11_400_000_000
+    assert f["slc_write_bytes_per_s"]["value"] == 3_500_000_000
+    # a rate within the first five seconds that merely dips is no step
+    assert cache_features({CACHE_FILL: _log([2000.0, 2000.0, 1300.0] + [2000.0] * 40)})["slc_cache"]["value"] is None
+
+
 def test_no_step_is_a_lower_bound_not_a_cache():
     f = cache_features({CACHE_FILL: _log([500.0] * 60)})
     assert f["slc_cache"]["value"] is None

@@ -46,3 +46,38 @@ def test_no_step_no_cache():
     features = {"slc_cache": {"value": None, "unit": "", "confidence": "low", "how": ""}}
     doc = _generic()
     assert choose_slc_cache(doc, features, 1, 1.0, 1_000_000) == (doc, {}, None, {})
+
+
+def _modern_doc():
+    return {"drive": {"id": "t", "name": "t", "user_capacity_bytes": 1_000_000_000_000, "controller": "generic-nvme",
+                      "nand_part": "generic-tlc"}, "nand": {"channels": 4, "packages_per_channel": 4}}
+
+
+def test_a_modern_twins_slc_program_is_never_slower_per_byte_than_its_native_one():
+    from ssdlab.twin.fit.slc import _with_cache
+
+    # a TLC unit holds three SLC units: a 0.9 ms native program bounds the SLC one at 0.3 ms
+    d = _with_cache(_modern_doc(), 1.0, 900_000, 498_000)
+    assert d["nand"]["slc_tprog_ns"] == 300_000 and d["nand"]["tprog_ns"] == 900_000
+    assert _with_cache(_modern_doc(), 1.0, 1_500_000, 100_000)["nand"]["slc_tprog_ns"] == 100_000
+
+
+def test_a_modern_twin_starts_with_the_cache_the_probe_measured():
+    from ssdlab.fit.params import library_values
+    from ssdlab.twin.fit.base import modern_base
+    from ssdlab.twin.fit.drive_file import _slc_cache_start
+
+    def feat(v):
+        return {"value": v, "unit": "", "confidence": "high", "how": ""}
+
+    features = {"slc_cache": feat(True), "slc_cache_bytes": feat(12_000_000_000),
+                "capacity_bytes": feat(1_000_000_000_000), "perf_mode": feat(False)}
+    doc, prov = {}, {}
+    _slc_cache_start(doc, prov, features, modern_base())
+    static = library_values("profile", "generic-nvme")["slc_cache"]["static_percent_of_capacity"]
+    assert doc["slc_cache"]["dynamic_percent_of_capacity"] == round(1.2 - static, 3)
+    assert prov["slc_cache.dynamic_percent_of_capacity"]["source"] == "measured"
+    # no step, no cache set: the profile's stays
+    doc = {}
+    _slc_cache_start(doc, {}, {**features, "slc_cache": feat(None)}, modern_base())
+    assert doc == {}

@@ -4,8 +4,8 @@ The clean stage writes into the write cache, whose rate is dies x SLC unit / SLC
 twice the program time write it as fast, and its reads at depth often bind at the controller. On the full drive
 the data lies in native blocks, so its reads at depth and its sequential reads move with the dies (at the page
 read the QD1 reads fixed). The die counts of half, the same and twice the fitted one, each with its program times
-(SLC and native) scaled with it so that every write rate the cache fit matched stays, are simulated on the clean
-and full stages; the count whose two stages together come closest is kept. Where the cache fit left the native
+(SLC and native) scaled with it so that every write rate the cache fit matched stays (the SLC one stays put where
+the cache was written at the link's rate: the flushes set it), are simulated on the clean and full stages; the count whose two stages together come closest is kept. Where the cache fit left the native
 program time at an end of the part's range (the rates asked for one past it), the other counts take theirs from the
 full drive's write instead, which their dies can reach inside the range.
 
@@ -67,10 +67,11 @@ def _dies(nand: Mapping[str, Any]) -> int:
     return int(nand.get("channels", 8)) * int(nand.get("packages_per_channel", 1)) * int(nand.get("dies_per_package", 1))
 
 
-def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
+               keep: Sequence[str] = ()) -> Optional[Dict[str, Any]]:
     """The twin with ``factor`` times its dies (packages per channel, or dies per package where those cannot
-    halve), the same raw NAND (blocks per plane scaled back) and its program times scaled with the dies; None where
-    the count cannot change so."""
+    halve), the same raw NAND (blocks per plane scaled back) and its program times scaled with the dies, but for
+    the keys in ``keep``; None where the count cannot change so."""
     d = copy.deepcopy(dict(drive_doc))
     nand = d.setdefault("nand", {})
     ppc, dpp = int(nand.get("packages_per_channel", 1)), int(nand.get("dies_per_package", 1))
@@ -89,6 +90,8 @@ def _with_dies(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, A
     nand["packages_per_channel"], nand["dies_per_package"] = ppc, dpp
     k = _dies(nand) / before
     for key in PROGRAM_KEYS:
+        if key in keep:
+            continue
         name = key.split(".", 1)[1]
         t = nand.get(name, part.get(name))
         if t:
@@ -195,12 +198,15 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     part = _part_nand(drive_doc)
     full_write = _fv(features, "full_write_bytes_per_s")
     docs: List[Tuple[float, Dict[str, Any]]] = []
+    link_cache = link_bound_cache_write(features)
+    # a cache written at the link's rate says nothing of the SLC program time: the flushed writes set it (a flush
+    # programs one unit on one die, whatever the count), so it stays where the count moves
+    keep = ("nand.slc_tprog_ns",) if link_cache else ()
     for k in DIE_FACTORS:
-        d = drive_doc if k == 1.0 else _valid(_with_native_from_full(_with_dies(drive_doc, k, part), drive_doc,
+        d = drive_doc if k == 1.0 else _valid(_with_native_from_full(_with_dies(drive_doc, k, part, keep), drive_doc,
                                                                      part, full_write))
         if d is not None:
             docs.append((k, d))
-    link_cache = link_bound_cache_write(features)
     if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
         for k in DIE_FACTORS:
             d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write), link_cache))
@@ -231,7 +237,8 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
             for r in rows) + f": {_label(rows[best])} kept\n")
     if best != base:
         why = ("the clean, cache and full stages simulated with " + ", ".join(_label(r) for r in rows)
-               + " (program times scaled with the dies, so the cache's write rates stay; with a program buffer, the "
+               + " (program times scaled with the dies, so the cache's write rates stay, but for an SLC program the "
+               "flushes set under a cache written at the link's rate; with a program buffer, the "
                "native program time kept and the buffer holding the units in flight that give the full drive's "
                "sequential write): RMS log error " + ", ".join(f"{r['error']:.3f}" for r in rows)
                + f"; {_label(rows[best])} came closest")
