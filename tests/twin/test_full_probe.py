@@ -96,6 +96,9 @@ def test_other_die_counts_keep_the_raw_nand_and_the_write_rates() -> None:
     assert _with_dies(doc, 0.5, part) is None  # one die per package on one package: no half
     half = _with_dies(two, 0.5, part)
     assert half is not None and half["nand"]["packages_per_channel"] == 1 and half["nand"]["tprog_ns"] == 1_306_292
+    # an SLC program the flushes set (a cache written at the link's rate) stays where the dies move
+    kept = _with_dies(doc, 2.0, part, keep=("nand.slc_tprog_ns",))
+    assert kept is not None and kept["nand"]["slc_tprog_ns"] == 115_000 and kept["nand"]["tprog_ns"] == 2_612_584
 
 
 def test_a_native_program_the_cache_fit_left_at_its_range_s_end_is_taken_from_the_full_write_for_other_dies() -> None:
