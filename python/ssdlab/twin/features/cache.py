@@ -20,7 +20,7 @@ STEP_SECONDS = 5
 CACHE_BLOCK_BYTES = 128 * 1024
 
 KEYS = ("slc_cache", "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s",
-        "slc_idle_recovered_bytes", "slc_cache_job", "slc_fold_ratio", "slc_refill")
+        "post_cache_first_bytes_per_s", "slc_idle_recovered_bytes", "slc_cache_job", "slc_fold_ratio", "slc_refill")
 #: A step in the whole-drive fill counts as a cache only within this share of it: later, garbage collection or
 #: a full drive explains a fall as well.
 FILL_STEP_SHARE = 0.5
@@ -133,6 +133,7 @@ def cache_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
                "slc_write_bytes_per_s": feature(round(statistics.median(rate)), "B/s", "medium",
                                                 "the cache fill's median rate (no step down)"),
                "post_cache_write_bytes_per_s": feature(None, "B/s", "none", "no step down seen"),
+               "post_cache_first_bytes_per_s": feature(None, "B/s", "none", "no step down seen"),
                "slc_idle_recovered_bytes": feature(None, "B", "none", "no step down seen")}
         return out
     cache = sum(rate[:k]) * dt
@@ -146,6 +147,10 @@ def cache_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
            "post_cache_write_bytes_per_s": feature(round(slow), "B/s", "high",
                                                    "the cache fill's median rate after the step: the native NAND's "
                                                    "write (less what folding takes of the dies)"),
+           "post_cache_first_bytes_per_s": feature(
+               round(statistics.median(rate[k:k + STEP_SECONDS])), "B/s", "high",
+               f"the cache fill's median rate over the {STEP_SECONDS} s right after the step: before anything that "
+               "comes later (garbage collection of the blocks a TRIM left) slows it"),
            "slc_cache_job": feature(job, "", "high", "the job whose step gave the cache: the cache fill (an empty "
                                     "drive) or the whole-drive fill (after the clean stage's writes)")}
     out["slc_idle_recovered_bytes"] = (_recovered(figs, fast) if job == CACHE_FILL else

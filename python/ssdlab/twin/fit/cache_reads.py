@@ -77,7 +77,7 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
     drive's step changed the dies; its clean, cache and full stages' figures where the twin changed; the record of
     the reads and windows tried. Unchanged where the twin is not modern, the dies stayed or the twin has no SLC read.
     """
-    from .slc import _part_nand
+    from .native import _part_nand
 
     k = _die_factor(full_fit)
     nand = drive_doc.get("nand", {})

@@ -1,18 +1,19 @@
 """The full drive on a modern twin: the die count and the spare area.
 
 The clean stage writes into the write cache, whose rate is dies x SLC unit / SLC program time: twice the dies at
-twice the program time write it as fast, and its reads at depth often bind at the controller. On the full drive
-the data lies in native blocks, so its reads at depth and its sequential reads move with the dies (at the page
-read the QD1 reads fixed). The die counts of half, the same and twice the fitted one, each with its program times
-(SLC and native) scaled with it so that every write rate the cache fit matched stays (the SLC one stays put where
-the cache was written at the link's rate: the flushes set it), are simulated on the clean and full stages; the count whose two stages together come closest is kept. Where the cache fit left the native
-program time at an end of the part's range (the rates asked for one past it), the other counts take theirs from the
-full drive's write instead, which their dies can reach inside the range.
+twice the program time write it as fast, and its reads at depth often bind at the controller. On the full drive the
+data lies in native blocks, so its reads at depth and its sequential reads move with the dies (at the page read the
+QD1 reads fixed). The die counts of half, the same and twice the fitted one, each with its program times (SLC and
+native) scaled with it so that every write rate the cache fit matched stays (the SLC one stays put where the cache
+was written at the link's rate: the flushes set it), are simulated on the clean and full stages; the count whose
+two stages together come closest is kept. Where the cache fit left the native program time at an end of the part's
+range (the rates asked for one past it), the other counts take theirs from the full drive's write instead, which
+their dies can reach inside the range.
 
 Where the dies could program faster than the full drive writes (at the fitted native program time), the bound is
 the controller's memory for the programs in flight (a program buffer, as on the Samsung Pablo): twice the dies at
-the fitted native program time, with a buffer of the native units that give the full drive's sequential write, is
-a candidate too, simulated with the cache stage (the buffer moves the post-cache write the cache fit matched).
+the fitted native program time, with a buffer of the native units that give the full drive's sequential write, is a
+candidate too, simulated with the cache stage (the buffer moves the post-cache write the cache fit matched).
 
 The spare area: a modern drive's 4KB torture in the fill stage rarely reaches garbage collection (a DRAM-less
 drive's map cache or its commands hold it to tens of MB/s), so the full stage's 128KB random writes give the GC
@@ -109,7 +110,7 @@ def _with_native_from_full(d: Optional[Dict[str, Any]], fitted: Mapping[str, Any
     there asked for a time past it, so scaling that time with the dies would carry the miss to every count
     (samsung870qvo-1000: 16 dies of 256 KiB units need 29 ms, past the QLC range's 21.9; halved to 8 dies at
     10.9 ms, the twin wrote 33% fast, where 8 dies at 14.6 ms write the drive's 144 MB/s)."""
-    from .slc import native_program_ns, native_tprog_range_ns
+    from .native import native_program_ns, native_tprog_range_ns
 
     if d is None or not full_write:
         return d
@@ -185,7 +186,7 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     """The twin with the die count (and program buffer) whose clean, cache and full stages come closest to the
     probe's (unchanged where the probe has no full stage or the twin is not modern); its full stage's figures (and
     its clean and cache stages' where the twin changed); the record of the choice."""
-    from .slc import _part_nand
+    from .native import _part_nand
 
     cap = int(_fv(features, "capacity_bytes") or 0)
     jobs = probe_jobs(cap, budget)
@@ -297,7 +298,7 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     reads come closest (RMS log error) is kept.
     Unchanged where the twin is not modern, its part has no page types or the probe has no full-stage reads.
     Returns the twin, its figures where the factor moved, and the record of the rounds."""
-    from .slc import _part_nand
+    from .native import _part_nand
 
     b = base_of(features)
     part = _part_nand({"drive": drive_doc.get("drive", {})})

@@ -16,6 +16,18 @@ from ..probe import CACHE, CLEAN, FILL, FULL, probe_jobs
 from ..probe.names import FILL_JOB
 from ..records import Figures, Provenance, SlcFit
 from .base import _fv, link_bound_cache_write, modern_base
+from .native import (  # noqa: F401  (re-exported: the fit's other steps and the tests read them here)
+    FOLD_MAX,
+    GENERIC_BITS_PER_CELL,
+    NATIVE_TPROG_RANGE_NS,
+    NATIVE_UNIT_BYTES,
+    NO_FOLD_SHARE,
+    _part_nand,
+    folds_nothing,
+    full_drive_fold,
+    native_program_ns,
+    native_tprog_range_ns,
+)
 
 #: A generic modern (TLC) drive's cache, where the fit starts: a small static part carved from the spare area,
 #: a dynamic part of about a tenth of the capacity, no folding while the host writes (the values of the modern
@@ -23,15 +35,6 @@ from .base import _fv, link_bound_cache_write, modern_base
 #: of an empty drive measures their sum, not the split.
 GENERIC_SLC_CACHE: Dict[str, Any] = {"static_percent_of_capacity": 1.0, "dynamic_percent_of_capacity": 10.0,
                                      "fold_units_per_host_unit": 0.0, "refill_while_writing": False}
-#: Bits per cell of the generic modern part (TLC): a native block used in SLC mode holds a third of its data.
-GENERIC_BITS_PER_CELL = 3
-#: The native program time a modern twin's fit moves within: the ISSCC TLC and QLC dies program 12-184 MB/s each
-#: (MODERN.md), which for the generic TLC part's 96 KiB one-shot unit is 0.53-8.2 ms (:data:`NATIVE_UNIT_BYTES`);
-#: a part with another unit scales it (:func:`native_tprog_range_ns`).
-NATIVE_TPROG_RANGE_NS = (530_000, 8_200_000)
-NATIVE_UNIT_BYTES = 96 * 1024
-#: The most units a twin folds per host unit past its cache (one each: as many folded as written).
-FOLD_MAX = 1.0
 #: Rounds of the fit, and the relative error at which it stops.
 ROUNDS = 4
 TOLERANCE = 0.02
@@ -63,23 +66,6 @@ def _modern_cache(drive_doc: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     if prof != modern_base().profile:
         return None
     return dict(library_values("profile", prof)["slc_cache"])
-
-
-def _part_nand(drive_doc: Mapping[str, Any]) -> Dict[str, Any]:
-    """The [nand] values of the part a twin names, under those its drive file sets."""
-    from ...fit.params import library_values
-
-    part = str(drive_doc.get("drive", {}).get("nand_part") or "")
-    nand: Dict[str, Any] = dict(library_values("part", part).get("nand", {})) if part else {}
-    nand.update(drive_doc.get("nand", {}))
-    return nand
-
-
-def native_tprog_range_ns(nand: Mapping[str, Any]) -> Tuple[int, int]:
-    """:data:`NATIVE_TPROG_RANGE_NS` for the one-shot unit (a page on each plane, one per bit of a cell) of a part."""
-    unit = int(nand.get("planes_per_die", 2)) * int(nand.get("page_size_bytes", 16384)) * int(
-        nand.get("bits_per_cell", GENERIC_BITS_PER_CELL))
-    return (NATIVE_TPROG_RANGE_NS[0] * unit // NATIVE_UNIT_BYTES, NATIVE_TPROG_RANGE_NS[1] * unit // NATIVE_UNIT_BYTES)
 
 
 def _with_cache(drive_doc: Dict[str, Any], dynamic: float, tprog_ns: int, slc_tprog_ns: int,
@@ -115,6 +101,12 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     size, post = _fv(features, "slc_cache_bytes"), _fv(features, "post_cache_write_bytes_per_s")
     fast = _fv(features, "slc_write_bytes_per_s")
     cap = float(_fv(features, "capacity_bytes") or 0)
+    if post and _modern_cache(drive_doc) is not None and _fv(features, "slc_fold_ratio") is None and \
+            folds_nothing(features):
+        # a drive that folds nothing while the host writes has its post-cache write right after the step: a later
+        # fall is its garbage collection (of blocks a TRIM left) moving the cache's data, which the twin's own
+        # garbage collection does, not the native rate
+        post = _fv(features, "post_cache_first_bytes_per_s")
     # a performance mode's end is a step down too, which the twin already has from the fill
     if _fv(features, "slc_cache") is not True or _fv(features, "perf_mode") or not size or not post or not fast or not cap:
         return drive_doc, {}, None, {}
@@ -176,9 +168,13 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     if fold is not None:
         full = float(_fv(features, "full_write_bytes_per_s") or 0)
         ratio: Mapping[str, Any] = features.get("slc_fold_ratio") or {}
+        first = float(_fv(features, "post_cache_first_bytes_per_s") or 0)
         prov["slc_cache.fold_units_per_host_unit"] = {
             "value": fold, "source": "measured",
             "why": str(ratio.get("how")) if ratio.get("value") is not None else
+            f"the cache fill right after its step ({first / 1e6:,.0f} MB/s) ran at the full drive's sequential write "
+            f"({full / 1e6:,.0f} MB/s, at least {NO_FOLD_SHARE:.0%} of it): nothing folded while the host wrote"
+            if ratio.get("value") is None and folds_nothing(features) else
             f"the full drive's sequential write ({full / 1e6:,.0f} MB/s: nothing to fold) over the post-cache "
             f"write ({float(post) / 1e6:,.0f} MB/s: the dies program the host's units and the folds), less 1 (an "
             "upper bound: a fold also reads SLC pages; the whole-drive fill's rate did not rise where the folds "
@@ -195,31 +191,6 @@ def choose_slc_cache(drive_doc: Dict[str, Any], features: Features, seed: int, b
     return doc, prov, {"measured": {"slc_cache_bytes": size, "post_cache_write_bytes_per_s": post,
                                     "slc_idle_recovered_bytes": _fv(features, "slc_idle_recovered_bytes")},
                        "rounds": rounds, "residual": resid}, figs
-
-
-def native_program_ns(nand: Mapping[str, Any], rate: float) -> float:
-    """The native program time at which the dies of ``nand`` (channels x packages x dies a package) write ``rate``
-    in one-shot units (a page on each plane for each bit of a cell)."""
-    dies = int(nand.get("channels", 8)) * int(nand.get("packages_per_channel", 1)) * int(nand.get("dies_per_package", 1))
-    unit = int(nand.get("planes_per_die", 2)) * int(nand.get("page_size_bytes", 16384)) * int(
-        nand.get("bits_per_cell", GENERIC_BITS_PER_CELL))
-    return dies * unit / rate * 1e9
-
-
-def full_drive_fold(features: Features) -> Optional[float]:
-    """The units a modern drive folds per host unit past its cache. Measured where the whole-drive fill's rate
-    rose once folding had emptied the cache (``slc_fold_ratio``: the cache's bytes over those written until
-    then). Else from the rates: on the full drive nothing is left to fold, so its sequential write is the
-    dies' native rate R; past the cache they program the host's unit and the folds, R / (1 + fold) if a fold cost
-    what a host unit does (it costs more: it also reads the SLC pages, so this overstates the ratio). None
-    without either."""
-    ratio = _fv(features, "slc_fold_ratio")
-    if ratio is not None:
-        return round(min(max(float(ratio), 0.0), FOLD_MAX), 3)
-    full, post = _fv(features, "full_write_bytes_per_s"), _fv(features, "post_cache_write_bytes_per_s")
-    if not full or not post:
-        return None
-    return round(min(max(float(full) / float(post) - 1, 0.0), FOLD_MAX), 3)
 
 
 def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, n: int, modern: bool = False,
