@@ -53,6 +53,9 @@ def test_a_cache_written_in_three_seconds_is_not_missed():
     assert f["slc_cache"]["value"] is True
     assert f["slc_cache_bytes"]["value"] == 11_400_000_000
     assert f["slc_write_bytes_per_s"]["value"] == 3_500_000_000
+    # right after the step, the native rate; the median past it holds the slower stretch too
+    assert f["post_cache_first_bytes_per_s"]["value"] == 2_030_000_000
+    assert f["post_cache_write_bytes_per_s"]["value"] == 1_350_000_000
     # a rate within the first five seconds that merely dips is no step
     assert cache_features({CACHE_FILL: _log([2000.0, 2000.0, 1300.0] + [2000.0] * 40)})["slc_cache"]["value"] is None
 

@@ -166,6 +166,32 @@ def test_the_fold_is_what_the_full_drive_writes_beyond_the_post_cache_write() ->
     assert full_drive_fold({**f, "full_write_bytes_per_s": _feat(5e9)}) == FOLD_MAX
     # without the full stage the profile's fold stays (None)
     assert full_drive_fold({"post_cache_write_bytes_per_s": _feat(515e6)}) is None
+    # right after its step the cache fill ran at the full drive's rate: nothing folded, whatever slowed it later
+    # (wd-sn570-1000: 2,082 MB/s there, 2,086 full, a 1,435 median past the step with its GC of trimmed blocks)
+    g = {"full_write_bytes_per_s": _feat(2086e6), "post_cache_write_bytes_per_s": _feat(1435e6)}
+    assert full_drive_fold({**g, "post_cache_first_bytes_per_s": _feat(2082e6)}) == 0.0
+    assert full_drive_fold({**g, "post_cache_first_bytes_per_s": _feat(1500e6)}) == pytest.approx(2086 / 1435 - 1, abs=1e-3)
+
+
+def test_a_modern_twin_starts_from_the_full_drive_s_native_program() -> None:
+    from ssdlab.twin.fit.base import modern_base
+    from ssdlab.twin.fit.drive_file import _native_start
+    from ssdlab.twin.fit.native import native_program_ns
+
+    doc: Dict[str, Any] = {"drive": {"nand_part": "generic-tlc"}, "nand": {"channels": 4, "packages_per_channel": 4}}
+    prov: Dict[str, Any] = {}
+    _native_start(doc, prov, {"full_write_bytes_per_s": _feat(2086e6)}, modern_base())
+    got = doc["nand"]["tprog_ns"]
+    assert prov["nand.tprog_ns"]["source"] == "measured"
+    # 16 dies of the generic TLC part's 96 KiB one-shot units (2 planes x 16 KiB x 3 bits) write 2,086 MB/s at it
+    assert abs(16 * 98_304 / (got / 1e9) / 2086e6 - 1) < 0.01
+    assert got == int(native_program_ns({"channels": 4, "packages_per_channel": 4}, 2086e6))
+    # a SATA-era twin keeps its own program time
+    sata: Dict[str, Any] = {"nand": {}}
+    from ssdlab.twin.fit.base import SATA_BASE
+
+    _native_start(sata, {}, {"full_write_bytes_per_s": _feat(2086e6)}, SATA_BASE)
+    assert sata == {"nand": {}}
 
 
 def _small_modern() -> Dict[str, Any]:
