@@ -31,6 +31,7 @@ from .base import (
     _tprog_measured,
     base_of,
 )
+from .native import _part_nand, full_drive_fold, native_program_ns, native_tprog_range_ns
 
 
 def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name: str = ""
@@ -81,8 +82,6 @@ def _slc_cache_start(doc: Dict[str, Any], prov: Provenance, features: Features, 
     size, cap = _fv(features, "slc_cache_bytes"), _fv(features, "capacity_bytes")
     if not b.modern or _fv(features, "slc_cache") is not True or _fv(features, "perf_mode") or not size or not cap:
         return
-    from .native import full_drive_fold
-
     static = float(library_values("profile", b.profile)["slc_cache"]["static_percent_of_capacity"])
     _put(doc, prov, "slc_cache.dynamic_percent_of_capacity", round(max(0.0, 100 * float(size) / float(cap) - static), 3),
          "measured", f"the cache stage's {float(size) / 1e9:,.1f} GB before its step down, less the {b.profile} "
@@ -97,12 +96,10 @@ def _native_start(doc: Dict[str, Any], prov: Provenance, features: Features, b: 
     """A modern twin's native program time at the full drive's sequential write (nothing left to fold: the dies'
     native rate) for the dies of this trial, within the part's range, from the first trial on: the clean stage's
     writes past a small cache run at it (wd-sn570-1000), and the cache's fit refines it after the sampler."""
-    from .native import _part_nand, native_program_ns, native_tprog_range_ns
-
     full = _fv(features, "full_write_bytes_per_s")
     if not b.modern or not full:
         return
-    nand = {**_part_nand(doc), **doc.get("nand", {})}
+    nand = _part_nand(doc)
     lo, hi = native_tprog_range_ns(nand)
     _put(doc, prov, "nand.tprog_ns", int(min(max(native_program_ns(nand, float(full)), lo), hi)), "measured",
          f"the full drive's sequential write ({float(full) / 1e6:,.0f} MB/s): dies x native unit / this")
