@@ -221,3 +221,22 @@ def test_every_job_name_the_features_and_the_fit_read_is_a_job_of_the_probe() ->
     assert fixed | set(families) <= names, sorted((fixed | set(families)) - names)
     assert all(n.startswith((J.BURST_PREFIX, J.SEQWRITE_PREFIX, J.RANDWRITE_PREFIX)) for n in names
                if n.startswith(("burst", "seqwrite", "randwrite")))
+
+
+def test_the_flushes_program_an_slc_cache_still_empty() -> None:
+    """The flushed writes measure the program the fit takes them for: on a drive whose SLC cache (12 GB) is about
+    the size of the write-buffer bursts, they run before the bursts fill it (SLC mode, 480 us), not after (the
+    native TLC program, 1.67 ms); and they come after the first burst, which takes the full TRIM's map updates."""
+    from ssdlab.twin.probe.names import ERASE, burst, flushwrite
+
+    jobs = probe_jobs(1_000_000_000_000, 0.25, stages=(CLEAN,))
+    names = [j.name for j in jobs]
+    first_flush = names.index(flushwrite("4k"))
+    assert names.index(ERASE) < names.index(burst("8m")) < first_flush < names.index(burst("32m"))
+    # no more than a few hundred MB reach the drive before the flushes (the bursts after them write 10 GB)
+    assert sum(int(j.options.get("size", 0)) for j in jobs[:first_flush]
+               if j.direction == "write" and not j.options.get("time_based")) <= 16 << 20
+    run = run_probe_simulated("wd-sn570-1000", None, budget=0.25, stages=(CLEAN,))
+    tprog_ns = int(Drive.load("wd-sn570-1000").config["nand"]["tprog_ns"])
+    for bs in ("4k", "16k", "64k"):
+        assert run.figures[flushwrite(bs)]["sync_p50_us"] * 1e3 < 0.5 * tprog_ns
