@@ -86,3 +86,24 @@ def test_a_modern_twins_page_read_starts_where_its_slc_read_is_the_measured_die_
     assert _modern_tr_start(None, qlc) == 121_700
     # the QLC part's range reaches twice its own mean (an SLC read of 45 us is a mean of 157 us)
     assert qlc.tr_range_ns == (25_000, 243_400) and tlc.tr_range_ns == (25_000, 150_000)
+
+
+def test_a_modern_twins_slc_program_starts_at_its_flush_where_the_clean_write_was_native():
+    # the WD SN570's probe: its clean sequential write (2,103 MB/s) ran past its 12 GB cache, in native blocks,
+    # not at the link's 3,586; its flushes (463 us over the write) ran in the cache, still empty
+    link = {"link_bytes_per_s": feature(3.586e9, "B/s", "medium", ""),
+            "seq_write_bytes_per_s": feature(2.103e9, "B/s", "high", "")}
+    native = {p.key: p for p in free_parameters(_cache_probe(2.08e9, **link), [8, 16, 32])}
+    f = _cache_probe(2.08e9, **link, tprog_ns=feature(462_702, "ns", "high", ""))
+    b = base_of(f)
+    params = {p.key: p for p in free_parameters(f, [8, 16, 32])}
+    ch = params["nand.channel_bytes_per_s"].value
+    unit = b.planes * 16384
+    by_flush = (462_702 - 3 * unit / ch * 1e9 + 4096 / 3.586e9 * 1e9) / 3
+    assert abs(params["nand.slc_tprog_ns"].value - by_flush) < 1_000
+    # the rate alone starts it at 16 dies x unit / 2,103 MB/s, twice the flush's
+    assert native["nand.slc_tprog_ns"].value > 2 * params["nand.slc_tprog_ns"].value
+    # a flush slower than the rate's bound (a cache already full at the flushes) leaves the rate's start
+    slow = _cache_probe(2.08e9, **link, tprog_ns=feature(1_651_702, "ns", "high", ""))
+    assert {p.key: p for p in free_parameters(slow, [8, 16, 32])}["nand.slc_tprog_ns"].value == \
+        native["nand.slc_tprog_ns"].value

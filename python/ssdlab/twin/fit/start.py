@@ -22,7 +22,6 @@ from .base import (
     _fv,
     _tprog_measured,
     base_of,
-    link_bound_rate,
 )
 
 #: The datasheet ranges of the era's MLC parts (docs/model.md), widened: tR and tPROG move within them, a
@@ -260,13 +259,15 @@ def _packages(dies: Any, flush_ns: Optional[float], dies_choices: Sequence[int])
 
 def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int], b: Base,
                        ch_start: float = 0.0) -> int:
-    """Where a modern twin's SLC-mode program time starts. The clean sequential write lands in the cache, so the
+    """Where a modern twin's SLC-mode program time starts. Where the clean sequential write lands in the cache, the
     dies' SLC units (a page on each plane) carry its rate: dies x unit / rate where the dies bind the write. Where
-    the link binds it (within :data:`LINK_BOUND_SHARE`), that is only an upper bound, and the flush gives a
-    tighter one: a flush pads and programs one whole one-shot unit, in SLC mode as many SLC programs as the cell
-    has bits, after the unit's transfer, so (flush time - transfer) / bits, exact where the flushed writes land
-    in the cache (above it where they land in native blocks, a cache already full). samsung970evoplus-1000: the
-    rate (3,586 MB/s, the link's) gives at most 292 us, its flush (369 us) 91 us, for its part's 100."""
+    the link binds it (within :data:`LINK_BOUND_SHARE`), that is only an upper bound, and where the bursts before
+    it filled a small cache it is the native blocks' rate. The flush gives a tighter bound, the lower of the two:
+    a flush pads and programs one whole one-shot unit, in SLC mode as many SLC programs as the cell has bits,
+    after the unit's transfer, so (flush time - transfer) / bits, exact where the flushed writes land in the
+    cache (the probe runs them while it is still empty). samsung970evoplus-1000: the rate (3,586 MB/s, the
+    link's) gives at most 292 us, its flush (369 us) 91 us, for its part's 100; wd-sn570-1000: the rate (2,103
+    MB/s, its native blocks past a 12 GB cache) about 500 us, its flush (481 us) about 120, for its part's 100."""
     if not b.modern:
         return 0
     rate = _fv(features, "seq_write_bytes_per_s")
@@ -277,7 +278,7 @@ def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int
     start = n * unit / float(rate) * 1e9
     flush = _tprog_measured(features)
     link = _fv(features, "link_bytes_per_s")
-    if flush and ch_start and link_bound_rate(features, "seq_write_bytes_per_s"):
+    if flush and ch_start:
         bits = int(library_values("part", b.part)["nand"]["bits_per_cell"])
         by_flush = (flush - bits * unit / ch_start * 1e9 + (4096 / float(link) * 1e9 if link else 0.0)) / bits
         if by_flush > 0:
@@ -303,8 +304,8 @@ def _optional(features: Features, flush_ns: Optional[float], ch_start: int, stri
                                     b.channel_range_bytes_per_s[1], int(_clamp(ch_start, *b.channel_range_bytes_per_s)),
                                     True, 1_000_000, "NAND channel rate: page transfers on reads and programs"))
         params.append(FreeParameter(b.program_key, b.program_range_ns[0], b.program_range_ns[1], slc_start, True, 1_000,
-                                    "SLC-mode program time: the clean stage's writes land in the cache, so its sustained "
-                                    "write rate with the dies, and the flushed writes' unit"))
+                                    "SLC-mode program time: the flushed writes land in the cache (the probe runs them "
+                                    "while it is empty), and so may the clean sustained write: its rate with the dies"))
     else:
         params.append(FreeParameter("nand.tprog_ns", TPROG_RANGE_NS[0], TPROG_RANGE_NS[1], 1_300_000, True, 10_000,
                                     "page program time: the sustained write rate with the dies and page size (within the "
