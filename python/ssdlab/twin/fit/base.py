@@ -47,6 +47,14 @@ ACTIVE_DIES_KEY = "controller.max_active_dies"
 PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
 #: The keys of the two ways a twin keeps dies idle (a cap, in the scan's words).
 CAP_KEYS = (ACTIVE_DIES_KEY, PROGRAM_BUFFER_KEY)
+#: The keys of a modern twin's dies of four planes that read each plane on its own, where the structure scan chose
+#: them over its part's two (:func:`ssdlab.twin.fit.structure.recheck_structure`): most 3D TLC dies since 2019 have
+#: four (MODERN.md: the ISSCC 2019 Kioxia/WD 512Gb, BiCS5), and half the dies of twice the planes write as fast but
+#: take twice as long over work done one page per die, such as a DRAM-less drive's translation pages.
+PLANES_KEY = "nand.planes_per_die"
+PLANE_READS_KEY = "nand.independent_plane_reads"
+#: The planes of a modern twin's dies the scan weighs against its part's.
+FOUR_PLANES = 4
 #: Free blocks per die the generic profile keeps (ftl.gc_threshold_blocks + 1 open block).
 _RESERVE_BLOCKS = 5
 #: The engine's default for ``ftl.perf_mode_reorg_units_per_host_unit`` (units the performance mode's

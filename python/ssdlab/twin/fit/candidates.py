@@ -21,6 +21,7 @@ from .base import (
     CHANNELS_KEY,
     MAX_PACKAGES_PER_CHANNEL,
     PLANES,
+    PLANES_KEY,
     PROGRAM_BUFFER_KEY,
     READAHEAD_CHOICES,
     READAHEAD_KEY,
@@ -224,6 +225,11 @@ def _target_for(target: Target, values: Mapping[str, Any], channel_choices: Sequ
             f"{', '.join(f'{x >> 10} KiB' for x in READAHEAD_CHOICES)} (firmware sizes it in powers of two) that "
             "explains the probe best, chosen at the start's times and weighed again at the fitted ones (the clean "
             "stage's sequential reads show it, 8KB at QD8 most)")]
+    if PLANES_KEY in values:
+        n = int(values[PLANES_KEY])
+        params = [p for p in params if p.key != PLANES_KEY] + [FreeParameter(
+            PLANES_KEY, n, n, n, False, 1, "planes per die: the structure scan's choice between the part's and four "
+            "(half the dies, each writing and reading twice the pages at once)")]
     if CHANNELS_KEY in values:
         c = int(values[CHANNELS_KEY])
         params = [p for p in params if p.key != CHANNELS_KEY] + [FreeParameter(

@@ -22,7 +22,9 @@ from .base import (
     CHANNELS_KEY,
     GENERIC_CHANNEL_BYTES_PER_S,
     MIN_TPROG_NS,
+    PLANE_READS_KEY,
     PLANES,
+    PLANES_KEY,
     REORG_UNITS_PER_HOST_UNIT,
     Base,
     _base_profile_ftl,
@@ -208,6 +210,9 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
             _put(doc, prov, "nand.page_size_bytes", 1 << int(v), "fitted", "page size")
         else:
             _put(doc, prov, k, v, "fitted", "")
+    if PLANES_KEY in values:
+        _put(doc, prov, PLANE_READS_KEY, True, "fitted", "the four-plane dies the structure scan chose read each "
+             "plane on its own, as the four-plane 3D TLC dies do (MODERN.md: the ISSCC 2019 Kioxia/WD 512Gb)")
     if b.modern and "nand.tr_ns" in values:
         _read_times(doc, prov, float(values["nand.tr_ns"]), b)
     if CHANNELS_KEY not in values:
@@ -308,7 +313,7 @@ def _unmapped_read(doc: Dict[str, Any], prov: Provenance, features: Features, b:
 def _spare_area(doc: Dict[str, Any], prov: Provenance, features: Features, cap: int, dies: int, page: int,
                 b: Base) -> None:
     """The raw NAND (blocks per plane) from the GC onset, and idle-time GC within the spare blocks a die has."""
-    planes, ppb = b.planes, b.pages_per_block
+    planes, ppb = int(doc["nand"].get("planes_per_die", b.planes)), b.pages_per_block
     block = planes * ppb * page
     onset = _fv(features, "gc_onset_bytes")
     floor = _fv(features, "gc_onset_at_least_bytes")
