@@ -266,8 +266,7 @@ def _slc_program_start(features: Features, dies: Any, dies_choices: Sequence[int
     a flush pads and programs one whole one-shot unit, in SLC mode as many SLC programs as the cell has bits,
     after the unit's transfer, so (flush time - transfer) / bits, exact where the flushed writes land in the
     cache (the probe runs them while it is still empty). samsung970evoplus-1000: the rate (3,586 MB/s, the
-    link's) gives at most 292 us, its flush (369 us) 91 us, for its part's 100; wd-sn570-1000: the rate (2,103
-    MB/s, its native blocks past a 12 GB cache) about 500 us, its flush (481 us) about 120, for its part's 100."""
+    link's) gives at most 292 us, its flush (369 us) 91 us, for its part's 100."""
     if not b.modern:
         return 0
     rate = _fv(features, "seq_write_bytes_per_s")

@@ -280,9 +280,9 @@ def _four_plane_candidates(vals: Dict[str, Any], target: Target, dies_choices: S
                            ) -> List[Tuple[str, Dict[str, Any]]]:
     """A modern twin on a part of fewer planes: the raw NAND in dies of four planes (fewer dies, as many planes),
     each plane reading on its own. As many pages write and read at once; what goes one page per die takes longer
-    per die (a DRAM-less drive's translation pages written back after a full TRIM: wd-sn570-1000's first write
-    after it waits 3.5 s on 16 four-plane dies, 0.9 s on 32 two-plane ones). The SLC program moves so that a
-    flush, which pads a whole unit (bits x the SLC program after the unit's transfer), keeps its time."""
+    per die (a DRAM-less drive's translation pages, written back one page program each after a full TRIM,
+    before the next flushed write: docs/twin.md). The SLC program moves so that a flush, which pads a whole unit
+    (bits x the SLC program after the unit's transfer), keeps its time."""
     ctx = target.drives.get(target.id)
     features = getattr(ctx, "features", None)
     if capped or features is None or PLANES_KEY in vals:
