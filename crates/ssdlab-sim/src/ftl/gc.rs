@@ -59,7 +59,19 @@ impl Ftl {
         // hold (those written fast past the fill limit in idle time only).
         // A write-through SLC buffer folds at its own pace: space GC takes
         // its blocks only by what they hold.
-        let reorg_now = !foreground || !(self.reorg_can_wait(die) || self.slc_write_through());
+        // With an SLC cache, a block holding nothing valid (TRIMmed) goes
+        // before a fold while the host writes: it frees a whole block for
+        // one erase, and folding beside host writes is the cache's own
+        // policy (`fold_units_per_host_unit`).
+        if foreground && self.slc.is_some() && !self.slc_write_through() && self.uses_buckets() {
+            let b = self.dies[d].heads[0];
+            if b != NONE {
+                self.bucket_remove(b);
+                self.blocks[b as usize].state = BlockState::Victim;
+                v = b;
+            }
+        }
+        let reorg_now = v == NONE && (!foreground || !(self.reorg_can_wait(die) || self.slc_write_through()));
         while let Some(b) = if reorg_now { self.reorg[d].pop() } else { None } {
             let blk = &self.blocks[b as usize];
             if blk.fast && blk.state == BlockState::Sealed {
@@ -89,15 +101,25 @@ impl Ftl {
 
     /// Erase a sealed block of `die` that holds no valid data (TRIMmed or
     /// rewritten), now: an SLC cache needs erased blocks for its room, and
-    /// an empty block costs one erase. False if the die has none (or is
-    /// cleaning a victim already).
+    /// an empty block costs one erase. False if the die has none.
     pub(super) fn erase_empty_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<bool> {
         let d = die as usize;
-        if self.dies[d].victim != NONE || !self.uses_buckets() || self.dies[d].heads[0] == NONE {
+        if !self.uses_buckets() || self.dies[d].heads[0] == NONE {
+            return Ok(false);
+        }
+        if self.dies[d].victim != NONE && self.slc_write_through() {
             return Ok(false);
         }
         let v = self.dies[d].heads[0];
         self.bucket_remove(v);
+        if self.dies[d].victim != NONE {
+            // Beside a victim the die was cleaning (paused by the host): the
+            // erase needs no GC slot. Waiting for the victim would count the
+            // cache full while empty blocks wait, as after a TRIM. (A
+            // write-through buffer makes its room by folding instead.)
+            self.erase_empty_now(die, v, now_ns, nand);
+            return Ok(true);
+        }
         self.blocks[v as usize].state = BlockState::Victim;
         self.begin_victim(die, v, now_ns, true, nand);
         self.gc_victim_step(die, now_ns, nand, u64::MAX, true)

@@ -126,6 +126,34 @@ fn a_fold_the_host_interrupted_keeps_no_emptied_slc_block_from_the_cache() {
 }
 
 #[test]
+fn after_a_trim_of_a_worn_drive_the_cache_takes_its_whole_size_and_folds_only_in_idle() {
+    // A static cache folded in idle time only (WD's). Random writes over
+    // the full drive leave each die cleaning a victim when the host stops;
+    // a TRIM of everything then empties every block. The write after it
+    // fills the whole cache (the empty blocks are erased for it beside the
+    // paused victims, not counted as a full cache), and past the cache it
+    // writes native blocks without folding the SLC data: the TRIMmed
+    // blocks cost one erase each.
+    let slc = json!({"static_percent_of_capacity": 10.0, "dynamic_percent_of_capacity": 0.0});
+    let mut s = sim(tlc_drive(96, slc, json!({"ftl": {"gc_mode": "paced", "gc_threshold_blocks": 4}})), 6, true);
+    let cap = s.capacity_bytes();
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32}));
+    run(&mut s, json!({"rw": "randwrite", "bs": "4k", "iodepth": 32, "number_ios": 20_000}));
+    s.trim(0, Some(cap)).unwrap();
+    // Idle time gives the cache back, too short to erase the TRIMmed blocks.
+    s.idle(120_000_000).unwrap();
+    let slc_bytes = |s: &Simulator| s.smart()["slc_bytes_programmed"].as_u64().unwrap_or(0);
+    let before = slc_bytes(&s);
+    let half = cap / 2 / (1 << 20) * (1 << 20);
+    run(&mut s, json!({"rw": "write", "bs": "128k", "iodepth": 32, "size": half}));
+    let cached = slc_bytes(&s) - before;
+    let size = cap / 10;
+    assert!(cached as f64 > 0.9 * size as f64, "{cached} B written in SLC after the TRIM, the cache is {size} B");
+    assert!(s.ftl_slc_bytes() as f64 > 0.9 * size as f64, "{} B left in SLC: folded while writing", s.ftl_slc_bytes());
+    s.check_now().unwrap();
+}
+
+#[test]
 fn trim_and_rewrites_of_slc_data_lose_nothing_through_folding_and_gc() {
     let mut s = sim(tlc_drive(64, default_slc(), json!({})), 4, true);
     let cap = s.capacity_bytes();
