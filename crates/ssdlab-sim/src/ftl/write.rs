@@ -474,9 +474,12 @@ impl Ftl {
     /// Program every partly filled unit now, padding it (a flush): the FTL
     /// pads a partial program unit with filler granules (counted in
     /// `padded_bytes`) and programs the whole unit, at the unit's full
-    /// transfer and program time; the next write starts a new unit. A unit
-    /// completed by the writes but held back for coalescing is programmed too.
+    /// transfer and program time; the next write starts a new unit, on the
+    /// die that frees up first (the padded unit now programs on its own). A
+    /// unit completed by the writes but held back for coalescing is
+    /// programmed too.
     pub fn flush(&mut self, now_ns: u64, nand: &mut Nand) {
+        let mut padded_host_die = false;
         for die in 0..self.g.dies {
             for gc in [false, true] {
                 let d = &mut self.dies[die as usize];
@@ -494,9 +497,15 @@ impl Ftl {
                     self.rev.push(b, PAD);
                 }
                 self.counters.padded_bytes += pad as u64 * self.gran_bytes;
+                padded_host_die |= !gc && pad > 0 && die == self.host_die;
                 // Cannot fail: no block is opened when units are only programmed.
                 let _ = self.program_ready_units(die, gc, now_ns, nand, true);
             }
+        }
+        // A stream of small flushed writes stripes over the dies as a
+        // stream of whole units does, instead of padding one die's units.
+        if padded_host_die {
+            self.host_die = self.next_host_die(self.host_die, now_ns, nand);
         }
     }
 }

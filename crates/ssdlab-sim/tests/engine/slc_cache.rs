@@ -154,6 +154,25 @@ fn after_a_trim_of_a_worn_drive_the_cache_takes_its_whole_size_and_folds_only_in
 }
 
 #[test]
+fn flushed_small_writes_stripe_over_the_dies_and_their_slc_caches() {
+    // Each flushed 4KB write pads and programs SLC pages (two here). Twice
+    // what one die's share of the cache holds in flushes, then more: striped
+    // over the 4 dies, they all still land in SLC (a 100 us program), where
+    // one die taking them all would have run out and programmed TLC (1.5 ms).
+    let slc = json!({"static_percent_of_capacity": 10.0, "dynamic_percent_of_capacity": 0.0});
+    let mut s = sim(tlc_drive(96, slc, json!({})), 7, true);
+    let per_die_pages = s.capacity_bytes() / 10 / 4 / 4096;
+    let job = |n: u64| json!({"rw": "randwrite", "bs": "4k", "iodepth": 1, "number_ios": n, "fsync": 1});
+    run(&mut s, job(per_die_pages));
+    let slc_bytes = s.smart()["slc_bytes_programmed"].as_u64().unwrap();
+    assert!(slc_bytes > s.capacity_bytes() / 10 / 4, "{slc_bytes} B in SLC: past one die's share");
+    let r = run(&mut s, job(per_die_pages / 4));
+    let sync_ns = r.stats.sync.lat.mean_ns();
+    assert!(sync_ns < 400_000.0, "{sync_ns:.0} ns a flush after {per_die_pages} flushed writes");
+    s.check_now().unwrap();
+}
+
+#[test]
 fn trim_and_rewrites_of_slc_data_lose_nothing_through_folding_and_gc() {
     let mut s = sim(tlc_drive(64, default_slc(), json!({})), 4, true);
     let cap = s.capacity_bytes();
