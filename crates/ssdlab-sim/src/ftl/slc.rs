@@ -52,6 +52,9 @@ pub(super) struct SlcCache {
     pub(super) blocks: Vec<u32>,
     pub(super) valid: Vec<u64>,
     pub(super) full: Vec<bool>,
+    /// Per die: idle time gave the cache back while the host block was a
+    /// native one (the host's next writes go to SLC blocks again).
+    pub(super) back: Vec<bool>,
 }
 
 impl SlcCache {
@@ -77,6 +80,7 @@ impl SlcCache {
             blocks: vec![0; g.dies as usize],
             valid: vec![0; g.dies as usize],
             full: vec![false; g.dies as usize],
+            back: vec![false; g.dies as usize],
         })
     }
 
@@ -84,6 +88,7 @@ impl SlcCache {
         self.blocks.iter_mut().for_each(|x| *x = 0);
         self.valid.iter_mut().for_each(|x| *x = 0);
         self.full.iter_mut().for_each(|x| *x = false);
+        self.back.iter_mut().for_each(|x| *x = false);
     }
 }
 
@@ -184,8 +189,14 @@ impl Ftl {
     /// Idle time gives the cache back: host writes land in SLC again as
     /// far as folding has made room.
     pub(super) fn slc_idle(&mut self) {
-        if let Some(c) = self.slc.as_mut() {
-            c.full.iter_mut().for_each(|x| *x = false);
+        let Some(c) = self.slc.as_mut() else { return };
+        c.full.iter_mut().for_each(|x| *x = false);
+        if c.write_through > 0 {
+            return;
+        }
+        for (d, die) in self.dies.iter().enumerate() {
+            let b = die.host_wp.block;
+            c.back[d] = b != super::NONE && !self.blocks[b as usize].fast;
         }
     }
 

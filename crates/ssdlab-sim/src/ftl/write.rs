@@ -234,6 +234,9 @@ impl Ftl {
     #[inline]
     pub(super) fn alloc(&mut self, die: u32, gc: bool, n: u32, now_ns: u64, nand: &mut Nand) -> Result<u32> {
         let d = die as usize;
+        if !gc && self.slc.as_ref().is_some_and(|c| c.back[d]) {
+            self.leave_native_block(die, now_ns, nand)?;
+        }
         let wp = if gc { self.dies[d].gc_wp } else { self.dies[d].host_wp };
         if wp.block != NONE && wp.next + n > wp.cap {
             // Pad the block's tail and close it.
@@ -261,6 +264,37 @@ impl Ftl {
         let head = wp.block * self.spb + wp.next;
         wp.next += n;
         Ok(head)
+    }
+
+    /// Idle time gave die `die`'s cache back while its host block is a
+    /// native one: at the block's next unit boundary its programmed units
+    /// are sealed as they are (the rest stays erased until GC takes the
+    /// block), so that the host's next writes open an SLC block rather
+    /// than fill the native one first.
+    #[cold]
+    fn leave_native_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<()> {
+        let d = die as usize;
+        let wp = self.dies[d].host_wp;
+        if wp.block != NONE && !self.blocks[wp.block as usize].fast && self.unit_div.rem(wp.next) != 0 {
+            return Ok(());
+        }
+        if let Some(c) = self.slc.as_mut() {
+            c.back[d] = false;
+        }
+        // (An SLC block whose data is all TRIMmed counts against the size
+        // until the new block's allocation erases it.)
+        let empty_slc = self.reorg[d].iter().any(|&b| self.blocks[b as usize].valid == 0);
+        let room = self.slc.as_ref().is_some_and(|c| !c.full[d] && (c.blocks[d] < self.slc_size(d) || empty_slc));
+        if wp.block == NONE || self.blocks[wp.block as usize].fast || !room {
+            return Ok(());
+        }
+        self.program_ready_units(die, false, now_ns, nand, true)?;
+        let wp = self.dies[d].host_wp;
+        if wp.block != NONE {
+            self.dies[d].host_wp = WritePoint::EMPTY;
+            self.seal(wp.block, now_ns);
+        }
+        Ok(())
     }
 
     /// Program the complete units of a write point; seal its block when full.

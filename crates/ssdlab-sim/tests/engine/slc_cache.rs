@@ -318,3 +318,29 @@ fn a_write_through_buffer_needs_a_fixed_size_and_a_sane_threshold() {
     assert!(e.contains("slc_cache.write_through_max_bytes") && e.contains("512..="), "{e}");
     base(json!({"static_percent_of_capacity": 1.0, "write_through_max_bytes": 4096})).unwrap();
 }
+
+#[test]
+fn writes_after_idle_gave_the_cache_back_go_to_slc_not_to_the_open_native_block() {
+    // Past a static cache folded in idle time only, each die's host block
+    // is a native one, part written. Once idle time has folded the cache,
+    // the next writes open SLC blocks at once (the native block is sealed
+    // as far as it is programmed) instead of filling the native block
+    // first: a read of them right after is an SLC read.
+    let slc = json!({"static_percent_of_capacity": 10.0, "dynamic_percent_of_capacity": 0.0});
+    let mut s = sim(tlc_drive(96, slc, json!({})), 8, true);
+    let cap = s.capacity_bytes();
+    let slc_bytes = |s: &Simulator| s.smart()["slc_bytes_programmed"].as_u64().unwrap_or(0);
+    for round in 0..4u64 {
+        // a write that ends part-way into a native block on some die
+        let size = (cap / 3 + round * 60 * 1024) / 4096 * 4096;
+        run(&mut s, json!({"rw": "write", "bs": "4k", "iodepth": 8, "offset": round * 4096 * 11, "size": size}));
+        s.idle(5_000_000_000).unwrap();
+        let before = slc_bytes(&s);
+        let small = 256 * 1024;
+        run(&mut s, json!({"rw": "write", "bs": "4k", "iodepth": 1, "offset": cap / 2, "size": small, "fsync": 16}));
+        let cached = slc_bytes(&s) - before;
+        assert!(cached >= small, "round {round}: {cached} B of {small} written in SLC after idle time");
+        run(&mut s, json!({"rw": "randread", "bs": "4k", "iodepth": 4, "number_ios": 2000}));
+        s.check_now().unwrap();
+    }
+}
