@@ -20,7 +20,7 @@ from ssdlab.twin.fit.drive_file import build_doc
 from ssdlab.twin.fit.start import free_parameters, raw_nand_dies, start_candidates
 from ssdlab.twin.probe import FILL, FULL, QUEUES, jobfile_text, probe_jobs
 from ssdlab.twin.probe.jobs import LINK_SEQREAD, QUEUE_GRID, map_span, map_spans, queue_read
-from ssdlab.twin.probe.names import randread_4k
+from ssdlab.twin.probe.names import MAP_TAIL, randread_4k
 from ssdlab.twin.roundtrip import MODERN_REVIEW_TESTS, review_tests
 
 TB = 1_000_000_000_000
@@ -36,8 +36,10 @@ def test_map_and_queue_jobs_are_in_the_probe():
     q = [j for j in jobs if j.stage == QUEUES]
     assert jobs[-len(q):] == q
     assert [j.name for j in q] == ([queue_read(n, d) for n, d in QUEUE_GRID] + [LINK_SEQREAD]
-                                   + [map_span(s, TB) for s in spans])
-    assert all(j.options["iodepth"] == 1 and j.options["offset"] == 0 for j in q[-len(spans):])
+                                   + [map_span(s, TB) for s in spans] + [MAP_TAIL])
+    assert all(j.options["iodepth"] == 1 and j.options["offset"] == 0 for j in q[-len(spans) - 1:-1])
+    # the tail: the drive's last GiB, past what the cache stage wrote
+    assert q[-1].options["offset"] + q[-1].options["size"] <= TB and q[-1].options["offset"] > TB - 2 * GiB
     assert {(j.options["numjobs"], j.options["iodepth"]) for j in q[:len(QUEUE_GRID)]} == set(QUEUE_GRID)
     assert min(n * d for n, d in QUEUE_GRID) == 1 and max(n * d for n, d in QUEUE_GRID) == 256
     text = jobfile_text(q[:len(QUEUE_GRID) + 1])
@@ -67,6 +69,40 @@ def test_the_map_cache_is_the_span_where_qd1_reads_step_up():
     two = map_cache_features(_spans(lambda s: 169.0 if s >= TB // 2 else 145.0), TB)
     assert two["map_cache_limited"]["value"] is True
     assert map_cache_features({}, TB)["map_cache_bytes"]["confidence"] == "none"
+
+
+def _cache_stage(latency, fill=75e9, after=37.5e9):
+    """The map spans read after the cache stage: its TRIM, its fill and its write after idle time from LBA 0."""
+    figs = _spans(latency)
+    figs.update({"cache-trim": {"io_bytes": TB}, "cache-fill": {"io_bytes": fill}, "cache-after-idle": {"io_bytes": after}})
+    return figs
+
+
+def test_the_map_cache_is_told_apart_from_what_the_spans_read():
+    covered, slc, written = 64 * GiB, 12e9, 112.5e9
+
+    def dramless(s):  # SLC data 57 us, native 74, a trimmed LBA 16 (its map only); a miss 71 more
+        in_slc = min(s, slc) / s
+        data = min(s, written) / s
+        return 57 * in_slc + 74 * (data - in_slc) + 16 * (1 - data) + 71 * max(0.0, 1 - covered / s)
+
+    figs = _cache_stage(dramless)
+    f = map_cache_features(figs, TB, slc, 0)
+    assert f["map_cache_limited"]["value"] is True
+    assert abs(f["map_cache_span_bytes"]["value"] / covered - 1) < 0.03
+    assert abs(f["map_miss_us"]["value"] - 71) < 5
+    assert "data in SLC" in f["map_cache_span_bytes"]["how"] and "trimmed LBAs" in f["map_cache_span_bytes"]["how"]
+    # the faster SLC start read as if it were the whole drive's: the step lands far from the map
+    blind = map_cache_features({k: v for k, v in figs.items() if k.startswith("map-span")}, TB)
+    assert abs(blind["map_cache_span_bytes"]["value"] / covered - 1) > 0.1
+
+    def dram(s):  # the whole map held: each kind at its own latency, trimmed LBAs answered from the map at once
+        in_slc = min(s, 42.8e9) / s
+        data = min(s, written) / s
+        return 70 * in_slc + 58 * (data - in_slc) + 18 * (1 - data)
+
+    d = map_cache_features(_cache_stage(dram), TB, 42.8e9, 0)
+    assert d["map_cache_limited"]["value"] is False and d["map_cache_bytes"]["value"] is None
 
 
 def test_reads_past_32_outstanding_show_nvme_queues():

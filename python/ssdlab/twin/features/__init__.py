@@ -85,7 +85,8 @@ def extract(figs: Mapping[str, JobFigures], capacity_bytes: int, *, cache: bool 
     if CACHE_FILL in figs or cache:
         F.update(cache_features(figs))
     if has_map_jobs(figs):
-        F.update(map_cache_features(figs, capacity_bytes))
+        slc = field_of(F, "slc_cache_bytes", "value") if field_of(F, "slc_cache", "value") else None
+        F.update(map_cache_features(figs, capacity_bytes, slc, field_of(F, "slc_idle_recovered_bytes", "value")))
     if any(n.startswith(QUEUE_PREFIX) for n in figs):
         F.update(queue_features(figs))
         _nvme(F, figs)

@@ -6,16 +6,35 @@ fastest transfer. Only fio's rates and mean latencies are read."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from ..probe.names import LINK_SEQREAD, MAP_SPAN_PREFIX, QUEUE_GRID, map_span, map_spans, queue_read, randread_4k
+from ..probe.names import (
+    CACHE_AFTER_IDLE,
+    CACHE_FILL,
+    CACHE_TRIM,
+    LINK_SEQREAD,
+    MAP_SPAN_PREFIX,
+    MAP_TAIL,
+    QUEUE_GRID,
+    map_span,
+    map_spans,
+    queue_read,
+    randread_4k,
+)
 from ..records import Feature, JobFigures
 from .common import _get, feature
 
 #: A span's mean QD1 latency this much above the flat spans' is past the map cache: a miss adds a translation
 #: page's read (tens of microseconds on a read of about a hundred).
 MAP_STEP_SHARE = 0.15
+#: A map cache's step explains the spans' curve when it leaves at most this share of the rms without it.
+MAP_FIT_SHARE = 0.8
+#: Covered spans tried, on a log grid from the first span to the whole drive.
+MAP_GRID = 400
+TRIMMED = "trimmed LBAs"
+UNKNOWN = "what earlier stages wrote"
 #: Bytes of a map entry per 4KB unit (a 32-bit physical address: 1 GB of map per TB, the rule the DRAM of every
 #: modern drive with a full map follows: 1 GB of DRAM on the 1TB 980 PRO, MODERN.md).
 MAP_ENTRY_BYTES = 4
@@ -89,18 +108,78 @@ def queue_features(figs: Mapping[str, JobFigures]) -> Dict[str, Feature]:
     return out
 
 
-def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
-    """The span of LBAs the controller's map covers: the QD1 latency over growing spans of the full drive is
-    flat while the span's map is held and rises past it, with the share of reads that miss (1 - covered/span);
-    the covered span is fitted to that curve (least squares over a log grid of spans), and the map cache is it
-    at :data:`MAP_ENTRY_BYTES` per 4KB unit."""
+def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_bytes: Optional[float] = None,
+                       recovered_bytes: Optional[float] = None) -> Dict[str, Feature]:
+    """The span of LBAs the controller's map covers: the QD1 latency over growing spans from LBA 0 is flat while
+    the span's map is held and rises past it, with the share of reads that miss (1 - covered/span). The spans
+    also read what the cache stage left where (:func:`_regions`: data in SLC, in native blocks, trimmed LBAs),
+    each at its own latency; the covered span is fitted with those (least squares over a log grid of spans), and
+    the map cache is it at :data:`MAP_ENTRY_BYTES` per 4KB unit. ``slc_bytes``, ``recovered_bytes``: the cache
+    stage's SLC cache and what idle time gave back (None: not seen)."""
     pts = [(s, _get(figs, map_span(s, capacity_bytes), "clat_mean_us")) for s in map_spans(capacity_bytes)]
     seen = [(float(s), float(v)) for s, v in pts if v]
     keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us")
     if len(seen) < 3:
         return {k: feature(None, "", "none", "the map-cache jobs did not run") for k in keys}
-    base = min(v for _, v in seen)
     shown = ", ".join(f"{s / 1e9:,.0f} GB {v:.0f} us" for s, v in seen)
+    names, cols = _regions(figs, [s for s, _ in seen], slc_bytes, recovered_bytes)
+    if len(cols) == 1:
+        return _trend_features(seen, capacity_bytes, shown)
+    # the tail's reads give the latency of the LBAs past the written span (the last kind), where they read it
+    tail = _get(figs, MAP_TAIL, "clat_mean_us") if names[-1] in (TRIMMED, UNKNOWN) else None
+    if tail:
+        seen = [(s, v - tail * share) for (s, v), share in zip(seen, cols[-1])]
+        cols = cols[:-1]
+        names = names[:-1] + [f"{names[-1]} ({tail:.0f} us: {MAP_TAIL})"]
+    fit = _fit_covered(seen, cols, float(capacity_bytes))
+    where = "; the spans read " + ", ".join(names) if len(names) > 1 else ""
+    if fit.limited:
+        why = (f"QD1 read latency over spans from LBA 0 ({shown}): rising past {fit.covered / 1e9:,.0f} GB as the "
+               f"share of reads past the map cache grows (1 - covered / span){where}, each at its own latency: the "
+               f"covered span fitted to that curve (rms {fit.rms_us:.1f} us, without a map cache {fit.null_rms_us:.1f})")
+        return {"map_cache_limited": feature(True, "", "high", why),
+                "map_cache_span_bytes": feature(round(fit.covered), "B", "high", why),
+                "map_cache_bytes": feature(int(math.ceil(fit.covered / 4096)) * MAP_ENTRY_BYTES, "B", "high",
+                                           f"the covered span at {MAP_ENTRY_BYTES} B of map per 4KB unit"),
+                "map_miss_us": feature(round(fit.miss_us, 1), "us", "high", "what a read past the map cache adds (a "
+                                       "translation page's read): the fitted step's height at a span of which nothing "
+                                       "is held")}
+    why = (f"QD1 read latency over spans from LBA 0 ({shown}){where}: " + fit.why
+           + ", so the controller holds the whole map (DRAM)")
+    return {"map_cache_limited": feature(False, "", "high", why),
+            "map_cache_span_bytes": feature(None, "B", "none", why),
+            "map_cache_bytes": feature(None, "B", "none", why),
+            "map_miss_us": feature(None, "us", "none", why)}
+
+
+def _regions(figs: Mapping[str, JobFigures], spans: Sequence[float], slc_bytes: Optional[float],
+             recovered_bytes: Optional[float]) -> Tuple[List[str], List[List[float]]]:
+    """The share of each span's reads that land on each kind of LBA the cache stage left, from LBA 0: the cache
+    fill's first ``slc_bytes`` and what idle time gave back at the start of the write after it in SLC, the rest of
+    both writes in native blocks, and past them, after the stage's TRIM, LBAs that hold nothing (no data to read:
+    only the map is looked up); without a TRIM, whatever the earlier stages left there. No cache stage: one kind."""
+    fill = float(_get(figs, CACHE_FILL, "io_bytes") or 0)
+    after = float(_get(figs, CACHE_AFTER_IDLE, "io_bytes") or 0)
+    if not fill:
+        return [UNKNOWN], [[1.0] * len(spans)]
+    written = fill + after
+    if slc_bytes is None:
+        slc_first, slc_after = 0.0, 0.0
+    else:
+        slc_first = min(float(slc_bytes), fill)
+        slc_after = min(after, max(0.0, float(slc_bytes) - fill) + float(recovered_bytes or 0))
+    kinds = [("data in SLC", [(min(s, slc_first) + min(max(0.0, s - fill), slc_after)) / s for s in spans])]
+    kinds.append(("data in native blocks", [min(s, written) / s - a for s, a in zip(spans, kinds[0][1])]))
+    rest = TRIMMED if CACHE_TRIM in figs else UNKNOWN
+    kinds.append((rest, [1 - min(s, written) / s for s in spans]))
+    kinds = [(n, c) for n, c in kinds if max(c) > 1e-9]
+    return [n for n, _ in kinds], [c for _, c in kinds]
+
+
+def _trend_features(seen: List[Tuple[float, float]], capacity_bytes: int, shown: str) -> Dict[str, Feature]:
+    """Without the cache stage, where the earlier stages' data lies is not known here: the first span from which
+    every larger one is slower by the step starts the map's curve, fitted over a slow trend in log span."""
+    base = min(v for _, v in seen)
     # the first span from which every larger one is slower by the step: a single slow span (the first, behind the
     # programs the job before it left) is not the map
     k = next((i for i in range(len(seen)) if all(v > (1 + MAP_STEP_SHARE) * base for _, v in seen[i:])), None)
@@ -115,7 +194,7 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> D
                 "map_cache_bytes": feature(None, "B", "none", why),
                 "map_miss_us": feature(None, "us", "none", why)}
     lo, hi = seen[k - 1][0], capacity_bytes
-    covered, miss = _fit_covered(seen, lo, hi)
+    covered, miss = _fit_trend(seen, lo, hi)
     why = (f"QD1 read latency over spans of the full drive ({shown}): flat to {lo / 1e9:,.0f} GB, then rising as the "
            f"share of reads past the map cache grows (1 - covered / span); the covered span fitted to that curve over a "
            "slow trend in log span")
@@ -127,7 +206,7 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> D
                                    "page's read): the fitted step's height at a span of which nothing is held")}
 
 
-def _fit_covered(seen: List[Tuple[float, float]], lo: float, hi: float) -> Tuple[float, float]:
+def _fit_trend(seen: List[Tuple[float, float]], lo: float, hi: float) -> Tuple[float, float]:
     """The covered span C and a miss's cost m of L(S) = a + t log S + m max(0, 1 - C / S) fitted to the spans'
     latencies by least squares (C on a log grid from ``lo`` to ``hi``; a, t, m linear): the reads of a larger
     span also land on more of the drive's regions (an SLC-cached start, other page types), a slow trend the log
@@ -147,6 +226,70 @@ def _fit_covered(seen: List[Tuple[float, float]], lo: float, hi: float) -> Tuple
     if best is None:
         return lo, 0.0
     return best[1], best[2]
+
+
+class _MapFit(NamedTuple):
+    limited: bool
+    covered: float
+    miss_us: float
+    rms_us: float
+    null_rms_us: float
+    why: str
+
+
+def _nnls(a: Any, y: Any) -> Optional[Tuple[float, Any]]:
+    """Least squares with every coefficient >= 0 (a read takes time), by trying each subset of the few columns."""
+    import numpy as np
+
+    best: Optional[Tuple[float, Any]] = None
+    n = a.shape[1]
+    for k in range(1, n + 1):
+        for sub in itertools.combinations(range(n), k):
+            c = np.linalg.lstsq(a[:, sub], y, rcond=None)[0]
+            if (c < 0).any():
+                continue
+            err = float(np.sum((a[:, sub] @ c - y) ** 2))
+            if best is None or err < best[0]:
+                full = np.zeros(n)
+                full[list(sub)] = c
+                best = (err, full)
+    return best
+
+
+def _fit_covered(seen: List[Tuple[float, float]], cols: List[List[float]], cap: float) -> _MapFit:
+    """L(S) = sum of each kind's share x its latency + m max(0, 1 - C / S), by least squares with C on a log grid
+    of spans (the rest linear, >= 0), against the same without a map cache. A map cache when the step explains
+    the curve (its rms at most :data:`MAP_FIT_SHARE` of the one without), is at least :data:`MAP_STEP_SHARE` of
+    the data's read, and lies under at least two spans: one span cannot tell a map's curve from LBAs that read
+    slower where they lie."""
+    import numpy as np
+
+    s = np.array([x for x, _ in seen])
+    y = np.array([v for _, v in seen])
+    base = np.column_stack([np.array(c) for c in cols])
+    null = _nnls(base, y)
+    null_rms = math.sqrt(null[0] / len(s)) if null else float("inf")
+    best: Optional[Tuple[float, float, Any]] = None
+    for i in range(MAP_GRID + 1):
+        c = s[0] * (cap / s[0]) ** (i / MAP_GRID)
+        r = _nnls(np.column_stack([base, np.maximum(0.0, 1 - c / s)]), y)
+        if r and r[1][-1] > 0 and (best is None or r[0] < best[0]):
+            best = (r[0], c, r[1])
+    if best is None:
+        return _MapFit(False, 0.0, 0.0, null_rms, null_rms, "no rise with the span")
+    err, covered, coef = best
+    rms = math.sqrt(err / len(s))
+    miss = float(coef[-1])
+    hit = max(float(v) for v in coef[:-1])
+    past = int(np.sum(s > covered * (1 + MAP_STEP_SHARE)))
+    if miss < MAP_STEP_SHARE * hit or rms > MAP_FIT_SHARE * null_rms:
+        why = (f"no step a map cache makes (the best adds {miss:.0f} us to reads of {hit:.0f} us and takes the rms "
+               f"from {null_rms:.1f} to {rms:.1f} us): flat over the spans but for what each reads")
+        return _MapFit(False, covered, miss, rms, null_rms, why)
+    if past < 2:
+        return _MapFit(False, covered, miss, rms, null_rms, "flat but for the largest span alone (one point is not "
+                       "a map cache's curve)")
+    return _MapFit(True, covered, miss, rms, null_rms, "")
 
 
 def has_map_jobs(figs: Mapping[str, Any]) -> bool:

@@ -28,7 +28,9 @@ from .names import (
     LINK_JOBS,
     LINK_SEQREAD,
     MAP_RAMP_S,
+    MAP_SPAN_FIRST_BYTES,
     MAP_SPAN_S,
+    MAP_TAIL,
     QUEUE_GRID,
     QUEUE_S,
     QUEUES,
@@ -146,6 +148,12 @@ def queue_stage(jobs: JobList, sp: Spans, written: Optional[int] = None) -> None
             "the controller's map cache and steps up past it (each read then also loads a translation page from the "
             "NAND)", "read", rw="randread", bs="4k", iodepth=1, offset=0, size=s,
             time_based=1, ramp_time=secs(MAP_RAMP_S), runtime=secs(max(1.0, MAP_SPAN_S * sp.budget)))
+    tail = min(MAP_SPAN_FIRST_BYTES, sp.cap)
+    jobs.add(MAP_TAIL, QUEUES, "map cache (what the spans read past the data written last)",
+             "4KB random reads at QD1 over the drive's last GiB, whose map fits any map cache: the latency of the "
+             "LBAs past the cache stage's writes, which the larger spans read as well", "read", rw="randread",
+             bs="4k", iodepth=1, offset=(sp.cap - tail) >> 20 << 20, size=tail, time_based=1, ramp_time=secs(MAP_RAMP_S),
+             runtime=secs(max(1.0, MAP_SPAN_S * sp.budget)))
 
 
 

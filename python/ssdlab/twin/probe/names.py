@@ -112,6 +112,10 @@ MAP_SPAN_PREFIX = "map-span-"
 MAP_SPAN_FIRST_BYTES = 1 << 30
 MAP_SPAN_S = 2.0
 MAP_RAMP_S = 2.0
+#: The same reads over the drive's last GiB, past everything the cache stage wrote: what the spans' tail reads
+#: (after the stage's TRIM, LBAs that hold nothing) costs where the map is held. Without it that latency and the
+#: map's step are the same curve past the written span (both a + b / span), and the covered span is not found.
+MAP_TAIL = "map-tail-1g"
 #: The queue jobs: 4KB random reads over (fio jobs, iodepth per job), QD1 to 256 with 1 to 8 jobs (on NVMe each
 #: fio job has its own queue pair; on SATA every job shares the drive's 32 NCQ tags), this long each per unit of
 #: --budget.
@@ -210,7 +214,7 @@ __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_F
            "RANDRW_4K_QD4", "FILL_JOB", "TORTURE", "TORTURED_FLUSH", "AFTER_IDLE_RANDWRITE",
            "TORTURED_RANDREAD", "TORTURED_SEQREAD", "DIRTY_SEQWRITE", "TRIM_ALL", "AFTER_TRIM_SEQWRITE",
            "HOST_BUFFERS", "CACHE_TRIM", "CACHE_FILL", "CACHE_AFTER_IDLE", "CACHE_FILL_SHARE", "CACHE_IDLE_S",
-           "MAP_SPAN_PREFIX", "MAP_SPAN_FIRST_BYTES", "MAP_SPAN_S", "MAP_RAMP_S", "QUEUE_GRID", "QUEUE_S",
+           "MAP_SPAN_PREFIX", "MAP_TAIL", "MAP_SPAN_FIRST_BYTES", "MAP_SPAN_S", "MAP_RAMP_S", "QUEUE_GRID", "QUEUE_S",
            "QUEUE_PREFIX", "LINK_JOBS", "LINK_SEQREAD", "BURST_PREFIX", "SEQWRITE_PREFIX", "RANDWRITE_PREFIX",
            "burst", "randwrite_4k", "flushwrite", "seqwrite_pattern", "randread_4k", "randread_qd1",
            "seqread_128k", "seqread_4k", "seqwrite_small", "seqread_small", "rewrite", "map_span", "queue_read",
