@@ -92,6 +92,12 @@ def test_the_map_cache_is_told_apart_from_what_the_spans_read():
     assert abs(f["map_cache_span_bytes"]["value"] / covered - 1) < 0.03
     assert abs(f["map_miss_us"]["value"] - 71) < 5
     assert "data in SLC" in f["map_cache_span_bytes"]["how"] and "trimmed LBAs" in f["map_cache_span_bytes"]["how"]
+    # each kind's read where its map is held (with the tail's reads: what the die's read adds to a map lookup)
+    figs["map-tail-1g"] = {"clat_mean_us": 16.0}
+    t = map_cache_features(figs, TB, slc, 0)
+    assert abs(t["slc_data_read_qd1_us"]["value"] - 57) < 2 and abs(t["native_data_read_qd1_us"]["value"] - 74) < 2
+    assert "41.0 us more than a read of a trimmed LBA" in t["slc_data_read_qd1_us"]["how"]
+    assert abs(t["map_cache_span_bytes"]["value"] / covered - 1) < 0.03
     # the faster SLC start read as if it were the whole drive's: the step lands far from the map
     blind = map_cache_features({k: v for k, v in figs.items() if k.startswith("map-span")}, TB)
     assert abs(blind["map_cache_span_bytes"]["value"] / covered - 1) > 0.1
@@ -103,6 +109,9 @@ def test_the_map_cache_is_told_apart_from_what_the_spans_read():
 
     d = map_cache_features(_cache_stage(dram), TB, 42.8e9, 0)
     assert d["map_cache_limited"]["value"] is False and d["map_cache_bytes"]["value"] is None
+    assert abs(d["slc_data_read_qd1_us"]["value"] - 70) < 1 and abs(d["native_data_read_qd1_us"]["value"] - 58) < 1
+    # without the cache stage, where the spans' data lies is not known
+    assert blind["slc_data_read_qd1_us"]["value"] is None
 
 
 def test_reads_past_32_outstanding_show_nvme_queues():

@@ -35,6 +35,10 @@ MAP_FIT_SHARE = 0.8
 MAP_GRID = 400
 TRIMMED = "trimmed LBAs"
 UNKNOWN = "what earlier stages wrote"
+SLC_DATA = "data in SLC"
+NATIVE_DATA = "data in native blocks"
+#: The QD1 reads of the cache stage's data by kind, from the map-span fit.
+KIND_READS = ("slc_data_read_qd1_us", "native_data_read_qd1_us")
 #: Bytes of a map entry per 4KB unit (a 32-bit physical address: 1 GB of map per TB, the rule the DRAM of every
 #: modern drive with a full map follows: 1 GB of DRAM on the 1TB 980 PRO, MODERN.md).
 MAP_ENTRY_BYTES = 4
@@ -118,13 +122,15 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_
     stage's SLC cache and what idle time gave back (None: not seen)."""
     pts = [(s, _get(figs, map_span(s, capacity_bytes), "clat_mean_us")) for s in map_spans(capacity_bytes)]
     seen = [(float(s), float(v)) for s, v in pts if v]
-    keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us")
+    keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us") + KIND_READS
     if len(seen) < 3:
         return {k: feature(None, "", "none", "the map-cache jobs did not run") for k in keys}
     shown = ", ".join(f"{s / 1e9:,.0f} GB {v:.0f} us" for s, v in seen)
     names, cols = _regions(figs, [s for s, _ in seen], slc_bytes, recovered_bytes)
     if len(cols) == 1:
-        return _trend_features(seen, capacity_bytes, shown)
+        unknown = "the cache stage did not run: where the spans' data lies is not known"
+        return {**{k: feature(None, "us", "none", unknown) for k in KIND_READS},
+                **_trend_features(seen, capacity_bytes, shown)}
     # the tail's reads give the latency of the LBAs past the written span (the last kind), where they read it
     tail = _get(figs, MAP_TAIL, "clat_mean_us") if names[-1] in (TRIMMED, UNKNOWN) else None
     if tail:
@@ -132,12 +138,13 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_
         cols = cols[:-1]
         names = names[:-1] + [f"{names[-1]} ({tail:.0f} us: {MAP_TAIL})"]
     fit = _fit_covered(seen, cols, float(capacity_bytes))
+    reads = _kind_reads(names, fit, tail)
     where = "; the spans read " + ", ".join(names) if len(names) > 1 else ""
     if fit.limited:
         why = (f"QD1 read latency over spans from LBA 0 ({shown}): rising past {fit.covered / 1e9:,.0f} GB as the "
                f"share of reads past the map cache grows (1 - covered / span){where}, each at its own latency: the "
                f"covered span fitted to that curve (rms {fit.rms_us:.1f} us, without a map cache {fit.null_rms_us:.1f})")
-        return {"map_cache_limited": feature(True, "", "high", why),
+        return {**reads, "map_cache_limited": feature(True, "", "high", why),
                 "map_cache_span_bytes": feature(round(fit.covered), "B", "high", why),
                 "map_cache_bytes": feature(int(math.ceil(fit.covered / 4096)) * MAP_ENTRY_BYTES, "B", "high",
                                            f"the covered span at {MAP_ENTRY_BYTES} B of map per 4KB unit"),
@@ -146,10 +153,30 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_
                                        "is held")}
     why = (f"QD1 read latency over spans from LBA 0 ({shown}){where}: " + fit.why
            + ", so the controller holds the whole map (DRAM)")
-    return {"map_cache_limited": feature(False, "", "high", why),
+    return {**reads, "map_cache_limited": feature(False, "", "high", why),
             "map_cache_span_bytes": feature(None, "B", "none", why),
             "map_cache_bytes": feature(None, "B", "none", why),
             "map_miss_us": feature(None, "us", "none", why)}
+
+
+def _kind_reads(names: Sequence[str], fit: "_MapFit", tail: Optional[float]) -> Dict[str, Feature]:
+    """The QD1 read latency of the cache stage's data in SLC and in native blocks, where its map is held (the
+    kinds' latencies in the map-span fit), and with the tail's latency (the command and the link alone, no die
+    read) what the read of each adds: the die's read and the transfer."""
+    out: Dict[str, Feature] = {}
+    for key, kind in zip(KIND_READS, (SLC_DATA, NATIVE_DATA)):
+        i = next((j for j, n in enumerate(names) if n == kind), None)
+        v = fit.latencies_us[i] if i is not None and i < len(fit.latencies_us) else 0.0
+        if v <= 0:
+            why = (f"the spans read no {kind}" if i is None else
+                   f"the spans' curve does not set the {kind} apart from the other kinds")
+            out[key] = feature(None, "us", "none", why)
+            continue
+        net = f"; {v - tail:.1f} us more than a read of a trimmed LBA ({MAP_TAIL}: no die read), the die's read " \
+              "and the transfer" if tail else ""
+        out[key] = feature(round(v, 1), "us", "medium", f"the QD1 read latency of the cache stage's {kind} where "
+                           f"its map is held, fitted with the map cache over the spans' shares of each kind{net}")
+    return out
 
 
 def _regions(figs: Mapping[str, JobFigures], spans: Sequence[float], slc_bytes: Optional[float],
@@ -168,8 +195,8 @@ def _regions(figs: Mapping[str, JobFigures], spans: Sequence[float], slc_bytes: 
     else:
         slc_first = min(float(slc_bytes), fill)
         slc_after = min(after, max(0.0, float(slc_bytes) - fill) + float(recovered_bytes or 0))
-    kinds = [("data in SLC", [(min(s, slc_first) + min(max(0.0, s - fill), slc_after)) / s for s in spans])]
-    kinds.append(("data in native blocks", [min(s, written) / s - a for s, a in zip(spans, kinds[0][1])]))
+    kinds = [(SLC_DATA, [(min(s, slc_first) + min(max(0.0, s - fill), slc_after)) / s for s in spans])]
+    kinds.append((NATIVE_DATA, [min(s, written) / s - a for s, a in zip(spans, kinds[0][1])]))
     rest = TRIMMED if CACHE_TRIM in figs else UNKNOWN
     kinds.append((rest, [1 - min(s, written) / s for s in spans]))
     kinds = [(n, c) for n, c in kinds if max(c) > 1e-9]
@@ -235,6 +262,8 @@ class _MapFit(NamedTuple):
     rms_us: float
     null_rms_us: float
     why: str
+    #: Each kind's QD1 read latency where its map is held, in the model kept (with the step or without it).
+    latencies_us: Tuple[float, ...] = ()
 
 
 def _nnls(a: Any, y: Any) -> Optional[Tuple[float, Any]]:
@@ -275,8 +304,9 @@ def _fit_covered(seen: List[Tuple[float, float]], cols: List[List[float]], cap: 
         r = _nnls(np.column_stack([base, np.maximum(0.0, 1 - c / s)]), y)
         if r and r[1][-1] > 0 and (best is None or r[0] < best[0]):
             best = (r[0], c, r[1])
+    flat = tuple(float(v) for v in null[1]) if null else ()
     if best is None:
-        return _MapFit(False, 0.0, 0.0, null_rms, null_rms, "no rise with the span")
+        return _MapFit(False, 0.0, 0.0, null_rms, null_rms, "no rise with the span", flat)
     err, covered, coef = best
     rms = math.sqrt(err / len(s))
     miss = float(coef[-1])
@@ -285,11 +315,11 @@ def _fit_covered(seen: List[Tuple[float, float]], cols: List[List[float]], cap: 
     if miss < MAP_STEP_SHARE * hit or rms > MAP_FIT_SHARE * null_rms:
         why = (f"no step a map cache makes (the best adds {miss:.0f} us to reads of {hit:.0f} us and takes the rms "
                f"from {null_rms:.1f} to {rms:.1f} us): flat over the spans but for what each reads")
-        return _MapFit(False, covered, miss, rms, null_rms, why)
+        return _MapFit(False, covered, miss, rms, null_rms, why, flat)
     if past < 2:
         return _MapFit(False, covered, miss, rms, null_rms, "flat but for the largest span alone (one point is not "
-                       "a map cache's curve)")
-    return _MapFit(True, covered, miss, rms, null_rms, "")
+                       "a map cache's curve)", flat)
+    return _MapFit(True, covered, miss, rms, null_rms, "", tuple(float(v) for v in coef[:-1]))
 
 
 def has_map_jobs(figs: Mapping[str, Any]) -> bool:
