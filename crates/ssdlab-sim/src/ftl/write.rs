@@ -275,7 +275,8 @@ impl Ftl {
     fn leave_native_block(&mut self, die: u32, now_ns: u64, nand: &mut Nand) -> Result<()> {
         let d = die as usize;
         let wp = self.dies[d].host_wp;
-        if wp.block != NONE && !self.blocks[wp.block as usize].fast && self.unit_div.rem(wp.next) != 0 {
+        let native = wp.block != NONE && !self.blocks[wp.block as usize].fast;
+        if native && self.unit_div.rem(wp.next) != 0 {
             return Ok(());
         }
         if let Some(c) = self.slc.as_mut() {
@@ -283,16 +284,18 @@ impl Ftl {
         }
         // (An SLC block whose data is all TRIMmed counts against the size
         // until the new block's allocation erases it.)
-        let empty_slc = self.reorg[d].iter().any(|&b| self.blocks[b as usize].valid == 0);
-        let room = self.slc.as_ref().is_some_and(|c| !c.full[d] && (c.blocks[d] < self.slc_size(d) || empty_slc));
-        if wp.block == NONE || self.blocks[wp.block as usize].fast || !room {
+        let room = self.slc.as_ref().is_some_and(|c| {
+            !c.full[d] && (c.blocks[d] < self.slc_size(d) || self.reorg[d].iter().any(|&b| self.blocks[b as usize].valid == 0))
+        });
+        if !native || !room {
             return Ok(());
         }
         self.program_ready_units(die, false, now_ns, nand, true)?;
-        let wp = self.dies[d].host_wp;
-        if wp.block != NONE {
+        // (The programs may have filled and sealed the block already.)
+        let b = self.dies[d].host_wp.block;
+        if b != NONE {
             self.dies[d].host_wp = WritePoint::EMPTY;
-            self.seal(wp.block, now_ns);
+            self.seal(b, now_ns);
         }
         Ok(())
     }
