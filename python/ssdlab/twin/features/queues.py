@@ -39,6 +39,8 @@ SLC_DATA = "data in SLC"
 NATIVE_DATA = "data in native blocks"
 #: The QD1 reads of the cache stage's data by kind, from the map-span fit.
 KIND_READS = ("slc_data_read_qd1_us", "native_data_read_qd1_us")
+#: The QD1 read of a trimmed LBA whose map is held (the map tail job): the command and the link, no die read.
+TRIMMED_READ = "trimmed_read_qd1_us"
 #: Bytes of a map entry per 4KB unit (a 32-bit physical address: 1 GB of map per TB, the rule the DRAM of every
 #: modern drive with a full map follows: 1 GB of DRAM on the 1TB 980 PRO, MODERN.md).
 MAP_ENTRY_BYTES = 4
@@ -122,14 +124,14 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_
     stage's SLC cache and what idle time gave back (None: not seen)."""
     pts = [(s, _get(figs, map_span(s, capacity_bytes), "clat_mean_us")) for s in map_spans(capacity_bytes)]
     seen = [(float(s), float(v)) for s, v in pts if v]
-    keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us") + KIND_READS
+    keys = ("map_cache_limited", "map_cache_span_bytes", "map_cache_bytes", "map_miss_us", TRIMMED_READ) + KIND_READS
     if len(seen) < 3:
         return {k: feature(None, "", "none", "the map-cache jobs did not run") for k in keys}
     shown = ", ".join(f"{s / 1e9:,.0f} GB {v:.0f} us" for s, v in seen)
     names, cols = _regions(figs, [s for s, _ in seen], slc_bytes, recovered_bytes)
     if len(cols) == 1:
         unknown = "the cache stage did not run: where the spans' data lies is not known"
-        return {**{k: feature(None, "us", "none", unknown) for k in KIND_READS},
+        return {**{k: feature(None, "us", "none", unknown) for k in KIND_READS + (TRIMMED_READ,)},
                 **_trend_features(seen, capacity_bytes, shown)}
     # the tail's reads give the latency of the LBAs past the written span (the last kind), where they read it
     tail = _get(figs, MAP_TAIL, "clat_mean_us") if names[-1] in (TRIMMED, UNKNOWN) else None
@@ -139,6 +141,9 @@ def map_cache_features(figs: Mapping[str, JobFigures], capacity_bytes: int, slc_
         names = names[:-1] + [f"{names[-1]} ({tail:.0f} us: {MAP_TAIL})"]
     fit = _fit_covered(seen, cols, float(capacity_bytes))
     reads = _kind_reads(names, fit, tail)
+    reads[TRIMMED_READ] = (feature(round(tail, 1), "us", "high", f"the mean QD1 read latency of {MAP_TAIL}: trimmed "
+                                   "LBAs whose map is held, answered without a die read (the command and the link)")
+                           if tail else feature(None, "us", "none", f"{MAP_TAIL} did not read trimmed LBAs"))
     where = "; the spans read " + ", ".join(names) if len(names) > 1 else ""
     if fit.limited:
         why = (f"QD1 read latency over spans from LBA 0 ({shown}): rising past {fit.covered / 1e9:,.0f} GB as the "
