@@ -385,6 +385,36 @@ def test_the_native_page_reads_come_from_the_full_stage_reads():
     assert choose_native_reads(d3, p3, sata, measured, figs, run, 1, 0.25, None)[0] is d3  # type: ignore[arg-type]
 
 
+def test_the_native_read_step_starts_from_the_factor_the_clean_stage_set():
+    from ssdlab.twin.fit.full import choose_native_reads
+
+    f = _modern_features(slc_cache=feature(True, "", "high", ""),
+                         post_cache_write_bytes_per_s=feature(95e6, "B/s", "high", ""))
+    values = {p.key: p.value for p in free_parameters(f, [8, 16, 32])}
+    doc, prov = build_doc(f, values, "twin-x")
+    part_types = list(doc["nand"]["tr_page_types_ns"])
+    mean = sum(part_types) / 4
+    # a measured SLC read left the native types at 0.9 x the part's: the full stage's reads are at that factor
+    doc["nand"]["tr_page_types_ns"] = [int(round(t * 0.9, -2)) for t in part_types]
+    measured = {"full-seqread-128k-qd32": {"mbps": 500.0}, "full-randread-4k-qd32": {"mbps": 212.5}}
+    run = _RateRunner(mean)
+    figs = {n: f2 for _, d in run.map(None, [(doc,)]) for n, f2 in d.items()}
+    run.calls = 0
+    kept, _, rec = choose_native_reads(doc, prov, f, measured, figs, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec is not None and abs(rec["rounds"][0]["factor"] - 0.9) < 0.002
+    # one die-bound step from there lands 0.8, as from the part's own times
+    assert abs(rec["rounds"][-1]["factor"] - 0.8) < 0.003 and run.calls == 1
+    assert kept["nand"]["tr_page_types_ns"][0] == round(part_types[0] * rec["rounds"][-1]["factor"], -2)
+    # already right: kept as they are, not put back to the part's
+    right = {n: {"mbps": v["mbps"]} for n, v in figs.items()}
+    same, new_figs, rec2 = choose_native_reads(doc, prov, f, right, figs, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec2 is not None and len(rec2["rounds"]) == 1 and not new_figs
+    assert abs(sum(same["nand"]["tr_page_types_ns"]) / 4 / mean - 0.9) < 0.002
+    # no full stage: the clean stage's factor stays
+    kept3, _, rec3 = choose_native_reads(doc, prov, f, {}, {}, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert rec3 is None and abs(sum(kept3["nand"]["tr_page_types_ns"]) / 4 / mean - 0.9) < 0.002
+
+
 def _native_read_case(seq_response, rand_response, measured):
     from ssdlab.twin.fit.full import choose_native_reads
 
@@ -535,6 +565,11 @@ def test_the_clean_stage_reads_are_weighed_again_where_the_full_drive_doubled_th
     # the choices on the clean stage alone; the twin kept then on every stage the later steps read
     assert set(run.stages[:-1]) == {("clean",)} and run.stages[-1] == ("clean", "cache", "full")
     assert set(figs) == set(measured) and doc["nand"]["slc_tr_ns"] == 24_000  # the input is not changed
+    # an SLC read the map spans measured is the die's own: it stays, and only the window is weighed again
+    prov["nand.slc_tr_ns"] = {"value": 24_000, "source": "measured", "why": "the map spans"}
+    kept, _, rec = choose_cache_reads(doc, prov, f, measured, doubled, run, 1, 0.25, None)  # type: ignore[arg-type]
+    assert kept["nand"]["slc_tr_ns"] == 24_000 and {r["slc_tr_ns"] for r in rec["rows"]} == {24_000}
+    assert prov["nand.slc_tr_ns"]["source"] == "measured"
     # the dies kept, or a SATA-era twin: nothing to weigh again
     same = {"rows": [{"dies": 8, "factor": 1.0, "program_buffer_bytes": None, "kept": True}]}
     assert choose_cache_reads(doc, {}, f, measured, same, run, 1, 0.25, None) == (doc, {}, None)  # type: ignore[arg-type]

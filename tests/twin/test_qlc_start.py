@@ -7,7 +7,7 @@ from ssdlab.twin.features.common import feature
 from ssdlab.twin.fit.base import QLC_POST_CACHE_PER_TB_BYTES_PER_S, SATA_BASE, base_of, qlc_evidence
 from ssdlab.twin.fit.drive_file import build_doc
 from ssdlab.twin.fit.slc import NATIVE_TPROG_RANGE_NS, native_tprog_range_ns
-from ssdlab.twin.fit.start import free_parameters
+from ssdlab.twin.fit.start import clean_reads_native, free_parameters
 
 TB = 1_000_000_000_000
 
@@ -80,10 +80,21 @@ def test_a_modern_twins_page_read_starts_where_its_slc_read_is_the_measured_die_
     # the clean stage's QD1 reads read the cache's SLC pages: the fitted mean page read scales the part's SLC read
     from ssdlab.twin.fit.start import _modern_tr_start
 
-    qlc, tlc = base_of(_cache_probe(96e6)), base_of(_cache_probe(516e6))
-    assert abs(_modern_tr_start(40_000, qlc) - 40_000 * 121_700 / 35_000) < 1
-    assert abs(_modern_tr_start(30_000, tlc) - 50_000) < 1
-    assert _modern_tr_start(None, qlc) == 121_700
+    qf, tf = _cache_probe(96e6), _cache_probe(516e6)
+    qlc, tlc = base_of(qf), base_of(tf)
+    assert abs(_modern_tr_start(40_000, qlc, qf) - 40_000 * 121_700 / 35_000) < 1
+    assert abs(_modern_tr_start(30_000, tlc, tf) - 50_000) < 1
+    assert _modern_tr_start(None, qlc, qf) == 121_700
+    # with the SLC data's read measured apart by the map spans (40 us, a trimmed LBA 5), the fitted value is the
+    # native pages' mean: the die read itself where the clean stage's reads are well slower than the SLC data's
+    # (they read native pages), the part's mean where they are not (they read SLC pages, which it no longer sets)
+    spans = {"slc_data_read_qd1_us": feature(40.0, "us", "medium", ""), "trimmed_read_qd1_us": feature(5.0, "us", "high", "")}
+    slow = {**tf, **spans, "read_latency_4k_us": feature(70.0, "us", "high", "")}
+    fast = {**tf, **spans, "read_latency_4k_us": feature(43.0, "us", "high", "")}
+    assert _modern_tr_start(60_000, tlc, slow) == 60_000
+    assert _modern_tr_start(33_000, tlc, fast) == 50_000
+    # without the clean stage's read latency nothing tells: the SLC read's scale, as before
+    assert abs(_modern_tr_start(30_000, tlc, {**tf, **spans}) - 50_000) < 1
     # the QLC part's range reaches twice its own mean (an SLC read of 45 us is a mean of 157 us)
     assert qlc.tr_range_ns == (25_000, 243_400) and tlc.tr_range_ns == (25_000, 150_000)
 
@@ -107,3 +118,35 @@ def test_a_modern_twins_slc_program_starts_at_its_flush_where_the_clean_write_wa
     slow = _cache_probe(2.08e9, **link, tprog_ns=feature(1_651_702, "ns", "high", ""))
     assert {p.key: p for p in free_parameters(slow, [8, 16, 32])}["nand.slc_tprog_ns"].value == \
         native["nand.slc_tprog_ns"].value
+
+
+def test_a_measured_slc_read_is_kept_and_the_fitted_read_scales_the_native_pages():
+    # the WD SN570's probe at budget 0.25: its map spans read SLC data in 55.6 us and a trimmed LBA in 17.9
+    spans = {"slc_data_read_qd1_us": feature(55.6, "us", "medium", ""),
+             "trimmed_read_qd1_us": feature(17.9, "us", "high", "")}
+    # its clean stage's 4KB reads at QD1 took 77 us: native pages, its static cache full by then
+    f = _cache_probe(516e6, **spans, read_latency_4k_us=feature(77.0, "us", "high", ""))
+    assert clean_reads_native(f) is True
+    values = {p.key: p.value for p in free_parameters(f, [8, 16, 32])}
+    values["nand.tr_ns"] = 100_000
+    doc, prov = build_doc(f, values, "twin-t")
+    part = library_values("part", "generic-tlc")["nand"]
+    ch = doc["nand"].get("channel_bytes_per_s") or base_of(f).channel_bytes_per_s
+    assert prov["nand.slc_tr_ns"]["source"] == "measured"
+    assert abs(doc["nand"]["slc_tr_ns"] - ((55.6 - 17.9) * 1e3 - 4096 / ch * 1e9)) <= 50
+    scale = 100_000 / part["tr_ns"]
+    assert doc["nand"]["tr_page_types_ns"] == [int(round(t * scale, -2)) for t in part["tr_page_types_ns"]]
+    assert prov["nand.tr_page_types_ns"]["source"] == "fitted"
+    # clean reads as fast as the SLC data's (a cache with room, as the 980's): they tell nothing of the native
+    # pages, which stay the part's; the SLC read is still the measured one
+    fast = _cache_probe(516e6, **spans, read_latency_4k_us=feature(56.0, "us", "high", ""))
+    assert clean_reads_native(fast) is False
+    doc, prov = build_doc(fast, values, "twin-t")
+    assert prov["nand.slc_tr_ns"]["source"] == "measured"
+    assert doc["nand"]["tr_page_types_ns"] == [int(t) for t in part["tr_page_types_ns"]]
+    assert prov["nand.tr_page_types_ns"]["source"] == "assumed"
+    # without the trimmed reads the clean stage's reads set the SLC read, and the native pages are the part's
+    doc, prov = build_doc(_cache_probe(516e6, slc_data_read_qd1_us=spans["slc_data_read_qd1_us"]), values, "twin-t")
+    assert prov["nand.slc_tr_ns"]["source"] == "fitted"
+    assert doc["nand"]["slc_tr_ns"] == int(round(part["slc_tr_ns"] * scale, -2))
+    assert doc["nand"]["tr_page_types_ns"] == [int(t) for t in part["tr_page_types_ns"]]

@@ -76,6 +76,8 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
     """The twin with the SLC read and read-ahead window whose clean stage comes closest to the probe's, where the full
     drive's step changed the dies; its clean, cache and full stages' figures where the twin changed; the record of
     the reads and windows tried. Unchanged where the twin is not modern, the dies stayed or the twin has no SLC read.
+    A measured SLC read (the map spans': the die's own read at QD1, whatever the dies) stays; only the window is
+    weighed again.
     """
     from .native import _part_nand
 
@@ -114,7 +116,10 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
     def best_of(window: Optional[int]) -> int:
         return min((t for t, w in tried if w == window), key=lambda t: tried[(t, window)][0])
 
-    simulate([(clamp(tr0 * k ** e), window0) for e in READ_EXPONENTS])
+    measured_read = SLC_READ_KEY in prov and prov[SLC_READ_KEY].get("source") == "measured"
+    if measured_read:
+        tr0 = fitted
+    simulate([(tr0 if measured_read else clamp(tr0 * k ** e), window0) for e in READ_EXPONENTS])
     tr = best_of(window0)
     window = window0
     if window0 is not None:
@@ -127,7 +132,7 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
         reads = sorted(t for t, w in tried if w == window)
         tr = best_of(window)
     i = reads.index(tr)
-    if 0 < i < len(reads) - 1:
+    if 0 < i < len(reads) - 1 and not measured_read:
         x = _parabola_min([(math.log(t), tried[(t, window)][0]) for t in reads[i - 1:i + 2]])
         if x is not None and abs(math.exp(x) / tr - 1) >= REFINE_MIN_STEP:
             simulate([(clamp(math.exp(x)), window)])

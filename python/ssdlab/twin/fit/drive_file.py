@@ -5,7 +5,7 @@ power model fitted to the probe's power readings."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Mapping, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ...errors import SsdlabError
 from ...fit.output import toml_value
@@ -34,6 +34,7 @@ from .base import (
     base_of,
 )
 from .native import _part_nand, full_drive_fold, native_program_ns, native_tprog_range_ns
+from .start import clean_reads_native
 
 
 def build_doc(features: Features, values: Mapping[str, Any], drive_id: str, name: str = ""
@@ -214,7 +215,7 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
         _put(doc, prov, PLANE_READS_KEY, True, "fitted", "the four-plane dies the structure scan chose read each "
              "plane on its own, as the four-plane 3D TLC dies do (MODERN.md: the ISSCC 2019 Kioxia/WD 512Gb)")
     if b.modern and "nand.tr_ns" in values:
-        _read_times(doc, prov, float(values["nand.tr_ns"]), b)
+        _read_times(doc, prov, float(values["nand.tr_ns"]), b, features)
     if CHANNELS_KEY not in values:
         _put(doc, prov, CHANNELS_KEY, CHANNELS, "assumed",
              "8 channels, as the high-end modern controllers (Elpis, Phoenix): the scan also weighs 4 (the SM2263's, "
@@ -240,20 +241,53 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
     return dies, page
 
 
-def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base) -> None:
-    """A modern part's SLC-mode read from the fitted page read: the clean stage's reads read what its writes left in
-    the cache, so the fitted value scales the part's SLC read alone (its mean page read stands for it on the part's
-    scale). The native page types keep the part's times here; the full stage's reads, past any cache, set their one
-    factor later (:func:`ssdlab.twin.fit.full.choose_native_reads`)."""
+def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base, features: Features) -> None:
+    """A modern part's SLC-mode and native page-type reads from the fitted page read. Where the map-span jobs read
+    the cache stage's SLC data apart from trimmed LBAs (:func:`_measured_slc_read`), the SLC read is measured and
+    the fitted value scales the native page types where the clean stage's QD1 reads are well slower than it (they
+    read native pages: wd-sn570-1000's static cache is full by then), and they stay the part's otherwise. Without
+    that, the clean stage's reads are taken to read the cache's SLC pages, so the fitted value scales the part's SLC
+    read alone (its mean page read stands for it on the part's scale) and the native page types keep the part's
+    times. Either way the full stage's reads, past any cache, set the native types' one factor later
+    (:func:`ssdlab.twin.fit.full.choose_native_reads`)."""
     part = library_values("part", b.part)["nand"]
     scale = tr_ns / float(part["tr_ns"])
-    if part.get("slc_tr_ns"):
+    slc = _measured_slc_read(doc, features, part, b) if part.get("slc_tr_ns") else None
+    if slc is not None:
+        _put(doc, prov, "nand.slc_tr_ns", slc[0], "measured", slc[1])
+    elif part.get("slc_tr_ns"):
         _put(doc, prov, "nand.slc_tr_ns", int(round(float(part["slc_tr_ns"]) * scale, -2)), "fitted",
              f"the {b.part} part's SLC read x {scale:.3f}, the fitted page read over the part's mean: the QD1 reads "
              "of the clean stage read the cache's SLC pages")
     if part.get("tr_page_types_ns"):
-        _put(doc, prov, "nand.tr_page_types_ns", [int(t) for t in part["tr_page_types_ns"]], "assumed",
-             f"the {b.part} part's: the clean stage's reads find its data in the cache")
+        if slc is not None and clean_reads_native(features):
+            _put(doc, prov, "nand.tr_page_types_ns", [int(round(float(t) * scale, -2)) for t in part["tr_page_types_ns"]],
+                 "fitted", f"the {b.part} part's x {scale:.3f}, the fitted page read over the part's mean: the clean "
+                 "stage's QD1 reads are well slower than the SLC read measured apart, so they read native pages")
+        else:
+            _put(doc, prov, "nand.tr_page_types_ns", [int(t) for t in part["tr_page_types_ns"]], "assumed",
+                 f"the {b.part} part's: the clean stage's reads find its data in the cache")
+
+
+def _measured_slc_read(doc: Mapping[str, Any], features: Features, part: Mapping[str, Any], b: Base
+                       ) -> Optional[Tuple[int, str]]:
+    """The SLC-mode page read the map-span jobs measured, with why: their QD1 read of the cache stage's SLC data less
+    that of trimmed LBAs (the command, the map lookup and the link, which both pay) is the die's read and the 4KB
+    crossing the channel (and the decode, where the twin has one). Within the range the fit gives the mean page
+    read, on the part's scale; None where the probe did not measure both."""
+    slc_us, trimmed_us = _fv(features, "slc_data_read_qd1_us"), _fv(features, "trimmed_read_qd1_us")
+    if not slc_us or not trimmed_us:
+        return None
+    ch = float(doc["nand"].get("channel_bytes_per_s", b.channel_bytes_per_s))
+    decode = float(doc.get("controller", {}).get("read_decode_bytes_per_s") or 0)
+    xfer_ns = 4096 / ch * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
+    lo = float(part["slc_tr_ns"]) * b.tr_range_ns[0] / float(part["tr_ns"])
+    hi = float(part["slc_tr_ns"]) * b.tr_range_ns[1] / float(part["tr_ns"])
+    tr = (float(slc_us) - float(trimmed_us)) * 1e3 - xfer_ns
+    return int(round(min(max(tr, lo), hi), -2)), (
+        f"the QD1 read of the cache stage's SLC data over the map spans ({float(slc_us):.1f} us) less a trimmed "
+        f"LBA's ({float(trimmed_us):.1f} us: the command, map and link alone), less the 4KB's {xfer_ns / 1e3:.1f} us "
+        "on the channel" + (" and decode" if decode else "") + f" (within {lo / 1e3:.1f}-{hi / 1e3:.1f} us)")
 
 
 def _perf_mode(doc: Dict[str, Any], prov: Provenance, features: Features, dies: int, page: int) -> None:

@@ -306,6 +306,11 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
         return drive_doc, {}, None
     jobs = [n for n in NATIVE_READ_JOBS if (measured.get(n) or {}).get("mbps") and (full_figs.get(n) or {}).get("mbps")]
     mean = sum(float(t) for t in part["tr_page_types_ns"]) / len(part["tr_page_types_ns"])
+    # the factor the twin already has: the part's (1) unless the clean stage's reads set the native types
+    own = (drive_doc.get("nand") or {}).get("tr_page_types_ns")
+    start = round(sum(float(t) for t in own) / len(own) / mean, 3) if own else 1.0
+    if not jobs and start != 1.0:
+        return _with_native_reads(drive_doc, part, start), {}, None
     if not jobs:
         drive_doc = _with_native_reads(drive_doc, part, 1.0)
         why = (f"the {b.part} part's page-type reads: the probe read no native pages (no full stage), so they are "
@@ -325,10 +330,10 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
         # how far a read's rate follows the factor: 1 for a read bound by the page read, 0 for one bound elsewhere
         return -math.log(float(c[n]["mbps"]) / float(a[n]["mbps"])) / math.log(f1 / f0)
 
-    rounds: List[Dict[str, Any]] = [{"factor": 1.0, "error": round(_rms_log(measured, full_figs, jobs), 4),
+    rounds: List[Dict[str, Any]] = [{"factor": start, "error": round(_rms_log(measured, full_figs, jobs), 4),
                                      "jobs": {n: round(float(full_figs[n]["mbps"]), 1) for n in jobs}}]
-    docs: List[Tuple[float, Dict[str, Any], Mapping[str, JobFigures]]] = [(1.0, drive_doc, full_figs)]
-    factor, figs = 1.0, full_figs
+    docs: List[Tuple[float, Dict[str, Any], Mapping[str, JobFigures]]] = [(start, drive_doc, full_figs)]
+    factor, figs = start, full_figs
     moving: List[str] = list(jobs)
     responses: Dict[str, float] = {}
     for _ in range(NATIVE_READ_ROUNDS):
@@ -354,11 +359,18 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
             break
     record: Dict[str, Any] = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in jobs}, "rounds": rounds}
     if not moving:
-        # none of the reads follows the page read: they do not measure it, so the part's times stay as assumed
-        drive_doc = _with_native_reads(drive_doc, part, 1.0)
+        # none of the reads follows the page read: they do not measure it, so the twin's times stay (the part's,
+        # assumed, or the ones the clean stage's reads set)
+        drive_doc = _with_native_reads(drive_doc, part, start)
         rounds[0]["kept"] = True
         record["moving"] = []
         last = rounds[-1]
+        if start != 1.0:
+            if stream is not None:
+                stream.write("ssdlab fit: native page reads: " + ", ".join(
+                    f"x{r['factor']:.3f} {r['error']:.3f}" for r in rounds)
+                    + f": the reads do not follow the page read; x{start:.3f} (the clean stage's) kept\n")
+            return drive_doc, {}, record
         why = (f"the {b.part} part's page-type reads, assumed: the full stage's reads hardly follow them (at x"
                f"{last['factor']:.3f} " + ", ".join(
                    f"{n} {rounds[0]['jobs'][n]:,.1f} -> {last['jobs'][n]:,.1f} MB/s, response "
@@ -379,7 +391,7 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     rounds[best]["kept"] = True
     factor, kept, kept_figs = docs[best]
     if best == 0:
-        kept = _with_native_reads(drive_doc, part, 1.0)
+        kept = _with_native_reads(drive_doc, part, start)
     why = (f"the {b.part} part's page-type reads x {factor:.3f}, one factor from the full stage's reads of the native "
            "pages past any cache (" + ", ".join(f"{n} {float(measured[n]['mbps']):,.0f} MB/s measured, "
                                                f"{float(kept_figs[n]['mbps']):,.0f} on the twin" for n in jobs)

@@ -38,6 +38,9 @@ DIE_CAP_START = 8
 DIE_BYTES = SATA_BASE.die_bytes
 #: Channel rates of the era's NAND interfaces (ONFI 1 async 40-50 MB/s to toggle/ONFI 2.x 400 MB/s).
 CHANNEL_RANGE_BYTES_PER_S = SATA_BASE.channel_range_bytes_per_s
+#: A clean-stage die read this many times the measured SLC read read native pages (a modern part's native read is
+#: about twice its SLC one: the SN570's part 56 against 30 us).
+NATIVE_READ_SHARE = 1.3
 #: The read decodes a twin may get (an ECC engine slower than the channel, down to half an async one)...
 DECODE_RANGE_BYTES_PER_S = (25_000_000, 1_000_000_000)
 #: ... when the second 8KB of a unit takes this much longer than its transfers (8KB at 200 MB/s).
@@ -84,7 +87,7 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     xfer_ns = min(4096.0, stripe or 4096.0) / ch_start * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
     tr = die_read_ns - xfer_ns if die_read_ns and die_read_ns > xfer_ns else 50_000
     if b.modern:
-        tr = _modern_tr_start(tr if die_read_ns and die_read_ns > xfer_ns else None, b)
+        tr = _modern_tr_start(tr if die_read_ns and die_read_ns > xfer_ns else None, b, features)
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
     # the write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one
     write_max = 8_000_000_000 if b.modern else 2_000_000_000
@@ -124,14 +127,32 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     return [replace(p, value=p.snap(p.value)) for p in params]
 
 
-def _modern_tr_start(slc_read_ns: Optional[float], b: Base) -> float:
-    """Where a modern twin's mean page read starts: the clean stage's QD1 reads read what its writes left in the
-    cache, in SLC mode, and the fitted mean scales the part's SLC read (the native pages' come from the full stage),
-    so the start gives the part's SLC read the die read measured (the part's own mean where none was)."""
+def _modern_tr_start(die_read_ns: Optional[float], b: Base, features: Features) -> float:
+    """Where a modern twin's mean page read starts. Where the map spans measured the SLC read apart (the fitted value
+    then scales the native page types: :func:`ssdlab.twin.fit.drive_file._read_times`), the clean stage's die read
+    is the mean native read when it is well above the SLC one (its reads found their data past the cache) and the
+    part's own mean otherwise. Without that, the clean stage's QD1 reads are taken to read what its writes left in
+    the cache, in SLC mode, and the fitted mean scales the part's SLC read, so the start gives the part's SLC read
+    the die read measured (the part's own mean where none was)."""
     part = library_values("part", b.part)["nand"]
-    if slc_read_ns is None:
+    if die_read_ns is None:
         return float(part["tr_ns"])
-    return slc_read_ns * float(part["tr_ns"]) / float(part["slc_tr_ns"])
+    native = clean_reads_native(features)
+    if native is not None:
+        return die_read_ns if native else float(part["tr_ns"])
+    return die_read_ns * float(part["tr_ns"]) / float(part["slc_tr_ns"])
+
+
+def clean_reads_native(features: Features) -> Optional[bool]:
+    """Whether the clean stage's 4KB reads at QD1 found native pages (a static cache full by then: wd-sn570-1000),
+    so that the page read fitted to them is the native one: their latency past a trimmed LBA's (the command, the
+    map and the link, which every read pays) well above that of the cache stage's SLC data over the map spans.
+    None where the map spans did not measure both."""
+    r1 = _fv(features, "read_latency_4k_us")
+    slc_us, trimmed_us = _fv(features, "slc_data_read_qd1_us"), _fv(features, "trimmed_read_qd1_us")
+    if not r1 or not slc_us or not trimmed_us:
+        return None
+    return float(r1) - float(trimmed_us) > NATIVE_READ_SHARE * (float(slc_us) - float(trimmed_us))
 
 
 def _read_path(features: Features, flush_ns: Optional[float], b: Base
