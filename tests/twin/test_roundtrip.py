@@ -42,3 +42,15 @@ def test_presets_run_one_invocation_at_a_time_under_one_directory_make_one_recor
     doc = json.loads((tmp_path / "roundtrip.json").read_text())
     assert [r["preset"] for r in doc["rows"]] == ["c"] and doc["commands"] == ["run 3"]
     assert "other settings" in said.getvalue() and "trials 20" in said.getvalue()
+
+
+def test_the_fits_progress_reaches_the_round_trips_log_with_its_preset() -> None:
+    import io
+
+    from ssdlab.twin.roundtrip import Prefixed
+
+    log = io.StringIO()
+    s = Prefixed(log, "twin round trip: [p] ")
+    s.write("ssdlab fit: 3/20 trials")
+    s.write(", best 0.5\nssdlab fit: polish 1/16\n")
+    assert log.getvalue() == "twin round trip: [p] ssdlab fit: 3/20 trials, best 0.5\ntwin round trip: [p] ssdlab fit: polish 1/16\n"

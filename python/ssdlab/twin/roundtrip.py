@@ -17,7 +17,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple, cast
 
 from ..drive import Drive
 from ..outputs import atomic_open, write_text
@@ -162,6 +162,24 @@ def _buffer_seen(d: Path, truth_bytes: int, budget: float, seed: int, runner: An
     return {"probe_sees": moved >= SEEN_CHANGE, "truth_moves_probe": round(moved, 4), "most_moved_job": job}
 
 
+class Prefixed:
+    """A text stream that puts ``prefix`` before each line it passes on: the fit's progress lines (half an hour
+    of them on a modern preset) in a round trip's log, each naming its preset."""
+
+    def __init__(self, stream: TextIO, prefix: str) -> None:
+        self.stream, self.prefix, self.at_line_start = stream, prefix, True
+
+    def write(self, text: str) -> int:
+        for part in text.splitlines(keepends=True):
+            self.stream.write((self.prefix if self.at_line_start else "") + part)
+            self.at_line_start = part.endswith("\n")
+        self.stream.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def _fit(preset: str, d: Path, trials: int, runner: Any, seed: int, command: str, stream: TextIO,
          polish: Optional[int]) -> TwinRecord:
     """The twin's record (twin.json): the one under ``d`` when it was fitted with ``trials``, else a new fit."""
@@ -178,7 +196,7 @@ def _fit(preset: str, d: Path, trials: int, runner: Any, seed: int, command: str
         storage.unlink()
     more: Dict[str, Any] = {} if polish is None else {"polish_evaluations": polish}
     rec = fit_twin(d, d / "twin.toml", trials=trials, runner=runner, storage=str(storage), seed=seed, command=command,
-                   stream=None, **more)
+                   stream=cast(TextIO, Prefixed(stream, f"twin round trip: [{preset}] ")), **more)
     stream.write(f"twin round trip: [{preset}] fit: {trials} trials, objective {rec['fit']['objective_start']:.2f} -> "
                  f"{rec['fit']['objective']:.2f}, {time.perf_counter() - t1:.0f} s wall\n")
     return rec
