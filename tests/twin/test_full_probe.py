@@ -238,3 +238,28 @@ def test_a_program_buffer_with_room_on_every_die_is_no_candidate() -> None:
                     "slc_tprog_ns": 100_000, "blocks_per_plane": 350}}
     # 8 dies at 0.98 ms write 800 MB/s: a full drive at 790 needs 8 units in flight, one on every die
     assert _with_program_buffer(doc, 1.0, part, 790e6) is None
+
+
+def test_a_buffer_bound_candidate_keeps_the_dies_at_half_the_program_time() -> None:
+    from ssdlab.fit.params import library_values
+    from ssdlab.twin.fit.full import _shorter_programs
+    from ssdlab.twin.fit.native import native_tprog_range_ns
+
+    part = library_values("part", "generic-tlc")["nand"]
+    # samsung980-1000's fit: 16 dies at 2.36 ms write its full drive's 687 MB/s with no buffer; the drive has 16
+    # dies at 1.2 ms behind a buffer of 9 units, which only its reads behind programs tell apart
+    doc = {"nand": {"channels": 8, "packages_per_channel": 2, "dies_per_package": 1, "tprog_ns": 2_362_827,
+                    "slc_tprog_ns": 79_000, "blocks_per_plane": 1365, "channel_bytes_per_s": 1_237_000_000}}
+    half = _shorter_programs(doc, part, ())
+    assert half is not None and half["nand"]["packages_per_channel"] == 1 and half["nand"]["tprog_ns"] == 1_181_414
+    d = _with_program_buffer(half, 2.0, part, 686.6e6)
+    assert d is not None and d["nand"]["packages_per_channel"] == 2 and d["nand"]["tprog_ns"] == 1_181_414
+    # a unit holds its room through its 79 us transfer and its program: 686.6 MB/s x 1.26 ms in 96 KiB units
+    assert d["controller"]["program_buffer_bytes"] == 9 * 98_304
+    # its dies could write the cache at 6.6 GB/s, its fill ran at 2.25: 9 units in flight give that at 105 us an
+    # SLC program (each also holding its room through its 26 us transfer; the Pablo's 100), not at the 30 us floor
+    assert d["nand"]["slc_tprog_ns"] == 30_000
+    assert _with_program_buffer(half, 2.0, part, 686.6e6, 2.249e9)["nand"]["slc_tprog_ns"] == 105_000
+    # no candidate where half the program time leaves the part's range
+    lo, _ = native_tprog_range_ns(part)
+    assert _shorter_programs({"nand": {**doc["nand"], "tprog_ns": int(1.5 * lo)}}, part, ()) is None

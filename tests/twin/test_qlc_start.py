@@ -145,6 +145,20 @@ def test_a_measured_slc_read_is_kept_and_the_fitted_read_scales_the_native_pages
     assert prov["nand.slc_tr_ns"]["source"] == "measured"
     assert doc["nand"]["tr_page_types_ns"] == [int(t) for t in part["tr_page_types_ns"]]
     assert prov["nand.tr_page_types_ns"]["source"] == "assumed"
+    # the spans read its native data too (75.3 us): the die's read under it is the page types' mean, measured,
+    # whatever the clean stage's reads fitted
+    both = _cache_probe(516e6, **spans, native_data_read_qd1_us=feature(75.3, "us", "medium", ""),
+                        read_latency_4k_us=feature(77.0, "us", "high", ""))
+    doc, prov = build_doc(both, values, "twin-t")
+    mean = (75.3 - 17.9) * 1e3 - 4096 / ch * 1e9
+    got = doc["nand"]["tr_page_types_ns"]
+    assert prov["nand.tr_page_types_ns"]["source"] == "measured" and abs(sum(got) / len(got) / mean - 1) < 0.005
+    assert abs(got[2] / got[0] - part["tr_page_types_ns"][2] / part["tr_page_types_ns"][0]) < 0.01
+    assert prov["nand.slc_tr_ns"]["source"] == "measured"
+    # a native read past the range's end is held at it
+    slow = _cache_probe(516e6, **spans, native_data_read_qd1_us=feature(900.0, "us", "medium", ""))
+    doc, _ = build_doc(slow, values, "twin-t")
+    assert abs(sum(doc["nand"]["tr_page_types_ns"]) / 3 - base_of(f).tr_range_ns[1]) < 300
     # without the trimmed reads the clean stage's reads set the SLC read, and the native pages are the part's
     doc, prov = build_doc(_cache_probe(516e6, slc_data_read_qd1_us=spans["slc_data_read_qd1_us"]), values, "twin-t")
     assert prov["nand.slc_tr_ns"]["source"] == "fitted"

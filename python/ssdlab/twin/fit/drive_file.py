@@ -243,9 +243,10 @@ def _fitted(doc: Dict[str, Any], prov: Provenance, features: Features, values: M
 
 def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base, features: Features) -> None:
     """A modern part's SLC-mode and native page-type reads from the fitted page read. Where the map-span jobs read
-    the cache stage's SLC data apart from trimmed LBAs (:func:`_measured_slc_read`), the SLC read is measured and
-    the fitted value scales the native page types where the clean stage's QD1 reads are well slower than it (they
-    read native pages: wd-sn570-1000's static cache is full by then), and they stay the part's otherwise. Without
+    the cache stage's SLC data apart from trimmed LBAs (:func:`_measured_slc_read`), the SLC read is measured; so
+    are the native page types where they read its native data too (:func:`_measured_native_read`); else the fitted
+    value scales them where the clean stage's QD1 reads are well slower than the SLC read (they read native pages:
+    wd-sn570-1000's static cache is full by then), and they stay the part's otherwise. Without
     that, the clean stage's reads are taken to read the cache's SLC pages, so the fitted value scales the part's SLC
     read alone (its mean page read stands for it on the part's scale) and the native page types keep the part's
     times. Either way the full stage's reads, past any cache, set the native types' one factor later
@@ -260,7 +261,11 @@ def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base, fe
              f"the {b.part} part's SLC read x {scale:.3f}, the fitted page read over the part's mean: the QD1 reads "
              "of the clean stage read the cache's SLC pages")
     if part.get("tr_page_types_ns"):
-        if slc is not None and clean_reads_native(features):
+        native = _measured_native_read(doc, features, part, b)
+        if native is not None:
+            _put(doc, prov, "nand.tr_page_types_ns", [int(round(float(t) * native[0], -2)) for t in part["tr_page_types_ns"]],
+                 "measured", native[1])
+        elif slc is not None and clean_reads_native(features):
             _put(doc, prov, "nand.tr_page_types_ns", [int(round(float(t) * scale, -2)) for t in part["tr_page_types_ns"]],
                  "fitted", f"the {b.part} part's x {scale:.3f}, the fitted page read over the part's mean: the clean "
                  "stage's QD1 reads are well slower than the SLC read measured apart, so they read native pages")
@@ -269,25 +274,50 @@ def _read_times(doc: Dict[str, Any], prov: Provenance, tr_ns: float, b: Base, fe
                  f"the {b.part} part's: the clean stage's reads find its data in the cache")
 
 
-def _measured_slc_read(doc: Mapping[str, Any], features: Features, part: Mapping[str, Any], b: Base
-                       ) -> Optional[Tuple[int, str]]:
-    """The SLC-mode page read the map-span jobs measured, with why: their QD1 read of the cache stage's SLC data less
-    that of trimmed LBAs (the command, the map lookup and the link, which both pay) is the die's read and the 4KB
-    crossing the channel (and the decode, where the twin has one). Within the range the fit gives the mean page
-    read, on the part's scale; None where the probe did not measure both."""
-    slc_us, trimmed_us = _fv(features, "slc_data_read_qd1_us"), _fv(features, "trimmed_read_qd1_us")
-    if not slc_us or not trimmed_us:
+def _die_read(doc: Mapping[str, Any], features: Features, key: str, b: Base) -> Optional[Tuple[float, str]]:
+    """The die's read under a map-span kind's QD1 read, with how: that read less a trimmed LBA's (the command, the
+    map lookup and the link, which both pay) less the 4KB crossing the channel (and the decode, where the twin has
+    one). None where the probe did not measure both."""
+    kind_us, trimmed_us = _fv(features, key), _fv(features, "trimmed_read_qd1_us")
+    if not kind_us or not trimmed_us:
         return None
     ch = float(doc["nand"].get("channel_bytes_per_s", b.channel_bytes_per_s))
     decode = float(doc.get("controller", {}).get("read_decode_bytes_per_s") or 0)
     xfer_ns = 4096 / ch * 1e9 + (4096 / decode * 1e9 if decode else 0.0)
+    return (float(kind_us) - float(trimmed_us)) * 1e3 - xfer_ns, (
+        f"({float(kind_us):.1f} us) less a trimmed LBA's ({float(trimmed_us):.1f} us: the command, map and link "
+        f"alone), less the 4KB's {xfer_ns / 1e3:.1f} us on the channel" + (" and decode" if decode else ""))
+
+
+def _measured_slc_read(doc: Mapping[str, Any], features: Features, part: Mapping[str, Any], b: Base
+                       ) -> Optional[Tuple[int, str]]:
+    """The SLC-mode page read the map-span jobs measured (:func:`_die_read` of the cache stage's SLC data), with
+    why. Within the range the fit gives the mean page read, on the part's scale; None where not measured."""
+    got = _die_read(doc, features, "slc_data_read_qd1_us", b)
+    if got is None:
+        return None
     lo = float(part["slc_tr_ns"]) * b.tr_range_ns[0] / float(part["tr_ns"])
     hi = float(part["slc_tr_ns"]) * b.tr_range_ns[1] / float(part["tr_ns"])
-    tr = (float(slc_us) - float(trimmed_us)) * 1e3 - xfer_ns
-    return int(round(min(max(tr, lo), hi), -2)), (
-        f"the QD1 read of the cache stage's SLC data over the map spans ({float(slc_us):.1f} us) less a trimmed "
-        f"LBA's ({float(trimmed_us):.1f} us: the command, map and link alone), less the 4KB's {xfer_ns / 1e3:.1f} us "
-        "on the channel" + (" and decode" if decode else "") + f" (within {lo / 1e3:.1f}-{hi / 1e3:.1f} us)")
+    return int(round(min(max(got[0], lo), hi), -2)), (
+        f"the QD1 read of the cache stage's SLC data over the map spans {got[1]} (within {lo / 1e3:.1f}-"
+        f"{hi / 1e3:.1f} us)")
+
+
+def _measured_native_read(doc: Mapping[str, Any], features: Features, part: Mapping[str, Any], b: Base
+                          ) -> Optional[Tuple[float, str]]:
+    """The factor on the part's native page-type reads that the map-span jobs measured, with why: random 4KB reads
+    of data folded or written past the cache land on every page type alike, so :func:`_die_read` of the cache
+    stage's native data is the types' mean (within the range the fit gives the mean page read). None where the
+    spans read no native data."""
+    got = _die_read(doc, features, "native_data_read_qd1_us", b)
+    if got is None:
+        return None
+    types = [float(t) for t in part["tr_page_types_ns"]]
+    mean = min(max(got[0], float(b.tr_range_ns[0])), float(b.tr_range_ns[1]))
+    factor = round(mean / (sum(types) / len(types)), 3)
+    return factor, (f"the {b.part} part's x {factor:.3f}: the QD1 read of the cache stage's native data over the map "
+                    f"spans {got[1]} is the page types' mean read ({mean / 1e3:.1f} us, within "
+                    f"{b.tr_range_ns[0] / 1e3:.1f}-{b.tr_range_ns[1] / 1e3:.1f} us)")
 
 
 def _perf_mode(doc: Dict[str, Any], prov: Provenance, features: Features, dies: int, page: int) -> None:

@@ -124,17 +124,18 @@ def _with_native_from_full(d: Optional[Dict[str, Any]], fitted: Mapping[str, Any
 
 
 def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapping[str, Any],
-                         full_write: float, link_cache_write: Optional[float] = None) -> Optional[Dict[str, Any]]:
+                         full_write: float, cache_write: Optional[float] = None) -> Optional[Dict[str, Any]]:
     """``factor`` times the dies at the fitted native program time, with the controller's program buffer holding
     the native units in flight that give the full drive's sequential write: where a drive's dies could program
     faster than its full drive writes, the programs in flight bind it, not the dies. A unit holds its room from
     its transfer on the channel to the end of its program, so the units are the rate x (transfer + native
     program) / unit, and the SLC program time is the one at which that many units in flight write the cache as
-    fast as the twin did: at the rate its dies give, or at ``link_cache_write`` where the drive's cache writes
-    ran at the link's rate (the dies could write faster: samsung970evoplus-1000's 32 dies at 91 us give 11.5
-    GB/s, its link 3.6; at the dies' rate the SLC program fell to the range's 30 us floor and the flushed
-    writes ran twice as fast as the drive's). None where the dies at that program time could not write the
-    full drive's rate."""
+    fast as the twin did: at the rate its dies give, or at ``cache_write`` (the probe's cache fill) where that is
+    slower, the cache written at the link's or the controller's rate (the dies could write faster:
+    samsung970evoplus-1000's 32 dies at 91 us give 11.5 GB/s, its link 3.6; at the dies' rate the SLC program
+    fell to the range's 30 us floor and the flushed writes ran twice as fast as the drive's; samsung980-1000's 16
+    dies at 79 us give 6.6 GB/s where its cache fill ran at 2.1). None where the dies at that program time could
+    not write the full drive's rate."""
     d = _with_dies(drive_doc, factor, part)
     if d is None:
         return None
@@ -155,11 +156,24 @@ def _with_program_buffer(drive_doc: Mapping[str, Any], factor: float, part: Mapp
     if slc:
         # the twin's cache took a unit per die per SLC program (its transfer overlapped the program before it)
         rate = _dies(was) * slc_unit / (float(slc) / 1e9)
-        if link_cache_write:
-            rate = min(rate, link_cache_write)
+        if cache_write:
+            rate = min(rate, cache_write)
         t = units * slc_unit / rate - slc_unit / channel
         nand["slc_tprog_ns"] = int(round(max(SLC_TPROG_MIN_NS, t * 1e9), -3))
     return d
+
+
+def _shorter_programs(drive_doc: Mapping[str, Any], part: Mapping[str, Any], keep: Sequence[str]
+                      ) -> Optional[Dict[str, Any]]:
+    """The twin on half its dies at half its program times (the same write rates), where the native program stays
+    within the part's range: the start of a candidate with the fitted dies at half the program time."""
+    from .native import native_tprog_range_ns
+
+    d = _with_dies(drive_doc, 0.5, part, keep)
+    if d is None:
+        return None
+    lo, _ = native_tprog_range_ns({**part, **d["nand"]})
+    return d if float(d["nand"].get("tprog_ns") or 0) >= lo else None
 
 
 def _valid(d: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -203,6 +217,8 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     # a cache written at the link's rate says nothing of the SLC program time: the flushed writes set it (a flush
     # programs one unit on one die, whatever the count), so it stays where the count moves
     keep = ("nand.slc_tprog_ns",) if link_cache else ()
+    # the cache's rate a buffer of units in flight must give: the probe's, where the dies could write faster
+    cache_write = min((float(x) for x in (link_cache, _fv(features, "slc_write_bytes_per_s")) if x), default=None)
     for k in DIE_FACTORS:
         d = drive_doc if k == 1.0 else _valid(_with_native_from_full(_with_dies(drive_doc, k, part, keep), drive_doc,
                                                                      part, full_write))
@@ -210,9 +226,16 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
             docs.append((k, d))
     if full_write and PROGRAM_BUFFER_KEY.split(".", 1)[1] not in drive_doc.get("controller", {}):
         for k in DIE_FACTORS:
-            d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write), link_cache))
+            d = _valid(_with_program_buffer(drive_doc, k, part, float(full_write), cache_write))
             if d is not None:
                 docs.append((k, d))
+        # the fitted dies at half the program time, bound by a buffer instead: a rate the dies give at one program
+        # time the programs in flight give at a shorter one, which only the reads waiting behind programs tell
+        # apart (samsung980-1000: 16 dies at 1.2 ms behind a 864 KiB buffer, fitted as 16 dies at 2.4 ms)
+        half = _shorter_programs(drive_doc, part, keep)
+        d = None if half is None else _valid(_with_program_buffer(half, 2.0, part, float(full_write), cache_write))
+        if d is not None and _dies({**part, **d["nand"]}) == _dies({**part, **drive_doc.get("nand", {})}):
+            docs.append((1.0, d))
     # the cache stage too: a program buffer moves the post-cache write the cache fit matched
     items = [(d, seed, budget, (CLEAN, CACHE, FULL)) for _, d in docs]
     figs = [f for _, f in sorted(run.map(simulate_probe_figures, items, what="twin full drives"), key=lambda x: x[0])]
@@ -221,6 +244,7 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
         e_clean, e_full = _rms_log(measured, f, clean), _rms_log(measured, f, full + cache)
         rows.append({"dies": _dies({**part, **d["nand"]}), "factor": k,
                      "program_buffer_bytes": d.get("controller", {}).get("program_buffer_bytes"),
+                     "tprog_ns": d["nand"].get("tprog_ns"),
                      "clean_error": round(e_clean, 4),
                      "full_error": round(e_full, 4), "error": round(math.hypot(e_clean, e_full) / math.sqrt(2), 4),
                      "full_jobs": {n: round(float((f.get(n) or {}).get("mbps") or 0.0), 1) for n in full + cache}})
@@ -258,7 +282,9 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
 
 def _label(row: Mapping[str, Any]) -> str:
     pb = row.get("program_buffer_bytes")
-    return f"{row['dies']} dies" + (f" + {int(pb) // 1024} KiB program buffer" if pb else "")
+    t = row.get("tprog_ns")
+    return (f"{row['dies']} dies" + (f" at {float(t) / 1e6:.2f} ms" if t else "")
+            + (f" + {int(pb) // 1024} KiB program buffer" if pb else ""))
 
 
 #: The full stage's reads, of the native pages past any cache (the data the whole-drive fill and the full stage's
@@ -306,7 +332,7 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
         return drive_doc, {}, None
     jobs = [n for n in NATIVE_READ_JOBS if (measured.get(n) or {}).get("mbps") and (full_figs.get(n) or {}).get("mbps")]
     mean = sum(float(t) for t in part["tr_page_types_ns"]) / len(part["tr_page_types_ns"])
-    # the factor the twin already has: the part's (1) unless the clean stage's reads set the native types
+    # the factor the twin already has: the part's (1) unless the map spans or the clean stage's reads set the types
     own = (drive_doc.get("nand") or {}).get("tr_page_types_ns")
     start = round(sum(float(t) for t in own) / len(own) / mean, 3) if own else 1.0
     if not jobs and start != 1.0:
@@ -360,7 +386,7 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     record: Dict[str, Any] = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in jobs}, "rounds": rounds}
     if not moving:
         # none of the reads follows the page read: they do not measure it, so the twin's times stay (the part's,
-        # assumed, or the ones the clean stage's reads set)
+        # assumed, or the ones the map spans or the clean stage's reads set)
         drive_doc = _with_native_reads(drive_doc, part, start)
         rounds[0]["kept"] = True
         record["moving"] = []
@@ -369,7 +395,8 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
             if stream is not None:
                 stream.write("ssdlab fit: native page reads: " + ", ".join(
                     f"x{r['factor']:.3f} {r['error']:.3f}" for r in rounds)
-                    + f": the reads do not follow the page read; x{start:.3f} (the clean stage's) kept\n")
+                    + f": the reads do not follow the page read; x{start:.3f} (the start's: "
+                    f"{(prov.get('nand.tr_page_types_ns') or {'source': 'fitted'})['source']}) kept\n")
             return drive_doc, {}, record
         why = (f"the {b.part} part's page-type reads, assumed: the full stage's reads hardly follow them (at x"
                f"{last['factor']:.3f} " + ", ".join(
