@@ -85,14 +85,14 @@ def test_a_modern_twins_page_read_starts_where_its_slc_read_is_the_measured_die_
     assert abs(_modern_tr_start(40_000, qlc, qf) - 40_000 * 121_700 / 35_000) < 1
     assert abs(_modern_tr_start(30_000, tlc, tf) - 50_000) < 1
     assert _modern_tr_start(None, qlc, qf) == 121_700
-    # with the SLC data's read measured apart by the map spans (40 us, a trimmed LBA 5), the fitted value is the
-    # native pages' mean: the die read itself where the clean stage's reads are well slower than the SLC data's
-    # (they read native pages), the part's mean where they are not (they read SLC pages, which it no longer sets)
+    # with the SLC data's read measured apart by the map spans (40 us, a trimmed LBA 5): where the clean stage's
+    # reads are well slower than the SLC data's (they read native pages) the fitted value is the native pages'
+    # mean and starts at the die read itself; where they are not (they read SLC pages) it stays the SLC read's scale
     spans = {"slc_data_read_qd1_us": feature(40.0, "us", "medium", ""), "trimmed_read_qd1_us": feature(5.0, "us", "high", "")}
     slow = {**tf, **spans, "read_latency_4k_us": feature(70.0, "us", "high", "")}
     fast = {**tf, **spans, "read_latency_4k_us": feature(43.0, "us", "high", "")}
     assert _modern_tr_start(60_000, tlc, slow) == 60_000
-    assert _modern_tr_start(33_000, tlc, fast) == 50_000
+    assert abs(_modern_tr_start(33_000, tlc, fast) - 55_000) < 1
     # without the clean stage's read latency nothing tells: the SLC read's scale, as before
     assert abs(_modern_tr_start(30_000, tlc, {**tf, **spans}) - 50_000) < 1
     # the QLC part's range reaches twice its own mean (an SLC read of 45 us is a mean of 157 us)
@@ -137,12 +137,15 @@ def test_a_measured_slc_read_is_kept_and_the_fitted_read_scales_the_native_pages
     scale = 100_000 / part["tr_ns"]
     assert doc["nand"]["tr_page_types_ns"] == [int(round(t * scale, -2)) for t in part["tr_page_types_ns"]]
     assert prov["nand.tr_page_types_ns"]["source"] == "fitted"
-    # clean reads as fast as the SLC data's (a cache with room, as the 980's): they tell nothing of the native
-    # pages, which stay the part's; the SLC read is still the measured one
+    # clean reads no slower than the SLC data's (a cache with room, as the 980's): they read SLC pages and set the
+    # SLC read under the fit's whole read path (the spans' reads, after the cache stage's writes, may wait behind
+    # the folding of them: crucial-p1-1000 77.0 us over the spans, 65.6 in the clean stage); the native pages stay
+    # the part's
     fast = _cache_probe(516e6, **spans, read_latency_4k_us=feature(56.0, "us", "high", ""))
     assert clean_reads_native(fast) is False
     doc, prov = build_doc(fast, values, "twin-t")
-    assert prov["nand.slc_tr_ns"]["source"] == "measured"
+    assert prov["nand.slc_tr_ns"]["source"] == "fitted"
+    assert doc["nand"]["slc_tr_ns"] == int(round(part["slc_tr_ns"] * scale, -2))
     assert doc["nand"]["tr_page_types_ns"] == [int(t) for t in part["tr_page_types_ns"]]
     assert prov["nand.tr_page_types_ns"]["source"] == "assumed"
     # the spans read its native data too (75.3 us): the die's read under it is the page types' mean, measured,

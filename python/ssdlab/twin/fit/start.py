@@ -128,18 +128,16 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
 
 
 def _modern_tr_start(die_read_ns: Optional[float], b: Base, features: Features) -> float:
-    """Where a modern twin's mean page read starts. Where the map spans measured the SLC read apart (the fitted value
-    then scales the native page types: :func:`ssdlab.twin.fit.drive_file._read_times`), the clean stage's die read
-    is the mean native read when it is well above the SLC one (its reads found their data past the cache) and the
-    part's own mean otherwise. Without that, the clean stage's QD1 reads are taken to read what its writes left in
+    """Where a modern twin's mean page read starts. Where the clean stage's QD1 reads found native pages
+    (:func:`clean_reads_native`: the map spans measured the SLC read apart, :func:`ssdlab.twin.fit.drive_file.
+    _read_times`), its die read is the mean native read. Otherwise they are taken to read what its writes left in
     the cache, in SLC mode, and the fitted mean scales the part's SLC read, so the start gives the part's SLC read
     the die read measured (the part's own mean where none was)."""
     part = library_values("part", b.part)["nand"]
     if die_read_ns is None:
         return float(part["tr_ns"])
-    native = clean_reads_native(features)
-    if native is not None:
-        return die_read_ns if native else float(part["tr_ns"])
+    if clean_reads_native(features):
+        return die_read_ns
     return die_read_ns * float(part["tr_ns"]) / float(part["slc_tr_ns"])
 
 
