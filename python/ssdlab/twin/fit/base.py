@@ -205,6 +205,12 @@ def link_bound_rate(features: Features, name: str) -> Optional[float]:
     return float(fast)
 
 
+def slc_read_range_ns(part: Mapping[str, Any], b: Base) -> Tuple[float, float]:
+    """The SLC-mode read's range: the one the fit gives the mean page read, on the part's SLC scale."""
+    k = float(part["slc_tr_ns"]) / float(part["tr_ns"])
+    return b.tr_range_ns[0] * k, b.tr_range_ns[1] * k
+
+
 def link_bound_cache_write(features: Features) -> Optional[float]:
     """:func:`link_bound_rate` of the cache fill's rate before its step."""
     return link_bound_rate(features, "slc_write_bytes_per_s")

@@ -23,7 +23,7 @@ from ...cluster import Runner
 from ..features.common import Features
 from ..probe import CACHE, CLEAN, FULL, probe_jobs
 from ..records import Figures, JobFigures, Provenance
-from .base import READAHEAD_CHOICES, READAHEAD_KEY, _fv, base_of
+from .base import READAHEAD_CHOICES, READAHEAD_KEY, _fv, base_of, slc_read_range_ns
 from .evaluate import simulate_probe_figures
 from .full import _rms_log
 
@@ -93,8 +93,7 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
         return drive_doc, {}, None
     part = _part_nand(drive_doc)
     # the SLC read on the part's scale, within the range the fit gives the mean page read (as the fit sets it)
-    lo = float(part["slc_tr_ns"]) * b.tr_range_ns[0] / float(part["tr_ns"])
-    hi = float(part["slc_tr_ns"]) * b.tr_range_ns[1] / float(part["tr_ns"])
+    lo, hi = slc_read_range_ns(part, b)
 
     def clamp(t: float) -> int:
         return int(round(min(max(t, lo), hi), -2))
@@ -117,9 +116,7 @@ def choose_cache_reads(drive_doc: Dict[str, Any], prov: Provenance, features: Fe
         return min((t for t, w in tried if w == window), key=lambda t: tried[(t, window)][0])
 
     measured_read = SLC_READ_KEY in prov and prov[SLC_READ_KEY].get("source") == "measured"
-    if measured_read:
-        tr0 = fitted
-    simulate([(tr0 if measured_read else clamp(tr0 * k ** e), window0) for e in READ_EXPONENTS])
+    simulate([(tr0, window0)] if measured_read else [(clamp(tr0 * k ** e), window0) for e in READ_EXPONENTS])
     tr = best_of(window0)
     window = window0
     if window0 is not None:

@@ -32,6 +32,7 @@ from .base import (
     _fv,
     _tprog_measured,
     base_of,
+    slc_read_range_ns,
 )
 from .native import _part_nand, full_drive_fold, native_program_ns, native_tprog_range_ns
 from .start import clean_reads_native
@@ -300,8 +301,7 @@ def _measured_slc_read(doc: Mapping[str, Any], features: Features, part: Mapping
     got = _die_read(doc, features, "slc_data_read_qd1_us", b)
     if got is None:
         return None
-    lo = float(part["slc_tr_ns"]) * b.tr_range_ns[0] / float(part["tr_ns"])
-    hi = float(part["slc_tr_ns"]) * b.tr_range_ns[1] / float(part["tr_ns"])
+    lo, hi = slc_read_range_ns(part, b)
     return int(round(min(max(got[0], lo), hi), -2)), (
         f"the QD1 read of the cache stage's SLC data over the map spans {got[1]} (within {lo / 1e3:.1f}-"
         f"{hi / 1e3:.1f} us)")

@@ -335,9 +335,9 @@ def choose_native_reads(drive_doc: Dict[str, Any], prov: Provenance, features: F
     # the factor the twin already has: the part's (1) unless the map spans or the clean stage's reads set the types
     own = (drive_doc.get("nand") or {}).get("tr_page_types_ns")
     start = round(sum(float(t) for t in own) / len(own) / mean, 3) if own else 1.0
-    if not jobs and start != 1.0:
-        return _with_native_reads(drive_doc, part, start), {}, None
     if not jobs:
+        if start != 1.0:
+            return _with_native_reads(drive_doc, part, start), {}, None
         drive_doc = _with_native_reads(drive_doc, part, 1.0)
         why = (f"the {b.part} part's page-type reads: the probe read no native pages (no full stage), so they are "
                "assumed")
