@@ -11,7 +11,8 @@ from ssdlab.twin.features.full import full_features
 from ssdlab.twin.fit.full import _with_dies, _with_program_buffer, full_onset_features
 from ssdlab.twin.probe import FULL, QUEUES, probe_jobs, run_probe_simulated
 from ssdlab.twin.probe.jobs import full_stage_note
-from ssdlab.twin.probe.names import FULL_FILL, FULL_RANDWRITE, FULL_SEQWRITE
+from ssdlab.twin.probe.names import FULL_FILL, FULL_RANDWRITE, FULL_SEQWRITE, GC_FALL_SHARE
+from ssdlab.twin.probe.segments import segments_done
 
 TB = 10**12
 
@@ -65,6 +66,18 @@ def test_the_onset_is_the_bytes_before_the_step_and_no_step_is_a_lower_bound() -
     assert flat["full_gc_onset_at_least_bytes"]["value"] == pytest.approx(40e9, rel=0.01)
     short = full_features(_figs([400.0] * 10), TB)
     assert short["full_spare_fraction"]["value"] is None and short["full_spare_fraction"]["confidence"] == "none"
+
+
+def test_a_mild_fall_or_a_one_second_dip_on_the_way_is_not_the_gc_onset() -> None:
+    # a drive that reclaims its cache's blocks first (a quarter slower), dips once, then meets garbage collection
+    rates = [96.0] * 15 + [74.0] * 10 + [50.0] + [74.0] * 1300 + [13.0] * 600
+    f = full_features(_figs(rates), TB)
+    assert f["full_gc_onset_bytes"]["value"] == pytest.approx((96 * 15 + 74 * 1310 + 50) * 1e6, rel=0.001)
+    # writes that ended after the mild fall alone show no onset: a lower bound
+    mild = full_features(_figs([96.0] * 15 + [72.0] * 60), TB)
+    assert mild["full_gc_onset_bytes"]["value"] is None and mild["full_spare_fraction"]["confidence"] == "low"
+    # and the probe's segments go on past such a fall
+    assert segments_done([93e6, 70e6, 71e6, 71e6], [20.0] * 4, share=GC_FALL_SHARE) is None
 
 
 def _feat(v: Any) -> Dict[str, Any]:

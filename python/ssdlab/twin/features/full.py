@@ -6,15 +6,17 @@ from __future__ import annotations
 import statistics
 from typing import Dict, Mapping, Optional, Sequence
 
-from ..probe.names import FULL_RANDREAD, FULL_RANDWRITE, FULL_SEQREAD, FULL_SEQWRITE
+from ..probe.names import FULL_RANDREAD, FULL_RANDWRITE, FULL_SEQREAD, FULL_SEQWRITE, GC_FALL_SHARE
 from ..records import Feature, JobFigures
 from .common import _get, feature
 
 #: The full stage's writes are 128KB each.
 FULL_BLOCK_BYTES = 128 * 1024
-#: A step down to under this share of the rate before it is garbage collection's onset (the torture's rule: halfway
-#: from the first rate to the steady state, and the steady state well below the first).
-ONSET_FALL_SHARE = 1 / 1.3
+#: A steady state under this share of the first rate is past garbage collection's onset (the probe's rule for
+#: ending the writes); the onset is where the rate fell halfway from the first rate to the steady state and stayed
+#: there for :data:`ONSET_HELD_S` (a second's dip on the way is not it).
+ONSET_FALL_SHARE = GC_FALL_SHARE
+ONSET_HELD_S = 5.0
 
 
 def _rates(f: Optional[JobFigures]) -> Sequence[float]:
@@ -74,7 +76,8 @@ def full_onset(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str,
         out["full_spare_fraction"] = feature(round(written / capacity_bytes, 4), "", "low", why + " (a lower bound)")
         return out
     cut = steady + 0.5 * (first - steady)
-    k = next((i for i, x in enumerate(rate) if x < cut), len(rate))
+    held = max(1, int(round(ONSET_HELD_S / interval_s)))
+    k = next((i for i in range(len(rate)) if all(x < cut for x in rate[i:i + held])), len(rate))
     before = sum(rate[:k]) * interval_s
     conf = "high" if 5 <= k < len(rate) * 0.8 else "medium"
     how = (f"128KB random writes on the full drive ran at {first / 1e6:,.0f} MB/s for {k * interval_s:.0f} s before "

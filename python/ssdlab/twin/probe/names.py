@@ -90,6 +90,11 @@ FULL_SEGMENT_S = 20.0
 #: A segment whose rate is below this share of the median of the segments before it is past the step (the
 #: features' rule for a fall: the steady state below the first rate / 1.3).
 STEP_FALL_SHARE = 1 / 1.3
+#: The full drive's 128KB random writes are past garbage collection's onset only below this share of the rate
+#: before it: the onset multiplies the writes by the blocks' valid pages (to 1/5-1/8 of the rate on every modern
+#: preset), where a milder fall is the drive reclaiming its cache's blocks on the way (crucial-p1-1000: 96 MB/s,
+#: then 71-78 for 100 GB, then 12-16).
+GC_FALL_SHARE = 0.5
 #: After the step the writes go on for this share of the time before it (at least two segments): the features
 #: read the steady state from the last 20% of the series, which must then lie wholly past the step.
 FULL_TAIL_SHARE = 0.5
@@ -206,7 +211,8 @@ def map_spans(capacity_bytes: int) -> List[int]:
 
 __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
            "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
-           "FULL_SEGMENT_S", "STEP_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE", "TORTURE_AFTER_FULL_S",
+           "FULL_SEGMENT_S", "STEP_FALL_SHARE", "GC_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE",
+           "TORTURE_AFTER_FULL_S",
            "TORTURE_AFTER_FULL_MIN_S", "full_segment", "segment_name", "CACHE_EXPECTED_SHARE", "WHOLE_DRIVE_DEFAULT_MAX_S",
            "BUDGETS", "KiB", "MiB", "GiB", "ERASE", "UNWRITTEN_READ",
            "UNWRITTEN_SEQREAD", "SEQWRITE_128K_QD32", "SEQWRITE_128K_QD1", "SEQWRITE_4M_QD4", "SEQREAD_4M_QD4", "SEQREAD_WINDOW",

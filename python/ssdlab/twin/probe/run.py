@@ -36,6 +36,7 @@ from .jobs import (
     jobfile_text,
     probe_jobs,
 )
+from .names import GC_FALL_SHARE, STEP_FALL_SHARE
 from .segments import merge_segments, rate_before_step, segment_job, segments_done, total_bytes
 
 __all__ = ["ProbeRun", "job_figures", "full_stage_wanted", "phase_power", "run_probe_simulated", "run_probe_device", "IDLE_POWER_S"]
@@ -146,10 +147,11 @@ def _split_at_full(jobs: Sequence[ProbeJob]) -> Tuple[List[ProbeJob], List[Probe
 
 
 def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
-              run_segment: Callable[[ProbeJob, int], bool], reference: Optional[float] = None
-              ) -> Tuple[bool, Optional[float]]:
+              run_segment: Callable[[ProbeJob, int], bool], reference: Optional[float] = None,
+              share: float = STEP_FALL_SHARE) -> Tuple[bool, Optional[float]]:
     """``job`` in segments (:mod:`.segments`), each run by ``run_segment`` (its figures into ``run.figures``; False
-    where Ctrl-C stopped it), until the rate stepped down (below ``reference`` where given) and the writes went on
+    where Ctrl-C stopped it), until the rate stepped down (below ``share`` of the rate before, or of ``reference``
+    where given) and the writes went on
     a bounded time past it, or they wrote the job's size; then their figures as ``job``'s. Returns whether to go
     on (False where stopped) and the rate before the step (None: no step)."""
     total = total_bytes(job)
@@ -166,7 +168,7 @@ def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
         parts.append(f)
         rates.append(float(f["io_bytes"]) / float(f["runtime_s"]))
         done_bytes += int(f.get("io_bytes") or 0)
-        done = segments_done(rates, [float(p["runtime_s"]) for p in parts], reference)
+        done = segments_done(rates, [float(p["runtime_s"]) for p in parts], reference, share)
         if done is not None:
             why = done
             break
@@ -178,7 +180,7 @@ def _segments(run: ProbeRun, job: ProbeJob, seed: int, stream: Optional[TextIO],
     if stream is not None:
         stream.write(f"ssdlab probe: {note}\n")
         stream.flush()
-    return going, rate_before_step(rates)
+    return going, rate_before_step(rates, share)
 
 
 def _cache_after(jobs: Sequence[ProbeJob]) -> List[ProbeJob]:
@@ -237,7 +239,8 @@ def _run_stages(run: ProbeRun, jobs: Sequence[ProbeJob], cap: int, budget: float
             going = backend.part(flat, "probe-full")
             if going and len(flat) < len(late):
                 torture = next(j for j in late if j.name == FULL_RANDWRITE)
-                going, _ = _segments(run, torture, seed, stream, lambda seg, i: backend.segment(torture, seg, i))
+                going, _ = _segments(run, torture, seed, stream, lambda seg, i: backend.segment(torture, seg, i),
+                                     share=GC_FALL_SHARE)
     return going and _run_rest(run, rest, wanted, seed, stream, backend), wanted
 
 

@@ -40,24 +40,25 @@ def total_bytes(job: ProbeJob) -> int:
     return int(job.options["io_size"] if "io_size" in job.options else job.options["size"])
 
 
-def _step(rates: Sequence[float], reference: Optional[float]) -> Optional[int]:
+def _step(rates: Sequence[float], reference: Optional[float], share: float = STEP_FALL_SHARE) -> Optional[int]:
     if reference is not None:
-        return next((i for i, r in enumerate(rates) if r < STEP_FALL_SHARE * reference), None)
-    return next((i for i in range(1, len(rates)) if rates[i] < STEP_FALL_SHARE * statistics.median(rates[:i])), None)
+        return next((i for i, r in enumerate(rates) if r < share * reference), None)
+    return next((i for i in range(1, len(rates)) if rates[i] < share * statistics.median(rates[:i])), None)
 
 
-def rate_before_step(rates: Sequence[float]) -> Optional[float]:
+def rate_before_step(rates: Sequence[float], share: float = STEP_FALL_SHARE) -> Optional[float]:
     """The median rate of the segments before the step (None: no step)."""
-    k = _step(rates, None)
+    k = _step(rates, None, share)
     return None if k is None else float(statistics.median(rates[:k]))
 
 
-def segments_done(rates: Sequence[float], seconds: Sequence[float], reference: Optional[float] = None) -> Optional[str]:
+def segments_done(rates: Sequence[float], seconds: Sequence[float], reference: Optional[float] = None,
+                  share: float = STEP_FALL_SHARE) -> Optional[str]:
     """Why the writes end after these segments (their mean rates, B/s, and durations, s), or None to go on: a
-    segment below :data:`STEP_FALL_SHARE` of the median of those before it (of ``reference`` where given: the
-    cache's rate, for the write after idle time, which may start past the step) is past the step; the writes then
-    go on for :data:`FULL_TAIL_SHARE` of the time before that segment, at least two more segments."""
-    step = _step(rates, reference)
+    segment below ``share`` of the median of those before it (of ``reference`` where given: the cache's rate, for
+    the write after idle time, which may start past the step) is past the step; the writes then go on for
+    :data:`FULL_TAIL_SHARE` of the time before that segment, at least two more segments."""
+    step = _step(rates, reference, share)
     if step is None:
         return None
     before, after = sum(seconds[:step]), sum(seconds[step + 1:])
