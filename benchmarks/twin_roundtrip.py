@@ -5,7 +5,7 @@ figures. Prints a line per preset and the table; with --doc, writes the table
 into docs/twin.md between its markers.
 
     python benchmarks/twin_roundtrip.py [--presets A,B,...] [--modern] [--trials 100] [--budget 1]
-        [--full] [--out DIR] [--jobs N] [--doc docs/twin.md] [--table-only]
+        [--full] [--out DIR] [--jobs N] [--doc docs/twin.md] [--table-only] [--merge DIR,...]
 
 --modern: the presets with an NVMe link or TLC/QLC NAND (a twin from the generic modern start; their reviews add the whole-drive fill; the
 table has their write cache, map cache and PCIe generation too), written between docs/twin.md's
@@ -15,7 +15,9 @@ Resumable: what finished under --out (default /tmp/ssdlab-twin-roundtrip) is
 not run again, and presets run one invocation at a time under one --out add
 up to one table (roundtrip.json keeps every preset's row of runs with the same
 settings); --table-only runs nothing and writes the table of the run under
---out (its roundtrip.json) into --doc. Target: every recovered internal exact or within 10%, every
+--out (its roundtrip.json) into --doc; --merge DIR,... runs nothing either: it adds the
+rows of round trips finished under other directories (run at once, one per core) to
+--out's record first. Target: every recovered internal exact or within 10%, every
 review figure of the twin within 15% of the original's, for at least 20
 presets. Takes about 2.5 hours on 2 cores with --jobs 2 and the quick review profile
 (145 min for the 26 presets from scratch, rt39 in docs/twin-history.md, the fit 60-70% of it; the
@@ -31,7 +33,7 @@ from pathlib import Path
 
 from ssdlab import Drive
 from ssdlab.results import command_line
-from ssdlab.twin.roundtrip import gc_modes, markdown_table, observable_within, roundtrip
+from ssdlab.twin.roundtrip import gc_modes, markdown_table, merge_runs, observable_within, roundtrip
 
 SECTION = "roundtrip"
 MODERN_SECTION = "roundtrip-modern"
@@ -56,6 +58,8 @@ def main() -> int:
     p.add_argument("--doc", help="write the table into this markdown file between its roundtrip markers")
     p.add_argument("--table-only", action="store_true",
                    help="run nothing: the table (and --doc) from the finished run's OUT/roundtrip.json")
+    p.add_argument("--merge", help="run nothing: add the rows of the round trips finished under these directories "
+                                   "(comma-separated; same settings) to OUT's record, then the table")
     a = p.parse_args()
     # drives of today: an NVMe link, or TLC/QLC NAND behind an SLC cache (the SATA-era drives are MLC, an
     # Extreme II's small-write SLC buffer included)
@@ -65,6 +69,13 @@ def main() -> int:
     section = MODERN_SECTION if a.modern else SECTION
     begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
     done = Path(a.out) / "roundtrip.json"
+    if a.merge:
+        try:
+            merge_runs(Path(a.out), [Path(x) for x in a.merge.split(",") if x])
+        except ValueError as e:
+            print(f"--merge: {e}", file=sys.stderr)
+            return 2
+        a.table_only = True
     if a.table_only and not done.is_file():
         print(f"--table-only: {done} does not exist (run the round trip first)", file=sys.stderr)
         return 2

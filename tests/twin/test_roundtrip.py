@@ -44,6 +44,32 @@ def test_presets_run_one_invocation_at_a_time_under_one_directory_make_one_recor
     assert "other settings" in said.getvalue() and "trials 20" in said.getvalue()
 
 
+def test_round_trips_run_at_once_in_separate_directories_merge_into_one_record(tmp_path, monkeypatch) -> None:
+    import io
+    import json
+
+    import pytest
+
+    from ssdlab.twin import roundtrip as rt
+
+    def one(preset, out, **kw):
+        return {"preset": preset, "target_met": preset != "b", "internals": [], "review_figures": 1}
+
+    monkeypatch.setattr(rt, "roundtrip_one", one)
+    monkeypatch.setattr(rt, "_csv_rows", lambda rows: [{"preset": r["preset"]} for r in rows])
+    rt.roundtrip(["a", "b"], tmp_path / "one", trials=20, jobs=1, command="run 1", stream=io.StringIO())
+    rt.roundtrip(["b", "c"], tmp_path / "two", trials=20, jobs=1, command="run 2", stream=io.StringIO())
+    assert rt.merge_runs(tmp_path / "all", [tmp_path / "one", tmp_path / "two"], stream=io.StringIO()) == 3
+    doc = json.loads((tmp_path / "all" / "roundtrip.json").read_text())
+    assert [r["preset"] for r in doc["rows"]] == ["a", "b", "c"] and doc["target_met"] == 2
+    assert doc["commands"] == ["run 1", "run 2"] and doc["trials"] == 20
+    rt.roundtrip(["d"], tmp_path / "three", trials=40, jobs=1, command="run 3", stream=io.StringIO())
+    with pytest.raises(ValueError, match="three/roundtrip.json: a run with other settings .*trials 40"):
+        rt.merge_runs(tmp_path / "all", [tmp_path / "three"], stream=io.StringIO())
+    with pytest.raises(ValueError, match="not a finished round trip"):
+        rt.merge_runs(tmp_path / "all", [tmp_path / "none"], stream=io.StringIO())
+
+
 def test_the_fits_progress_reaches_the_round_trips_log_with_its_preset() -> None:
     import io
 

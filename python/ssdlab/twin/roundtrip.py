@@ -25,7 +25,7 @@ from .features import extract
 from .probe import load_probe, probe_document, run_probe_simulated, save_probe
 from .records import BufferSeen, GcModes, Internal, ProbeDoc, RoundTripRow, TwinRecord
 
-__all__ = ["roundtrip_one", "roundtrip", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
+__all__ = ["roundtrip_one", "roundtrip", "merge_runs", "markdown_table", "review_tests", "MODERN_REVIEW_TESTS", "observable_within",
            "UNOBSERVABLE_TESTS", "INTERNAL_NAMES",
            "REVIEW_TOLERANCE", "INTERNAL_TOLERANCE"]
 
@@ -389,6 +389,47 @@ def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: f
                 w.writeheader()
                 w.writerows(flat)
     return rows
+
+
+def merge_runs(out: Path, others: Sequence[Path], stream: TextIO = sys.stderr) -> int:
+    """Add the rows of finished round trips under other directories to ``OUT/roundtrip.json`` (a preset's row
+    from a later directory replaces an earlier one), so that presets run at once in separate directories make one
+    table. Every run must have the same settings (trials, budget, scale, seed); ValueError (one line) names the
+    first that does not, or that holds no round trip's record. Returns the number of presets in the merged record."""
+    out = Path(out)
+    paths = [out / "roundtrip.json"] if (out / "roundtrip.json").is_file() else []
+    paths += [Path(o) / "roundtrip.json" for o in others]
+    docs = []
+    for path in paths:
+        try:
+            docs.append(json.loads(path.read_text()))
+            docs[-1]["rows"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ValueError(f"{path}: not a finished round trip's record (run the round trip there first)") from None
+    if not docs:
+        raise ValueError("nothing to merge: no round trip's record given")
+    keys = ("trials", "budget", "profile", "seed")
+    settings = {k: docs[0].get(k) for k in keys}
+    rows: Dict[str, RoundTripRow] = {}
+    commands: List[str] = []
+    for path, doc in zip(paths, docs):
+        if any(doc.get(k) != v for k, v in settings.items()):
+            raise ValueError(f"{path}: a run with other settings ({', '.join(f'{k} {doc.get(k)}' for k in keys)}; "
+                             f"{paths[0]} has {', '.join(f'{k} {v}' for k, v in settings.items())})")
+        rows.update({r["preset"]: r for r in doc["rows"]})
+        commands += [str(c) for c in doc.get("commands") or [doc.get("command")] if c and str(c) not in commands]
+    every = list(rows.values())
+    merged = {"command": commands[-1] if commands else "", "commands": commands, **settings, "presets": len(every),
+              "target_met": sum(1 for r in every if r["target_met"]), "rows": every}
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / "roundtrip.json", json.dumps(merged, indent=1) + "\n")
+    flat = _csv_rows(every)
+    with atomic_open(out / "roundtrip.csv", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(flat[0]))
+        w.writeheader()
+        w.writerows(flat)
+    stream.write(f"twin round trip: {len(every)} presets' rows in {out / 'roundtrip.json'}\n")
+    return len(every)
 
 
 def _earlier_rows(path: Path, settings: Dict[str, Any], presets: Sequence[str],
