@@ -379,16 +379,21 @@ def roundtrip(presets: Sequence[str], out: Path, *, trials: int = 100, budget: f
         for p in presets:
             rows.append(roundtrip_one(p, out, trials=trials, budget=budget, quick=quick, runner=runner, jobs=jobs,
                                       scheduler=scheduler, seed=seed, command=command, stream=stream, polish=polish))
-            every = kept + rows
-            doc = {"command": command, "commands": commands, **settings, "presets": len(every),
-                   "target_met": sum(1 for r in every if r["target_met"]), "rows": every}
-            write_text(out / "roundtrip.json", json.dumps(doc, indent=1) + "\n")
-            flat = _csv_rows(every)
-            with atomic_open(out / "roundtrip.csv", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(flat[0]))
-                w.writeheader()
-                w.writerows(flat)
+            _write_record(out, kept + rows, command, commands, settings)
     return rows
+
+
+def _write_record(out: Path, every: List[RoundTripRow], command: str, commands: List[str],
+                  settings: Dict[str, Any]) -> None:
+    """``OUT/roundtrip.json`` and ``.csv`` of these rows."""
+    doc = {"command": command, "commands": commands, **settings, "presets": len(every),
+           "target_met": sum(1 for r in every if r["target_met"]), "rows": every}
+    write_text(out / "roundtrip.json", json.dumps(doc, indent=1) + "\n")
+    flat = _csv_rows(every)
+    with atomic_open(out / "roundtrip.csv", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(flat[0]))
+        w.writeheader()
+        w.writerows(flat)
 
 
 def merge_runs(out: Path, others: Sequence[Path], stream: TextIO = sys.stderr) -> int:
@@ -419,15 +424,8 @@ def merge_runs(out: Path, others: Sequence[Path], stream: TextIO = sys.stderr) -
         rows.update({r["preset"]: r for r in doc["rows"]})
         commands += [str(c) for c in doc.get("commands") or [doc.get("command")] if c and str(c) not in commands]
     every = list(rows.values())
-    merged = {"command": commands[-1] if commands else "", "commands": commands, **settings, "presets": len(every),
-              "target_met": sum(1 for r in every if r["target_met"]), "rows": every}
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / "roundtrip.json", json.dumps(merged, indent=1) + "\n")
-    flat = _csv_rows(every)
-    with atomic_open(out / "roundtrip.csv", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(flat[0]))
-        w.writeheader()
-        w.writerows(flat)
+    _write_record(out, every, commands[-1] if commands else "", commands, settings)
     stream.write(f"twin round trip: {len(every)} presets' rows in {out / 'roundtrip.json'}\n")
     return len(every)
 
