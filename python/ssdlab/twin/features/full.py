@@ -6,7 +6,15 @@ from __future__ import annotations
 import statistics
 from typing import Dict, Mapping, Optional, Sequence
 
-from ..probe.names import FULL_RANDREAD, FULL_RANDWRITE, FULL_SEQREAD, FULL_SEQWRITE, GC_FALL_SHARE
+from ..probe.names import (
+    CACHE_FILL,
+    FULL_IDLE_SEQWRITE,
+    FULL_RANDREAD,
+    FULL_RANDWRITE,
+    FULL_SEQREAD,
+    FULL_SEQWRITE,
+    GC_FALL_SHARE,
+)
 from ..records import Feature, JobFigures
 from .common import _get, feature
 
@@ -17,6 +25,10 @@ FULL_BLOCK_BYTES = 128 * 1024
 #: there for :data:`ONSET_HELD_S` (a second's dip on the way is not it).
 ONSET_FALL_SHARE = GC_FALL_SHARE
 ONSET_HELD_S = 5.0
+#: The write after idle time on the full drive starts in a static cache only where its first second runs at least
+#: this many times its native rate (a write buffer alone adds its size to the first second: 32 MiB on a 96 MB/s QLC
+#: drive is a third).
+STATIC_START_SHARE = 1.5
 
 
 def _rates(f: Optional[JobFigures]) -> Sequence[float]:
@@ -48,7 +60,41 @@ def full_features(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[s
     out["full_read_iops_4k_qd32"] = feature(None if i is None else round(i, 1), "IOPS", "high" if i else "none",
                                             "4KB QD32 random read over the full drive: native page reads on every die")
     out.update(full_onset(figs, capacity_bytes))
+    if FULL_IDLE_SEQWRITE in figs:
+        out.update(full_static_cache(figs, capacity_bytes))
     return out
+
+
+def full_static_cache(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:
+    """The static part of the write cache: what the full drive wrote at the cache's rate after idle time. Up to the
+    second the rate fell below halfway to the native rate (the median of the write's second half), each second's
+    bytes above the native rate are in the cache at the cache's share (a second wholly in it counts whole). The
+    cache's rate: the first second's, or the cache fill's where that ran faster (a static part written in less
+    than a second)."""
+    f = figs.get(FULL_IDLE_SEQWRITE)
+    rate = _rates(f)
+    keys = ("static_cache_bytes", "static_cache_fraction")
+    if len(rate) < 4:
+        none = "the write after idle time on the full drive did not run long enough (needs its per-second log)"
+        return {k: feature(None, "", "none", none) for k in keys}
+    dt = float((f or {}).get("interval_ms") or 1000) / 1e3
+    native = float(statistics.median(rate[len(rate) // 2:]))
+    fill = _rates(figs.get(CACHE_FILL))
+    cache = max(rate[0], float(statistics.median(fill[:3])) if len(fill) >= 3 else 0.0)
+    if rate[0] < STATIC_START_SHARE * native or cache <= native:
+        why = (f"the full drive's write after idle time started at {rate[0] / 1e6:,.0f} MB/s, near its native "
+               f"{native / 1e6:,.0f}: no static cache came back")
+        return {"static_cache_bytes": feature(0, "B", "medium", why),
+                "static_cache_fraction": feature(0.0, "", "medium", why)}
+    cut = native + 0.5 * (cache - native)
+    k = next((i for i, r in enumerate(rate) if r < cut), len(rate))
+    got = sum(max(0.0, r - native) for r in rate[:k + 1]) * dt * cache / (cache - native)
+    conf = "high" if k < len(rate) // 2 else "low"
+    why = (f"the full drive's write after idle time ran at the cache's rate ({cache / 1e6:,.0f} MB/s) for "
+           f"{got / 1e9:,.2f} GB, then at the native {native / 1e6:,.0f} MB/s: the static part of the cache (on a full "
+           "drive the dynamic part is gone)" + ("" if conf == "high" else " (it never stepped down: at least that)"))
+    return {"static_cache_bytes": feature(round(got), "B", conf, why),
+            "static_cache_fraction": feature(round(got / capacity_bytes, 5), "", conf, why + ", over the capacity")}
 
 
 def full_onset(figs: Mapping[str, JobFigures], capacity_bytes: int) -> Dict[str, Feature]:

@@ -19,7 +19,7 @@ MISSED_SHARE = 0.25
 #: The features that measure a behaviour (not a derived choice) and that the twin's probe measures alike.
 CHECKED = ("link_bytes_per_s", "seq_read_bytes_per_s", "seq_write_bytes_per_s", "read_iops_4k_qd32",
            "write_iops_4k_qd32", "read_latency_4k_us", "write_latency_4k_us", "steady_write_iops",
-           "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s")
+           "slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s", "static_cache_bytes")
 #: Behaviours the probe sees as yes or no.
 SEEN = ("slc_cache", "perf_mode", "readahead", "data_reduction")
 #: The most probe jobs named among the worst.
@@ -27,7 +27,7 @@ WORST_JOBS = 3
 #: A job that moves less than this (one write and a flush) measures a latency, not a rate: its MB/s is not judged.
 MIN_RATE_MBPS = 1.0
 #: The cache's features, judged only where the probe found a cache (without one they describe the cache fill).
-CACHE_FEATURES = ("slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s")
+CACHE_FEATURES = ("slc_cache_bytes", "slc_write_bytes_per_s", "post_cache_write_bytes_per_s", "static_cache_bytes")
 
 
 def _missed(name: str, measured: Any, twin: Any) -> Optional[str]:

@@ -227,21 +227,28 @@ def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, 
 STATIC_SHARES_PERCENT = (0.3, 0.6, 1.0, 1.5, 2.0)
 #: ... one is taken where its RMS log error over the fill and full stages is at most this share of the assumed share's.
 STATIC_EVIDENCE = 0.5
+#: Where the probe measured the static part (the full drive's write after idle time), the share whose twin writes
+#: as much at the cache's rate after the same idle time is taken: the nearest of the shares weighed, then one step
+#: between the two that bracket the measured bytes.
 
 
 def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: Features, measured: Mapping[str, Any],
                         runner: Any, seed: int, budget: float) -> Tuple[Dict[str, Any], Figures, Optional[str]]:
     """The split of a modern twin's cache between its static and dynamic
-    parts, from the fill and full stages. One fill of an empty drive
-    measures their sum; on a full drive only the static part is left: the
-    full stage's sequential write runs at the cache's rate for as long as it
-    lasts, and where the drive folds its cache while the host writes, the
-    torture's writes run through it. Each share of
-    :data:`STATIC_SHARES_PERCENT` (the sum kept) is simulated with the whole
-    probe; the best is taken where its error is at most
+    parts. One fill of an empty drive measures their sum; on a full drive
+    only the static part is left. Where the probe measured it (the full
+    drive's write after idle time, ``static_cache_bytes``), each share of
+    :data:`STATIC_SHARES_PERCENT` and the measured one (the sum kept) is
+    simulated with the whole probe and the share whose twin gives the same
+    bytes is taken (interpolated once between the two that bracket them):
+    the twin's idle time folds at its own pace, so a share read off the bytes
+    alone would miss a drive that gives back only part of its static cache
+    in that time. Without that measurement, from the fill and full stages'
+    rates: the best share is taken where its error is at most
     :data:`STATIC_EVIDENCE` of the assumed share's. Returns the drive, the
     figures of the share taken (empty when the assumed stays) and a line for
     the fit's output (None where nothing was weighed)."""
+    from ..features.full import full_static_cache
     from .evaluate import _fill_error, _rate_jobs, _simulate_docs
 
     c = drive_doc.get("slc_cache")
@@ -249,20 +256,57 @@ def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: F
         return drive_doc, {}, None
     s0 = float(c["static_percent_of_capacity"])
     total = s0 + float(c["dynamic_percent_of_capacity"])
+    cap = int(_fv(features, "capacity_bytes") or 0)
+    got = _fv(features, "static_cache_bytes")
+    target = None if got is None or not cap else float(got)
     shares = [s for s in STATIC_SHARES_PERCENT if s != s0 and s < total]
+    if target is not None:
+        m = round(min(total, 100.0 * target / cap), 3)
+        shares += [m] if m not in shares and m != s0 else []
 
     def with_share(s: float) -> Dict[str, Any]:
         return {**drive_doc, "slc_cache": {**c, "static_percent_of_capacity": s,
                                            "dynamic_percent_of_capacity": round(total - s, 3)}}
 
+    key = "slc_cache.static_percent_of_capacity"
+    dyn = "slc_cache.dynamic_percent_of_capacity"
+    prov.setdefault(key, {"value": s0, "source": "assumed", "why": "the generic profile's"})
     docs = [drive_doc] + [with_share(s) for s in shares]
     figs = _simulate_docs(docs, runner, seed, budget, measured)
+    if target is not None and cap:
+        every = [s0] + shares
+
+        def twin_bytes(f: Figures) -> float:
+            return float(full_static_cache(f, cap)["static_cache_bytes"]["value"] or 0.0)
+
+        have = [twin_bytes(f) for f in figs]
+        lo = [i for i in range(len(every)) if have[i] <= target]
+        hi = [i for i in range(len(every)) if have[i] > target]
+        if lo and hi:
+            a = max(lo, key=lambda i: have[i])
+            b = min(hi, key=lambda i: have[i])
+            if have[b] > have[a]:
+                s = round(every[a] + (every[b] - every[a]) * (target - have[a]) / (have[b] - have[a]), 3)
+                if 0 <= s <= total and s not in every:
+                    every.append(s)
+                    docs.append(with_share(s))
+                    figs += _simulate_docs(docs[-1:], runner, seed, budget, measured)
+                    have.append(twin_bytes(figs[-1]))
+        k = min(range(len(every)), key=lambda i: (abs(have[i] - target), abs(every[i] - s0)))
+        listed = ", ".join(f"{s:g}%: {h / 1e9:,.2f} GB" for s, h in sorted(zip(every, have)))
+        s = every[k]
+        prov[key] = {"value": s, "source": "fitted", "residual": round(abs(have[k] - target) / cap, 5),
+                     "why": f"the full drive's write after idle time: {target / 1e9:,.2f} GB at the cache's rate (its "
+                            f"static part); the twin's same write by static share of the {total:g}% cache (the sum "
+                            f"the fill measured kept): {listed}"}
+        prov[dyn] = {**prov[dyn], "value": round(total - s, 3),
+                     "why": prov[dyn]["why"].replace("less the static part", f"less the static part ({s:g}%, fitted)")}
+        return docs[k], figs[k], (f"static share {s:g}% of the {total:g}% cache (the full drive's write after idle "
+                                  f"time: {target / 1e9:,.2f} GB measured; by share: {listed})")
     jobs = _rate_jobs(features, measured, budget, (FILL, FULL))
     errs = [_fill_error(measured, f, jobs) for f in figs]
     listed = ", ".join(f"{s:g}%: {e:.4f}" for s, e in sorted(zip([s0] + shares, errs)))
     k = min(range(len(docs)), key=lambda i: errs[i])
-    key = "slc_cache.static_percent_of_capacity"
-    prov.setdefault(key, {"value": s0, "source": "assumed", "why": "the generic profile's"})
     if k == 0 or not errs[k] <= STATIC_EVIDENCE * errs[0]:
         prov[key] = {**prov[key], "why": prov[key]["why"] + f"; the fill and full stages' RMS log error by static share (the "
                      f"sum kept): {listed}: none at {STATIC_EVIDENCE} of the assumed's or less"}
@@ -271,7 +315,6 @@ def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: F
     prov[key] = {"value": s, "source": "fitted", "residual": round(errs[k], 4),
                  "why": f"the fill and full stages (the full drive has only the static part): their RMS log error by static "
                         f"share of the {total:g}% cache (the sum the fill measured kept): {listed}"}
-    dyn = "slc_cache.dynamic_percent_of_capacity"
     prov[dyn] = {**prov[dyn], "value": round(total - s, 3),
                  "why": prov[dyn]["why"].replace("less the static part", f"less the static part ({s:g}%, fitted)")}
     return docs[k], figs[k], f"static share {s:g}% of the {total:g}% cache (fill and full stages by share: {listed})"

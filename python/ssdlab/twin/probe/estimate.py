@@ -127,6 +127,9 @@ def job_seconds(job: ProbeJob, cap: int, rates: Rates, most: bool = False, segme
     if o.get("ioengine") == "null":
         return t
     nbytes = int(o.get("io_size", _span(job, cap))) * int(o.get("numjobs", 1))
+    if o.get("runtime") and job.direction == "write":
+        # a sized write with a runtime ends at whichever comes first
+        return t + min(_seconds(o.get("runtime")), nbytes / rates.write_bytes_per_s)
     if job.direction == "read":
         return t + nbytes / rates.read_bytes_per_s
     if job.stage == CLEAN:
@@ -149,6 +152,8 @@ def job_write_bytes(job: ProbeJob, cap: int, rates: Rates, segmented: bool = Fal
     if o.get("time_based"):
         rate = rates.clean_write_bytes_per_s if job.stage == CLEAN else rates.write_bytes_per_s
         return _seconds(o.get("runtime")) * rate * int(o.get("numjobs", 1))
+    if o.get("runtime"):
+        return min(float(int(o.get("io_size", _span(job, cap)))), _seconds(o.get("runtime")) * rates.write_bytes_per_s)
     if job.name == FULL_RANDWRITE:
         # the expected onset, then the time after it at no more than the assumed rate (their size at most)
         onset = min(float(o["io_size"]), FULL_EXPECTED_ONSET_SHARE * cap)

@@ -20,6 +20,7 @@ from .names import (
     FILL_JOB,
     FULL,
     FULL_FILL,
+    FULL_IDLE_SEQWRITE,
     FULL_RANDREAD,
     FULL_RANDWRITE,
     FULL_SEGMENT_S,
@@ -46,7 +47,7 @@ from .names import (
     map_spans,
     queue_read,
 )
-from .spec import JobList, Spans, align, cache_sizes, full_sizes, secs
+from .spec import JobList, Spans, align, cache_sizes, full_sizes, secs, static_idle_times
 
 
 def fill_job(jobs: JobList) -> None:
@@ -180,6 +181,13 @@ def full_stage(jobs: JobList, sp: Spans, own_fill: bool = False) -> None:
     jobs.add(FULL_RANDREAD, FULL, "native read parallelism (the dies that read at once)",
         "4KB random reads at QD32 over the whole full drive: native pages on every die", "read", rw="randread",
         bs="4k", iodepth=32, time_based=1, runtime=secs(2.0 * sp.budget))
+    idle, run_s, most = static_idle_times(sp.cap)
+    jobs.add(FULL_IDLE_SEQWRITE, FULL, "the static part of the write cache (what a full drive caches)",
+        f"a sequential write on the full drive after {idle:.0f} s idle, for {run_s:.0f} s: the idle time folds what the "
+        "writes before left in the cache, and on a full drive only the static part comes back (the dynamic part "
+        "lives in free native blocks); the bytes written at the cache's rate before the step down to the native "
+        "rate are that part", "write", log_ms=1000, rw="write", bs="128k", iodepth=32, offset=seq, size=most,
+        runtime=secs(run_s), startdelay=secs(idle), **inc)
     jobs.add(FULL_RANDWRITE, FULL, "spare area (GC onset on the full drive) and the steady state",
         f"128KB random writes at QD32 on the full drive, at most {rand / 1e9:,.0f} GB, in segments of "
         f"{FULL_SEGMENT_S:.0f} s: they run at the native rate until the spare area is used up, then step down to what "

@@ -70,6 +70,21 @@ FULL_SEQWRITE = "full-seqwrite-128k-qd32"
 FULL_SEQREAD = "full-seqread-128k-qd32"
 FULL_RANDREAD = "full-randread-4k-qd32"
 FULL_RANDWRITE = "full-randwrite-128k-qd32"
+#: The full drive after idle time: what it writes at the cache's rate then is the static part of its cache (on a
+#: full drive the dynamic part is gone), given back once idle time folded what the fill left in it.
+FULL_IDLE_SEQWRITE = "full-after-idle-seqwrite-128k-qd32"
+#: The largest static part looked for, as a share of the capacity (the modern profiles' 0-1.2%, and room past it).
+STATIC_MAX_SHARE = 0.025
+#: Idle time before that write: long enough to fold a static part of :data:`STATIC_MAX_SHARE` at the slowest native
+#: write rate of a modern drive (80 MB/s, a QLC drive's direct-to-QLC rate on SATA), and :data:`STATIC_IDLE_MIN_S` at
+#: least; whatever the budget, as a shorter idle time would show part of the cache and take it for the whole
+#: (crucial-p1-1000 gives back none of its 12 GB in 120 s, all of it in 400 s).
+STATIC_FOLD_FLOOR_BYTES_PER_S = 80e6
+STATIC_IDLE_MIN_S = 30.0
+#: ... and the write runs until it has passed such a part at the slowest cache rate (a SATA link's 500 MB/s), and
+#: :data:`STATIC_WRITE_MIN_S` at least, so that the native rate after the step is measured too.
+STATIC_SLC_FLOOR_BYTES_PER_S = 500e6
+STATIC_WRITE_MIN_S = 10.0
 #: A real target's probe without ``--stages`` runs the fill and the full stage only where one whole-drive write at
 #: the stated 100 MB/s (the estimate's rate before anything is measured) takes at most this long: past it
 #: (360 GB and up) the whole-drive write alone is most of the half hour the default should take on a real drive
@@ -210,7 +225,8 @@ def map_spans(capacity_bytes: int) -> List[int]:
 
 
 __all__ = ["CLEAN", "FILL", "CACHE", "QUEUES", "FULL", "STAGES", "HOST", "FULL_FILL", "FULL_SEQWRITE", "FULL_SEQREAD",
-           "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
+           "FULL_RANDREAD", "FULL_RANDWRITE", "FULL_IDLE_SEQWRITE", "STATIC_MAX_SHARE", "STATIC_FOLD_FLOOR_BYTES_PER_S",
+           "STATIC_IDLE_MIN_S", "STATIC_SLC_FLOOR_BYTES_PER_S", "STATIC_WRITE_MIN_S", "FULL_RANDWRITE_SHARE", "FULL_RANDWRITE_MIN_SHARE",
            "FULL_SEGMENT_S", "STEP_FALL_SHARE", "GC_FALL_SHARE", "FULL_TAIL_SHARE", "FULL_EXPECTED_ONSET_SHARE",
            "TORTURE_AFTER_FULL_S",
            "TORTURE_AFTER_FULL_MIN_S", "full_segment", "segment_name", "CACHE_EXPECTED_SHARE", "WHOLE_DRIVE_DEFAULT_MAX_S",

@@ -5,7 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple
 
-from .names import CACHE_FILL_SHARE, FULL_RANDWRITE_MIN_SHARE, FULL_RANDWRITE_SHARE, GiB, KiB, MiB
+from .names import (
+    CACHE_FILL_SHARE,
+    FULL_RANDWRITE_MIN_SHARE,
+    FULL_RANDWRITE_SHARE,
+    STATIC_FOLD_FLOOR_BYTES_PER_S,
+    STATIC_IDLE_MIN_S,
+    STATIC_MAX_SHARE,
+    STATIC_SLC_FLOOR_BYTES_PER_S,
+    STATIC_WRITE_MIN_S,
+    GiB,
+    KiB,
+    MiB,
+)
 
 
 @dataclass(frozen=True)
@@ -81,3 +93,11 @@ def full_sizes(cap: int, budget: float) -> Tuple[int, int]:
     seq = align(min(cap // 8, max(16 * GiB, 32 * GiB * budget)))
     rand = align(min(float(cap), cap * max(FULL_RANDWRITE_MIN_SHARE, FULL_RANDWRITE_SHARE * budget)))
     return seq, rand
+
+
+def static_idle_times(cap: int) -> Tuple[float, float, int]:
+    """The full drive's idle time before the write that shows the static cache, that write's runtime (s) and its
+    most bytes: they depend on the capacity alone (a part of the cache, not the budget, sets them)."""
+    most = STATIC_MAX_SHARE * cap
+    idle = max(STATIC_IDLE_MIN_S, most / STATIC_FOLD_FLOOR_BYTES_PER_S)
+    return idle, max(STATIC_WRITE_MIN_S, most / STATIC_SLC_FLOOR_BYTES_PER_S), align(min(cap / 8, 4 * most))
