@@ -225,11 +225,9 @@ def _provenance(doc: Mapping[str, Any], size: float, post: float, resid: float, 
 #: The static shares of the cache a modern twin weighs (percent of the capacity; the dynamic part takes the rest of
 #: the cache the fill measured): the modern profiles' 0.6-1.2% and either side.
 STATIC_SHARES_PERCENT = (0.3, 0.6, 1.0, 1.5, 2.0)
-#: ... one is taken where its RMS log error over the fill and full stages is at most this share of the assumed share's.
+#: ... where the probe did not measure the static part, one is taken where its RMS log error over the fill and full
+#: stages is at most this share of the assumed share's.
 STATIC_EVIDENCE = 0.5
-#: Where the probe measured the static part (the full drive's write after idle time), the share whose twin writes
-#: as much at the cache's rate after the same idle time is taken: the nearest of the shares weighed, then one step
-#: between the two that bracket the measured bytes.
 
 
 def choose_static_share(drive_doc: Dict[str, Any], prov: Provenance, features: Features, measured: Mapping[str, Any],
