@@ -622,3 +622,48 @@ def test_a_modern_twin_weighs_whole_program_units_acknowledged_at_the_die(monkey
     # a twin already acknowledging so has nothing to weigh
     best, (t, b, rec) = run(lambda v: 0.5, {**fitted, tf.WHOLE_UNIT_ACK_KEY: True})
     assert rec is None and b is best and "candidates" not in seen
+
+
+def test_the_flush_after_the_torture_chooses_among_whole_unit_buffers_the_clean_rows_cannot_tell_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With whole program units acknowledged at the die, the clean rows see the buffer only through the large
+    writes, where the dies' pace trades against it: of the candidates within STRUCTURE_CONTEST_WINDOW of the best,
+    the one whose buffer lies nearest the flush's estimate is kept (samsung980pro-1000's rt71 twin: 32 MiB 0.163,
+    64 MiB 0.179, the flush 66.2 MB); one the clean rows do tell apart is not."""
+    from types import SimpleNamespace
+
+    import ssdlab.twin.fit.structure as tf
+    from ssdlab.fit.params import FreeParameter, Target
+
+    path = FreeParameter(tf.WRITE_PATH_KEY, 100e6, 7.2e9, 5e9, True, 1e6, "write path")
+    fitted = {tf.WRITE_PATH_KEY: 5.355e9, tf.BUFFER_KEY: 4 << 20}
+    seen: Dict[str, Any] = {}
+    by_buffer = {4: 0.9, 8: 0.7, 16: 0.3, 32: 0.163, 64: 0.179, 128: 0.25}
+
+    def elpis(v: Dict[str, Any]) -> float:
+        if not v.get(tf.WHOLE_UNIT_ACK_KEY):
+            return 0.383
+        return by_buffer[v[tf.BUFFER_KEY] >> 20] + (0.0 if v[tf.WRITE_PATH_KEY] == 7.2e9 else 0.05)
+
+    def run(flush_bytes: Any) -> Any:
+        features = {} if flush_bytes is None else {"dirty_buffer_bytes": {"value": flush_bytes, "unit": "B",
+                                                                          "confidence": "low", "how": "flush"}}
+        target = Target("drive", "twin", [path], [], {"twin": SimpleNamespace(features=features)})
+        _fake_runs(monkeypatch, tf, seen, elpis)
+        best = SimpleNamespace(values=fitted, objective=elpis(fitted))
+        return tf.recheck_write_ack(target, best, None, 1, 10)  # type: ignore[arg-type]
+
+    t, b, rec = run(66.2e6)
+    assert rec is not None and rec["kept"] == "whole program units acknowledged at the die, a 64 MiB buffer, the write path open"
+    assert rec["flush"] == {"buffer_bytes": 64 << 20, "instead_of": "whole program units acknowledged at the die, "
+                                                                    "a 32 MiB buffer, the write path open"}
+    assert b.values[tf.BUFFER_KEY] == 64 << 20 and b.values[tf.WRITE_PATH_KEY] == 7.2e9
+    # without the flush's estimate the objective alone decides
+    t, b, rec = run(None)
+    assert rec is not None and b.values[tf.BUFFER_KEY] == 32 << 20 and "flush" not in rec
+    # a flush that points at 128 MiB: 0.25 is no near tie of 0.163, so the nearest near tie (64 MiB) is kept
+    t, b, rec = run(140e6)
+    assert rec is not None and b.values[tf.BUFFER_KEY] == 64 << 20
+    # ... and one at 16 MiB finds no near tie below the best: 32 MiB stays
+    t, b, rec = run(16.5e6)
+    assert rec is not None and b.values[tf.BUFFER_KEY] == 32 << 20 and "flush" not in rec

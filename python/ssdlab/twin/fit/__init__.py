@@ -117,6 +117,8 @@ def fit_twin(probe_dir: Path, out: Path, *, trials: int = 60, sampler: str = "cm
                 + ", ".join(f"{n} {o:.3f}" for n, o in r["others"].items())
                 + ("; after a short polish " + ", ".join(f"{n} {o:.3f}" for n, o in r["contest"].items())
                    if r.get("contest") else "")
+                + (f"; of the near ties, the buffer nearest the flush after the torture, instead of "
+                   f"{r['flush']['instead_of']}" if r.get("flush") else "")
                 + f"; {r['polished']:.3f} polished)" for r in kept)
             for k in sorted({c for r in kept for c in r["changed"]}):
                 key = "nand.page_size_bytes" if k == "nand.page_size_log2" else k

@@ -5,6 +5,7 @@ slots against the time per command, and parity."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
@@ -25,6 +26,8 @@ from .base import (
     PROGRAM_BUFFER_KEY,
     READAHEAD_CHOICES,
     READAHEAD_KEY,
+    _buffer_pow2,
+    _fv,
     base_of,
     cap_of,
 )
@@ -194,12 +197,35 @@ def recheck_write_ack(target: Target, best: Evaluation, runner: Runner, seed: in
     targets, evs, record = _weighed(target, best, "every write acknowledged from the buffer", cands, runner, seed,
                                     channel_choices)
     k = min(range(len(cands)), key=lambda i: evs[i].objective)
+    k_flush = _flush_supported(cands, evs, k, target)
     if stream is not None:
         stream.write(f"ssdlab fit: writes acknowledged at the die at the fitted times: {best.objective:.3f} as fitted, "
-                     f"{evs[k].objective:.3f} with {cands[k][0]}\n")
+                     f"{evs[k].objective:.3f} with {cands[k][0]}"
+                     + (f"; {evs[k_flush].objective:.3f} with {cands[k_flush][0]}, nearest the flush after the "
+                        "torture" if k_flush != k else "") + "\n")
+    if k_flush != k:
+        record["flush"] = {"buffer_bytes": int(cands[k_flush][1][BUFFER_KEY]), "instead_of": cands[k][0]}
+        k = k_flush
     if not evs[k].objective < STRUCTURE_EVIDENCE * best.objective:
         return target, best, record
     return _kept(targets[k], evs[k], cands[k], vals, record, runner, seed, polish_evaluations, stream)
+
+
+def _flush_supported(cands: Sequence[Tuple[str, Dict[str, Any]]], evs: Sequence[Evaluation], k: int,
+                     target: Target) -> int:
+    """Of the whole-unit candidates the clean rows cannot tell apart from the best (``k``: within
+    :data:`STRUCTURE_CONTEST_WINDOW`, all weighed at times fitted for another write path), the one whose buffer
+    lies nearest the flush after the torture's estimate (snapped to its power of two), the better objective
+    between equals. On such a firmware the clean bursts see the buffer only through the large writes, where the
+    dies' pace trades against it; the flush drains the buffer itself."""
+    features = getattr(target.drives.get(target.id), "features", None)
+    b_flush = _fv(features, "dirty_buffer_bytes") if features is not None else None
+    if not b_flush or float(b_flush) <= 0:
+        return k
+    b_flush = float(_buffer_pow2(float(b_flush))[0])
+    near = [i for i in range(len(cands)) if evs[i].objective * STRUCTURE_CONTEST_WINDOW <= evs[k].objective]
+    return min(near, key=lambda i: (round(abs(math.log(float(cands[i][1][BUFFER_KEY]) / b_flush)), 6),
+                                    evs[i].objective))
 
 
 def _structure_candidates(vals: Dict[str, Any], target: Target, dies_choices: Sequence[int],

@@ -42,9 +42,12 @@ class StructureRecord(_StructureRecord, total=False):
     """The read-ahead windows (:func:`ssdlab.twin.fit.recheck_window`) and the structures
     (:func:`ssdlab.twin.fit.recheck_structure`) weighed against the fitted twin at its fitted times:
     ``fitted`` the twin's, with its ``objective``; ``others`` each one's; ``contest`` those polished a little;
-    ``kept`` the one taken (None: the twin's), the values it ``changed`` and its objective once ``polished``."""
+    ``kept`` the one taken (None: the twin's), the values it ``changed`` and its objective once ``polished``;
+    ``flush`` where the flush after the torture chose the buffer among near ties (its ``buffer_bytes``, and the
+    candidate the objective alone would have kept: ``instead_of``)."""
 
     contest: Dict[str, float]
+    flush: Dict[str, Any]
     changed: List[str]
     polished: float
 
