@@ -276,3 +276,23 @@ def test_a_buffer_bound_candidate_keeps_the_dies_at_half_the_program_time() -> N
     # no candidate where half the program time leaves the part's range
     lo, _ = native_tprog_range_ns(part)
     assert _shorter_programs({"nand": {**doc["nand"], "tprog_ns": int(1.5 * lo)}}, part, ()) is None
+
+
+def test_a_program_buffer_candidate_is_tried_again_with_the_write_path_open() -> None:
+    """The clean fit caps the write path where the programs in flight bound the writes (samsung980-1000's twin:
+    2.35 GB/s, its 128KB QD1 writes 1,823 MB/s for 2,276); once the full-drive step gives the twin its program
+    buffer, the cap stands in for nothing and the path is tried open (the modern range's top)."""
+    from ssdlab.twin.fit.full import _write_path_opened
+    from ssdlab.twin.fit.start import MODERN_WRITE_PATH_MAX
+
+    capped = {"controller": {"max_write_bytes_per_s": 2_350_000_000, "program_buffer_bytes": 884_736},
+              "nand": {"channels": 8}}
+    opened = _write_path_opened(capped)
+    assert opened is not None and opened["controller"]["max_write_bytes_per_s"] == MODERN_WRITE_PATH_MAX
+    assert capped["controller"]["max_write_bytes_per_s"] == 2_350_000_000  # the candidate is a copy
+    assert opened["controller"]["program_buffer_bytes"] == 884_736 and opened["nand"] == capped["nand"]
+    # without a program buffer the cap is what binds the writes; an open path has nothing to open
+    assert _write_path_opened({"controller": {"max_write_bytes_per_s": 2_350_000_000}}) is None
+    assert _write_path_opened({"controller": {"max_write_bytes_per_s": MODERN_WRITE_PATH_MAX,
+                                              "program_buffer_bytes": 884_736}}) is None
+    assert _write_path_opened({"controller": {"program_buffer_bytes": 884_736}}) is None

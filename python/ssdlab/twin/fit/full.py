@@ -34,6 +34,7 @@ from ..probe.names import CACHE_FILL, FULL_RANDREAD, FULL_SEQREAD
 from ..records import Figures, JobFigures, Provenance
 from .base import _fv, base_of, link_bound_cache_write
 from .evaluate import simulate_probe_figures
+from .start import MODERN_WRITE_PATH_MAX
 
 #: The die counts tried, as factors on the fitted count.
 DIE_FACTORS = (0.5, 1.0, 2.0)
@@ -42,6 +43,7 @@ DIE_FACTORS = (0.5, 1.0, 2.0)
 DIES_EVIDENCE = 0.85
 #: The key of the controller's memory for the data of the programs in flight.
 PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
+WRITE_PATH_KEY = "controller.max_write_bytes_per_s"
 #: The channel rate of a twin whose part and file give none (generic-nvme's).
 DEFAULT_CHANNEL_BYTES_PER_S = 1_000_000_000
 #: The least SLC program time a candidate gets (the modern fit's range starts there).
@@ -253,6 +255,20 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
     best = min(range(len(rows)), key=lambda i: err[i])
     if err[best] > DIES_EVIDENCE * err[base]:
         best = base
+    opened = _write_path_opened(docs[best][1]) if best != base else None
+    if opened is not None:
+        # the write path the clean fit capped stood in for the bound the program buffer now gives: opened, and
+        # kept where the stages come as close or closer
+        f = [f for _, f in run.map(simulate_probe_figures, [(opened, seed, budget, (CLEAN, CACHE, FULL))],
+                                   what="twin full drive")][0]
+        e_clean, e_full = _rms_log(measured, f, clean), _rms_log(measured, f, full + cache)
+        rows.append({**rows[best], "write_path_open": True, "clean_error": round(e_clean, 4),
+                     "full_error": round(e_full, 4), "error": round(math.hypot(e_clean, e_full) / math.sqrt(2), 4),
+                     "full_jobs": {n: round(float((f.get(n) or {}).get("mbps") or 0.0), 1) for n in full + cache}})
+        docs.append((docs[best][0], opened))
+        figs.append(f)
+        if float(rows[-1]["error"]) <= float(rows[best]["error"]):
+            best = len(rows) - 1
     rows[best]["kept"] = True
     kept, kept_figs = docs[best][1], figs[best]
     record = {"measured": {n: round(float(measured[n]["mbps"]), 1) for n in full}, "rows": rows}
@@ -268,8 +284,10 @@ def choose_full_dies(drive_doc: Dict[str, Any], prov: Provenance, features: Feat
                "sequential write): RMS log error " + ", ".join(f"{r['error']:.3f}" for r in rows)
                + f"; {_label(rows[best])} came closest")
         for key in ("nand.packages_per_channel", "nand.dies_per_package", "nand.blocks_per_plane", *PROGRAM_KEYS,
-                    PROGRAM_BUFFER_KEY):
+                    PROGRAM_BUFFER_KEY, WRITE_PATH_KEY):
             sec, name = key.split(".", 1)
+            if key == WRITE_PATH_KEY and not rows[best].get("write_path_open"):
+                continue
             if name in kept.get(sec, {}):
                 old = prov.get(key)
                 source = "fitted" if key != "nand.blocks_per_plane" or old is None else old["source"]
@@ -284,7 +302,20 @@ def _label(row: Mapping[str, Any]) -> str:
     pb = row.get("program_buffer_bytes")
     t = row.get("tprog_ns")
     return (f"{row['dies']} dies" + (f" at {float(t) / 1e6:.2f} ms" if t else "")
-            + (f" + {int(pb) // 1024} KiB program buffer" if pb else ""))
+            + (f" + {int(pb) // 1024} KiB program buffer" if pb else "")
+            + (", the write path open" if row.get("write_path_open") else ""))
+
+
+def _write_path_opened(d: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """``d`` with its write path at the modern range's top, where it has a program buffer and a path below that
+    (else None): the clean fit capped the path where the programs in flight bound the writes."""
+    ctrl = d.get("controller", {})
+    path = ctrl.get(WRITE_PATH_KEY.split(".", 1)[1])
+    if not ctrl.get(PROGRAM_BUFFER_KEY.split(".", 1)[1]) or not path or float(path) >= MODERN_WRITE_PATH_MAX:
+        return None
+    out = copy.deepcopy(dict(d))
+    out["controller"][WRITE_PATH_KEY.split(".", 1)[1]] = MODERN_WRITE_PATH_MAX
+    return out
 
 
 #: The full stage's reads, of the native pages past any cache (the data the whole-drive fill and the full stage's

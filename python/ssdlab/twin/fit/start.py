@@ -46,6 +46,10 @@ DECODE_RANGE_BYTES_PER_S = (25_000_000, 1_000_000_000)
 #: ... when the second 8KB of a unit takes this much longer than its transfers (8KB at 200 MB/s).
 DECODE_MIN_EXCESS_NS = 40_000
 
+#: The write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one.
+SATA_WRITE_PATH_MAX = 2_000_000_000
+MODERN_WRITE_PATH_MAX = 8_000_000_000
+
 
 def raw_nand_dies(probe_doc: ProbeDoc) -> List[int]:
     """The die counts (multiples of the twin's channels) the probed drive's
@@ -89,8 +93,7 @@ def free_parameters(features: Features, dies_choices: Sequence[int] = ()) -> Lis
     if b.modern:
         tr = _modern_tr_start(tr if die_read_ns and die_read_ns > xfer_ns else None, b, features)
     slots = int(_clamp(round(cmd_read * r_iops / 1e9), 1, 4))
-    # the write path's top: beyond the fastest SATA-era write (2 GB/s), and beyond a PCIe 4.0 x4 link on a modern one
-    write_max = 8_000_000_000 if b.modern else 2_000_000_000
+    write_max = MODERN_WRITE_PATH_MAX if b.modern else SATA_WRITE_PATH_MAX
     ppc, ppc_range, ppc_why = _packages(dies, flush_ns, dies_choices)
     if b.modern:
         ppc_why = ppc_why.replace(f"dies = {CHANNELS} channels x this",
