@@ -71,30 +71,6 @@ def test_the_flush_after_the_torture_gives_a_twin_the_buffer_its_clean_bursts_hi
     assert twin["controller"]["write_buffer_bytes"] == prov["value"] and "tortured-flush" in figs
 
 
-@pytest.mark.slow  # three probes of a 1TB NVMe drive: minutes on 2 cores
-def test_a_modern_twin_with_its_cache_gets_the_buffer_from_the_flush_after_the_torture() -> None:
-    """The 970 EVO Plus's 128KB bursts run at the link's rate, so they do not show its 64 MiB buffer; on a twin
-    with the drive's cache the flush after the torture does (the fit judges it there: before the cache fit a
-    modern twin's fill stage is the generic cache's, 0.98 RMS log error on this probe, and its torture varied 0.009
-    per second against the drive's 0.015)."""
-    from ssdlab.cluster import Runner
-    from ssdlab.twin.fit.buffer import choose_dirty_buffer
-    from ssdlab.twin.fit.evaluate import _simulate_docs
-
-    run = run_probe_simulated("samsung970evoplus-1000", None, budget=0.25)
-    f = extract(run.figures, run.target["capacity_bytes"])
-    truth = preset_truth("samsung970evoplus-1000")["write_buffer_bytes"]
-    assert f["write_buffer_bytes"]["value"] is None
-    c = Drive.load("samsung970evoplus-1000").config
-    doc = {**c, "controller": {**c["controller"], "write_buffer_bytes": 4 << 20}}
-    assumed = {"value": 4 << 20, "source": "assumed", "why": "the probe could not see the buffer"}
-    with Runner(jobs=1, progress=False) as runner:
-        figs0 = _simulate_docs([doc], runner, 1, 0.25, run.figures)[0]
-        twin, figs, prov = choose_dirty_buffer(doc, figs0, assumed, f, run.figures, runner, 1, 0.25)
-    print(f"buffer {prov['value']:,} B (truth {truth:,}): {prov['why']}")
-    assert prov["source"] == "fitted" and prov["value"] == truth
-
-
 def test_a_modern_twins_buffer_is_judged_on_the_twin_with_its_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fit's last step for a modern twin hands the twin it has (cache, dies and split fitted) and that twin's
     whole probe to the buffer's choice, and reports whether the buffer moved."""
