@@ -35,6 +35,7 @@ from ..records import Figures, JobFigures, Provenance
 from .base import _fv, base_of, link_bound_cache_write
 from .evaluate import simulate_probe_figures
 from .start import MODERN_WRITE_PATH_MAX
+from .structure import WRITE_PATH_KEY
 
 #: The die counts tried, as factors on the fitted count.
 DIE_FACTORS = (0.5, 1.0, 2.0)
@@ -43,7 +44,6 @@ DIE_FACTORS = (0.5, 1.0, 2.0)
 DIES_EVIDENCE = 0.85
 #: The key of the controller's memory for the data of the programs in flight.
 PROGRAM_BUFFER_KEY = "controller.program_buffer_bytes"
-WRITE_PATH_KEY = "controller.max_write_bytes_per_s"
 #: The channel rate of a twin whose part and file give none (generic-nvme's).
 DEFAULT_CHANNEL_BYTES_PER_S = 1_000_000_000
 #: The least SLC program time a candidate gets (the modern fit's range starts there).
